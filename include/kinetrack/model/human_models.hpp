@@ -1,0 +1,57 @@
+#pragma once
+// Built-in human models (SPEC §1), generated without any file, with the link and joint names
+// of the human-gazebo URDFs (23 Xsens segments: Pelvis, L5, L3, T12, T8, Neck, Head,
+// Right/Left Shoulder, UpperArm, ForeArm, Hand, Right/Left UpperLeg, LowerLeg, Foot, Toe), so
+// data and configurations are interchangeable with those models.
+//
+// Geometry: at s = 0 every segment frame is parallel to the Pelvis frame (x forward, y left,
+// z up); arms point along ∓y, legs along −z. A segment with k DoF is reached through k revolute
+// joints j<Name>_rotx → _roty → _rotz and k − 1 massless dummy links <Segment>_f1, _f2.
+// The generated models are kinematic: links carry no mass properties.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kinetrack/model/model.hpp"
+
+namespace kinetrack {
+
+/// Segment dimensions (m). fromHeight() scales textbook anthropometric proportions (segment
+/// length / body height, after Winter's tables); any field may then be overridden.
+struct HumanDimensions {
+  double pelvis_to_l5 = 0, l5_to_l3 = 0, l3_to_t12 = 0, t12_to_t8 = 0, t8_to_neck = 0, neck_to_head = 0;
+  double t8_to_shoulder_lateral = 0, t8_to_shoulder_vertical = 0;  ///< T8 → sterno-clavicular joint
+  double clavicle = 0;    ///< sterno-clavicular → gleno-humeral joint (lateral)
+  double upper_arm = 0;   ///< shoulder → elbow
+  double forearm = 0;     ///< elbow → wrist
+  double hand_com = 0;    ///< wrist → hand centre of mass frame (RightHandCOM / LeftHandCOM)
+  double hip_half_width = 0;  ///< pelvis origin → hip joint centre (lateral)
+  double thigh = 0;       ///< hip → knee
+  double shank = 0;       ///< knee → ankle
+  double ankle_to_ball_forward = 0, ankle_to_ball_down = 0;  ///< ankle → ball of the foot
+
+  /// Proportions scaled to body height h (m). Throws InvalidArgument unless 0.5 ≤ h ≤ 2.5.
+  static HumanDimensions fromHeight(double h);
+};
+
+struct HumanModelOptions {
+  HumanDimensions dimensions = HumanDimensions::fromHeight(1.75);
+  BaseType base = BaseType::Floating;
+};
+
+/// "human66": 22 spherical joints (x→y→z), 66 DoF, continuous (no position limits; Euler-angle
+/// coordinates must be free to wrap), no velocity limits.
+Model makeHuman66(const HumanModelOptions& options = {});
+
+/// "human48": 48 DoF with the human-gazebo 48-DoF clinical axes and position limits; no
+/// velocity limits.
+Model makeHuman48(const HumanModelOptions& options = {});
+
+/// Names accepted by makeBuiltinModel: "human66", "human48".
+const std::vector<std::string>& builtinModelNames();
+
+/// Builds a built-in model by name at the given body height (m). Throws InvalidArgument for an
+/// unknown name (listing the valid ones) or an implausible height.
+Model makeBuiltinModel(std::string_view name, double height = 1.75);
+
+}  // namespace kinetrack

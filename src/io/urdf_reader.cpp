@@ -1,0 +1,320 @@
+// URDF reader: a tinyxml2 pass validates the document and reports errors with line numbers, then
+// urdfdom builds the tree, which is walked root-first into a ModelBuilder.
+#include <console_bridge/console.h>
+#include <tinyxml2.h>
+#include <urdf_parser/urdf_parser.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/model/model_builder.hpp"
+
+namespace kinetrack::io {
+
+namespace {
+
+constexpr double kInfSentinel = std::numeric_limits<double>::max();
+
+double fromSentinel(double v) {
+  if (v >= kInfSentinel) return std::numeric_limits<double>::infinity();
+  if (v <= -kInfSentinel) return -std::numeric_limits<double>::infinity();
+  return v;
+}
+
+// ---- validation pass (tinyxml2, line numbers) ----------------------------------------------
+
+class Validator {
+ public:
+  explicit Validator(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const tinyxml2::XMLElement* e, const std::string& msg) const {
+    throw ParseError(file_, e ? e->GetLineNum() : 0, msg);
+  }
+
+  // Parses "a b c" (exactly n finite numbers) from attribute `attr` of e, if present.
+  void numbers(const tinyxml2::XMLElement* e, const char* attr, int n, const std::string& owner) const {
+    const char* text = e->Attribute(attr);
+    if (!text) return;
+    std::istringstream in(text);
+    in.imbue(std::locale::classic());
+    std::string token;
+    int count = 0;
+    while (in >> token) {
+      ++count;
+      char* end = nullptr;
+      errno = 0;
+      const double v = std::strtod(token.c_str(), &end);
+      if (end == token.c_str() || *end != '\0')
+        fail(e, owner + ": <" + e->Name() + "> " + attr + ": '" + token + "' is not a number");
+      if (!std::isfinite(v))
+        fail(e, owner + ": <" + e->Name() + "> " + attr + ": '" + token + "' is not a finite number");
+    }
+    if (count != n)
+      fail(e, owner + ": <" + e->Name() + "> " + attr + ": expected " + std::to_string(n) + " numbers, got " +
+                  std::to_string(count) + " ('" + text + "')");
+  }
+
+  void validate(const tinyxml2::XMLDocument& doc) {
+    const tinyxml2::XMLElement* robot = doc.RootElement();
+    if (!robot || std::strcmp(robot->Name(), "robot") != 0)
+      fail(robot, std::string("root element must be <robot>, found <") + (robot ? robot->Name() : "nothing") + ">");
+    for (auto* l = robot->FirstChildElement("link"); l; l = l->NextSiblingElement("link")) {
+      const char* name = l->Attribute("name");
+      if (!name || !*name) fail(l, "<link> without a name");
+      if (!links_.insert(name).second) fail(l, std::string("duplicate link name '") + name + "'");
+      const std::string owner = std::string("link '") + name + "'";
+      if (auto* in = l->FirstChildElement("inertial")) {
+        if (auto* o = in->FirstChildElement("origin")) {
+          numbers(o, "xyz", 3, owner);
+          numbers(o, "rpy", 3, owner);
+        }
+        if (auto* m = in->FirstChildElement("mass")) numbers(m, "value", 1, owner);
+        if (auto* i = in->FirstChildElement("inertia"))
+          for (const char* a : {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}) numbers(i, a, 1, owner);
+      }
+    }
+    if (links_.empty()) fail(robot, "the robot has no <link>");
+    std::set<std::string> joints;
+    std::map<std::string, std::string> parent_of;
+    for (auto* j = robot->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint")) {
+      const char* name = j->Attribute("name");
+      if (!name || !*name) fail(j, "<joint> without a name");
+      const std::string owner = std::string("joint '") + name + "'";
+      if (!joints.insert(name).second) fail(j, "duplicate joint name '" + std::string(name) + "'");
+      const char* type = j->Attribute("type");
+      if (!type) fail(j, owner + ": missing type attribute");
+      static const std::set<std::string> supported = {"revolute", "continuous", "prismatic", "fixed"};
+      if (!supported.count(type)) {
+        if (std::strcmp(type, "floating") == 0 || std::strcmp(type, "planar") == 0)
+          fail(j, owner + ": joint type '" + type + "' is not supported (supported: revolute, continuous, prismatic, fixed; the base is made floating by the loader option)");
+        fail(j, owner + ": unknown joint type '" + type + "' (expected revolute, continuous, prismatic or fixed)");
+      }
+      auto link_ref = [&](const char* tag) -> std::string {
+        auto* e = j->FirstChildElement(tag);
+        if (!e || !e->Attribute("link")) fail(e ? e : j, owner + ": missing <" + tag + " link=...>");
+        const std::string l = e->Attribute("link");
+        if (!links_.count(l)) fail(e, owner + ": " + tag + " link '" + l + "' is not defined in the file");
+        return l;
+      };
+      const std::string parent = link_ref("parent");
+      const std::string child = link_ref("child");
+      if (parent == child) fail(j, owner + ": parent and child are the same link '" + parent + "'");
+      if (parent_of.count(child))
+        fail(j, owner + ": link '" + child + "' already has parent joint '" + parent_of[child] + "'");
+      parent_of[child] = name;
+      if (auto* o = j->FirstChildElement("origin")) {
+        numbers(o, "xyz", 3, owner);
+        numbers(o, "rpy", 3, owner);
+      }
+      if (auto* a = j->FirstChildElement("axis")) {
+        numbers(a, "xyz", 3, owner);
+        if (const char* t = a->Attribute("xyz")) {
+          std::istringstream in(t);
+          double x = 0, y = 0, z = 0;
+          in >> x >> y >> z;
+          if (std::abs(x) + std::abs(y) + std::abs(z) < 1e-12) fail(a, owner + ": <axis> xyz is the zero vector");
+        }
+      }
+      const bool needs_limit = std::strcmp(type, "revolute") == 0 || std::strcmp(type, "prismatic") == 0;
+      auto* lim = j->FirstChildElement("limit");
+      if (needs_limit && !lim) fail(j, owner + ": a " + type + " joint needs a <limit> element");
+      if (lim) {
+        for (const char* a : {"lower", "upper", "velocity", "effort"}) numbers(lim, a, 1, owner);
+        if (needs_limit)
+          for (const char* a : {"velocity", "effort"})
+            if (!lim->Attribute(a)) fail(lim, owner + ": <limit> needs a '" + a + "' attribute");
+        const double lo = lim->DoubleAttribute("lower", 0.0), hi = lim->DoubleAttribute("upper", 0.0);
+        if (needs_limit && lo > hi)
+          fail(lim, owner + ": <limit> lower " + lim->Attribute("lower") + " exceeds upper " + lim->Attribute("upper"));
+      }
+      if (auto* m = j->FirstChildElement("mimic")) {
+        if (!m->Attribute("joint")) fail(m, owner + ": <mimic> without a joint attribute");
+        numbers(m, "multiplier", 1, owner);
+        numbers(m, "offset", 1, owner);
+        mimic_lines_[name] = m->GetLineNum();
+      }
+      joint_lines_[name] = j->GetLineNum();
+    }
+    for (auto* j = robot->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint"))
+      if (auto* m = j->FirstChildElement("mimic"))
+        if (!joints.count(m->Attribute("joint")))
+          fail(m, std::string("joint '") + j->Attribute("name") + "': <mimic> names unknown joint '" +
+                      m->Attribute("joint") + "'");
+    std::vector<std::string> roots;
+    for (const auto& l : links_)
+      if (!parent_of.count(l)) roots.push_back(l);
+    if (roots.size() != 1) {
+      std::string list;
+      for (const auto& r : roots) list += (list.empty() ? "" : ", ") + r;
+      fail(robot, roots.empty() ? "the joints form a cycle: no root link"
+                                : "the model has " + std::to_string(roots.size()) + " root links (" + list +
+                                      "); a URDF must be a single tree");
+    }
+  }
+
+  const std::map<std::string, int>& mimicLines() const { return mimic_lines_; }
+
+ private:
+  std::string file_;
+  std::set<std::string> links_;
+  std::map<std::string, int> joint_lines_, mimic_lines_;
+};
+
+// ---- urdfdom messages are captured, never printed -------------------------------------------
+
+class CaptureHandler : public console_bridge::OutputHandler {
+ public:
+  void log(const std::string& text, console_bridge::LogLevel level, const char*, int) override {
+    if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR) messages += (messages.empty() ? "" : "; ") + text;
+  }
+  std::string messages;
+};
+
+urdf::ModelInterfaceSharedPtr parseWithUrdfdom(const std::string& xml, std::string& messages) {
+  static std::mutex mutex;  // console_bridge's handler is process-global
+  std::lock_guard lock(mutex);
+  CaptureHandler handler;
+  console_bridge::useOutputHandler(&handler);
+  urdf::ModelInterfaceSharedPtr model;
+  try {
+    model = urdf::parseURDF(xml);
+  } catch (const std::exception& e) {
+    handler.messages += std::string(handler.messages.empty() ? "" : "; ") + e.what();
+  }
+  console_bridge::restorePreviousOutputHandler();
+  messages = handler.messages;
+  return model;
+}
+
+// urdfdom stores rpy as a quaternion; rebuild the matrix from the rpy text for full precision.
+Transform originOf(const tinyxml2::XMLElement* parent) {
+  Transform t;
+  if (!parent) return t;
+  const auto* o = parent->FirstChildElement("origin");
+  if (!o) return t;
+  auto read3 = [](const char* text) {
+    Vector3d v = Vector3d::Zero();
+    if (!text) return v;
+    std::istringstream in(text);
+    in.imbue(std::locale::classic());
+    in >> v.x() >> v.y() >> v.z();
+    return v;
+  };
+  t.p = read3(o->Attribute("xyz"));
+  t.R = so3::fromRpy(read3(o->Attribute("rpy")));
+  return t;
+}
+
+Inertial toInertial(const urdf::Link& link, const tinyxml2::XMLElement* link_xml) {
+  Inertial in;
+  if (!link.inertial) return in;
+  const auto& i = *link.inertial;
+  const Transform X = originOf(link_xml ? link_xml->FirstChildElement("inertial") : nullptr);
+  in.mass = i.mass;
+  in.com = X.p;
+  Matrix3d I;
+  I << i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz;
+  in.inertia = X.R * I * X.R.transpose();
+  return in;
+}
+
+}  // namespace
+
+Model parseUrdf(const std::string& xml, const std::string& source_name, const UrdfOptions& options,
+                std::vector<std::string>* warnings) {
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS)
+    throw ParseError(source_name, doc.ErrorLineNum(), std::string("malformed XML: ") + doc.ErrorStr());
+  Validator validator(source_name);
+  validator.validate(doc);
+
+  std::string messages;
+  const urdf::ModelInterfaceSharedPtr urdf_model = parseWithUrdfdom(xml, messages);
+  if (!urdf_model) throw ParseError(source_name, 0, "urdfdom rejected the model: " + messages);
+
+  std::map<std::string, const tinyxml2::XMLElement*> link_xml, joint_xml;
+  for (auto* e = doc.RootElement()->FirstChildElement("link"); e; e = e->NextSiblingElement("link"))
+    link_xml[e->Attribute("name")] = e;
+  for (auto* e = doc.RootElement()->FirstChildElement("joint"); e; e = e->NextSiblingElement("joint"))
+    joint_xml[e->Attribute("name")] = e;
+
+  const urdf::LinkConstSharedPtr root = urdf_model->getRoot();
+  ModelBuilder builder(urdf_model->getName(), root->name, options.base, toInertial(*root, link_xml[root->name]));
+  std::vector<urdf::LinkConstSharedPtr> stack{root};
+  std::vector<const urdf::Joint*> mimic_joints;
+  try {
+    while (!stack.empty()) {
+      const urdf::LinkConstSharedPtr link = stack.back();
+      stack.pop_back();
+      // Push children in reverse so they are visited in file order (depth first).
+      for (auto it = link->child_links.rbegin(); it != link->child_links.rend(); ++it) stack.push_back(*it);
+      if (link == root) continue;
+      const urdf::Joint& j = *link->parent_joint;
+      const Transform X = originOf(joint_xml[j.name]);
+      const Inertial inertial = toInertial(*link, link_xml[link->name]);
+      if (j.type == urdf::Joint::FIXED) {
+        builder.addFixedLink(link->name, j.parent_link_name, X, inertial, j.name);
+        continue;
+      }
+      JointSpec s;
+      s.name = j.name;
+      s.type = j.type == urdf::Joint::PRISMATIC    ? JointType::Prismatic
+               : j.type == urdf::Joint::CONTINUOUS ? JointType::Continuous
+                                                   : JointType::Revolute;
+      s.parent = j.parent_link_name;
+      s.child = link->name;
+      s.placement = X;
+      s.axis = Vector3d(j.axis.x, j.axis.y, j.axis.z);
+      if (j.limits) {
+        if (s.type != JointType::Continuous) {
+          s.lower = fromSentinel(j.limits->lower);
+          s.upper = fromSentinel(j.limits->upper);
+        }
+        // urdfdom defaults a missing velocity/effort (allowed on continuous joints) to 0: no limit.
+        auto* lim = joint_xml[j.name]->FirstChildElement("limit");
+        s.velocity = lim->Attribute("velocity") ? fromSentinel(j.limits->velocity) : s.velocity;
+        s.effort = lim->Attribute("effort") ? fromSentinel(j.limits->effort) : s.effort;
+      }
+      s.child_inertial = inertial;
+      builder.addJoint(s);
+      if (j.mimic) mimic_joints.push_back(&j);
+    }
+    for (const urdf::Joint* j : mimic_joints) {
+      builder.addMimic(j->name, j->mimic->joint_name, j->mimic->multiplier, j->mimic->offset);
+      if (warnings) {
+        const auto line = validator.mimicLines().find(j->name);
+        warnings->push_back(source_name + ":" + std::to_string(line == validator.mimicLines().end() ? 0 : line->second) +
+                            ": joint '" + j->name + "' mimics '" + j->mimic->joint_name +
+                            "': kept as an independent coordinate plus an equality constraint 'mimic:" + j->name + "'");
+      }
+    }
+  } catch (const InvalidArgument& e) {
+    throw ParseError(source_name, 0, e.what());
+  }
+  try {
+    return builder.build();
+  } catch (const InvalidArgument& e) {
+    throw ParseError(source_name, 0, e.what());
+  }
+}
+
+Model loadUrdf(const std::string& path, const UrdfOptions& options, std::vector<std::string>* warnings) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ParseError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ParseError(path, 0, "read error");
+  return parseUrdf(ss.str(), path, options, warnings);
+}
+
+}  // namespace kinetrack::io

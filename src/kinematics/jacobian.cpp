@@ -1,0 +1,59 @@
+#include "kinetrack/kinematics/jacobian.hpp"
+
+#include "kinetrack/core/errors.hpp"
+
+namespace kinetrack {
+
+namespace {
+
+void check(const Model& model, FrameId f, const Eigen::Ref<Matrix6Xd>& J) {
+  if (!f.valid() || f.value >= model.numFrames())
+    throw InvalidArgument("frameJacobian: invalid frame id " + std::to_string(f.value));
+  if (J.cols() != model.nv())
+    throw InvalidArgument("frameJacobian: expected a 6 × " + std::to_string(model.nv()) + " matrix, got 6 × " +
+                          std::to_string(J.cols()));
+}
+
+}  // namespace
+
+Vector3d frameOrigin(const Model& model, const Data& data, FrameId f) {
+  const Transform& L = data.link[static_cast<std::size_t>(model.frameLink(f).value)];
+  if (model.frameIsLinkFrame(f)) return L.p;
+  return L.p + L.R * model.framePlacement(f).p;
+}
+
+void frameJacobianSupport(const Model& model, const Data& data, FrameId f, Eigen::Ref<Matrix6Xd> J) {
+  check(model, f, J);
+  const Vector3d p = frameOrigin(model, data, f);
+  const int nb = model.nvBase();
+  if (nb == 6) {
+    // ṗ = ṗ_B + ω_B × (p − p_B): linear rows [I, −sk(p − p_B)], angular rows [0, I].
+    const Vector3d d = p - data.link[0].p;
+    J.template block<3, 3>(0, 0).setIdentity();
+    J.template block<3, 3>(3, 0).setZero();
+    J.col(3) << 0.0, d.z(), -d.y(), 1.0, 0.0, 0.0;
+    J.col(4) << -d.z(), 0.0, d.x(), 0.0, 1.0, 0.0;
+    J.col(5) << d.y(), -d.x(), 0.0, 0.0, 0.0, 1.0;
+  }
+  for (const std::int32_t j : model.support(model.frameLink(f))) {
+    const Vector3d& a = data.joint_axis[static_cast<std::size_t>(j)];
+    auto col = J.col(nb + j);
+    if (model.jointType(JointId(j)) == JointType::Prismatic) {
+      col.template head<3>() = a;
+      col.template tail<3>().setZero();
+    } else {
+      // Revolute: the joint origin is its child link's origin.
+      const Vector3d r = p - data.link[static_cast<std::size_t>(j + 1)].p;
+      col.template head<3>() = a.cross(r);
+      col.template tail<3>() = a;
+    }
+  }
+}
+
+void frameJacobian(const Model& model, const Data& data, FrameId f, Eigen::Ref<Matrix6Xd> J) {
+  check(model, f, J);
+  J.setZero();
+  frameJacobianSupport(model, data, f, J);
+}
+
+}  // namespace kinetrack

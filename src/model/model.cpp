@@ -1,0 +1,73 @@
+#include "kinetrack/model/model.hpp"
+
+#include "kinetrack/core/errors.hpp"
+
+namespace kinetrack {
+
+const char* toString(BaseType t) { return t == BaseType::Floating ? "floating" : "fixed"; }
+
+const char* toString(JointType t) {
+  switch (t) {
+    case JointType::Revolute: return "revolute";
+    case JointType::Continuous: return "continuous";
+    case JointType::Prismatic: return "prismatic";
+  }
+  return "?";
+}
+
+const char* toString(FrameKind k) {
+  switch (k) {
+    case FrameKind::Link: return "link";
+    case FrameKind::Fixed: return "fixed";
+    case FrameKind::User: return "user";
+  }
+  return "?";
+}
+
+namespace {
+
+template <class Map>
+std::optional<std::int32_t> lookup(const Map& map, std::string_view name) {
+  auto it = map.find(std::string(name));
+  if (it == map.end()) return std::nullopt;
+  return it->second;
+}
+
+[[noreturn]] void unknownName(const char* what, std::string_view name, const std::vector<std::string>& valid) {
+  std::string msg = std::string("unknown ") + what + " '" + std::string(name) + "'; valid " + what + "s (" +
+                    std::to_string(valid.size()) + "): ";
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    if (i) msg += ", ";
+    msg += valid[i];
+  }
+  throw InvalidArgument(msg);
+}
+
+}  // namespace
+
+std::optional<LinkId> Model::findLink(std::string_view name) const {
+  if (auto i = lookup(link_index_, name)) return LinkId(*i);
+  return std::nullopt;
+}
+std::optional<JointId> Model::findJoint(std::string_view name) const {
+  if (auto i = lookup(joint_index_, name)) return JointId(*i);
+  return std::nullopt;
+}
+std::optional<FrameId> Model::findFrame(std::string_view name) const {
+  if (auto i = lookup(frame_index_, name)) return FrameId(*i);
+  return std::nullopt;
+}
+LinkId Model::linkId(std::string_view name) const {
+  if (auto id = findLink(name)) return *id;
+  unknownName("link", name, link_names_);
+}
+JointId Model::jointId(std::string_view name) const {
+  if (auto id = findJoint(name)) return *id;
+  unknownName("joint", name, joint_names_);
+}
+FrameId Model::frameId(std::string_view name) const {
+  if (auto id = findFrame(name)) return *id;
+  unknownName("frame", name, frame_names_);
+}
+
+}  // namespace kinetrack

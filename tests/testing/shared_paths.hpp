@@ -1,0 +1,19 @@
+#pragma once
+// Locating ../shared (real models and data, present in CI beside the project root).
+#include <string>
+
+namespace kinetrack::testing {
+
+/// Absolute path of ../shared relative to the project root, or "" when it is absent.
+std::string sharedDir();
+
+/// Absolute path of a file under ../shared (e.g. "models/icub/iCubGazeboV2_5_model.urdf"), or ""
+/// when ../shared or the file is absent.
+std::string sharedFile(const std::string& relative);
+
+}  // namespace kinetrack::testing
+
+/// In a GoogleTest body: skip the test, with a message, when a ../shared file is missing.
+#define KINETRACK_REQUIRE_SHARED(var, relative)                                                        \
+  const std::string var = ::kinetrack::testing::sharedFile(relative);                                 \
+  if (var.empty()) GTEST_SKIP() << "../shared/" << (relative) << " not found (run with ../shared beside the project)"
