@@ -122,7 +122,7 @@ class Validator {
           std::istringstream in(t);
           double x = 0, y = 0, z = 0;
           in >> x >> y >> z;
-          if (std::abs(x) + std::abs(y) + std::abs(z) < 1e-12) fail(a, owner + ": <axis> xyz is the zero vector");
+          if (std::strcmp(type, "fixed") != 0 && std::abs(x) + std::abs(y) + std::abs(z) < 1e-12) fail(a, owner + ": <axis> xyz is the zero vector");
         }
       }
       const bool needs_limit = std::strcmp(type, "revolute") == 0 || std::strcmp(type, "prismatic") == 0;

@@ -1,5 +1,7 @@
 #include "kinetrack/kinematics/jacobian.hpp"
 
+#include <Eigen/Geometry>
+
 #include "kinetrack/core/errors.hpp"
 
 namespace kinetrack {
