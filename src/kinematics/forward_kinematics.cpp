@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/fast_math.hpp"
 #include "kinetrack/core/so3.hpp"
 
 namespace kinetrack {
@@ -19,8 +20,9 @@ void checkSizes(const Model& model, const Data& data, const Configuration& q) {
 
 // R ← Rj · Rot(e_k, θ) for a principal axis k, touching only the two columns that change
 // (R·Rx(θ): c1' = c·c1 + s·c2, c2' = −s·c1 + c·c2, and cyclically for y and z).
-inline void rotatePrincipal(const Matrix3d& Rj, int k, double c, double s, Matrix3d& R) {
-  const int a = (k + 1) % 3, b = (k + 2) % 3;
+template <int k>
+inline void rotatePrincipal(const Matrix3d& Rj, double c, double s, Matrix3d& R) {
+  constexpr int a = (k + 1) % 3, b = (k + 2) % 3;
   R.col(k) = Rj.col(k);
   R.col(a) = c * Rj.col(a) + s * Rj.col(b);
   R.col(b) = c * Rj.col(b) - s * Rj.col(a);
@@ -32,42 +34,49 @@ void forwardKinematics(const Model& model, Data& data, const Configuration& q) {
   checkSizes(model, data, q);
   data.link[0].R = q.base_rotation;
   data.link[0].p = q.base_position;
-  const int nl = model.numLinks();
-  for (int l = 1; l < nl; ++l) {
-    const JointId j(l - 1);
-    const Transform& P = data.link[static_cast<std::size_t>(model.parent(LinkId(l)).value)];
-    Transform& T = data.link[static_cast<std::size_t>(l)];
+  const int n = model.numJoints();
+  // All sines and cosines in one vectorised pass (they are most of the cost of FK).
+  sincosBatch(q.joints.data(), data.joint_sin.data(), data.joint_cos.data(), n);
+  for (int jj = 0; jj < n; ++jj) {
+    const JointId j(jj);
+    const std::size_t l = static_cast<std::size_t>(jj + 1);
+    const Transform& P = data.link[static_cast<std::size_t>(model.parentLink(j).value)];
+    Transform& T = data.link[l];
     const Transform& X = model.jointPlacement(j);
+    Vector3d& a = data.joint_axis[static_cast<std::size_t>(jj)];
     // Joint frame in the world: P ∘ X, skipping the identity / zero parts of X.
-    Matrix3d Rj;
-    if (model.placementRotationIsIdentity(j))
-      Rj = P.R;
-    else
-      Rj.noalias() = P.R * X.R;
     if (model.placementTranslationIsZero(j))
       T.p = P.p;
     else
       T.p.noalias() = P.p + P.R * X.p;
-
-    const double s = q.joints[j.value];
-    Vector3d& a = data.joint_axis[static_cast<std::size_t>(j.value)];
-    if (model.jointType(j) == JointType::Prismatic) {
-      T.R = Rj;
-      a.noalias() = Rj * model.jointAxis(j);
-      T.p += s * a;
-      continue;
+    Matrix3d Rx;
+    const Matrix3d* Rj = &P.R;
+    if (!model.placementRotationIsIdentity(j)) {
+      Rx.noalias() = P.R * X.R;
+      Rj = &Rx;
     }
     const AxisKind kind = model.axisKind(j);
-    if (kind == AxisKind::General) {
-      T.R.noalias() = Rj * so3::axisAngle(model.jointAxis(j), s);
-      a.noalias() = Rj * model.jointAxis(j);
-      continue;
+    if (model.jointType(j) == JointType::Prismatic) {
+      T.R = *Rj;
+      a.noalias() = *Rj * model.jointAxis(j);
+      T.p += q.joints[jj] * a;
+    } else if (kind == AxisKind::General) {
+      T.R.noalias() = *Rj * so3::axisAngle(model.jointAxis(j), q.joints[jj]);
+      a.noalias() = *Rj * model.jointAxis(j);
+    } else {
+      const double c = data.joint_cos[static_cast<std::size_t>(jj)];
+      const double sn = data.joint_sin[static_cast<std::size_t>(jj)];
+      switch (kind) {
+        case AxisKind::X: rotatePrincipal<0>(*Rj, c, sn, T.R); a = Rj->col(0); break;
+        case AxisKind::Y: rotatePrincipal<1>(*Rj, c, sn, T.R); a = Rj->col(1); break;
+        case AxisKind::Z: rotatePrincipal<2>(*Rj, c, sn, T.R); a = Rj->col(2); break;
+        // Rotation by s about −e_k is rotation by −s about e_k.
+        case AxisKind::NegX: rotatePrincipal<0>(*Rj, c, -sn, T.R); a = -Rj->col(0); break;
+        case AxisKind::NegY: rotatePrincipal<1>(*Rj, c, -sn, T.R); a = -Rj->col(1); break;
+        case AxisKind::NegZ: rotatePrincipal<2>(*Rj, c, -sn, T.R); a = -Rj->col(2); break;
+        case AxisKind::General: break;
+      }
     }
-    const int k = static_cast<int>(kind) % 3;
-    const bool negative = static_cast<int>(kind) >= 3;
-    const double c = std::cos(s), sn = negative ? -std::sin(s) : std::sin(s);
-    rotatePrincipal(Rj, k, c, sn, T.R);
-    a = negative ? Vector3d(-Rj.col(k)) : Vector3d(Rj.col(k));
   }
 }
 

@@ -17,6 +17,8 @@ struct Data {
   /// Unit axis of each joint in the world frame, a_j = R_WL(child) · axis_j (forwardKinematics).
   /// The joint's world origin is link[j + 1].p (minus a_j·s_j for prismatic joints, see docs).
   std::vector<Vector3d> joint_axis;
+  /// sin and cos of every joint coordinate (scratch of forwardKinematics).
+  std::vector<double> joint_sin, joint_cos;
   /// Number of joints of the model the data was built for (checked by algorithms).
   int num_joints = 0;
 };
