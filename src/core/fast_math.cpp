@@ -21,7 +21,14 @@ constexpr double kShift = 6755399441055744.0;  // 1.5·2⁵²: adding it rounds 
 constexpr double kLimit = 1e5;
 }  // namespace
 
-void sincosBatch(const double* x, double* s, double* c, int n) {
+// On x86-64 with GCC, an AVX2+FMA clone is selected at load time on CPUs that have them.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define KINETRACK_TARGET_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define KINETRACK_TARGET_CLONES
+#endif
+
+KINETRACK_TARGET_CLONES void sincosBatch(const double* x, double* s, double* c, int n) {
   // Branch-free so the loop vectorises: the quadrant selects are products with exact 0/1 and
   // ±1 factors, which round nothing.
   for (int i = 0; i < n; ++i) {
