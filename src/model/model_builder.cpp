@@ -58,6 +58,47 @@ ModelBuilder::ModelBuilder(std::string model_name, std::string root_link, BaseTy
   frames_.push_back({std::move(root_link), 0, Transform{}, FrameKind::Link, {}, -1});
 }
 
+ModelBuilder::ModelBuilder(const Model& model)
+    : ModelBuilder(model.name(), model.linkName(LinkId(0)), model.baseType(), model.inertial(LinkId(0))) {
+  // Walk the frames in model order so frame ids and joint ids come out the same: a link frame
+  // stands for the joint that created its link.
+  for (int f = 1; f < model.numFrames(); ++f) {
+    const FrameId id(f);
+    if (model.frameKind(id) == FrameKind::Link) {
+      const JointId j = model.jointOfLink(model.frameLink(id));
+      const int jj = j.value;
+      JointSpec s;
+      s.name = model.jointName(j);
+      s.type = model.jointType(j);
+      s.parent = model.linkName(model.parentLink(j));
+      s.child = model.linkName(model.childLink(j));
+      s.placement = model.jointPlacement(j);
+      s.axis = model.jointAxis(j);
+      s.lower = model.lowerPositionLimits()[jj];
+      s.upper = model.upperPositionLimits()[jj];
+      s.velocity = model.upperVelocityLimits()[jj];
+      s.effort = model.effortLimits()[jj];
+      s.child_inertial = model.inertial(model.childLink(j));
+      addJoint(s);
+      continue;
+    }
+    // Non-link frames keep their link-relative placement and original parent exactly; their
+    // mass is already part of the link's inertial.
+    const FrameId parent = model.frameParent(id);
+    frames_.push_back({model.frameName(id), model.frameLink(id).value, model.framePlacement(id), model.frameKind(id),
+                       model.frameJointName(id), parent.valid() ? frameIndex(model.frameName(parent), "frame") : -1});
+  }
+  for (const LinearConstraint& c : model.linearConstraints()) {
+    if (c.name.rfind("mimic:", 0) == 0) continue;  // re-created by the mimics below
+    std::vector<std::pair<std::string, double>> terms;
+    for (int jj = 0; jj < model.numJoints(); ++jj)
+      if (c.coefficients[jj] != 0.0) terms.emplace_back(model.jointName(JointId(jj)), c.coefficients[jj]);
+    addLinearConstraint(c.name, terms, c.lower, c.upper, c.velocity_bound);
+  }
+  for (const Mimic& m : model.mimics())
+    addMimic(model.jointName(m.joint), model.jointName(m.master), m.multiplier, m.offset);
+}
+
 bool ModelBuilder::hasName(const std::string& name) const {
   for (const auto& f : frames_)
     if (f.name == name) return true;
@@ -91,7 +132,8 @@ ModelBuilder& ModelBuilder::addJoint(const JointSpec& spec) {
   if (spec.velocity < 0.0 || spec.effort < 0.0) throw InvalidArgument(what + ": velocity and effort limits must be ≥ 0");
 
   JointSpec s = spec;
-  s.axis.normalize();
+  // Normalise, but leave an axis that is unit to round-off bit-for-bit (export → reload exact).
+  if (std::abs(s.axis.squaredNorm() - 1.0) > 4.0 * std::numeric_limits<double>::epsilon()) s.axis.normalize();
   // Re-express the placement in the parent *link* frame (the parent may be a merged frame).
   s.placement = compose(frames_[pf].placement, spec.placement);
   s.parent = frames_[static_cast<std::size_t>(frames_[pf].link)].name;

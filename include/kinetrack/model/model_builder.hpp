@@ -30,6 +30,11 @@ class ModelBuilder {
   ModelBuilder(std::string model_name, std::string root_link, BaseType base = BaseType::Floating,
                Inertial root_inertial = {});
 
+  /// Starts from an existing model (same links, joints, frames, constraints, mimics, in the same
+  /// order), e.g. to add markers or coupled-joint constraints to a loaded URDF; build() then
+  /// returns a model identical to `model` plus whatever was added.
+  explicit ModelBuilder(const Model& model);
+
   /// Adds a moving joint and its child link. Continuous joints ignore lower/upper.
   ModelBuilder& addJoint(const JointSpec& spec);
 
