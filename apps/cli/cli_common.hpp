@@ -1,0 +1,66 @@
+#pragma once
+// Shared pieces of the `kinetrack` command-line tool: exit codes, the deferred-action pattern
+// used by every subcommand, model loading from a built-in name or a URDF path, and small
+// formatting helpers. The library never prints; everything shown to the user is decided here.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kinetrack/model/model.hpp"
+
+namespace kinetrack::cli {
+
+/// Exit codes: 0 success, 1 an internal failure (a bug, a failed self-check), 2 bad input
+/// (command line, model name, file contents), in the spirit of getopt-based Unix tools.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitBadInput = 2;
+
+/// Bad command-line input detected by the CLI itself (not by CLI11 or the library), e.g. a
+/// malformed --joint NAME=VALUE. Reported like library input errors, with exit code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What a subcommand does once the command line parsed: CLI11 callbacks only store one of
+/// these, main() runs it inside its error handling (so library exceptions never cross CLI11).
+using Action = std::function<int()>;
+
+/// Registers `kinetrack model {info, export, fk}` on `app`; the parsed subcommand sets `action`.
+void addModelCommands(CLI::App& app, Action& action);
+/// Registers `kinetrack demo` on `app`.
+void addDemoCommand(CLI::App& app, Action& action);
+
+/// Which model to load: a built-in name (builtinModelNames()) or a URDF path.
+struct ModelSpec {
+  std::string model;             ///< built-in name or URDF path
+  std::optional<double> height;  ///< body height (m), built-in models only (default 1.75)
+  bool fixed_base = false;       ///< fixed instead of floating base
+};
+
+struct LoadedModel {
+  Model model;
+  std::string source;  ///< "built-in" or the URDF path
+  std::optional<double> height;  ///< body height of a built-in model (m)
+};
+
+/// Loads the model named by `spec`. URDF warnings (e.g. mimic joints) are printed to stderr.
+/// Throws UsageError (unknown name, --height with a URDF), InvalidArgument (height out of
+/// range) or ParseError (missing or malformed file).
+LoadedModel loadModel(const ModelSpec& spec);
+
+/// The 23 Xsens segment names in the order of the built-in human models.
+const std::vector<std::string>& segmentNames();
+
+/// True when every one of the 23 segments is a link of `model`.
+bool hasSegments(const Model& model);
+
+/// Parses a whole string as a finite double ("1e-3", "-0.5"); throws UsageError naming `what`.
+double parseFiniteDouble(std::string_view text, std::string_view what);
+
+}  // namespace kinetrack::cli
