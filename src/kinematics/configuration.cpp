@@ -52,9 +52,14 @@ Configuration randomConfiguration(const Model& model, std::mt19937_64& rng, cons
   Configuration q(model);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int j = 0; j < model.numJoints(); ++j) {
-    const double lo = std::max(model.lowerPositionLimits()[j], -opts.unbounded_range);
-    const double hi = std::min(model.upperPositionLimits()[j], opts.unbounded_range);
-    q.joints[j] = lo <= hi ? lo + (hi - lo) * u(rng) : 0.5 * (model.lowerPositionLimits()[j] + model.upperPositionLimits()[j]);
+    const double lower = model.lowerPositionLimits()[j], upper = model.upperPositionLimits()[j];
+    const double range = opts.unbounded_range;
+    double lo = std::max(lower, -range), hi = std::min(upper, range);
+    if (lo > hi) {  // the limits lie outside [−range, range]: a window of 2·range at the finite end
+      lo = std::isfinite(lower) ? lower : upper - 2.0 * range;
+      hi = std::isfinite(upper) ? upper : lower + 2.0 * range;
+    }
+    q.joints[j] = lo + (hi - lo) * u(rng);
   }
   if (model.baseType() == BaseType::Floating) {
     std::normal_distribution<double> n(0.0, 1.0);

@@ -33,9 +33,9 @@ void frameJacobianSupport(const Model& model, const Data& data, FrameId f, Eigen
     const Vector3d d = p - data.link[0].p;
     J.template block<3, 3>(0, 0).setIdentity();
     J.template block<3, 3>(3, 0).setZero();
-    J.col(3) << 0.0, d.z(), -d.y(), 1.0, 0.0, 0.0;
-    J.col(4) << -d.z(), 0.0, d.x(), 0.0, 1.0, 0.0;
-    J.col(5) << d.y(), -d.x(), 0.0, 0.0, 0.0, 1.0;
+    J.col(3) << 0.0, -d.z(), d.y(), 1.0, 0.0, 0.0;
+    J.col(4) << d.z(), 0.0, -d.x(), 0.0, 1.0, 0.0;
+    J.col(5) << -d.y(), d.x(), 0.0, 0.0, 0.0, 1.0;
   }
   for (const std::int32_t j : model.support(model.frameLink(f))) {
     const Vector3d& a = data.joint_axis[static_cast<std::size_t>(j)];

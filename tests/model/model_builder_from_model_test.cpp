@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/model_builder.hpp"
