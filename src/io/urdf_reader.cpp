@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <queue>
 #include <set>
 #include <sstream>
 
@@ -245,20 +246,29 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
   std::map<std::string, const tinyxml2::XMLElement*> link_xml, joint_xml;
   for (auto* e = doc.RootElement()->FirstChildElement("link"); e; e = e->NextSiblingElement("link"))
     link_xml[e->Attribute("name")] = e;
-  for (auto* e = doc.RootElement()->FirstChildElement("joint"); e; e = e->NextSiblingElement("joint"))
+  // Joints in file order, grouped by parent link.
+  std::vector<std::string> joint_names;
+  std::map<std::string, std::vector<int>> joints_of_parent;
+  for (auto* e = doc.RootElement()->FirstChildElement("joint"); e; e = e->NextSiblingElement("joint")) {
     joint_xml[e->Attribute("name")] = e;
+    joints_of_parent[e->FirstChildElement("parent")->Attribute("link")].push_back(static_cast<int>(joint_names.size()));
+    joint_names.push_back(e->Attribute("name"));
+  }
 
   const urdf::LinkConstSharedPtr root = urdf_model->getRoot();
   ModelBuilder builder(urdf_model->getName(), root->name, options.base, toInertial(*root, link_xml[root->name]));
-  std::vector<urdf::LinkConstSharedPtr> stack{root};
   std::vector<const urdf::Joint*> mimic_joints;
+  // Model order is file order when the file lists parents before children; otherwise the
+  // topological order that stays closest to it (always the earliest joint whose parent is known).
+  std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+  for (int k : joints_of_parent[root->name]) ready.push(k);
   try {
-    while (!stack.empty()) {
-      const urdf::LinkConstSharedPtr link = stack.back();
-      stack.pop_back();
-      // Push children in reverse so they are visited in file order (depth first).
-      for (auto it = link->child_links.rbegin(); it != link->child_links.rend(); ++it) stack.push_back(*it);
-      if (link == root) continue;
+    while (!ready.empty()) {
+      const int k = ready.top();
+      ready.pop();
+      const urdf::JointConstSharedPtr joint = urdf_model->getJoint(joint_names[static_cast<std::size_t>(k)]);
+      const urdf::LinkConstSharedPtr link = urdf_model->getLink(joint->child_link_name);
+      for (int c : joints_of_parent[link->name]) ready.push(c);
       const urdf::Joint& j = *link->parent_joint;
       const Transform X = originOf(joint_xml[j.name]);
       const Inertial inertial = toInertial(*link, link_xml[link->name]);

@@ -65,38 +65,39 @@ void writeUrdf(const Model& model, std::ostream& out) {
   for (int f = 0; f < model.numFrames(); ++f)
     if (model.frameKind(FrameId(f)) != FrameKind::Link) writeLink(out, model.frameName(FrameId(f)), nullptr);
 
-  for (int j = 0; j < model.numJoints(); ++j) {
-    const JointId id(j);
-    const JointType type = model.jointType(id);
-    out << "  <joint name=\"" << escape(model.jointName(id)) << "\" type=\"" << toString(type) << "\">\n";
-    writeOrigin(out, model.jointPlacement(id), "    ");
-    out << "    <parent link=\"" << escape(model.linkName(model.parentLink(id))) << "\"/>\n";
-    out << "    <child link=\"" << escape(model.linkName(model.childLink(id))) << "\"/>\n";
-    out << "    <axis xyz=\"" << vec(model.jointAxis(id)) << "\"/>\n";
-    out << "    <limit";
-    if (type != JointType::Continuous)
-      out << " lower=\"" << num(model.lowerPositionLimits()[j]) << "\" upper=\"" << num(model.upperPositionLimits()[j])
-          << "\"";
-    out << " velocity=\"" << num(model.upperVelocityLimits()[j]) << "\" effort=\"" << num(model.effortLimits()[j])
-        << "\"/>\n";
-    for (const Mimic& m : model.mimics())
-      if (m.joint == id)
-        out << "    <mimic joint=\"" << escape(model.jointName(m.master)) << "\" multiplier=\"" << num(m.multiplier)
-            << "\" offset=\"" << num(m.offset) << "\"/>\n";
-    out << "  </joint>\n";
-  }
-
-  for (int f = 0; f < model.numFrames(); ++f) {
-    const FrameId id(f);
-    if (model.frameKind(id) == FrameKind::Link) continue;
-    // Attach to the original parent frame, with the placement relative to it.
-    const FrameId parent = model.frameParent(id).valid() ? model.frameParent(id) : model.linkFrame(model.frameLink(id));
-    const Transform X = compose(inverse(model.framePlacement(parent)), model.framePlacement(id));
-    const std::string& jn = model.frameJointName(id);
-    out << "  <joint name=\"" << escape(jn.empty() ? model.frameName(id) + "_fixed_joint" : jn) << "\" type=\"fixed\">\n";
+  // Joints in frame order (the order the model was built in): reloading gives the same ids.
+  for (int f = 1; f < model.numFrames(); ++f) {
+    const FrameId fid(f);
+    if (model.frameKind(fid) == FrameKind::Link) {
+      const JointId id = model.jointOfLink(model.frameLink(fid));
+      const int j = id.value;
+      const JointType type = model.jointType(id);
+      out << "  <joint name=\"" << escape(model.jointName(id)) << "\" type=\"" << toString(type) << "\">\n";
+      writeOrigin(out, model.jointPlacement(id), "    ");
+      out << "    <parent link=\"" << escape(model.linkName(model.parentLink(id))) << "\"/>\n";
+      out << "    <child link=\"" << escape(model.linkName(model.childLink(id))) << "\"/>\n";
+      out << "    <axis xyz=\"" << vec(model.jointAxis(id)) << "\"/>\n";
+      out << "    <limit";
+      if (type != JointType::Continuous)
+        out << " lower=\"" << num(model.lowerPositionLimits()[j]) << "\" upper=\"" << num(model.upperPositionLimits()[j])
+            << "\"";
+      out << " velocity=\"" << num(model.upperVelocityLimits()[j]) << "\" effort=\"" << num(model.effortLimits()[j])
+          << "\"/>\n";
+      for (const Mimic& m : model.mimics())
+        if (m.joint == id)
+          out << "    <mimic joint=\"" << escape(model.jointName(m.master)) << "\" multiplier=\"" << num(m.multiplier)
+              << "\" offset=\"" << num(m.offset) << "\"/>\n";
+      out << "  </joint>\n";
+      continue;
+    }
+    // A fixed or user frame: a fixed joint to its original parent frame, placed relative to it.
+    const FrameId parent = model.frameParent(fid).valid() ? model.frameParent(fid) : model.linkFrame(model.frameLink(fid));
+    const Transform X = compose(inverse(model.framePlacement(parent)), model.framePlacement(fid));
+    const std::string& jn = model.frameJointName(fid);
+    out << "  <joint name=\"" << escape(jn.empty() ? model.frameName(fid) + "_fixed_joint" : jn) << "\" type=\"fixed\">\n";
     writeOrigin(out, X, "    ");
     out << "    <parent link=\"" << escape(model.frameName(parent)) << "\"/>\n";
-    out << "    <child link=\"" << escape(model.frameName(id)) << "\"/>\n";
+    out << "    <child link=\"" << escape(model.frameName(fid)) << "\"/>\n";
     out << "  </joint>\n";
   }
 

@@ -109,12 +109,14 @@ Model makeHuman(const HumanModelOptions& options, bool full66) {
       b.addJoint(j);
       parent = j.child;
     }
+    // Hand centre-of-mass frames right after their hand, as in the human-gazebo files.
+    const std::string child = s.child;
+    if (child == "RightHand" || child == "LeftHand") {
+      Transform com;
+      com.p = {0, child == "RightHand" ? -d.hand_com : d.hand_com, 0};
+      b.addFixedLink(child + "COM", child, com, {}, "j" + child + "COM");
+    }
   }
-  Transform right, left;
-  right.p = {0, -d.hand_com, 0};
-  left.p = {0, d.hand_com, 0};
-  b.addFixedLink("RightHandCOM", "RightHand", right, {}, "jRightHandCOM");
-  b.addFixedLink("LeftHandCOM", "LeftHand", left, {}, "jLeftHandCOM");
   return b.build();
 }
 
