@@ -1,0 +1,225 @@
+// Proves the per-frame kinematics calls do not touch the heap: forwardKinematics,
+// updateFramePlacements, updateFramePlacement, frameJacobian and frameJacobianSupport.
+//
+// The guard counts, while armed on the current thread,
+//  - every global operator new / new[] (all replaceable forms), in every build, and
+//  - every malloc / calloc / realloc / memalign family call (Eigen's dynamic matrices allocate
+//    through std::malloc, bypassing operator new), in non-sanitized glibc builds only: under
+//    AddressSanitizer the runtime owns malloc and must not be replaced.
+// The replacements forward to std::malloc / std::free (resp. glibc's __libc_* functions), which
+// is compatible with ASan.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <new>
+#include <random>
+#include <vector>
+
+#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/kinematics/configuration.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/kinematics/jacobian.hpp"
+#include "kinetrack/model/data.hpp"
+#include "kinetrack/model/human_models.hpp"
+#include "testing/shared_paths.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KINETRACK_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KINETRACK_TEST_ASAN 1
+#endif
+#endif
+#if !defined(KINETRACK_TEST_ASAN) && defined(__GLIBC__) && defined(__linux__)
+#define KINETRACK_TEST_COUNT_MALLOC 1
+#endif
+
+namespace {
+// Plain thread_local PODs in the executable: static TLS, no allocation on first access.
+thread_local bool g_armed = false;
+thread_local long g_count = 0;
+inline void noteAllocation() {
+  if (g_armed) ++g_count;
+}
+
+void* countedNew(std::size_t n) {
+  noteAllocation();
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* countedAlignedNew(std::size_t n, std::align_val_t al) {
+  noteAllocation();
+  const std::size_t a = static_cast<std::size_t>(al);
+  const std::size_t size = ((n ? n : 1) + a - 1) / a * a;
+  if (void* p = std::aligned_alloc(a, size)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
+
+void* operator new(std::size_t n) { return countedNew(n); }
+void* operator new[](std::size_t n) { return countedNew(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  noteAllocation();
+  return std::malloc(n ? n : 1);
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+  noteAllocation();
+  return std::malloc(n ? n : 1);
+}
+void* operator new(std::size_t n, std::align_val_t al) { return countedAlignedNew(n, al); }
+void* operator new[](std::size_t n, std::align_val_t al) { return countedAlignedNew(n, al); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+
+#ifdef KINETRACK_TEST_COUNT_MALLOC
+// glibc exports its allocator under __libc_* names, so replacing malloc & co. in the executable
+// and forwarding keeps every pointer in one allocator (free() of any of them is valid).
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* __libc_memalign(std::size_t, std::size_t);
+void __libc_free(void*);
+
+void* malloc(std::size_t n) {
+  noteAllocation();
+  return __libc_malloc(n);
+}
+void* calloc(std::size_t a, std::size_t b) {
+  noteAllocation();
+  return __libc_calloc(a, b);
+}
+void* realloc(void* p, std::size_t n) {
+  noteAllocation();
+  return __libc_realloc(p, n);
+}
+void free(void* p) { __libc_free(p); }
+void* memalign(std::size_t a, std::size_t n) {
+  noteAllocation();
+  return __libc_memalign(a, n);
+}
+void* aligned_alloc(std::size_t a, std::size_t n) {
+  noteAllocation();
+  return __libc_memalign(a, n);
+}
+int posix_memalign(void** out, std::size_t a, std::size_t n) {
+  noteAllocation();
+  void* p = __libc_memalign(a, n);
+  if (!p) return ENOMEM;
+  *out = p;
+  return 0;
+}
+}
+#endif
+
+namespace kinetrack {
+namespace {
+
+/// Counts heap allocations made on this thread while alive.
+class AllocationCounter {
+ public:
+  AllocationCounter() {
+    g_count = 0;
+    g_armed = true;
+  }
+  ~AllocationCounter() { g_armed = false; }
+  AllocationCounter(const AllocationCounter&) = delete;
+  AllocationCounter& operator=(const AllocationCounter&) = delete;
+  [[nodiscard]] long count() const { return g_count; }
+};
+
+constexpr bool kCountsMalloc =
+#ifdef KINETRACK_TEST_COUNT_MALLOC
+    true;
+#else
+    false;
+#endif
+
+TEST(NoAlloc, GuardSeesOperatorNewAndStdContainers) {
+  long n = 0;
+  {
+    AllocationCounter guard;
+    auto* p = new int(3);
+    delete p;
+    std::vector<double> v;
+    v.push_back(1.0);
+    n = guard.count();
+  }
+  EXPECT_GE(n, 2);
+  {
+    AllocationCounter guard;
+    n = guard.count();
+  }
+  EXPECT_EQ(n, 0);
+}
+
+TEST(NoAlloc, GuardSeesEigenHeapAllocations) {
+  if (!kCountsMalloc) GTEST_SKIP() << "malloc is owned by the sanitizer runtime in this build; operator new is still counted";
+  long n = 0;
+  {
+    AllocationCounter guard;
+    VectorXd v = VectorXd::Ones(100);
+    Matrix6Xd J(6, 40);
+    J.setZero();
+    n = guard.count() + static_cast<long>(v.sum() + J.sum()) * 0;
+  }
+  EXPECT_GE(n, 2);
+}
+
+void expectNoAllocation(const Model& model, int configs) {
+  std::mt19937_64 rng(9);
+  std::vector<Configuration> qs;
+  for (int i = 0; i < configs; ++i) qs.push_back(randomConfiguration(model, rng));
+  Data data(model);
+  Matrix6Xd J(6, model.nv()), Js = Matrix6Xd::Zero(6, model.nv());
+  // Different frames: link frames, fixed frames, the root.
+  std::vector<FrameId> frames;
+  for (int f = 0; f < model.numFrames(); f += 7) frames.emplace_back(f);
+  frames.emplace_back(model.numFrames() - 1);
+  double checksum = 0.0;
+  long allocations = 0;
+  {
+    AllocationCounter guard;
+    for (const Configuration& q : qs) {
+      forwardKinematics(model, data, q);
+      updateFramePlacements(model, data);
+      for (const FrameId f : frames) {
+        checksum += updateFramePlacement(model, data, f).p.x();
+        frameJacobian(model, data, f, J);
+        frameJacobianSupport(model, data, f, Js);
+        checksum += J(0, 0) + Js(5, model.nv() - 1) + frameOrigin(model, data, f).z();
+      }
+      framesForwardKinematics(model, data, q);
+    }
+    allocations = guard.count();
+  }
+  EXPECT_EQ(allocations, 0) << model.name() << ": heap allocations in the per-frame kinematics calls";
+  EXPECT_TRUE(std::isfinite(checksum));
+}
+
+TEST(NoAlloc, Human66) { expectNoAllocation(makeHuman66(), 20); }
+TEST(NoAlloc, Human48) { expectNoAllocation(makeHuman48(), 20); }
+
+TEST(NoAlloc, Human48FixedBase) {
+  HumanModelOptions o;
+  o.base = BaseType::Fixed;
+  expectNoAllocation(makeHuman48(o), 5);
+}
+
+TEST(NoAlloc, ICub) {
+  KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
+  expectNoAllocation(io::loadUrdf(path), 20);
+}
+
+}  // namespace
+}  // namespace kinetrack
