@@ -41,7 +41,7 @@ void writeOrigin(std::ostream& out, const Transform& X, const char* indent) {
 }
 
 void writeLink(std::ostream& out, const std::string& name, const Inertial* in) {
-  if (!in || in->mass == 0.0) {
+  if (!in || (in->mass == 0.0 && in->com.isZero(0.0) && in->inertia.isZero(0.0))) {
     out << "  <link name=\"" << escape(name) << "\"/>\n";
     return;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
@@ -74,7 +75,10 @@ double positionLimitViolation(const Model& model, const Configuration& q, JointI
   checkJoints(model, q, "positionLimitViolation");
   double v = 0.0;
   for (int j = 0; j < model.numJoints(); ++j) {
-    const double e = std::max(model.lowerPositionLimits()[j] - q.joints[j], q.joints[j] - model.upperPositionLimits()[j]);
+    // A NaN coordinate counts as an infinite violation, never as "inside".
+    const double e = std::isnan(q.joints[j])
+                         ? std::numeric_limits<double>::infinity()
+                         : std::max(model.lowerPositionLimits()[j] - q.joints[j], q.joints[j] - model.upperPositionLimits()[j]);
     if (e > v) {
       v = e;
       if (worst) *worst = JointId(j);

@@ -282,3 +282,17 @@ TEST(Configuration, PositionLimitViolation) {
 
 }  // namespace
 }  // namespace kinetrack
+
+namespace kinetrack {
+namespace {
+TEST(Configuration, NanCoordinateIsAnInfiniteLimitViolation) {
+  const Model m = makeHuman48();
+  Configuration q(m);
+  EXPECT_EQ(positionLimitViolation(m, q), 0.0);
+  q.joints[5] = std::nan("");
+  JointId worst;
+  EXPECT_EQ(positionLimitViolation(m, q, &worst), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(worst.value, 5);
+}
+}  // namespace
+}  // namespace kinetrack

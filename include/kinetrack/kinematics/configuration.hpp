@@ -30,7 +30,8 @@ struct RandomConfigurationOptions {
 /// base stays at the identity placement).
 Configuration randomConfiguration(const Model& model, std::mt19937_64& rng, const RandomConfigurationOptions& opts = {});
 
-/// Largest violation of the position limits by q.joints (0 when all are inside), and the joint.
+/// Largest violation of the position limits by q.joints (0 when all are inside; +infinity for a
+/// NaN coordinate), and the joint.
 double positionLimitViolation(const Model& model, const Configuration& q, JointId* worst = nullptr);
 
 }  // namespace kinetrack
