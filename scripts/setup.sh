@@ -24,7 +24,7 @@ packages=(
   libeigen3-dev liburdfdom-dev libtinyxml2-dev libconsole-bridge-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  liborocos-kdl-dev
+  liborocos-kdl-dev coinor-libipopt-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,142 @@
+#pragma once
+// DYN — dynamical inverse kinematics (SPEC §2; DYN paper §3, Eq. 5–14).
+//
+// Every step: residuals r in the world frame at the previous state, corrected velocities
+// v* = v + K r (Eq. 9), the constrained least-squares QP (Eq. 10) with tanh-shaped joint-limit
+// bounds (Eq. 12) and linear coupled rows (Eq. 13), then integration of ν over Δt with a
+// Baumgarte-stabilised base orientation (Eq. 14). One QP per frame: constant cost, no iterations.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kinetrack/core/types.hpp"
+#include "kinetrack/model/configuration.hpp"
+#include "kinetrack/model/data.hpp"
+#include "kinetrack/model/model.hpp"
+#include "kinetrack/qp/qp.hpp"
+
+namespace kinetrack {
+
+using TargetId = Id<struct TargetTag>;
+
+enum class TargetType : std::uint8_t { Position, Orientation, Pose };
+
+/// How the base orientation is integrated (§3.3).
+enum class BaseIntegrator : std::uint8_t {
+  /// R ← exp(sk(ω Δt))·R, then the Baumgarte term Δt·ρ/2·R((RᵀR)⁻¹ − I) removes round-off drift
+  /// (default: exact on SO(3) and self-correcting).
+  ExponentialBaumgarte,
+  /// R ← exp(sk(ω Δt))·R only.
+  Exponential,
+  /// The paper's Eq. 14 with explicit Euler: R ← R + Δt (sk(ω) R + ρ/2 R((RᵀR)⁻¹ − I)).
+  EulerBaumgarte,
+};
+
+/// Where target velocities come from when a setTarget call gives none.
+enum class TargetVelocitySource : std::uint8_t {
+  Zero,              ///< v = 0 (pure position/orientation tracking)
+  FiniteDifference,  ///< backward difference of the target stream (SO(3) log for rotations)
+};
+
+/// How per-target gains are read.
+enum class GainMode : std::uint8_t {
+  Continuous,  ///< K in 1/s, used as is at every Δt (stable when K·Δt < 2)
+  PerStep,     ///< the gain is κ = K·Δt (dimensionless, 0 < κ < 2); K(t_k) = κ / Δt_k (Remark 2)
+};
+
+struct DynamicalIkOptions {
+  double damping = 1e-9;            ///< λ in ½λ‖ν‖²: keeps the QP strictly convex when J is singular
+  /// Slope k of the tanh limit shaping (Eq. 12–13), 1/rad: the allowed velocity towards a limit
+  /// starts to shrink about 2/k from it.
+  double limit_gain = 20.0;
+  /// Velocity bound (rad/s or m/s) used in the shaping for joints (and linear rows) whose model
+  /// has no finite velocity limit.
+  double default_velocity_limit = 20.0;
+  /// Also bound each step so that a joint (or linear row) inside its limit cannot cross it within
+  /// Δt: ṡ ≤ (s_max − s)/Δt. Off reproduces the paper exactly (overshoot possible for large k·V·Δt).
+  bool discrete_safe_limits = true;
+  /// Use the model's joint velocity limits as hard bounds (off: only the shaping value above and
+  /// the position limits act — the human-gazebo URDFs carry placeholder limits of 1 rad/s).
+  bool use_model_velocity_limits = false;
+  /// Optional base velocity bounds (‖·‖∞ per component); infinity = free base.
+  double base_linear_velocity_limit = std::numeric_limits<double>::infinity();
+  double base_angular_velocity_limit = std::numeric_limits<double>::infinity();
+  BaseIntegrator integrator = BaseIntegrator::ExponentialBaumgarte;
+  double baumgarte_gain = 10.0;     ///< ρ (1/s); clamped so that ρ·Δt ≤ 1
+  TargetVelocitySource velocity_source = TargetVelocitySource::Zero;
+  GainMode gain_mode = GainMode::Continuous;
+  qp::Options qp;                   ///< QP solver options
+};
+
+/// Outcome of one step. Numerical trouble is reported here, never thrown.
+struct StepResult {
+  qp::Status qp_status = qp::Status::Optimal;
+  int qp_iterations = 0;
+  int active_bounds = 0;
+  double max_gain_dt = 0.0;        ///< max over enabled targets of K·Δt
+  bool unstable_gain = false;      ///< max_gain_dt ≥ 2: the discrete loop diverges (Remark 2)
+  bool diverging = false;          ///< the residual grew for 3 consecutive steps with unstable_gain
+  double residual_norm = 0.0;      ///< ‖r‖ at q_{k−1} (before the step)
+  double mnte = 0.0;               ///< MNTE of the orientation targets at q_{k−1}
+  double limit_violation = 0.0;    ///< largest position-limit violation at q_k (rad or m)
+  double row_violation = 0.0;      ///< largest linear-constraint violation at q_k
+};
+
+/// The DYN solver for one model. Built once; targets may be added, removed, enabled and
+/// re-weighted between steps. step() does not allocate (adding a target does).
+class DynamicalIk {
+ public:
+  explicit DynamicalIk(const Model& model, DynamicalIkOptions options = {});
+  ~DynamicalIk();
+  DynamicalIk(DynamicalIk&&) noexcept;
+  DynamicalIk& operator=(DynamicalIk&&) noexcept;
+
+  [[nodiscard]] const Model& model() const;
+  [[nodiscard]] const DynamicalIkOptions& options() const;
+  /// Changing options between steps is allowed (the QP's sizes do not depend on them).
+  void setOptions(const DynamicalIkOptions& options);
+
+  // --- targets -------------------------------------------------------------------------------
+  /// Adds a target on a model frame (throws InvalidArgument listing frames for an unknown name).
+  /// Gains K in 1/s (or κ with GainMode::PerStep) and weights (the QP's W) per component.
+  TargetId addPositionTarget(std::string_view frame, double gain = 10.0, double weight = 1.0);
+  TargetId addOrientationTarget(std::string_view frame, double gain = 10.0, double weight = 1.0);
+  TargetId addPoseTarget(std::string_view frame, double position_gain = 10.0, double orientation_gain = 10.0,
+                         double position_weight = 1.0, double orientation_weight = 1.0);
+  void removeTarget(TargetId t);
+  void setEnabled(TargetId t, bool enabled);
+  void setGains(TargetId t, double position_gain, double orientation_gain);
+  void setWeights(TargetId t, double position_weight, double orientation_weight);
+  [[nodiscard]] int numTargets() const;  ///< live (not removed) targets
+  [[nodiscard]] TargetType targetType(TargetId t) const;
+  [[nodiscard]] FrameId targetFrame(TargetId t) const;
+
+  /// Target measurements for the next step. Velocities are world-frame (ṗ in m/s, ω in rad/s);
+  /// the overloads without velocity use options().velocity_source.
+  void setTargetPosition(TargetId t, const Vector3d& p, const Vector3d& velocity);
+  void setTargetPosition(TargetId t, const Vector3d& p);
+  void setTargetOrientation(TargetId t, const Matrix3d& R, const Vector3d& omega);
+  void setTargetOrientation(TargetId t, const Matrix3d& R);
+
+  // --- state ---------------------------------------------------------------------------------
+  /// Sets q (and clears ν); throws InvalidArgument on a wrong size or non-finite value.
+  void setState(const Configuration& q);
+  [[nodiscard]] const Configuration& state() const;
+  /// ν of the last step (size nv).
+  [[nodiscard]] const VectorXd& velocity() const;
+  /// Kinematics data at the current state (valid after setState / step).
+  [[nodiscard]] const Data& data() const;
+
+  /// One DYN step of Δt seconds (Δt > 0, finite; throws InvalidArgument otherwise).
+  StepResult step(double dt);
+
+  /// MNTE of the orientation (and pose) targets at the current state.
+  [[nodiscard]] double mnte() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kinetrack
