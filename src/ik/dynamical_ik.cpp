@@ -27,6 +27,9 @@ struct Target {
   Vector3d p = Vector3d::Zero(), pdot = Vector3d::Zero(), p_prev = Vector3d::Zero();
   Matrix3d R = Matrix3d::Identity(), R_prev = Matrix3d::Identity();
   Vector3d omega = Vector3d::Zero();
+  // Given velocities of the previous step, for the mean over the step (Consistent scheme).
+  bool has_previous_velocity = false;
+  Vector3d pdot_prev = Vector3d::Zero(), omega_prev = Vector3d::Zero();
   std::vector<int> cols;  // non-zero Jacobian columns (base, then supporting joints), ascending
   Matrix6Xd J;            // persistent: columns outside `cols` stay zero
   bool hasPosition() const { return type != TargetType::Orientation; }
@@ -105,6 +108,25 @@ struct DynamicalIk::Impl {
     }
   }
 
+  // Feed-forward velocity of one target component over the step (see Discretization).
+  template <class Chord>
+  Vector3d feedForward(bool given, const Vector3d& v, const Vector3d& v_prev, const Target& t, double dt,
+                       Chord chord) const {
+    (void)dt;
+    if (given) {
+      if (options.discretization == Discretization::Consistent && t.has_previous_velocity) return 0.5 * (v + v_prev);
+      return v;
+    }
+    if (options.velocity_source == TargetVelocitySource::FiniteDifference && t.has_previous) return chord();
+    return Vector3d::Zero();
+  }
+
+  // Corrected velocity (Eq. 9, or its consistent discretisation).
+  Vector3d vstar(const Vector3d& v, const Vector3d& r, double k, double dt) const {
+    if (options.discretization == Discretization::Consistent) return (1.0 - k * dt) * v + k * r;
+    return v + k * r;
+  }
+
   // Eq. 12 with the optional discrete-time guard; returns (lower, upper) velocity bounds.
   std::pair<double, double> shapedBounds(double value, double lower, double upper, double vmax_model, double dt) const {
     const double k = options.limit_gain;
@@ -147,23 +169,17 @@ struct DynamicalIk::Impl {
       const double ko = options.gain_mode == GainMode::PerStep ? t.ko / dt : t.ko;
       if (use_p) {
         const Vector3d r = t.p - F.p;
-        Vector3d v = t.pdot;
-        if (!t.position_velocity_given)
-          v = options.velocity_source == TargetVelocitySource::FiniteDifference && t.has_previous
-                  ? Vector3d((t.p - t.p_prev) / dt)
-                  : Vector3d::Zero();
-        accumulate(t, 0, t.wp, v + kp * r);
+        const Vector3d v = feedForward(t.position_velocity_given, t.pdot, t.pdot_prev, t, dt,
+                                       [&] { return Vector3d((t.p - t.p_prev) / dt); });
+        accumulate(t, 0, t.wp, vstar(v, r, kp, dt));
         residual2 += r.squaredNorm();
         res.max_gain_dt = std::max(res.max_gain_dt, kp * dt);
       }
       if (use_o) {
         const Vector3d r = so3::vee(t.R * F.R.transpose());  // sk(R hᵀ)^∨, world frame
-        Vector3d w = t.omega;
-        if (!t.orientation_velocity_given)
-          w = options.velocity_source == TargetVelocitySource::FiniteDifference && t.has_previous
-                  ? Vector3d(so3::log(t.R * t.R_prev.transpose()) / dt)
-                  : Vector3d::Zero();
-        accumulate(t, 3, t.wo, w + ko * r);
+        const Vector3d w = feedForward(t.orientation_velocity_given, t.omega, t.omega_prev, t, dt,
+                                       [&] { return Vector3d(so3::log(t.R * t.R_prev.transpose()) / dt); });
+        accumulate(t, 3, t.wo, vstar(w, r, ko, dt));
         residual2 += r.squaredNorm();
         mnte_sum += metrics::normalizedTraceError(F.R, t.R);
         ++n_orient;
@@ -219,6 +235,9 @@ struct DynamicalIk::Impl {
       t.p_prev = t.p;
       t.R_prev = t.R;
       t.has_previous = t.has_position || t.has_orientation;
+      t.pdot_prev = t.pdot;
+      t.omega_prev = t.omega;
+      t.has_previous_velocity = t.position_velocity_given || t.orientation_velocity_given;
     }
     // Constraint satisfaction at q_k.
     for (int j = 0; j < n; ++j)
