@@ -37,6 +37,9 @@ class KdlOracle {
   Eigen::Matrix<double, 6, Eigen::Dynamic> jointJacobian(const Model& model, const Configuration& q,
                                                          const std::string& segment);
 
+  /// KDL's index (q_nr) of a joint, by name (throws std::out_of_range if unknown).
+  unsigned qIndex(const std::string& joint) const { return q_index_.at(joint); }
+
   /// The raw KDL solvers, for benchmarks.
   KDL::TreeFkSolverPos_recursive& fkSolver() { return *fk_; }
   KDL::TreeJntToJacSolver& jacSolver() { return *jac_; }

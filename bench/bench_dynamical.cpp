@@ -1,0 +1,224 @@
+// DYN step benchmarks (issue 3), single thread, warm state, targets streamed from a smooth
+// trajectory (precomputed, so the loop times only the solver):
+//   BM_DynStep/human66      23 orientation + 1 position target, full step: FK, Jacobians,
+//                           residuals, QP, integration
+//   BM_DynStep/human48      the same with the clinical joint limits active
+//   BM_DynStep/icub         orientation targets on all 33 links + root position, with the
+//                           14 coupled shoulder/forearm rows of COUPLING.md
+//   BM_KDL_DlsStep/human66  damped least squares on KDL kinematics: KDL FK + Jacobians of the
+//                           24 targets, stacked 72 × nv, Eigen LDLT of JᵀJ + λI, integrate
+// Counters p50_us / p99_us are per-step percentiles over all timed steps.
+#include <benchmark/benchmark.h>
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/ik/dynamical_ik.hpp"
+#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/kinematics/configuration.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/kinematics/jacobian.hpp"
+#include "kinetrack/model/human_models.hpp"
+#include "kinetrack/model/model_builder.hpp"
+#include "testing/kdl_oracle.hpp"
+#include "testing/shared_paths.hpp"
+
+namespace kt = kinetrack;
+
+namespace {
+
+const std::vector<std::string> kSegments = {
+    "Pelvis",       "L5",          "L3",          "T12",           "T8",            "Neck",
+    "Head",         "RightShoulder", "RightUpperArm", "RightForeArm", "RightHand",     "LeftShoulder",
+    "LeftUpperArm", "LeftForeArm", "LeftHand",    "RightUpperLeg", "RightLowerLeg", "RightFoot",
+    "RightToe",     "LeftUpperLeg", "LeftLowerLeg", "LeftFoot",     "LeftToe"};
+
+struct Frame {
+  std::vector<kt::Matrix3d> R;
+  std::vector<kt::Vector3d> w;
+  kt::Vector3d p, v;
+};
+
+// A smooth motion within 40 % of each joint's range (±0.6 rad for unlimited joints).
+std::vector<Frame> makeStream(const kt::Model& m, const std::vector<std::string>& frames, const std::string& root,
+                              int count, double dt) {
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const int n = m.numJoints();
+  kt::VectorXd c(n), a(n), f(n), ph(n);
+  for (int j = 0; j < n; ++j) {
+    const double lo = m.lowerPositionLimits()[j], hi = m.upperPositionLimits()[j];
+    const bool bounded = std::isfinite(lo) && std::isfinite(hi);
+    c[j] = bounded ? 0.5 * (lo + hi) : 0.0;
+    a[j] = bounded ? 0.4 * 0.5 * (hi - lo) : 0.6;
+    f[j] = 0.3 + 0.7 * u(rng);
+    ph[j] = 6.28 * u(rng);
+  }
+  kt::Data d(m);
+  kt::Matrix6Xd J(6, m.nv());
+  std::vector<Frame> out;
+  for (int k = 0; k < count; ++k) {
+    const double t = k * dt;
+    kt::Configuration q(m);
+    kt::VectorXd nu = kt::VectorXd::Zero(m.nv());
+    for (int j = 0; j < n; ++j) {
+      q.joints[j] = c[j] + a[j] * std::sin(6.28 * f[j] * t + ph[j]);
+      nu[m.nvBase() + j] = a[j] * 6.28 * f[j] * std::cos(6.28 * f[j] * t + ph[j]);
+    }
+    q.base_position = kt::Vector3d(0.3 * std::sin(t), 0.0, 1.0);
+    nu[0] = 0.3 * std::cos(t);
+    kt::framesForwardKinematics(m, d, q);
+    Frame fr;
+    for (const auto& name : frames) {
+      const kt::FrameId id = m.frameId(name);
+      kt::frameJacobian(m, d, id, J);
+      fr.R.push_back(d.frame[static_cast<std::size_t>(id.value)].R);
+      fr.w.push_back((J * nu).tail<3>());
+    }
+    const kt::FrameId rid = m.frameId(root);
+    kt::frameJacobian(m, d, rid, J);
+    fr.p = d.frame[static_cast<std::size_t>(rid.value)].p;
+    fr.v = (J * nu).head<3>();
+    out.push_back(std::move(fr));
+  }
+  return out;
+}
+
+void reportPercentiles(benchmark::State& state, std::vector<double>& us) {
+  if (us.empty()) return;
+  std::sort(us.begin(), us.end());
+  state.counters["p50_us"] = us[us.size() / 2];
+  state.counters["p99_us"] = us[static_cast<std::size_t>(0.99 * static_cast<double>(us.size() - 1))];
+  state.counters["max_us"] = us.back();
+}
+
+void runDyn(benchmark::State& state, const kt::Model& m, const std::vector<std::string>& frames,
+            const std::string& root) {
+  const double dt = 0.01;
+  const auto stream = makeStream(m, frames, root, 1000, dt);
+  kt::DynamicalIk ik(m);
+  std::vector<kt::TargetId> ids;
+  for (const auto& name : frames) ids.push_back(ik.addOrientationTarget(name, 10.0));
+  const kt::TargetId pos = ik.addPositionTarget(root, 10.0);
+  auto feed = [&](std::size_t k) {
+    const Frame& fr = stream[k % stream.size()];
+    for (std::size_t i = 0; i < ids.size(); ++i) ik.setTargetOrientation(ids[i], fr.R[i], fr.w[i]);
+    ik.setTargetPosition(pos, fr.p, fr.v);
+  };
+  for (std::size_t k = 0; k < 200; ++k) {  // converge: warm state
+    feed(k);
+    ik.step(dt);
+  }
+  std::vector<double> us;
+  us.reserve(1 << 20);
+  std::size_t k = 200;
+  int non_optimal = 0;
+  for (auto _ : state) {
+    feed(k++);
+    const auto t0 = std::chrono::steady_clock::now();
+    const kt::StepResult r = ik.step(dt);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (r.qp_status != kt::qp::Status::Optimal) ++non_optimal;
+    if (us.size() < us.capacity()) us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  reportPercentiles(state, us);
+  state.counters["non_optimal"] = non_optimal;
+  state.counters["mnte"] = ik.mnte();
+}
+
+void BM_DynStep_human66(benchmark::State& state) { runDyn(state, kt::makeHuman66(), kSegments, "Pelvis"); }
+void BM_DynStep_human48(benchmark::State& state) { runDyn(state, kt::makeHuman48(), kSegments, "Pelvis"); }
+
+void BM_DynStep_icub(benchmark::State& state) {
+  const std::string path = kt::testing::sharedFile("models/icub/iCubGazeboV2_5_model.urdf");
+  if (path.empty()) {
+    state.SkipWithError("../shared/models/icub not found");
+    return;
+  }
+  kt::ModelBuilder b(kt::io::loadUrdf(path));
+  const double c = 1.71, none = 1000.0;
+  for (const std::string side : {"l_", "r_"}) {
+    auto j = [&](const char* name) { return side + name; };
+    b.addLinearConstraint(side + "row1", {{j("shoulder_pitch"), c}, {j("shoulder_roll"), -c}}, -6.0563, none, 2.0);
+    b.addLinearConstraint(side + "row2", {{j("shoulder_pitch"), c}, {j("shoulder_roll"), -c}, {j("shoulder_yaw"), -c}},
+                          -6.3979, 1.9622, 2.0);
+    b.addLinearConstraint(side + "row3", {{j("shoulder_roll"), 1.0}, {j("shoulder_yaw"), 1.0}}, -1.1623, 3.7228, 2.0);
+    b.addLinearConstraint(side + "row4", {{j("shoulder_roll"), 1.0}, {j("shoulder_yaw"), 0.0427}}, 0.4611, none, 2.0);
+    b.addLinearConstraint(side + "row5", {{j("shoulder_roll"), 1.0}}, -none, 1.7453, 2.0);
+    b.addLinearConstraint(side + "row6", {{j("elbow"), 2.5}, {j("wrist_prosup"), 1.0}}, -none, 5.2796, 2.0);
+    b.addLinearConstraint(side + "row7", {{j("elbow"), -2.5}, {j("wrist_prosup"), 1.0}}, -5.2796, none, 2.0);
+  }
+  const kt::Model m = b.build();
+  runDyn(state, m, m.linkNames(), "root_link");
+}
+
+void BM_KDL_DlsStep_human66(benchmark::State& state) {
+  const kt::Model m = kt::makeHuman66();
+  const double dt = 0.01, lambda = 1e-6;
+  const auto stream = makeStream(m, kSegments, "Pelvis", 1000, dt);
+  kt::testing::KdlOracle kdl = kt::testing::KdlOracle::fromUrdfText(kt::io::toUrdf(m));
+  kt::Configuration q(m);
+  const int nv = m.nv(), n = m.numJoints();
+  Eigen::MatrixXd Jall(72, nv), H(nv, nv);
+  Eigen::VectorXd rhs(72), nu(nv);
+  Eigen::LDLT<Eigen::MatrixXd> ldlt(nv);
+  KDL::Jacobian jac(kdl.numJoints());
+  std::vector<unsigned> kdl_col(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) kdl_col[static_cast<std::size_t>(j)] = kdl.qIndex(m.jointName(kt::JointId(j)));
+  KDL::Frame F;
+  std::vector<double> us;
+  us.reserve(1 << 20);
+  std::size_t k = 0;
+  for (auto _ : state) {
+    const Frame& fr = stream[k++ % stream.size()];
+    const auto t0 = std::chrono::steady_clock::now();
+    const KDL::JntArray a = kdl.jointArray(m, q);
+    Jall.setZero();
+    for (std::size_t i = 0; i <= kSegments.size(); ++i) {
+      const bool position = i == kSegments.size();
+      const std::string& name = position ? kSegments[0] : kSegments[i];
+      kdl.fkSolver().JntToCart(a, F, name);
+      kdl.jacSolver().JntToJac(a, jac, name);
+      kt::Matrix3d Rk;
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) Rk(r, c) = F.M(r, c);
+      const kt::Matrix3d R = q.base_rotation * Rk;
+      const kt::Vector3d p = q.base_position + q.base_rotation * kt::Vector3d(F.p(0), F.p(1), F.p(2));
+      const int row = 3 * static_cast<int>(i);
+      // Base columns + KDL joint columns (KDL's root frame rotated to the world).
+      if (position) {
+        Jall.block<3, 3>(row, 0).setIdentity();
+        Jall.block<3, 3>(row, 3) = -kt::so3::skew(p - q.base_position);
+        for (int j = 0; j < n; ++j)
+          Jall.block<3, 1>(row, 6 + j) = q.base_rotation * jac.data.col(kdl_col[static_cast<std::size_t>(j)]).head<3>();
+        rhs.segment<3>(row) = fr.v + 10.0 * (fr.p - p);
+      } else {
+        Jall.block<3, 3>(row, 3).setIdentity();
+        for (int j = 0; j < n; ++j)
+          Jall.block<3, 1>(row, 6 + j) = q.base_rotation * jac.data.col(kdl_col[static_cast<std::size_t>(j)]).tail<3>();
+        rhs.segment<3>(row) = fr.w[i] + 10.0 * kt::so3::vee(fr.R[i] * R.transpose());
+      }
+    }
+    H.noalias() = Jall.transpose() * Jall;
+    H.diagonal().array() += lambda;
+    ldlt.compute(H);
+    nu = ldlt.solve(Jall.transpose() * rhs);
+    kt::integrate(m, q, nu, dt, q);
+    const auto t1 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(q.joints.data());
+    if (us.size() < us.capacity()) us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  reportPercentiles(state, us);
+}
+
+}  // namespace
+
+BENCHMARK(BM_DynStep_human66)->Name("BM_DynStep/human66")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DynStep_human48)->Name("BM_DynStep/human48")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DynStep_icub)->Name("BM_DynStep/icub")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_KDL_DlsStep_human66)->Name("BM_KDL_DlsStep/human66")->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_MAIN();
