@@ -25,8 +25,8 @@ constexpr double kDependent = 1e-10;
 
 /// Rotates columns a and b of M: (a, b) ← (c·a + s·b, −s·a + c·b).
 inline void rotateColumns(MatrixXd& M, int a, int b, double c, double s) {
-  double* pa = M.col(a).data();
-  double* pb = M.col(b).data();
+  double* __restrict pa = M.col(a).data();
+  double* __restrict pb = M.col(b).data();
   const Eigen::Index rows = M.rows();
   for (Eigen::Index i = 0; i < rows; ++i) {
     const double t1 = pa[i];
@@ -213,15 +213,18 @@ bool GoldfarbIdnani::factor(const MatrixXd& H) {
     const double lii = L_(i, i);
     if (!(lii * lii > 1e-14 * max_diag)) return false;  // numerically singular
   }
-  // J = L⁻ᵀ (upper triangular): column j solves Lᵀ y = e_j by back substitution.
+  // J = L⁻ᵀ: column j of M = L⁻¹ by column-oriented forward substitution (contiguous axpys on
+  // the nonzero part only, n³/6 flops), then J = Mᵀ in place.
   J_.setZero();
   for (int j = 0; j < n_; ++j) {
-    J_(j, j) = 1.0 / L_(j, j);
-    for (int k = j - 1; k >= 0; --k) {
-      const double dot = L_.col(k).segment(k + 1, j - k).dot(J_.col(j).segment(k + 1, j - k));
-      J_(k, j) = -dot / L_(k, k);
+    auto y = J_.col(j);
+    y[j] = 1.0;
+    for (int k = j; k < n_; ++k) {
+      const double yk = (y[k] /= L_(k, k));
+      if (k + 1 < n_ && yk != 0.0) y.tail(n_ - k - 1).noalias() -= yk * L_.col(k).tail(n_ - k - 1);
     }
   }
+  J_.transposeInPlace();
   // x0 = −H⁻¹g = −J Jᵀ g.
   w_.noalias() = J_.transpose() * p_->g;
   x0_.noalias() = -J_ * w_;
@@ -327,7 +330,6 @@ CoreStatus GoldfarbIdnani::solve(const Problem& p, double tol, int max_iteration
       // Recompute x and u from the final active set (removes drift accumulated along the steps,
       // and makes warm and cold starts agree to rounding), then check feasibility once more.
       recomputeFromActiveSet();
-      refine();
       refine();
       for (int j = 0; j < q_; ++j)
         if (!act_eq_[j]) u_[j] = std::max(u_[j], 0.0);
