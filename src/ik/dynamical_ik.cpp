@@ -30,8 +30,6 @@ struct Target {
   // Given velocities of the previous step, for the mean over the step (Consistent scheme).
   bool has_previous_velocity = false;
   Vector3d pdot_prev = Vector3d::Zero(), omega_prev = Vector3d::Zero();
-  std::vector<int> cols;  // non-zero Jacobian columns (base, then supporting joints), ascending
-  Matrix6Xd J;            // persistent: columns outside `cols` stay zero
   bool hasPosition() const { return type != TargetType::Orientation; }
   bool hasOrientation() const { return type != TargetType::Position; }
 };
@@ -47,6 +45,9 @@ struct DynamicalIk::Impl {
   DynamicalIkOptions options;
   Data data;
   Data mid_data;        // kinematics at the predicted mid-step configuration
+  std::vector<Matrix6d> Mc;  // composite target "inertias" per link (see assembleHessian)
+  std::vector<Vector6d> fc;  // composite target "wrenches" per link
+  std::vector<Vector6d> S;   // column screws (ω; v at the world origin)
   Configuration q, q_mid;
   VectorXd nu;
   std::vector<Target> targets;
@@ -60,6 +61,9 @@ struct DynamicalIk::Impl {
         options(o),
         data(model),
         mid_data(model),
+        Mc(static_cast<std::size_t>(model.numLinks()), Matrix6d::Zero()),
+        fc(static_cast<std::size_t>(model.numLinks()), Vector6d::Zero()),
+        S(static_cast<std::size_t>(model.nv()), Vector6d::Zero()),
         q(model),
         q_mid(model),
         nu(VectorXd::Zero(model.nv())),
@@ -90,24 +94,71 @@ struct DynamicalIk::Impl {
     t.ko = ko;
     t.wp = wp;
     t.wo = wo;
-    for (int c = 0; c < model.nvBase(); ++c) t.cols.push_back(c);
-    for (std::int32_t j : model.support(model.frameLink(t.frame))) t.cols.push_back(model.nvBase() + j);
-    t.J = Matrix6Xd::Zero(6, model.nv());
     targets.push_back(std::move(t));
     return TargetId(static_cast<std::int32_t>(targets.size() - 1));
   }
 
-  // H += Jᵀ W J and g −= Jᵀ W v* over the target's rows [row0, row0 + 3), lower triangle only.
-  void accumulate(const Target& t, int row0, double w, const Vector3d& vstar) {
-    const std::size_t nc = t.cols.size();
-    for (std::size_t i = 0; i < nc; ++i) {
-      const int a = t.cols[i];
-      const Vector3d wa = w * t.J.col(a).segment<3>(row0);
-      problem.g[a] -= wa.dot(vstar);
-      for (std::size_t k = 0; k <= i; ++k) {
-        const int b = t.cols[k];
-        problem.H(a, b) += wa.dot(t.J.col(b).segment<3>(row0));
+  // Composite assembly of H = Σ_t J_tᵀ W_t J_t and g = −Σ_t J_tᵀ W_t v*_t (no Jacobians formed).
+  // Column c of any J_t is the screw S_c = (ω_c; v_c) (angular; linear velocity at the world
+  // origin) read at the target point p: (v_c + ω_c × p; ω_c). Hence J_tᵀW J_t = Sᵀ M_t S with
+  //   M_t = w_p [−[p]×², [p]×; −[p]×, I] + w_o [I, 0; 0, 0],
+  // and J_tᵀ W v* = Sᵀ f_t with f_t = (w_o v*_o + p × w_p v*_p; w_p v*_p). Column c only sees
+  // targets in the subtree of its link, so with composites M_c(l), f_c(l) summed over subtrees,
+  //   H(c, d) = S_dᵀ M_c(l_c) S_c   for every d supporting l_c,   g_c = −S_cᵀ f_c(l_c),
+  // the same branch-induced sparsity as a joint-space inertia matrix (CRBA), in O(n·depth).
+  void addTarget(LinkId link, const Vector3d& p, double wp, const Vector3d& vp, double wo, const Vector3d& vo) {
+    Matrix6d& M = Mc[static_cast<std::size_t>(link.value)];
+    Vector6d& f = fc[static_cast<std::size_t>(link.value)];
+    if (wp != 0.0) {
+      const Matrix3d P = so3::skew(p);
+      M.topLeftCorner<3, 3>() -= wp * P * P;
+      M.topRightCorner<3, 3>() += wp * P;
+      M.bottomLeftCorner<3, 3>() -= wp * P;
+      M.bottomRightCorner<3, 3>().diagonal().array() += wp;
+      f.head<3>() += p.cross(wp * vp);
+      f.tail<3>() += wp * vp;
+    }
+    if (wo != 0.0) {
+      M.topLeftCorner<3, 3>().diagonal().array() += wo;
+      f.head<3>() += wo * vo;
+    }
+  }
+
+  void assembleHessian(const Data& kin) {
+    const int nb = model.nvBase(), n = model.numJoints(), nl = model.numLinks();
+    for (int l = nl - 1; l > 0; --l) {
+      const std::size_t parent = static_cast<std::size_t>(model.parent(LinkId(l)).value);
+      Mc[parent] += Mc[static_cast<std::size_t>(l)];
+      fc[parent] += fc[static_cast<std::size_t>(l)];
+    }
+    if (nb == 6) {
+      const Vector3d pB = kin.link[0].p;
+      for (int c = 0; c < 3; ++c) {
+        S[static_cast<std::size_t>(c)] << Vector3d::Zero(), Vector3d::Unit(c);
+        S[static_cast<std::size_t>(c + 3)] << Vector3d::Unit(c), pB.cross(Vector3d::Unit(c));
       }
+    }
+    for (int j = 0; j < n; ++j) {
+      const Vector3d& a = kin.joint_axis[static_cast<std::size_t>(j)];
+      Vector6d& Sj = S[static_cast<std::size_t>(nb + j)];
+      if (model.jointType(JointId(j)) == JointType::Prismatic)
+        Sj << Vector3d::Zero(), a;
+      else
+        Sj << a, kin.link[static_cast<std::size_t>(j + 1)].p.cross(a);
+    }
+    // Base block: all targets.
+    for (int c = 0; c < nb; ++c) {
+      const Vector6d F = Mc[0] * S[static_cast<std::size_t>(c)];
+      for (int d = 0; d <= c; ++d) problem.H(c, d) = S[static_cast<std::size_t>(d)].dot(F);
+      problem.g[c] = -S[static_cast<std::size_t>(c)].dot(fc[0]);
+    }
+    for (int j = 0; j < n; ++j) {
+      const std::size_t l = static_cast<std::size_t>(j + 1);
+      const int c = nb + j;
+      const Vector6d F = Mc[l] * S[static_cast<std::size_t>(c)];
+      for (int d = 0; d < nb; ++d) problem.H(c, d) = S[static_cast<std::size_t>(d)].dot(F);
+      for (std::int32_t i : model.support(LinkId(j + 1))) problem.H(c, nb + i) = S[static_cast<std::size_t>(nb + i)].dot(F);
+      problem.g[c] = -S[static_cast<std::size_t>(c)].dot(fc[l]);
     }
   }
 
@@ -155,8 +206,10 @@ struct DynamicalIk::Impl {
     StepResult res;
     const int nb = model.nvBase();
     const int n = model.numJoints();
-    problem.H.setZero();
-    problem.g.setZero();
+    // H keeps its structural zeros from step to step: assembleHessian() writes exactly the
+    // entries (c, d), d supporting c's link, of the lower triangle.
+    for (auto& M : Mc) M.setZero();
+    for (auto& f : fc) f.setZero();
     // Jacobians at the mid-step configuration predicted with the previous ν: the frame
     // displacement over the step, ∫J(q(τ))ν dτ, is then Δt·J(q_mid)ν + O(Δt³) instead of O(Δt²).
     const Data* jac_data = &data;
@@ -174,15 +227,16 @@ struct DynamicalIk::Impl {
       const bool use_p = t.hasPosition() && t.has_position;
       const bool use_o = t.hasOrientation() && t.has_orientation;
       if (!use_p && !use_o) continue;
-      frameJacobianSupport(model, *jac_data, t.frame, t.J);
       const Transform& F = updateFramePlacement(model, data, t.frame);
+      const Vector3d p_jac = jac_data == &data ? F.p : frameOrigin(model, *jac_data, t.frame);
+      const LinkId link = model.frameLink(t.frame);
       const double kp = options.gain_mode == GainMode::PerStep ? t.kp / dt : t.kp;
       const double ko = options.gain_mode == GainMode::PerStep ? t.ko / dt : t.ko;
       if (use_p) {
         const Vector3d r = t.p - F.p;
         const Vector3d v = feedForward(t.position_velocity_given, t.pdot, t.pdot_prev, t, dt,
                                        [&] { return Vector3d((t.p - t.p_prev) / dt); });
-        accumulate(t, 0, t.wp, vstar(v, r, kp, dt));
+        addTarget(link, p_jac, t.wp, vstar(v, r, kp, dt), 0.0, Vector3d::Zero());
         residual2 += r.squaredNorm();
         res.max_gain_dt = std::max(res.max_gain_dt, kp * dt);
       }
@@ -190,7 +244,7 @@ struct DynamicalIk::Impl {
         const Vector3d r = so3::vee(t.R * F.R.transpose());  // sk(R hᵀ)^∨, world frame
         const Vector3d w = feedForward(t.orientation_velocity_given, t.omega, t.omega_prev, t, dt,
                                        [&] { return Vector3d(so3::log(t.R * t.R_prev.transpose()) / dt); });
-        accumulate(t, 3, t.wo, vstar(w, r, ko, dt));
+        addTarget(link, p_jac, 0.0, Vector3d::Zero(), t.wo, vstar(w, r, ko, dt));
         residual2 += r.squaredNorm();
         mnte_sum += metrics::normalizedTraceError(F.R, t.R);
         ++n_orient;
@@ -207,6 +261,7 @@ struct DynamicalIk::Impl {
     res.diverging = growth_streak >= 3;
     previous_residual = res.residual_norm;
 
+    assembleHessian(*jac_data);
     problem.H.diagonal().array() += options.damping;
     // Bounds (Eq. 10b, 12): base, then joints.
     for (int c = 0; c < nb; ++c) {
@@ -401,5 +456,6 @@ const VectorXd& DynamicalIk::velocity() const { return impl_->nu; }
 const Data& DynamicalIk::data() const { return impl_->data; }
 StepResult DynamicalIk::step(double dt) { return impl_->step(dt); }
 double DynamicalIk::mnte() const { return impl_->currentMnte(); }
+const qp::Problem& DynamicalIk::lastProblem() const { return impl_->problem; }
 
 }  // namespace kinetrack

@@ -505,6 +505,50 @@ TEST(DynamicalIk, TargetsCanBeDisabledRemovedAndReweighted) {
   EXPECT_THROW(ik.setTargetPosition(hand, Vector3d::Zero()), InvalidArgument);  // orientation-only
 }
 
+TEST(DynamicalIk, CompositeHessianEqualsTheStackedJacobianForm) {
+  // H and g are assembled from subtree composites without forming Jacobians; compare with
+  // Σ J_tᵀ W_t J_t and −Σ J_tᵀ W_t v*_t built from frameJacobian (first step: ν = 0, so the
+  // Jacobians are taken at q itself).
+  const Model m = makeHuman48();
+  std::mt19937_64 rng(12);
+  std::uniform_real_distribution<double> w(0.2, 3.0);
+  const Configuration q = randomConfiguration(m, rng);
+  DynamicalIkOptions o;
+  o.discretization = Discretization::Paper;  // v* = v + K r
+  DynamicalIk ik(m, o);
+  ik.setState(q);
+  Data d(m);
+  framesForwardKinematics(m, d, q);
+  MatrixXd H = MatrixXd::Zero(m.nv(), m.nv());
+  VectorXd g = VectorXd::Zero(m.nv());
+  Matrix6Xd J(6, m.nv());
+  const std::vector<std::string> frames = {"Head", "RightHand", "LeftFoot", "RightHandCOM", "Pelvis", "T8"};
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const FrameId f = m.frameId(frames[i]);
+    const double wp = w(rng), wo = w(rng), kp = 3.0, ko = 7.0;
+    const TargetId id = ik.addPoseTarget(frames[i], kp, ko, wp, wo);
+    const Transform& F = d.frame[static_cast<std::size_t>(f.value)];
+    const Vector3d pt = F.p + Vector3d(0.1, -0.2, 0.05 * i), vt(0.3, 0.1, -0.2), wt(-0.1, 0.4, 0.2);
+    const Matrix3d Rt = so3::exp(Vector3d(0.2, -0.1, 0.3 + 0.1 * i)) * F.R;
+    ik.setTargetPosition(id, pt, vt);
+    ik.setTargetOrientation(id, Rt, wt);
+    frameJacobian(m, d, f, J);
+    Vector6d vstar;
+    vstar << vt + kp * (pt - F.p), wt + ko * so3::vee(Rt * F.R.transpose());
+    Vector6d W;
+    W << wp, wp, wp, wo, wo, wo;
+    H += J.transpose() * W.asDiagonal() * J;
+    g -= J.transpose() * (W.asDiagonal() * vstar);
+  }
+  ik.step(0.01);
+  const qp::Problem& P = ik.lastProblem();
+  MatrixXd Hl = P.H.triangularView<Eigen::Lower>();
+  MatrixXd Href = H.triangularView<Eigen::Lower>();
+  Href.diagonal().array() += ik.options().damping;
+  EXPECT_LT((Hl - Href).cwiseAbs().maxCoeff(), 1e-12 * std::max(1.0, Href.cwiseAbs().maxCoeff()));
+  EXPECT_LT((P.g - g).cwiseAbs().maxCoeff(), 1e-12 * std::max(1.0, g.cwiseAbs().maxCoeff()));
+}
+
 TEST(DynamicalIk, ResidualIsWorldFrameAndSatisfiedTargetsGiveZeroVelocity) {
   const Model m = makeHuman66();
   DynamicalIk ik(m);

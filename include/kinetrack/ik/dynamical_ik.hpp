@@ -149,6 +149,10 @@ class DynamicalIk {
   /// One DYN step of Δt seconds (Δt > 0, finite; throws InvalidArgument otherwise).
   StepResult step(double dt);
 
+  /// The QP of the last step (Eq. 10): H = Σ J_tᵀW_tJ_t + λI (lower triangle), g = −Σ J_tᵀW_t v*_t,
+  /// bounds and rows. For inspection and tests.
+  [[nodiscard]] const qp::Problem& lastProblem() const;
+
   /// MNTE of the orientation (and pose) targets at the current state.
   [[nodiscard]] double mnte() const;
 
