@@ -183,13 +183,10 @@ Result Solver::solve(const Problem& problem, Eigen::Ref<VectorXd> x) {
   s.num_warm = 0;
 
   if (status == detail::CoreStatus::NotConvex) {
-    result.status = Status::NotConvex;
+    result.status = Status::NotConvex;  // x left unchanged; objective and violation reported at it
     s.bound_mult.setZero();
     s.row_mult.setZero();
-    result.objective = std::numeric_limits<double>::quiet_NaN();
-    return result;
-  }
-  if (status == detail::CoreStatus::Infeasible && s.m > 0) {
+  } else if (status == detail::CoreStatus::Infeasible && s.m > 0) {
     const detail::CoreStatus es = s.solveElastic(problem);
     result.iterations += s.elastic->iterations();
     x = s.elastic->x().head(s.n);
@@ -211,7 +208,7 @@ Result Solver::solve(const Problem& problem, Eigen::Ref<VectorXd> x) {
   }
 
   // Never hand out NaN for finite input: fall back to the bound projection of 0.
-  if (!x.allFinite()) {
+  if (result.status != Status::NotConvex && !x.allFinite()) {
     for (int i = 0; i < s.n; ++i) x[i] = std::clamp(0.0, problem.lb[i], problem.ub[i]);
     result.status = Status::IterationLimit;
     s.num_warm = 0;

@@ -340,8 +340,10 @@ TEST(QpSolver, NotConvex) {
   p.H.col(3).tail(1).setZero();
   Solver solver(5, 1);
   Eigen::VectorXd x = Eigen::VectorXd::Constant(5, 7.0);
-  EXPECT_EQ(solver.solve(p, x).status, Status::NotConvex);
+  const Result r = solver.solve(p, x);
+  EXPECT_EQ(r.status, Status::NotConvex);
   EXPECT_EQ(x, Eigen::VectorXd::Constant(5, 7.0));
+  EXPECT_NEAR(r.objective, testing::objective(p, x), 1e-9);
 
   Problem z(5, 0);  // H = 0: only semidefinite
   Solver s0(5, 0);

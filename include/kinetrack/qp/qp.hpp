@@ -54,7 +54,7 @@ struct Result {
   int warm_started = 0;             ///< constraints re-added from the previous active set
   int active_bounds = 0;            ///< bounds active at the solution
   int active_rows = 0;              ///< general rows active at the solution
-  double objective = 0.0;           ///< ½ xᵀHx + gᵀx at the returned x (NaN for NotConvex)
+  double objective = 0.0;           ///< ½ xᵀHx + gᵀx at the returned x
   double max_violation = 0.0;       ///< largest violation of bounds and rows at the returned x
 };
 
