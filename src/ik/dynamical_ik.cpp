@@ -40,6 +40,20 @@ void checkFinite(double v, const char* what) {
 
 }  // namespace
 
+// The QP variables ν = (ṗ_B, ω_B, ṡ) form a tree: the six base velocities a chain, each joint
+// below the joint of its parent link (or below the base). H = Σ JᵀWJ has exactly this
+// ancestor/descendant sparsity.
+std::vector<int> variableTree(const Model& model) {
+  const int nb = model.nvBase();
+  std::vector<int> parent(static_cast<std::size_t>(model.nv()), -1);
+  for (int c = 1; c < nb; ++c) parent[static_cast<std::size_t>(c)] = c - 1;
+  for (int j = 0; j < model.numJoints(); ++j) {
+    const int p = model.parentLink(JointId(j)).value;
+    parent[static_cast<std::size_t>(nb + j)] = p > 0 ? nb + p - 1 : nb - 1;
+  }
+  return parent;
+}
+
 struct DynamicalIk::Impl {
   Model model;
   DynamicalIkOptions options;
@@ -53,6 +67,7 @@ struct DynamicalIk::Impl {
   std::vector<Target> targets;
   qp::Problem problem;
   qp::Solver solver;
+  qp::TreeBoxSolver tree_solver;
   double previous_residual = -1.0;
   int growth_streak = 0;
 
@@ -68,7 +83,8 @@ struct DynamicalIk::Impl {
         q_mid(model),
         nu(VectorXd::Zero(model.nv())),
         problem(model.nv(), static_cast<int>(model.linearConstraints().size())),
-        solver(model.nv(), static_cast<int>(model.linearConstraints().size()), o.qp) {
+        solver(model.nv(), static_cast<int>(model.linearConstraints().size()), o.qp),
+        tree_solver(variableTree(model), o.qp) {
     // The rows of Eq. 13 have constant normals G = A; only their bounds change per step.
     const int nb = model.nvBase();
     for (std::size_t r = 0; r < model.linearConstraints().size(); ++r)
@@ -289,7 +305,7 @@ struct DynamicalIk::Impl {
       problem.ubA[static_cast<Eigen::Index>(r)] = hi;
     }
 
-    const qp::Result qr = solver.solve(problem, nu);
+    const qp::Result qr = options.sparse_qp && rows.empty() ? tree_solver.solve(problem, nu) : solver.solve(problem, nu);
     res.qp_status = qr.status;
     res.qp_iterations = qr.iterations;
     res.active_bounds = qr.active_bounds;
@@ -374,6 +390,7 @@ const DynamicalIkOptions& DynamicalIk::options() const { return impl_->options; 
 void DynamicalIk::setOptions(const DynamicalIkOptions& options) {
   impl_->options = options;
   impl_->solver = qp::Solver(impl_->model.nv(), static_cast<int>(impl_->model.linearConstraints().size()), options.qp);
+  impl_->tree_solver = qp::TreeBoxSolver(variableTree(impl_->model), options.qp);
 }
 
 TargetId DynamicalIk::addPositionTarget(std::string_view frame, double gain, double weight) {

@@ -1,0 +1,49 @@
+#pragma once
+// Box-constrained QP with branch-induced sparsity:
+//
+//   minimise ½ xᵀHx + gᵀx   subject to   lb ≤ x ≤ ub,
+//
+// where H_ij ≠ 0 only when i and j are related in a tree over the variables given by a parent
+// array (parent[i] < i, −1 for roots): the sparsity of a joint-space inertia matrix or of the IK
+// Hessian Σ JᵀWJ of targets on a kinematic tree. Such an H factorises as H = LᵀL without fill-in
+// (Featherstone's LTL), also after removing variables, in O(Σ depth²) instead of O(n³).
+//
+// Primal active-set method: the variables fixed at a bound form the working set; each
+// iteration factorises the free block and either steps to its minimiser, adds the first
+// blocking bound, or releases the bound with the most wrong-signed multiplier. Warm-started from
+// the previous solution's working set, a slowly changing problem needs one factorisation.
+#include <Eigen/Core>
+#include <vector>
+
+#include "kinetrack/qp/qp.hpp"
+
+namespace kinetrack::qp {
+
+class TreeBoxSolver {
+ public:
+  /// parent: size n, parent[i] < i or −1. Throws InvalidArgument otherwise.
+  TreeBoxSolver(std::vector<int> parent, Options options = {});
+
+  [[nodiscard]] int numVariables() const { return static_cast<int>(parent_.size()); }
+
+  /// Solves with H (lower triangle read; entries outside the tree pattern must be zero and are
+  /// not read), g, lb, ub of problem (its A, lbA, ubA must have 0 rows). x holds the result.
+  /// Does not allocate. Status: Optimal, IterationLimit, NotConvex (a pivot ≤ 0).
+  Result solve(const Problem& problem, Eigen::Ref<VectorXd> x);
+
+  /// Forget the warm-start working set.
+  void reset();
+
+ private:
+  bool factorize(const Problem& p);            // L of the free block, in work_ (lower)
+  void solveFree(VectorXd& rhs) const;         // rhs ← (H_FF)⁻¹ rhs on free entries
+  std::vector<int> parent_;
+  Options options_;
+  Eigen::MatrixXd work_;                       // LTL factor storage (lower triangle)
+  VectorXd rhs_, step_, grad_;
+  std::vector<signed char> state_;             // 0 free, −1 at lower bound, +1 at upper bound
+  std::vector<int> free_parent_;               // nearest free ancestor, per variable
+  bool has_warm_ = false;
+};
+
+}  // namespace kinetrack::qp
