@@ -11,6 +11,11 @@
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
 
+namespace kinetrack::cli {
+/// Registers `kinetrack experiment convergence` (experiment_command.cpp).
+void addExperimentCommand(CLI::App& app, Action& action);
+}  // namespace kinetrack::cli
+
 namespace {
 
 int reportError(const char* kind, const char* what, int code) {
@@ -54,6 +59,7 @@ int main(int argc, char** argv) {
   Action action;
   addModelCommands(app, action);
   addDemoCommand(app, action);
+  addExperimentCommand(app, action);
 
   try {
     app.parse(argc, argv);

@@ -15,12 +15,27 @@ TreeBoxSolver::TreeBoxSolver(std::vector<int> parent, Options options)
     if (parent_[static_cast<std::size_t>(i)] >= i || parent_[static_cast<std::size_t>(i)] < -1)
       throw InvalidArgument("TreeBoxSolver: parent[" + std::to_string(i) + "] = " +
                             std::to_string(parent_[static_cast<std::size_t>(i)]) + " must be −1 or < " + std::to_string(i));
-  work_ = Eigen::MatrixXd::Zero(n, n);
+  offset_.assign(static_cast<std::size_t>(n) + 1, 0);
+  for (int k = 0; k < n; ++k) {
+    int depth = 0;
+    for (int i = parent_[static_cast<std::size_t>(k)]; i >= 0; i = parent_[static_cast<std::size_t>(i)]) ++depth;
+    offset_[static_cast<std::size_t>(k) + 1] = offset_[static_cast<std::size_t>(k)] + depth;
+  }
+  const std::size_t total = static_cast<std::size_t>(offset_.back());
+  full_anc_.resize(total);
+  for (int k = 0; k < n; ++k) {
+    int m = offset_[static_cast<std::size_t>(k)];
+    for (int i = parent_[static_cast<std::size_t>(k)]; i >= 0; i = parent_[static_cast<std::size_t>(i)])
+      full_anc_[static_cast<std::size_t>(m++)] = i;
+  }
+  anc_.assign(total, 0);
+  packed_.assign(total, 0.0);
+  count_.assign(static_cast<std::size_t>(n), 0);
+  diag_ = VectorXd::Zero(n);
   rhs_ = VectorXd::Zero(n);
   step_ = VectorXd::Zero(n);
   grad_ = VectorXd::Zero(n);
   state_.assign(static_cast<std::size_t>(n), 0);
-  free_parent_.assign(static_cast<std::size_t>(n), -1);
 }
 
 void TreeBoxSolver::reset() {
@@ -28,48 +43,61 @@ void TreeBoxSolver::reset() {
   std::fill(state_.begin(), state_.end(), 0);
 }
 
-namespace {
-
 // y = H x for the tree pattern (H lower triangle), O(Σ depth).
-void treeProduct(const Problem& p, const std::vector<int>& parent, const Eigen::Ref<const VectorXd>& x, VectorXd& y) {
-  const int n = static_cast<int>(parent.size());
+void TreeBoxSolver::product(const Problem& p, const Eigen::Ref<const VectorXd>& x, VectorXd& y) const {
+  const int n = numVariables();
   for (int k = 0; k < n; ++k) y[k] = p.H(k, k) * x[k];
-  for (int k = 0; k < n; ++k)
-    for (int i = parent[static_cast<std::size_t>(k)]; i >= 0; i = parent[static_cast<std::size_t>(i)]) {
+  for (int k = 0; k < n; ++k) {
+    const double xk = x[k];
+    double yk = 0.0;
+    for (int m = offset_[static_cast<std::size_t>(k)]; m < offset_[static_cast<std::size_t>(k) + 1]; ++m) {
+      const int i = full_anc_[static_cast<std::size_t>(m)];
       const double h = p.H(k, i);
-      y[k] += h * x[i];
-      y[i] += h * x[k];
+      yk += h * x[i];
+      y[i] += h * xk;
     }
+    y[k] += yk;
+  }
 }
-
-}  // namespace
 
 bool TreeBoxSolver::factorize(const Problem& p) {
   const int n = numVariables();
-  // Nearest free ancestor of every variable; copy the free block's pattern.
   double max_diag = 0.0;
+  // Gather the free block: free ancestors (nearest first) and their H entries, per free row.
   for (int k = 0; k < n; ++k) {
-    int a = parent_[static_cast<std::size_t>(k)];
-    while (a >= 0 && state_[static_cast<std::size_t>(a)] != 0) a = parent_[static_cast<std::size_t>(a)];
-    free_parent_[static_cast<std::size_t>(k)] = a;
     if (state_[static_cast<std::size_t>(k)] != 0) continue;
-    work_(k, k) = p.H(k, k);
-    max_diag = std::max(max_diag, std::abs(p.H(k, k)));
-    for (int i = a; i >= 0; i = free_parent_[static_cast<std::size_t>(i)]) work_(k, i) = p.H(k, i);
+    const int base = offset_[static_cast<std::size_t>(k)];
+    int c = 0;
+    for (int m = base; m < offset_[static_cast<std::size_t>(k) + 1]; ++m) {
+      const int i = full_anc_[static_cast<std::size_t>(m)];
+      if (state_[static_cast<std::size_t>(i)] != 0) continue;
+      anc_[static_cast<std::size_t>(base + c)] = i;
+      packed_[static_cast<std::size_t>(base + c)] = p.H(k, i);
+      ++c;
+    }
+    count_[static_cast<std::size_t>(k)] = c;
+    diag_[k] = p.H(k, k);
+    max_diag = std::max(max_diag, std::abs(diag_[k]));
   }
-  // LTL (Featherstone, RBDA §6.3): H = LᵀL, no fill-in outside the ancestor pattern.
+  // LTL (Featherstone, RBDA §6.3), leaves first: H = LᵀL without fill-in.
   const double tiny = 1e-14 * std::max(1.0, max_diag);
   for (int k = n - 1; k >= 0; --k) {
     if (state_[static_cast<std::size_t>(k)] != 0) continue;
-    const double pivot = work_(k, k);
-    if (!(pivot > tiny)) return false;
-    const double lkk = std::sqrt(pivot);
-    work_(k, k) = lkk;
-    for (int i = free_parent_[static_cast<std::size_t>(k)]; i >= 0; i = free_parent_[static_cast<std::size_t>(i)])
-      work_(k, i) /= lkk;
-    for (int i = free_parent_[static_cast<std::size_t>(k)]; i >= 0; i = free_parent_[static_cast<std::size_t>(i)]) {
-      const double lki = work_(k, i);
-      for (int j = i; j >= 0; j = free_parent_[static_cast<std::size_t>(j)]) work_(i, j) -= lki * work_(k, j);
+    if (!(diag_[k] > tiny)) return false;
+    const double lkk = std::sqrt(diag_[k]);
+    diag_[k] = lkk;
+    const int d = count_[static_cast<std::size_t>(k)];
+    double* v = packed_.data() + offset_[static_cast<std::size_t>(k)];
+    const int* a = anc_.data() + offset_[static_cast<std::size_t>(k)];
+    const double inv = 1.0 / lkk;
+    for (int m = 0; m < d; ++m) v[m] *= inv;
+    for (int m = 0; m < d; ++m) {
+      const int i = a[m];
+      const double vm = v[m];
+      diag_[i] -= vm * vm;
+      double* row = packed_.data() + offset_[static_cast<std::size_t>(i)];  // ancestors of i = a[m+1..d)
+      const int len = d - m - 1;
+      for (int t = 0; t < len; ++t) row[t] -= vm * v[m + 1 + t];
     }
   }
   return true;
@@ -80,16 +108,20 @@ void TreeBoxSolver::solveFree(VectorXd& b) const {
   // Lᵀ y = b, from the leaves up.
   for (int k = n - 1; k >= 0; --k) {
     if (state_[static_cast<std::size_t>(k)] != 0) continue;
-    b[k] /= work_(k, k);
-    for (int i = free_parent_[static_cast<std::size_t>(k)]; i >= 0; i = free_parent_[static_cast<std::size_t>(i)])
-      b[i] -= work_(k, i) * b[k];
+    const double bk = b[k] / diag_[k];
+    b[k] = bk;
+    const double* v = packed_.data() + offset_[static_cast<std::size_t>(k)];
+    const int* a = anc_.data() + offset_[static_cast<std::size_t>(k)];
+    for (int m = 0; m < count_[static_cast<std::size_t>(k)]; ++m) b[a[m]] -= v[m] * bk;
   }
   // L x = y, from the roots down.
   for (int k = 0; k < n; ++k) {
     if (state_[static_cast<std::size_t>(k)] != 0) continue;
-    for (int i = free_parent_[static_cast<std::size_t>(k)]; i >= 0; i = free_parent_[static_cast<std::size_t>(i)])
-      b[k] -= work_(k, i) * b[i];
-    b[k] /= work_(k, k);
+    const double* v = packed_.data() + offset_[static_cast<std::size_t>(k)];
+    const int* a = anc_.data() + offset_[static_cast<std::size_t>(k)];
+    double bk = b[k];
+    for (int m = 0; m < count_[static_cast<std::size_t>(k)]; ++m) bk -= v[m] * b[a[m]];
+    b[k] = bk / diag_[k];
   }
 }
 
@@ -124,8 +156,16 @@ Result TreeBoxSolver::solve(const Problem& p, Eigen::Ref<VectorXd> x) {
       break;
     }
     // Minimiser of the free block with the fixed variables at their bounds.
-    for (int i = 0; i < n; ++i) step_[i] = state_[static_cast<std::size_t>(i)] != 0 ? x[i] : 0.0;
-    treeProduct(p, parent_, step_, rhs_);
+    int fixed = 0;
+    for (int i = 0; i < n; ++i) {
+      const bool f = state_[static_cast<std::size_t>(i)] != 0;
+      step_[i] = f ? x[i] : 0.0;
+      fixed += f;
+    }
+    if (fixed > 0)
+      product(p, step_, rhs_);
+    else
+      rhs_.setZero();
     for (int i = 0; i < n; ++i) rhs_[i] = state_[static_cast<std::size_t>(i)] != 0 ? 0.0 : -(p.g[i] + rhs_[i]);
     solveFree(rhs_);
     // Ratio test along x* − x.
@@ -151,8 +191,12 @@ Result TreeBoxSolver::solve(const Problem& p, Eigen::Ref<VectorXd> x) {
       ++res.iterations;
       continue;
     }
+    if (fixed == 0) {  // unconstrained minimiser: optimal
+      res.status = Status::Optimal;
+      break;
+    }
     // Multipliers of the fixed bounds: ∇ = Hx + g must push into the bound.
-    treeProduct(p, parent_, x, grad_);
+    product(p, x, grad_);
     grad_ += p.g;
     int release = -1;
     double worst = tol;
@@ -170,7 +214,7 @@ Result TreeBoxSolver::solve(const Problem& p, Eigen::Ref<VectorXd> x) {
     ++res.iterations;
   }
   has_warm_ = res.status == Status::Optimal;
-  treeProduct(p, parent_, x, grad_);
+  product(p, x, grad_);
   res.objective = 0.5 * x.dot(grad_) + p.g.dot(x);
   for (int i = 0; i < n; ++i) {
     if (state_[static_cast<std::size_t>(i)] != 0) ++res.active_bounds;

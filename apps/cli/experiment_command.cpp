@@ -1,0 +1,420 @@
+// `kinetrack experiment convergence`: the DYN paper's Fig. 8 (SPEC §2.6). From the zero
+// configuration, the dynamical IK tracks a static random pose with the same gain K on every
+// target, for several K; the MNTE (Eq. 15) after every step goes to DIR/convergence.csv, a summary
+// table to stdout, and scripts/plot_convergence.py draws log10 MNTE against time.
+//
+// Expected shape (DYN §3.1, Remark 2): K = 0 keeps the initial error; 0 < K·Δt < 2 converges,
+// near e^{−Kt} in the rotation angle (MNTE ≈ θ²/2 decays like e^{−2Kt}); K·Δt ≥ 2 diverges.
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/ik/dynamical_ik.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/model/configuration.hpp"
+#include "kinetrack/model/data.hpp"
+
+namespace kinetrack::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kDeg = M_PI / 180.0;
+/// "Converged" level of the summary table: MNTE 1e-6 is a residual angle of about 0.08°.
+constexpr double kConvergedMnte = 1e-6;
+/// Exit status of plot_convergence.py when matplotlib cannot be imported.
+constexpr int kPlotMissingMatplotlib = 3;
+constexpr const char* kPython = "/usr/bin/python3";
+
+struct ConvergenceConfig {
+  ModelSpec model{"human66", std::nullopt, false};
+  /// Gains K (1/s) as typed; parsed and checked by parseGains().
+  std::vector<std::string> gains = {"0", "1", "5", "10", "50", "250"};
+  double rate = 100.0;        ///< step rate (Hz): Δt = 1/rate
+  double duration = 5.0;      ///< simulated time per gain (s)
+  std::uint64_t seed = 1;     ///< seed of the random target pose
+  double joint_range = 60.0;  ///< target joints drawn in ±joint_range (deg), within the limits
+  double base_radius = 0.5;   ///< target base position drawn in a ball of this radius (m)
+  std::string out;            ///< output directory
+  bool no_plot = false;
+  std::string plot_script;  ///< explicit path of plot_convergence.py (else searched)
+  /// Where the task Jacobians are evaluated: "midpoint" (the library default, q ⊕ ½Δt·ν_{k−1})
+  /// or "previous" (the paper's J(q_{k−1})).
+  std::string jacobian = "midpoint";
+};
+
+/// The target of the experiment: a configuration and the frames that carry targets.
+struct TargetPose {
+  Configuration q;
+  double yaw = 0.0;                      ///< base yaw of q (rad)
+  std::vector<std::string> orientation;  ///< frames with an orientation target
+  std::optional<std::string> position;   ///< frame with a position target (the floating base)
+  std::vector<Matrix3d> R;               ///< world orientations at q, one per orientation frame
+  Vector3d p = Vector3d::Zero();         ///< world position of the position frame at q
+};
+
+/// One gain's run: MNTE at t_k = k Δt, k = 0..steps, and what the solver reported.
+struct GainRun {
+  double gain = 0.0;
+  std::vector<double> mnte;    ///< steps + 1 values
+  double last_residual = 0.0;  ///< ‖r‖ (rad and m mixed) before the last step
+  bool unstable_gain = false;  ///< StepResult::unstable_gain at some step
+  bool diverging = false;      ///< StepResult::diverging at some step
+  int qp_not_optimal = 0;      ///< steps whose QP status was not Optimal
+  qp::Status worst_status = qp::Status::Optimal;
+};
+
+std::vector<double> parseGains(const std::vector<std::string>& texts) {
+  if (texts.empty()) throw UsageError("--gains: give at least one gain, e.g. --gains 0,1,10");
+  std::vector<double> gains;
+  for (const std::string& t : texts) {
+    const double k = parseFiniteDouble(t, "--gains");
+    if (k < 0.0) throw UsageError(fmt::format("--gains: gain {} is negative; gains K are >= 0 (1/s)", t));
+    gains.push_back(k);
+  }
+  return gains;
+}
+
+/// Random static pose: joints uniform in [−range, range] ∩ [s_min, s_max] (the whole limit range
+/// when the two do not meet), base uniform in a ball of `radius` with a uniform yaw. Orientation
+/// targets on the 23 segments when the model has them, else on every link; a position target on
+/// the root link of a floating base.
+TargetPose makeTargetPose(const Model& m, const ConvergenceConfig& cfg) {
+  std::mt19937_64 rng(cfg.seed);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  TargetPose t;
+  t.q = Configuration(m);
+  const double range = cfg.joint_range * kDeg;
+  for (int j = 0; j < m.numJoints(); ++j) {
+    double lo = std::max(m.lowerPositionLimits()[j], -range), hi = std::min(m.upperPositionLimits()[j], range);
+    if (lo > hi) {  // limits entirely outside ±range: both are finite here
+      lo = m.lowerPositionLimits()[j];
+      hi = m.upperPositionLimits()[j];
+    }
+    t.q.joints[j] = std::uniform_real_distribution<double>(lo, hi)(rng);
+  }
+  if (m.baseType() == BaseType::Floating) {
+    Vector3d p;
+    do p = Vector3d(unit(rng), unit(rng), unit(rng));
+    while (p.squaredNorm() > 1.0);
+    t.q.base_position = cfg.base_radius * p;
+    t.yaw = M_PI * unit(rng);
+    t.q.base_rotation = so3::exp(Vector3d(0.0, 0.0, t.yaw));
+  }
+
+  if (hasSegments(m)) {
+    for (const std::string& s : segmentNames()) t.orientation.push_back(m.frameName(m.linkFrame(m.linkId(s))));
+  } else {
+    for (int l = 0; l < m.numLinks(); ++l) t.orientation.push_back(m.frameName(m.linkFrame(LinkId(l))));
+  }
+  if (m.baseType() == BaseType::Floating) t.position = m.frameName(m.linkFrame(LinkId(0)));
+
+  Data data(m);
+  framesForwardKinematics(m, data, t.q);
+  for (const std::string& f : t.orientation) t.R.push_back(data.frame[m.frameId(f).value].R);
+  if (t.position) t.p = data.frame[m.frameId(*t.position).value].p;
+  return t;
+}
+
+/// Runs DYN from the zero configuration with gain K on every target for `steps` steps of Δt.
+GainRun runGain(const Model& m, const TargetPose& target, double gain, double dt, long steps, bool midpoint) {
+  DynamicalIkOptions options;
+  options.gain_mode = GainMode::Continuous;
+  options.midpoint_jacobian = midpoint;
+  DynamicalIk ik(m, options);
+  for (std::size_t i = 0; i < target.orientation.size(); ++i) {
+    const TargetId id = ik.addOrientationTarget(target.orientation[i], gain);
+    ik.setTargetOrientation(id, target.R[i], Vector3d::Zero());  // static pose: ω = 0
+  }
+  if (target.position) {
+    const TargetId id = ik.addPositionTarget(*target.position, gain);
+    ik.setTargetPosition(id, target.p, Vector3d::Zero());
+  }
+  ik.setState(Configuration(m));
+
+  GainRun run;
+  run.gain = gain;
+  run.mnte.reserve(static_cast<std::size_t>(steps) + 1);
+  run.mnte.push_back(ik.mnte());
+  for (long k = 0; k < steps; ++k) {
+    const StepResult r = ik.step(dt);
+    run.unstable_gain = run.unstable_gain || r.unstable_gain;
+    run.diverging = run.diverging || r.diverging;
+    run.last_residual = r.residual_norm;
+    if (r.qp_status != qp::Status::Optimal) {
+      ++run.qp_not_optimal;
+      run.worst_status = r.qp_status;
+    }
+    run.mnte.push_back(ik.mnte());
+  }
+  return run;
+}
+
+// --- output ---------------------------------------------------------------------------------
+
+/// Creates `dir` (and parents) if needed; throws ParseError when it cannot be a directory.
+void prepareOutputDirectory(const std::string& dir) {
+  if (dir.empty()) throw UsageError("--out: empty directory name");
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw ParseError(dir, 0, "--out exists and is not a directory");
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "cannot create output directory: " + ec.message());
+}
+
+/// Writes `text` to `path` through a temporary file beside it and a rename, so a failure never
+/// leaves a partial file. Throws ParseError naming `path`.
+void writeFileAtomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp =
+      path.parent_path() / fmt::format(".{}.tmp{}", path.filename().string(), static_cast<long>(::getpid()));
+  std::error_code ec;
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw ParseError(path.string(), 0, std::string("cannot write: ") + std::strerror(errno));
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) {
+      fs::remove(tmp, ec);
+      throw ParseError(path.string(), 0, "cannot write: write failed");
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw ParseError(path.string(), 0, "cannot write: " + ec.message());
+  }
+}
+
+/// CSV `time,gain,mnte`, one row per recorded step per gain; numbers in shortest round-trip form.
+std::string convergenceCsv(const std::vector<GainRun>& runs, double rate) {
+  std::string csv = "time,gain,mnte\n";
+  auto out = std::back_inserter(csv);
+  for (const GainRun& r : runs)
+    for (std::size_t k = 0; k < r.mnte.size(); ++k)
+      fmt::format_to(out, "{},{},{}\n", static_cast<double>(k) / rate, r.gain, r.mnte[k]);
+  return csv;
+}
+
+std::string mnteAt(const GainRun& r, double t, double rate) {
+  const auto k = static_cast<std::size_t>(std::llround(t * rate));
+  if (k >= r.mnte.size()) return "-";
+  return fmt::format("{:.3e}", r.mnte[k]);
+}
+
+std::string timeToConverge(const GainRun& r, double rate) {
+  for (std::size_t k = 0; k < r.mnte.size(); ++k)
+    if (r.mnte[k] < kConvergedMnte) return fmt::format("{:.2f} s", static_cast<double>(k) / rate);
+  return "never";
+}
+
+/// The discrete-gain regime of DYN Remark 2 as the solver reported it (StepResult).
+std::string stabilityText(const GainRun& r) {
+  if (r.gain == 0.0) return "K = 0: no correction";
+  if (!r.unstable_gain) return "0 < K*dt < 2";
+  return r.diverging ? "K*dt >= 2: UNSTABLE, diverging" : "K*dt >= 2: UNSTABLE";
+}
+
+void printSummary(const std::vector<GainRun>& runs, double rate) {
+  const std::vector<std::string> header = {"K [1/s]",      "K*dt",       "MNTE(0)",
+                                           "MNTE(0.5 s)",  "MNTE(1 s)",  "MNTE(final)",
+                                           "t(MNTE<1e-6)", "|r| (last)", "discrete gain (Remark 2)"};
+  std::vector<std::vector<std::string>> rows = {header};
+  for (const GainRun& r : runs)
+    rows.push_back({fmt::format("{:g}", r.gain), fmt::format("{:.3g}", r.gain / rate),
+                    fmt::format("{:.3e}", r.mnte.front()), mnteAt(r, 0.5, rate), mnteAt(r, 1.0, rate),
+                    fmt::format("{:.3e}", r.mnte.back()), timeToConverge(r, rate),
+                    fmt::format("{:.2e}", r.last_residual), stabilityText(r)});
+  std::vector<std::size_t> widths(header.size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c + 1 < row.size(); ++c) line += fmt::format("{:>{}}  ", row[c], widths[c]);
+    fmt::print("{}{}\n", line, row.back());
+  }
+  for (const GainRun& r : runs)
+    if (r.qp_not_optimal > 0)
+      fmt::print("note: K = {:g}: {} of {} QP solves ended with status {}{}\n", r.gain, r.qp_not_optimal,
+                 r.mnte.size() - 1, qp::toString(r.worst_status),
+                 r.worst_status == qp::Status::NotConvex ? " (the step then uses nu = 0: the state stops moving)" : "");
+}
+
+// --- plot -----------------------------------------------------------------------------------
+
+/// plot_convergence.py: --plot-script, else scripts/ under the working directory, else the
+/// source tree of a build-tree binary (<exe_dir>/../../../scripts). Empty when not found.
+fs::path findPlotScript(const ConvergenceConfig& cfg) {
+  if (!cfg.plot_script.empty()) return cfg.plot_script;
+  const fs::path relative = fs::path("scripts") / "plot_convergence.py";
+  std::error_code ec;
+  if (fs::is_regular_file(relative, ec)) return fs::absolute(relative, ec);
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path candidate = exe.parent_path() / ".." / ".." / ".." / relative;
+    if (fs::is_regular_file(candidate, ec)) return candidate.lexically_normal();
+  }
+  return {};
+}
+
+/// Runs `python3 script args…` and returns its exit status (−1 when it could not be run).
+int runPython(const fs::path& script, const std::vector<std::string>& args) {
+  std::vector<std::string> argv_s = {kPython, script.string()};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    ::execv(kPython, argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void plot(const fs::path& script, const fs::path& csv, const fs::path& png, const std::string& title) {
+  if (script.empty()) {
+    fmt::print(stderr,
+               "kinetrack: warning: no plot: scripts/plot_convergence.py not found (run from the source tree or "
+               "give --plot-script PATH); the CSV is written\n");
+    return;
+  }
+  if (::access(kPython, X_OK) != 0) {
+    fmt::print(stderr,
+               "kinetrack: warning: no plot: {} not found (install python3 and python3-matplotlib); the CSV "
+               "is written\n",
+               kPython);
+    return;
+  }
+  const int status = runPython(script, {csv.string(), png.string(), "--title", title});
+  if (status == 0) {
+    fmt::print("wrote {}\n", png.string());
+  } else if (status == kPlotMissingMatplotlib) {
+    fmt::print(stderr,
+               "kinetrack: warning: no plot: python3 has no matplotlib (Debian: apt-get install "
+               "python3-matplotlib); the CSV is written\n");
+  } else {
+    fmt::print(stderr, "kinetrack: warning: no plot: {} {} failed (exit status {}); the CSV is written\n", kPython,
+               script.string(), status);
+  }
+}
+
+// --- command --------------------------------------------------------------------------------
+
+int runConvergence(const ConvergenceConfig& cfg) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<double> gains = parseGains(cfg.gains);
+  if (!std::isfinite(cfg.rate) || cfg.rate <= 0.0)
+    throw UsageError(fmt::format("--rate: {} Hz; need a finite rate > 0", cfg.rate));
+  if (!std::isfinite(cfg.duration) || cfg.duration <= 0.0)
+    throw UsageError(fmt::format("--duration: {} s; need a finite duration > 0", cfg.duration));
+  const double steps_real = std::round(cfg.duration * cfg.rate);
+  if (steps_real < 1.0)
+    throw UsageError(fmt::format("--duration {} s at --rate {} Hz gives no step", cfg.duration, cfg.rate));
+  if (cfg.jacobian != "midpoint" && cfg.jacobian != "previous")
+    throw UsageError("--jacobian: '" + cfg.jacobian + "'; valid: midpoint, previous");
+  if (steps_real > 1e7)
+    throw UsageError(fmt::format("--duration x --rate = {:g} steps per gain; at most 1e7", steps_real));
+  const long steps = static_cast<long>(steps_real);
+  const double dt = 1.0 / cfg.rate;
+
+  fs::path script;
+  if (!cfg.no_plot && !cfg.plot_script.empty()) {
+    std::error_code ec;
+    if (!fs::is_regular_file(cfg.plot_script, ec))
+      throw UsageError("--plot-script: no such file '" + cfg.plot_script + "'");
+  }
+  if (!cfg.no_plot) script = findPlotScript(cfg);
+
+  const LoadedModel lm = loadModel(cfg.model);
+  const Model& m = lm.model;
+  prepareOutputDirectory(cfg.out);  // fail before the work, not after
+  const TargetPose target = makeTargetPose(m, cfg);
+
+  fmt::print("experiment convergence (DYN Fig. 8): model {} ({} DoF, {} base), {} orientation target(s){}\n", m.name(),
+             m.numJoints(), toString(m.baseType()), target.orientation.size(),
+             target.position ? " + 1 position target (" + *target.position + ")" : std::string());
+  fmt::print("target: static random pose, seed {}: joints uniform in +-{:g} deg within limits", cfg.seed,
+             cfg.joint_range);
+  if (m.baseType() == BaseType::Floating)
+    fmt::print(", base at ({:+.3f}, {:+.3f}, {:+.3f}) m, yaw {:+.1f} deg", target.q.base_position.x(),
+               target.q.base_position.y(), target.q.base_position.z(), target.yaw / kDeg);
+  fmt::print(
+      "\nstart: zero configuration; dt = {:g} s ({:g} Hz), {} steps ({:g} s) per gain, same K on every target; "
+      "Jacobians at the {}\n\n",
+      dt, cfg.rate, steps, static_cast<double>(steps) * dt,
+      cfg.jacobian == "midpoint" ? "mid-step configuration" : "previous configuration (paper)");
+
+  std::vector<GainRun> runs;
+  for (double k : gains) runs.push_back(runGain(m, target, k, dt, steps, cfg.jacobian == "midpoint"));
+
+  const fs::path dir(cfg.out);
+  const fs::path csv = dir / "convergence.csv";
+  writeFileAtomically(csv, convergenceCsv(runs, cfg.rate));
+
+  printSummary(runs, cfg.rate);
+  fmt::print("\nwrote {} ({} gains x {} rows)\n", csv.string(), runs.size(), steps + 1);
+  if (!cfg.no_plot)
+    plot(script, csv, dir / "convergence.png",
+         fmt::format("{}, {:g} Hz, start: zero configuration", m.name(), cfg.rate));
+
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("done in {:.0f} ms\n", ms);
+  return kExitOk;
+}
+
+}  // namespace
+
+void addExperimentCommand(CLI::App& app, Action& action) {
+  CLI::App* experiment = app.add_subcommand("experiment", "reproduce the papers' experiments (CSV + PNG)");
+  experiment->require_subcommand(1);
+
+  auto cfg = std::make_shared<ConvergenceConfig>();
+  CLI::App* cmd = experiment->add_subcommand(
+      "convergence", "DYN Fig. 8: MNTE from the zero configuration to a static pose, for several gains K");
+  cmd->add_option("--model", cfg->model.model, "built-in model (human66, human48) or URDF file")->capture_default_str();
+  cmd->add_option_function<double>(
+      "--height", [cfg](const double& h) { cfg->model.height = h; },
+      "body height of a built-in model (m, 0.5 to 2.5; default 1.75)");
+  cmd->add_option("--gains", cfg->gains, "gains K (1/s), comma-separated, >= 0")->delimiter(',')->capture_default_str();
+  cmd->add_option("--rate", cfg->rate, "step rate (Hz); dt = 1/rate")->capture_default_str();
+  cmd->add_option("--duration", cfg->duration, "simulated time per gain (s)")->capture_default_str();
+  cmd->add_option("--seed", cfg->seed, "seed of the random target pose")->capture_default_str();
+  cmd->add_option("--out", cfg->out, "output directory (created if needed): convergence.csv, convergence.png")
+      ->required();
+  cmd->add_option("--jacobian", cfg->jacobian,
+                  "where task Jacobians are evaluated: midpoint (q + dt/2 nu_prev, library default) or previous "
+                  "(the paper's J(q_prev))")
+      ->capture_default_str();
+  cmd->add_flag("--no-plot", cfg->no_plot, "write the CSV only");
+  cmd->add_option("--plot-script", cfg->plot_script,
+                  "path of plot_convergence.py (default: scripts/ of the source tree)");
+  cmd->callback([&action, cfg] { action = [cfg] { return runConvergence(*cfg); }; });
+}
+
+}  // namespace kinetrack::cli
