@@ -60,6 +60,13 @@ void TreeBoxSolver::product(const Problem& p, const Eigen::Ref<const VectorXd>& 
   }
 }
 
+namespace {
+// row[t] −= a·v[t]; row and v never overlap (different packed rows).
+inline void axpyNegative(double* __restrict row, const double* __restrict v, double a, int len) {
+  for (int t = 0; t < len; ++t) row[t] -= a * v[t];
+}
+}  // namespace
+
 bool TreeBoxSolver::factorize(const Problem& p) {
   const int n = numVariables();
   double max_diag = 0.0;
@@ -95,9 +102,8 @@ bool TreeBoxSolver::factorize(const Problem& p) {
       const int i = a[m];
       const double vm = v[m];
       diag_[i] -= vm * vm;
-      double* row = packed_.data() + offset_[static_cast<std::size_t>(i)];  // ancestors of i = a[m+1..d)
-      const int len = d - m - 1;
-      for (int t = 0; t < len; ++t) row[t] -= vm * v[m + 1 + t];
+      // Ancestors of i are a[m+1..d): its packed row lines up with v[m+1..d).
+      axpyNegative(packed_.data() + offset_[static_cast<std::size_t>(i)], v + m + 1, vm, d - m - 1);
     }
   }
   return true;
