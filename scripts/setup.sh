@@ -25,6 +25,7 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   liborocos-kdl-dev coinor-libipopt-dev
+  python3 python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do

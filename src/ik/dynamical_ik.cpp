@@ -115,13 +115,15 @@ struct DynamicalIk::Impl {
   }
 
   // Composite assembly of H = Σ_t J_tᵀ W_t J_t and g = −Σ_t J_tᵀ W_t v*_t (no Jacobians formed).
-  // Column c of any J_t is the screw S_c = (ω_c; v_c) (angular; linear velocity at the world
-  // origin) read at the target point p: (v_c + ω_c × p; ω_c). Hence J_tᵀW J_t = Sᵀ M_t S with
+  // Column c of any J_t is the screw S_c = (ω_c; v_c) (angular; linear velocity at a reference
+  // point, the base origin) read at the target point p (relative to that point): (v_c + ω_c × p; ω_c). Hence J_tᵀW J_t = Sᵀ M_t S with
   //   M_t = w_p [−[p]×², [p]×; −[p]×, I] + w_o [I, 0; 0, 0],
   // and J_tᵀ W v* = Sᵀ f_t with f_t = (w_o v*_o + p × w_p v*_p; w_p v*_p). Column c only sees
   // targets in the subtree of its link, so with composites M_c(l), f_c(l) summed over subtrees,
   //   H(c, d) = S_dᵀ M_c(l_c) S_c   for every d supporting l_c,   g_c = −S_cᵀ f_c(l_c),
   // the same branch-induced sparsity as a joint-space inertia matrix (CRBA), in O(n·depth).
+  // p is relative to the reference point (the base position): moments about a point near the
+  // body keep H well conditioned however far from the world origin the body is.
   void addTarget(LinkId link, const Vector3d& p, double wp, const Vector3d& vp, double wo, const Vector3d& vo) {
     Matrix6d& M = Mc[static_cast<std::size_t>(link.value)];
     Vector6d& f = fc[static_cast<std::size_t>(link.value)];
@@ -147,11 +149,11 @@ struct DynamicalIk::Impl {
       Mc[parent] += Mc[static_cast<std::size_t>(l)];
       fc[parent] += fc[static_cast<std::size_t>(l)];
     }
+    const Vector3d& ref = kin.link[0].p;  // reference point of the screws: the base origin
     if (nb == 6) {
-      const Vector3d pB = kin.link[0].p;
       for (int c = 0; c < 3; ++c) {
         S[static_cast<std::size_t>(c)] << Vector3d::Zero(), Vector3d::Unit(c);
-        S[static_cast<std::size_t>(c + 3)] << Vector3d::Unit(c), pB.cross(Vector3d::Unit(c));
+        S[static_cast<std::size_t>(c + 3)] << Vector3d::Unit(c), Vector3d::Zero();
       }
     }
     for (int j = 0; j < n; ++j) {
@@ -160,7 +162,7 @@ struct DynamicalIk::Impl {
       if (model.jointType(JointId(j)) == JointType::Prismatic)
         Sj << Vector3d::Zero(), a;
       else
-        Sj << a, kin.link[static_cast<std::size_t>(j + 1)].p.cross(a);
+        Sj << a, (kin.link[static_cast<std::size_t>(j + 1)].p - ref).cross(a);
     }
     // Base block: all targets.
     for (int c = 0; c < nb; ++c) {
@@ -228,8 +230,16 @@ struct DynamicalIk::Impl {
     for (auto& f : fc) f.setZero();
     // Jacobians at the mid-step configuration predicted with the previous ν: the frame
     // displacement over the step, ∫J(q(τ))ν dτ, is then Δt·J(q_mid)ν + O(Δt³) instead of O(Δt²).
+    // Only for monotone error dynamics (K·Δt ≤ 1): above, ν alternates in sign from step to
+    // step, the predicted midpoint lands on the wrong side and the loop can lock into a
+    // period-2 cycle; the paper's J(q_{k−1}) is used there.
+    double gain_dt = 0.0;
+    for (const Target& t : targets)
+      if (t.alive && t.enabled)
+        gain_dt = std::max(gain_dt, (options.gain_mode == GainMode::PerStep ? std::max(t.kp, t.ko)
+                                                                            : std::max(t.kp, t.ko) * dt));
     const Data* jac_data = &data;
-    if (options.midpoint_jacobian && nu.cwiseAbs().maxCoeff() > 0.0) {
+    if (options.midpoint_jacobian && gain_dt <= 1.0 && nu.cwiseAbs().maxCoeff() > 0.0) {
       predictMidpoint(dt);
       forwardKinematics(model, mid_data, q_mid);
       jac_data = &mid_data;
@@ -244,7 +254,8 @@ struct DynamicalIk::Impl {
       const bool use_o = t.hasOrientation() && t.has_orientation;
       if (!use_p && !use_o) continue;
       const Transform& F = updateFramePlacement(model, data, t.frame);
-      const Vector3d p_jac = jac_data == &data ? F.p : frameOrigin(model, *jac_data, t.frame);
+      const Vector3d p_jac =
+          (jac_data == &data ? F.p : frameOrigin(model, *jac_data, t.frame)) - jac_data->link[0].p;
       const LinkId link = model.frameLink(t.frame);
       const double kp = options.gain_mode == GainMode::PerStep ? t.kp / dt : t.kp;
       const double ko = options.gain_mode == GainMode::PerStep ? t.ko / dt : t.ko;

@@ -10,7 +10,8 @@ namespace kinetrack::metrics {
 
 double normalizedTraceError(const Matrix3d& h, const Matrix3d& R) {
   // tr(hᵀR) = Σ_ij h_ij R_ij
-  return 0.5 * (3.0 - h.cwiseProduct(R).sum());
+  // Clamped: round-off would otherwise give −1e-16 at a perfect match.
+  return std::clamp(0.5 * (3.0 - h.cwiseProduct(R).sum()), 0.0, 2.0);
 }
 
 double mnte(const std::vector<Matrix3d>& h, const std::vector<Matrix3d>& R) {

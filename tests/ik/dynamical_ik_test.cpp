@@ -549,6 +549,56 @@ TEST(DynamicalIk, CompositeHessianEqualsTheStackedJacobianForm) {
   EXPECT_LT((P.g - g).cwiseAbs().maxCoeff(), 1e-12 * std::max(1.0, g.cwiseAbs().maxCoeff()));
 }
 
+TEST(DynamicalIk, HessianStaysAccurateFarFromTheWorldOrigin) {
+  // Moments are taken about the base, not the world origin: at 1e8 m they would cancel to O(1).
+  const Model m = makeHuman66();
+  DynamicalIk ik(m);
+  Configuration q(m);
+  q.base_position = Vector3d(1e8, -3e7, 5e6);
+  ik.setState(q);
+  Data d(m);
+  framesForwardKinematics(m, d, q);
+  MatrixXd H = MatrixXd::Zero(m.nv(), m.nv());
+  Matrix6Xd J(6, m.nv());
+  for (const auto& s : {"Head", "RightHand", "LeftFoot"}) {
+    const TargetId id = ik.addPoseTarget(s, 10.0, 10.0);
+    const FrameId f = m.frameId(s);
+    ik.setTargetPosition(id, d.frame[static_cast<std::size_t>(f.value)].p + Vector3d(0.1, 0, 0));
+    ik.setTargetOrientation(id, d.frame[static_cast<std::size_t>(f.value)].R);
+    frameJacobian(m, d, f, J);
+    H += J.transpose() * J;
+  }
+  const StepResult r = ik.step(0.01);
+  EXPECT_EQ(r.qp_status, qp::Status::Optimal);
+  MatrixXd Hl = ik.lastProblem().H.triangularView<Eigen::Lower>();
+  MatrixXd Href = H.triangularView<Eigen::Lower>();
+  Href.diagonal().array() += ik.options().damping;
+  EXPECT_LT((Hl - Href).cwiseAbs().maxCoeff(), 1e-10 * Href.cwiseAbs().maxCoeff());
+}
+
+TEST(DynamicalIk, HighDiscreteGainsConvergeOnTheWholeBody) {
+  // 1 < K·Δt < 2: the error alternates in sign every step; the mid-step Jacobian is switched
+  // off there so the loop cannot lock into a period-2 cycle.
+  const Model m = makeHuman66();
+  std::mt19937_64 rng(14);
+  RandomConfigurationOptions ro;
+  ro.unbounded_range = 1.0;
+  const Configuration target = randomConfiguration(m, rng, ro);
+  Data d(m);
+  framesForwardKinematics(m, d, target);
+  for (double K : {120.0, 140.0, 170.0}) {
+    DynamicalIk ik(m);
+    for (const auto& s : kSegments) {
+      const TargetId id = ik.addOrientationTarget(s, K);
+      ik.setTargetOrientation(id, d.frame[static_cast<std::size_t>(m.frameId(s).value)].R);
+    }
+    const TargetId p = ik.addPositionTarget("Pelvis", K);
+    ik.setTargetPosition(p, target.base_position);
+    for (int k = 0; k < 1000; ++k) ik.step(0.01);
+    EXPECT_LT(ik.mnte(), 1e-10) << "K = " << K;
+  }
+}
+
 TEST(DynamicalIk, ResidualIsWorldFrameAndSatisfiedTargetsGiveZeroVelocity) {
   const Model m = makeHuman66();
   DynamicalIk ik(m);
