@@ -316,11 +316,19 @@ struct DynamicalIk::Impl {
       problem.ubA[static_cast<Eigen::Index>(r)] = hi;
     }
 
-    const qp::Result qr = options.sparse_qp && rows.empty() ? tree_solver.solve(problem, nu) : solver.solve(problem, nu);
-    res.qp_status = qr.status;
-    res.qp_iterations = qr.iterations;
-    res.active_bounds = qr.active_bounds;
-    if (qr.status == qp::Status::NotConvex || !nu.allFinite()) nu.setZero();
+    if (!problem.g.allFinite() || !problem.H.diagonal().allFinite() || problem.lb.hasNaN() ||
+        problem.ub.hasNaN() || problem.lbA.hasNaN() || problem.ubA.hasNaN()) {
+      res.non_finite = true;  // never throw from the hot loop on a diverged state
+      res.qp_status = qp::Status::IterationLimit;
+      nu.setZero();
+    } else {
+      const qp::Result qr =
+          options.sparse_qp && rows.empty() ? tree_solver.solve(problem, nu) : solver.solve(problem, nu);
+      res.qp_status = qr.status;
+      res.qp_iterations = qr.iterations;
+      res.active_bounds = qr.active_bounds;
+      if (qr.status == qp::Status::NotConvex || !nu.allFinite()) nu.setZero();
+    }
 
     integrate(dt);
     forwardKinematics(model, data, q);

@@ -388,6 +388,23 @@ TEST(DynamicalIk, DiscreteGainBelowTwoConvergesAboveTwoDivergesAndIsReported) {
   EXPECT_TRUE(flagged);
 }
 
+TEST(DynamicalIk, ADivergedStateIsHeldAndReportedNotThrown) {
+  const Model m = makeHuman66();
+  DynamicalIk ik(m);
+  const TargetId id = ik.addPoseTarget("RightHand", 300.0, 300.0);  // K·Δt = 3
+  ik.setTargetOrientation(id, so3::exp(Vector3d(0.3, 0.2, -0.4)));
+  ik.setTargetPosition(id, Vector3d(0.5, -0.5, 0.5));
+  bool non_finite = false;
+  for (int k = 0; k < 3000 && !non_finite; ++k) {
+    StepResult r;
+    ASSERT_NO_THROW(r = ik.step(0.01));
+    non_finite = r.non_finite;
+  }
+  EXPECT_TRUE(non_finite);
+  const StepResult again = ik.step(0.01);  // still no exception, state held
+  EXPECT_TRUE(again.non_finite);
+}
+
 TEST(DynamicalIk, PerStepGainModeKeepsKDtConstantUnderVariableDt) {
   const Model m = makeHuman66();
   DynamicalIkOptions o;

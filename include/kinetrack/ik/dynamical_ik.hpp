@@ -99,6 +99,9 @@ struct StepResult {
   double max_gain_dt = 0.0;        ///< max over enabled targets of K·Δt
   bool unstable_gain = false;      ///< max_gain_dt ≥ 2: the discrete loop diverges (Remark 2)
   bool diverging = false;          ///< the residual grew for 3 consecutive steps with unstable_gain
+  /// The QP data were not finite (a diverged state, e.g. after K·Δt ≥ 2): no QP was solved and
+  /// ν was set to 0; the state is held.
+  bool non_finite = false;
   double residual_norm = 0.0;      ///< ‖r‖ at q_{k−1} (before the step)
   double mnte = 0.0;               ///< MNTE of the orientation targets at q_{k−1}
   double limit_violation = 0.0;    ///< largest position-limit violation at q_k (rad or m)
