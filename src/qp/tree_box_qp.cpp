@@ -155,6 +155,7 @@ Result TreeBoxSolver::solve(const Problem& p, Eigen::Ref<VectorXd> x) {
   }
   const double tol = options_.feasibility_tol * (1.0 + p.g.cwiseAbs().maxCoeff());
   res.status = Status::IterationLimit;
+  bool objective_known = false;
   for (int it = 0; it <= options_.max_iterations; ++it) {
     if (!factorize(p)) {
       res.status = Status::NotConvex;
@@ -197,8 +198,10 @@ Result TreeBoxSolver::solve(const Problem& p, Eigen::Ref<VectorXd> x) {
       ++res.iterations;
       continue;
     }
-    if (fixed == 0) {  // unconstrained minimiser: optimal
+    if (fixed == 0) {  // unconstrained minimiser: optimal, Hx = −g
       res.status = Status::Optimal;
+      res.objective = 0.5 * p.g.dot(x);
+      objective_known = true;
       break;
     }
     // Multipliers of the fixed bounds: ∇ = Hx + g must push into the bound.
@@ -214,14 +217,18 @@ Result TreeBoxSolver::solve(const Problem& p, Eigen::Ref<VectorXd> x) {
     }
     if (release < 0) {
       res.status = Status::Optimal;
+      res.objective = 0.5 * x.dot(grad_ + p.g);  // ½xᵀHx + gᵀx with Hx = ∇ − g
+      objective_known = true;
       break;
     }
     state_[static_cast<std::size_t>(release)] = 0;
     ++res.iterations;
   }
   has_warm_ = res.status == Status::Optimal;
-  product(p, x, grad_);
-  res.objective = 0.5 * x.dot(grad_) + p.g.dot(x);
+  if (!objective_known) {
+    product(p, x, grad_);
+    res.objective = 0.5 * x.dot(grad_) + p.g.dot(x);
+  }
   for (int i = 0; i < n; ++i) {
     if (state_[static_cast<std::size_t>(i)] != 0) ++res.active_bounds;
     res.max_violation = std::max({res.max_violation, p.lb[i] - x[i], x[i] - p.ub[i]});
