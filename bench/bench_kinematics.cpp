@@ -24,11 +24,7 @@ namespace kt = kinetrack;
 
 namespace {
 
-const std::vector<std::string> kHumanSegments = {
-    "Pelvis",       "L5",           "L3",           "T12",           "T8",           "Neck",
-    "Head",         "RightShoulder", "RightUpperArm", "RightForeArm", "RightHand",    "LeftShoulder",
-    "LeftUpperArm", "LeftForeArm",  "LeftHand",     "RightUpperLeg", "RightLowerLeg", "RightFoot",
-    "RightToe",     "LeftUpperLeg", "LeftLowerLeg", "LeftFoot",      "LeftToe"};
+const std::vector<std::string>& kHumanSegments = kt::humanSegmentNames();
 // iCub links playing the role of the 23 human segments.
 const std::vector<std::string> kIcubSegments = {
     "root_link",   "torso_1",      "torso_2",     "chest",     "neck_1",      "neck_2",

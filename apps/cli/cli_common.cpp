@@ -12,14 +12,7 @@
 
 namespace kinetrack::cli {
 
-const std::vector<std::string>& segmentNames() {
-  static const std::vector<std::string> names = {
-      "Pelvis",       "L5",          "L3",         "T12",           "T8",           "Neck",
-      "Head",         "RightShoulder", "RightUpperArm", "RightForeArm", "RightHand", "LeftShoulder",
-      "LeftUpperArm", "LeftForeArm", "LeftHand",   "RightUpperLeg", "RightLowerLeg", "RightFoot",
-      "RightToe",     "LeftUpperLeg", "LeftLowerLeg", "LeftFoot",    "LeftToe"};
-  return names;
-}
+const std::vector<std::string>& segmentNames() { return humanSegmentNames(); }
 
 bool hasSegments(const Model& model) {
   return std::all_of(segmentNames().begin(), segmentNames().end(),

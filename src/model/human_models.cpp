@@ -125,6 +125,15 @@ Model makeHuman(const HumanModelOptions& options, bool full66) {
 Model makeHuman66(const HumanModelOptions& options) { return makeHuman(options, true); }
 Model makeHuman48(const HumanModelOptions& options) { return makeHuman(options, false); }
 
+const std::vector<std::string>& humanSegmentNames() {
+  static const std::vector<std::string> names = {
+      "Pelvis",       "L5",           "L3",           "T12",           "T8",            "Neck",
+      "Head",         "RightShoulder", "RightUpperArm", "RightForeArm", "RightHand",     "LeftShoulder",
+      "LeftUpperArm", "LeftForeArm",  "LeftHand",     "RightUpperLeg", "RightLowerLeg", "RightFoot",
+      "RightToe",     "LeftUpperLeg", "LeftLowerLeg", "LeftFoot",      "LeftToe"};
+  return names;
+}
+
 const std::vector<std::string>& builtinModelNames() {
   static const std::vector<std::string> names = {"human66", "human48"};
   return names;

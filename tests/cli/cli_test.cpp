@@ -1,6 +1,8 @@
 // End-to-end tests of the `kinetrack` command-line tool: runs the built binary (KINETRACK_CLI_PATH)
 // through the shell and checks exit status, stdout (text and JSON) and stderr.
 #include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,72 +24,11 @@ using nlohmann::json;
 
 constexpr const char* kIcub = "models/icub/iCubGazeboV2_5_model.urdf";
 
-struct RunResult {
-  int status = -1;  ///< exit code, or -1 when the process did not exit normally (signal)
-  std::string out;
-  std::string err;
-};
+using kinetrack::testing::readFile;
+using kinetrack::testing::RunResult;
+using kinetrack::testing::ScratchDir;
 
-std::string shellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// A scratch directory unique to this test and process, removed at the end of the test.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("kinetrack_cli_") + info->test_suite_name() + "_" + info->name() + "_" +
-                       std::to_string(::getpid());
-    for (char& c : name)
-      if (c == '/') c = '_';
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  [[nodiscard]] const fs::path& path() const { return path_; }
-  [[nodiscard]] std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ / name, std::ios::binary) << text;
-    return file(name);
-  }
-
- private:
-  fs::path path_;
-};
-
-/// Runs `kinetrack args...`, capturing stdout, stderr and the exit status.
-RunResult run(const std::vector<std::string>& args) {
-  static int counter = 0;
-  const fs::path base = fs::temp_directory_path() /
-                        ("kinetrack_cli_run_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  const std::string out = base.string() + ".out", err = base.string() + ".err";
-  std::string cmd = shellQuote(KINETRACK_CLI_PATH);
-  for (const auto& a : args) cmd.append(" ").append(shellQuote(a));
-  cmd.append(" >").append(shellQuote(out)).append(" 2>").append(shellQuote(err));
-  const int raw = std::system(cmd.c_str());
-  RunResult r;
-  // The shell reports a child killed by signal N as exit status 128 + N.
-  if (raw != -1 && WIFEXITED(raw) && WEXITSTATUS(raw) < 128) r.status = WEXITSTATUS(raw);
-  r.out = readFile(out);
-  r.err = readFile(err);
-  fs::remove(out);
-  fs::remove(err);
-  return r;
-}
+RunResult run(const std::vector<std::string>& args) { return kinetrack::testing::runCli(args); }
 
 json parseJson(const RunResult& r) {
   EXPECT_EQ(r.status, 0) << r.err;

@@ -3,6 +3,8 @@
 // moderate K converges by orders of magnitude, K·Δt ≥ 2 is reported unstable), the plot, and the
 // exit status 2 with a message for every kind of bad input.
 #include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,68 +26,14 @@ namespace fs = std::filesystem;
 const fs::path kPlotScript = fs::path(KINETRACK_TEST_DATA) / ".." / ".." / "scripts" / "plot_convergence.py";
 const fs::path kSourceRoot = fs::path(KINETRACK_TEST_DATA) / ".." / "..";
 
-struct RunResult {
-  int status = -1;  ///< exit code, or -1 when the process did not exit normally
-  std::string out;
-  std::string err;
+using kinetrack::testing::readFile;
+using kinetrack::testing::RunResult;
+
+struct ScratchDir : kinetrack::testing::ScratchDir {
+  ScratchDir() : kinetrack::testing::ScratchDir("kinetrack_exp_") {}
 };
 
-std::string shellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// A scratch directory unique to this test and process, removed at the end of the test.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name =
-        std::string("kinetrack_exp_") + info->test_suite_name() + "_" + info->name() + "_" + std::to_string(::getpid());
-    for (char& c : name)
-      if (c == '/') c = '_';
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  [[nodiscard]] const fs::path& path() const { return path_; }
-  [[nodiscard]] std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-/// Runs `kinetrack args...` (in `cwd` when given), capturing stdout, stderr and the exit status.
-RunResult run(const std::vector<std::string>& args, const fs::path& cwd = {}) {
-  static int counter = 0;
-  const fs::path base =
-      fs::temp_directory_path() / ("kinetrack_exp_run_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  const std::string out = base.string() + ".out", err = base.string() + ".err";
-  std::string cmd = cwd.empty() ? std::string() : "cd " + shellQuote(cwd.string()) + " && ";
-  cmd += shellQuote(KINETRACK_CLI_PATH);
-  for (const auto& a : args) cmd.append(" ").append(shellQuote(a));
-  cmd.append(" >").append(shellQuote(out)).append(" 2>").append(shellQuote(err));
-  const int raw = std::system(cmd.c_str());
-  RunResult r;
-  if (raw != -1 && WIFEXITED(raw) && WEXITSTATUS(raw) < 128) r.status = WEXITSTATUS(raw);
-  r.out = readFile(out);
-  r.err = readFile(err);
-  fs::remove(out);
-  fs::remove(err);
-  return r;
-}
+RunResult run(const std::vector<std::string>& args, const fs::path& cwd = {}) { return kinetrack::testing::runCli(args, cwd); }
 
 struct Row {
   double time, gain, mnte;

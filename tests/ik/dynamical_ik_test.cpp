@@ -19,6 +19,7 @@
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "kinetrack/model/human_models.hpp"
+#include "kinetrack/model/icub.hpp"
 #include "kinetrack/model/model_builder.hpp"
 #include "testing/alloc_guard.hpp"
 #include "testing/shared_paths.hpp"
@@ -28,11 +29,7 @@ namespace {
 
 constexpr double kDeg = M_PI / 180.0;
 
-const std::vector<std::string> kSegments = {
-    "Pelvis",       "L5",          "L3",          "T12",           "T8",            "Neck",
-    "Head",         "RightShoulder", "RightUpperArm", "RightForeArm", "RightHand",     "LeftShoulder",
-    "LeftUpperArm", "LeftForeArm", "LeftHand",    "RightUpperLeg", "RightLowerLeg", "RightFoot",
-    "RightToe",     "LeftUpperLeg", "LeftLowerLeg", "LeftFoot",     "LeftToe"};
+const std::vector<std::string>& kSegments = humanSegmentNames();
 
 double wrap(double a) { return std::remainder(a, 2.0 * M_PI); }
 
@@ -301,19 +298,7 @@ TEST(DynamicalIk, Human48NeverLeavesItsLimitsWhenTheTargetsDo) {
 
 Model icubWithCoupling(const std::string& path) {
   ModelBuilder b(io::loadUrdf(path));
-  const double c = 1.71, none = 1000.0;
-  for (const std::string side : {"l_", "r_"}) {
-    auto j = [&](const char* name) { return side + name; };
-    // ../shared/models/icub/COUPLING.md rows 1–7; 1000 stands for "no bound". Velocity bound 2 rad/s.
-    b.addLinearConstraint(side + "row1", {{j("shoulder_pitch"), c}, {j("shoulder_roll"), -c}}, -6.0563, none, 2.0);
-    b.addLinearConstraint(side + "row2", {{j("shoulder_pitch"), c}, {j("shoulder_roll"), -c}, {j("shoulder_yaw"), -c}},
-                          -6.3979, 1.9622, 2.0);
-    b.addLinearConstraint(side + "row3", {{j("shoulder_roll"), 1.0}, {j("shoulder_yaw"), 1.0}}, -1.1623, 3.7228, 2.0);
-    b.addLinearConstraint(side + "row4", {{j("shoulder_roll"), 1.0}, {j("shoulder_yaw"), 0.0427}}, 0.4611, none, 2.0);
-    b.addLinearConstraint(side + "row5", {{j("shoulder_roll"), 1.0}}, -none, 1.7453, 2.0);
-    b.addLinearConstraint(side + "row6", {{j("elbow"), 2.5}, {j("wrist_prosup"), 1.0}}, -none, 5.2796, 2.0);
-    b.addLinearConstraint(side + "row7", {{j("elbow"), -2.5}, {j("wrist_prosup"), 1.0}}, -5.2796, none, 2.0);
-  }
+  addIcubCouplingConstraints(b);  // ../shared/models/icub/COUPLING.md, 2 rad/s
   return b.build();
 }
 

@@ -22,6 +22,8 @@ const std::vector<std::string> kSegments = {
     "LeftUpperArm",  "LeftForeArm",  "LeftHand",     "RightUpperLeg", "RightLowerLeg", "RightFoot",
     "RightToe",      "LeftUpperLeg", "LeftLowerLeg", "LeftFoot",      "LeftToe"};
 
+TEST(HumanModels, SegmentNameListIsTheXsensLayout) { EXPECT_EQ(humanSegmentNames(), kSegments); }
+
 // Topology as (joint name → (parent link, child link, axis, type)), independent of joint order.
 struct JointInfo {
   std::string parent, child;

@@ -47,6 +47,11 @@ Model makeHuman66(const HumanModelOptions& options = {});
 /// velocity limits.
 Model makeHuman48(const HumanModelOptions& options = {});
 
+/// The 23 Xsens segment names, root first: Pelvis, L5, L3, T12, T8, Neck, Head, RightShoulder,
+/// RightUpperArm, RightForeArm, RightHand, LeftShoulder, …, RightUpperLeg, RightLowerLeg,
+/// RightFoot, RightToe, LeftUpperLeg, …, LeftToe (links of human66/human48 and human-gazebo).
+const std::vector<std::string>& humanSegmentNames();
+
 /// Names accepted by makeBuiltinModel: "human66", "human48".
 const std::vector<std::string>& builtinModelNames();
 
