@@ -165,16 +165,19 @@ struct DynamicalIk::Impl {
         Sj << a, (kin.link[static_cast<std::size_t>(j + 1)].p - ref).cross(a);
     }
     // Base block: all targets.
+    // Base block: the base screws are unit vectors, so it is M_c(root) itself, reordered
+    // (variables linear then angular; M in (angular; linear) order).
     for (int c = 0; c < nb; ++c) {
-      const Vector6d F = Mc[0] * S[static_cast<std::size_t>(c)];
-      for (int d = 0; d <= c; ++d) problem.H(c, d) = S[static_cast<std::size_t>(d)].dot(F);
-      problem.g[c] = -S[static_cast<std::size_t>(c)].dot(fc[0]);
+      const int mc = c < 3 ? c + 3 : c - 3;
+      for (int d = 0; d <= c; ++d) problem.H(c, d) = Mc[0](d < 3 ? d + 3 : d - 3, mc);
+      problem.g[c] = -fc[0][mc];
     }
     for (int j = 0; j < n; ++j) {
       const std::size_t l = static_cast<std::size_t>(j + 1);
       const int c = nb + j;
       const Vector6d F = Mc[l] * S[static_cast<std::size_t>(c)];
-      for (int d = 0; d < nb; ++d) problem.H(c, d) = S[static_cast<std::size_t>(d)].dot(F);
+      // Base screws are unit vectors: S_dᵀF picks one entry (linear d → F_{3+d}, angular → F_{d−3}).
+      for (int d = 0; d < nb; ++d) problem.H(c, d) = d < 3 ? F[3 + d] : F[d - 3];
       for (std::int32_t i : model.support(LinkId(j + 1))) problem.H(c, nb + i) = S[static_cast<std::size_t>(nb + i)].dot(F);
       problem.g[c] = -S[static_cast<std::size_t>(c)].dot(fc[l]);
     }
