@@ -95,7 +95,9 @@ TEST(QpTreeBox, MatchesTheDenseSolverOnRandomTreeProblems) {
     EXPECT_NEAR(rt.objective, rd.objective, 1e-9 * scale) << "problem " << k;
     EXPECT_LE(rt.max_violation, 1e-12) << k;
     // Solutions agree where the problem is well conditioned (λ = 1e-2).
-    if (k % 3 != 0) EXPECT_LT((xt - xd).cwiseAbs().maxCoeff(), 1e-7 * std::max(1.0, xd.cwiseAbs().maxCoeff())) << k;
+    if (k % 3 != 0) {
+      EXPECT_LT((xt - xd).cwiseAbs().maxCoeff(), 1e-7 * std::max(1.0, xd.cwiseAbs().maxCoeff())) << k;
+    }
   }
   EXPECT_GT(with_active, kProblems * 9 / 10);
 }
