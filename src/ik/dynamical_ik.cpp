@@ -61,7 +61,7 @@ struct DynamicalIk::Impl {
   Data mid_data;        // kinematics at the predicted mid-step configuration
   std::vector<Matrix6d> Mc;  // composite target "inertias" per link (see assembleHessian)
   std::vector<Vector6d> fc;  // composite target "wrenches" per link
-  std::vector<Vector6d> S;   // column screws (ω; v at the world origin)
+  std::vector<Vector6d> S;   // column screws (ω; v at the base origin)
   Configuration q, q_mid;
   VectorXd nu;
   std::vector<Target> targets;
@@ -86,11 +86,9 @@ struct DynamicalIk::Impl {
         solver(model.nv(), static_cast<int>(model.linearConstraints().size()), o.qp),
         tree_solver(variableTree(model), o.qp) {
     // The rows of Eq. 13 have constant normals G = A; only their bounds change per step.
-    const int nb = model.nvBase();
     for (std::size_t r = 0; r < model.linearConstraints().size(); ++r)
       problem.A.row(static_cast<Eigen::Index>(r)).tail(model.numJoints()) =
           model.linearConstraints()[r].coefficients.transpose();
-    (void)nb;
     forwardKinematics(model, data, q);
   }
 
@@ -116,7 +114,8 @@ struct DynamicalIk::Impl {
 
   // Composite assembly of H = Σ_t J_tᵀ W_t J_t and g = −Σ_t J_tᵀ W_t v*_t (no Jacobians formed).
   // Column c of any J_t is the screw S_c = (ω_c; v_c) (angular; linear velocity at a reference
-  // point, the base origin) read at the target point p (relative to that point): (v_c + ω_c × p; ω_c). Hence J_tᵀW J_t = Sᵀ M_t S with
+  // point, the base origin) read at the target point p (relative to that point):
+  // (v_c + ω_c × p; ω_c). Hence J_tᵀW J_t = Sᵀ M_t S with
   //   M_t = w_p [−[p]×², [p]×; −[p]×, I] + w_o [I, 0; 0, 0],
   // and J_tᵀ W v* = Sᵀ f_t with f_t = (w_o v*_o + p × w_p v*_p; w_p v*_p). Column c only sees
   // targets in the subtree of its link, so with composites M_c(l), f_c(l) summed over subtrees,
@@ -185,9 +184,7 @@ struct DynamicalIk::Impl {
 
   // Feed-forward velocity of one target component over the step (see Discretization).
   template <class Chord>
-  Vector3d feedForward(bool given, const Vector3d& v, const Vector3d& v_prev, const Target& t, double dt,
-                       Chord chord) const {
-    (void)dt;
+  Vector3d feedForward(bool given, const Vector3d& v, const Vector3d& v_prev, const Target& t, Chord chord) const {
     if (given) {
       if (options.discretization == Discretization::Consistent && t.has_previous_velocity) return 0.5 * (v + v_prev);
       return v;
@@ -264,7 +261,7 @@ struct DynamicalIk::Impl {
       const double ko = options.gain_mode == GainMode::PerStep ? t.ko / dt : t.ko;
       if (use_p) {
         const Vector3d r = t.p - F.p;
-        const Vector3d v = feedForward(t.position_velocity_given, t.pdot, t.pdot_prev, t, dt,
+        const Vector3d v = feedForward(t.position_velocity_given, t.pdot, t.pdot_prev, t,
                                        [&] { return Vector3d((t.p - t.p_prev) / dt); });
         addTarget(link, p_jac, t.wp, vstar(v, r, kp, dt), 0.0, Vector3d::Zero());
         residual2 += r.squaredNorm();
@@ -272,7 +269,7 @@ struct DynamicalIk::Impl {
       }
       if (use_o) {
         const Vector3d r = so3::vee(t.R * F.R.transpose());  // sk(R hᵀ)^∨, world frame
-        const Vector3d w = feedForward(t.orientation_velocity_given, t.omega, t.omega_prev, t, dt,
+        const Vector3d w = feedForward(t.orientation_velocity_given, t.omega, t.omega_prev, t,
                                        [&] { return Vector3d(so3::log(t.R * t.R_prev.transpose()) / dt); });
         addTarget(link, p_jac, 0.0, Vector3d::Zero(), t.wo, vstar(w, r, ko, dt));
         residual2 += r.squaredNorm();
