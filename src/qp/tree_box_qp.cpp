@@ -31,6 +31,7 @@ TreeBoxSolver::TreeBoxSolver(std::vector<int> parent, Options options)
   anc_.assign(total, 0);
   packed_.assign(total, 0.0);
   count_.assign(static_cast<std::size_t>(n), 0);
+  children_.assign(static_cast<std::size_t>(n), 0);
   diag_ = VectorXd::Zero(n);
   rhs_ = VectorXd::Zero(n);
   step_ = VectorXd::Zero(n);
@@ -67,6 +68,31 @@ inline void axpyNegative(double* __restrict row, const double* __restrict v, dou
 }
 }  // namespace
 
+constexpr int kMaxChain = 4;
+
+// diag[A_m] −= Σ_p u_p[m]², row(A_m)[t] −= Σ_p u_p[m]·u_p[m+1+t]: the rank-C update of the outer
+// ancestors of a chain of C variables (u_p: the members' normalised rows restricted to A).
+template <int C>
+void rankUpdate(const double* const* u, const int* A, int na, double* diag, double* packed, const int* offset) {
+  for (int m = 0; m < na; ++m) {
+    const int i = A[m];
+    double a[C];
+    double dsum = 0.0;
+    for (int p = 0; p < C; ++p) {
+      a[p] = u[p][m];
+      dsum += a[p] * a[p];
+    }
+    diag[i] -= dsum;
+    double* __restrict r = packed + offset[i];
+    const int len = na - m - 1;
+    for (int t = 0; t < len; ++t) {
+      double acc = 0.0;
+      for (int p = 0; p < C; ++p) acc += a[p] * u[p][m + 1 + t];
+      r[t] -= acc;
+    }
+  }
+}
+
 bool TreeBoxSolver::factorize(const Problem& p) {
   const int n = numVariables();
   double max_diag = 0.0;
@@ -86,25 +112,58 @@ bool TreeBoxSolver::factorize(const Problem& p) {
     diag_[k] = p.H(k, k);
     max_diag = std::max(max_diag, std::abs(diag_[k]));
   }
-  // LTL (Featherstone, RBDA §6.3), leaves first: H = LᵀL without fill-in.
+  // LTL (Featherstone, RBDA §6.3), leaves first: H = LᵀL without fill-in. Chains of up to four
+  // variables (k's parent is k − 1 and has no other free child: the x→y→z joints of a spherical
+  // joint, a segment chain) share their outer ancestors A; their rank-c update of A's rows is
+  // applied in one pass (c products per load/store of a row entry instead of one).
+  for (int k = 0; k < n; ++k) children_[static_cast<std::size_t>(k)] = 0;
+  for (int k = 0; k < n; ++k)
+    if (state_[static_cast<std::size_t>(k)] == 0 && count_[static_cast<std::size_t>(k)] > 0)
+      ++children_[static_cast<std::size_t>(anc_[static_cast<std::size_t>(offset_[static_cast<std::size_t>(k)])])];
   const double tiny = 1e-14 * std::max(1.0, max_diag);
-  for (int k = n - 1; k >= 0; --k) {
-    if (state_[static_cast<std::size_t>(k)] != 0) continue;
-    if (!(diag_[k] > tiny)) return false;
-    const double lkk = std::sqrt(diag_[k]);
-    diag_[k] = lkk;
-    const int d = count_[static_cast<std::size_t>(k)];
-    double* v = packed_.data() + offset_[static_cast<std::size_t>(k)];
-    const int* a = anc_.data() + offset_[static_cast<std::size_t>(k)];
-    const double inv = 1.0 / lkk;
-    for (int m = 0; m < d; ++m) v[m] *= inv;
-    for (int m = 0; m < d; ++m) {
-      const int i = a[m];
-      const double vm = v[m];
-      diag_[i] -= vm * vm;
-      // Ancestors of i are a[m+1..d): its packed row lines up with v[m+1..d).
-      axpyNegative(packed_.data() + offset_[static_cast<std::size_t>(i)], v + m + 1, vm, d - m - 1);
+  auto row = [&](int i) { return packed_.data() + offset_[static_cast<std::size_t>(i)]; };
+  for (int k = n - 1; k >= 0;) {
+    if (state_[static_cast<std::size_t>(k)] != 0) {
+      --k;
+      continue;
     }
+    int c = 1;  // chain k, k − 1, …, k − c + 1
+    while (c < kMaxChain) {
+      const int top = k - c + 1;
+      const int par = count_[static_cast<std::size_t>(top)] > 0 ? anc_[static_cast<std::size_t>(offset_[static_cast<std::size_t>(top)])] : -1;
+      if (par != top - 1 || children_[static_cast<std::size_t>(par)] != 1) break;
+      ++c;
+    }
+    // Members, deepest first: finalise each row, then update the members above it (full rows).
+    for (int p = 0; p < c; ++p) {
+      const int x = k - p;
+      if (!(diag_[x] > tiny)) return false;
+      const double lxx = std::sqrt(diag_[x]);
+      diag_[x] = lxx;
+      const int d = count_[static_cast<std::size_t>(x)];
+      double* v = row(x);
+      const double inv = 1.0 / lxx;
+      for (int m = 0; m < d; ++m) v[m] *= inv;
+      for (int q = 0; q < c - 1 - p; ++q) {  // ancestors inside the chain: y = x − 1 − q
+        const int y = x - 1 - q;
+        diag_[y] -= v[q] * v[q];
+        axpyNegative(row(y), v + q + 1, v[q], d - q - 1);
+      }
+    }
+    // Rank-c update of the outer ancestors A = anc(top): member at chain position p has its
+    // A-part at offset c − 1 − p of its row.
+    const int top = k - c + 1;
+    const int na = count_[static_cast<std::size_t>(top)];
+    const int* A = anc_.data() + offset_[static_cast<std::size_t>(top)];
+    const double* u[kMaxChain] = {};
+    for (int p = 0; p < c; ++p) u[p] = row(k - p) + (c - 1 - p);
+    switch (c) {
+      case 1: rankUpdate<1>(u, A, na, diag_.data(), packed_.data(), offset_.data()); break;
+      case 2: rankUpdate<2>(u, A, na, diag_.data(), packed_.data(), offset_.data()); break;
+      case 3: rankUpdate<3>(u, A, na, diag_.data(), packed_.data(), offset_.data()); break;
+      default: rankUpdate<4>(u, A, na, diag_.data(), packed_.data(), offset_.data()); break;
+    }
+    k -= c;
   }
   return true;
 }

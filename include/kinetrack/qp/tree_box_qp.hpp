@@ -47,6 +47,7 @@ class TreeBoxSolver {
   std::vector<int> full_anc_;                  // all ancestors of k, nearest first (packed)
   std::vector<int> anc_;                       // free ancestors of free k (packed)
   std::vector<int> count_;                     // number of free ancestors of k
+  std::vector<int> children_;                  // number of free children of k (chain detection)
   std::vector<double> packed_;                 // factor rows (packed)
   VectorXd diag_;                              // factor diagonal
   VectorXd rhs_, step_, grad_;
