@@ -32,6 +32,7 @@ TreeBoxSolver::TreeBoxSolver(std::vector<int> parent, Options options)
   packed_.assign(total, 0.0);
   count_.assign(static_cast<std::size_t>(n), 0);
   children_.assign(static_cast<std::size_t>(n), 0);
+  structure_state_.assign(static_cast<std::size_t>(n), 0);
   diag_ = VectorXd::Zero(n);
   rhs_ = VectorXd::Zero(n);
   step_ = VectorXd::Zero(n);
@@ -96,19 +97,33 @@ void rankUpdate(const double* const* u, const int* A, int na, double* diag, doub
 bool TreeBoxSolver::factorize(const Problem& p) {
   const int n = numVariables();
   double max_diag = 0.0;
-  // Gather the free block: free ancestors (nearest first) and their H entries, per free row.
+  // Structure of the free block (free ancestors nearest first, free children), rebuilt only
+  // when the free set changed since the last factorisation.
+  if (!has_structure_ || structure_state_ != state_) {
+    for (int k = 0; k < n; ++k) {
+      if (state_[static_cast<std::size_t>(k)] != 0) continue;
+      const int base = offset_[static_cast<std::size_t>(k)];
+      int c = 0;
+      for (int m = base; m < offset_[static_cast<std::size_t>(k) + 1]; ++m) {
+        const int i = full_anc_[static_cast<std::size_t>(m)];
+        if (state_[static_cast<std::size_t>(i)] == 0) anc_[static_cast<std::size_t>(base + c++)] = i;
+      }
+      count_[static_cast<std::size_t>(k)] = c;
+    }
+    for (int k = 0; k < n; ++k) children_[static_cast<std::size_t>(k)] = 0;
+    for (int k = 0; k < n; ++k)
+      if (state_[static_cast<std::size_t>(k)] == 0 && count_[static_cast<std::size_t>(k)] > 0)
+        ++children_[static_cast<std::size_t>(anc_[static_cast<std::size_t>(offset_[static_cast<std::size_t>(k)])])];
+    structure_state_ = state_;
+    has_structure_ = true;
+  }
+  // Gather the free block's values.
   for (int k = 0; k < n; ++k) {
     if (state_[static_cast<std::size_t>(k)] != 0) continue;
     const int base = offset_[static_cast<std::size_t>(k)];
-    int c = 0;
-    for (int m = base; m < offset_[static_cast<std::size_t>(k) + 1]; ++m) {
-      const int i = full_anc_[static_cast<std::size_t>(m)];
-      if (state_[static_cast<std::size_t>(i)] != 0) continue;
-      anc_[static_cast<std::size_t>(base + c)] = i;
-      packed_[static_cast<std::size_t>(base + c)] = p.H(k, i);
-      ++c;
-    }
-    count_[static_cast<std::size_t>(k)] = c;
+    const int* a = anc_.data() + base;
+    double* v = packed_.data() + base;
+    for (int m = 0; m < count_[static_cast<std::size_t>(k)]; ++m) v[m] = p.H(k, a[m]);
     diag_[k] = p.H(k, k);
     max_diag = std::max(max_diag, std::abs(diag_[k]));
   }
@@ -116,10 +131,6 @@ bool TreeBoxSolver::factorize(const Problem& p) {
   // variables (k's parent is k − 1 and has no other free child: the x→y→z joints of a spherical
   // joint, a segment chain) share their outer ancestors A; their rank-c update of A's rows is
   // applied in one pass (c products per load/store of a row entry instead of one).
-  for (int k = 0; k < n; ++k) children_[static_cast<std::size_t>(k)] = 0;
-  for (int k = 0; k < n; ++k)
-    if (state_[static_cast<std::size_t>(k)] == 0 && count_[static_cast<std::size_t>(k)] > 0)
-      ++children_[static_cast<std::size_t>(anc_[static_cast<std::size_t>(offset_[static_cast<std::size_t>(k)])])];
   const double tiny = 1e-14 * std::max(1.0, max_diag);
   auto row = [&](int i) { return packed_.data() + offset_[static_cast<std::size_t>(i)]; };
   for (int k = n - 1; k >= 0;) {

@@ -48,6 +48,8 @@ class TreeBoxSolver {
   std::vector<int> anc_;                       // free ancestors of free k (packed)
   std::vector<int> count_;                     // number of free ancestors of k
   std::vector<int> children_;                  // number of free children of k (chain detection)
+  std::vector<signed char> structure_state_;   // free set the index arrays above were built for
+  bool has_structure_ = false;
   std::vector<double> packed_;                 // factor rows (packed)
   VectorXd diag_;                              // factor diagonal
   VectorXd rhs_, step_, grad_;
