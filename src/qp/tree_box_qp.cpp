@@ -142,7 +142,7 @@ bool TreeBoxSolver::factorize(const Problem& p) {
     while (c < kMaxChain) {
       const int top = k - c + 1;
       const int par = count_[static_cast<std::size_t>(top)] > 0 ? anc_[static_cast<std::size_t>(offset_[static_cast<std::size_t>(top)])] : -1;
-      if (par != top - 1 || children_[static_cast<std::size_t>(par)] != 1) break;
+      if (par < 0 || par != top - 1 || children_[static_cast<std::size_t>(par)] != 1) break;
       ++c;
     }
     // Members, deepest first: finalise each row, then update the members above it (full rows).
