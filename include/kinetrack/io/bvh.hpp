@@ -1,0 +1,71 @@
+#pragma once
+// BVH (Biovision hierarchy) reading. Any channel order and rotation order per joint, End Sites,
+// position channels on any joint, CRLF line endings, tabs, numbers like ".0083". Errors name the
+// file, line and field (kinetrack::ParseError).
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "kinetrack/io/motion_clip.hpp"
+
+namespace kinetrack::io {
+
+enum class BvhChannel : std::uint8_t { Xposition, Yposition, Zposition, Xrotation, Yrotation, Zrotation };
+
+struct BvhJoint {
+  std::string name;
+  int parent = -1;                   ///< index into BvhFile::joints, −1 for the root
+  Vector3d offset = Vector3d::Zero();  ///< in the parent's frame, file units, file axes (Y up)
+  std::vector<BvhChannel> channels;  ///< in file order
+  int first_channel = 0;             ///< column of its first channel in a motion row
+  bool end_site = false;             ///< an "End Site" (no channels, no name in the file)
+};
+
+struct BvhFile {
+  std::string source;
+  std::vector<BvhJoint> joints;  ///< parents before children, End Sites included
+  int num_channels = 0;
+  double frame_time = 0.0;       ///< s
+  Eigen::MatrixXd motion;        ///< (frames × num_channels), file units and degrees; NaN kept
+};
+
+/// Parses a BVH file. Throws ParseError (file:line: what) for a missing file, a malformed
+/// hierarchy (unexpected token, bad channel name or count, duplicate joint name), a frame time
+/// ≤ 0, a frame row with the wrong number of values or a non-numeric value (naming the joint and
+/// channel), and fewer frames than declared (truncated file). "nan" values are kept as NaN.
+BvhFile readBvh(const std::string& path);
+BvhFile parseBvh(const std::string& text, const std::string& source);
+
+enum class BvhUnits : std::uint8_t { Auto, Metres, Centimetres, Inches, CmuUnits };
+
+/// How a joint's position channels combine with its OFFSET. Exporters differ: reactidle and
+/// iClone roots store motion relative to the OFFSET (channels near 0), Bandai's Hips and
+/// reactidle's non-root joints store the absolute local position (channels ≈ OFFSET).
+enum class BvhPositionChannels : std::uint8_t {
+  Auto,         ///< per joint: replace when the mean vertical channel is nearer the OFFSET than 0
+  AddToOffset,  ///< translation = OFFSET + channels
+  ReplaceOffset ///< translation = channels
+};
+
+struct BvhOptions {
+  /// Length unit of the file. Auto: from the rest-pose height of the skeleton (a person of
+  /// 1–2.3 m): 1–2.3 → m, 100–230 → cm, 40–90 → inches, 17–40 → CMU units (0.056444 m).
+  BvhUnits units = BvhUnits::Auto;
+  /// Convert the Y-up BVH world to kinetrack's Z-up world: (x, y, z)_BVH → (z, x, y).
+  bool y_up = true;
+  BvhPositionChannels position_channels = BvhPositionChannels::Auto;
+};
+
+/// Metres per file unit for `units` (Auto: detected from `file`'s rest pose).
+double bvhScale(const BvhFile& file, BvhUnits units);
+
+/// World poses of every joint (End Sites excluded) at every frame by forward kinematics of the
+/// BVH skeleton: local transform = translation(offset and position channels, see
+/// BvhPositionChannels) · rotation channels in file order (intrinsic). Converted to metres and Z up; velocities by central differences.
+/// Frames with a NaN channel mark the joints it affects (and their descendants) invalid.
+MotionClip bvhToClip(const BvhFile& file, const BvhOptions& options = {});
+
+const char* toString(BvhChannel c);
+
+}  // namespace kinetrack::io
