@@ -307,31 +307,14 @@ double bvhScale(const BvhFile& file, BvhUnits units) {
                        " fits neither m, cm, inches nor CMU units; give the units explicitly");
 }
 
-MotionClip bvhToClip(const BvhFile& f, const BvhOptions& options) {
-  MotionClip clip;
-  clip.source = f.source;
-  const double scale = bvhScale(f, options.units);
-  std::vector<int> index(f.joints.size(), -1);  // joint → segment
-  for (std::size_t i = 0; i < f.joints.size(); ++i) {
-    if (f.joints[i].end_site) continue;
-    index[i] = clip.numSegments();
-    clip.segment_names.push_back(f.joints[i].name);
-    clip.segment_parent.push_back(f.joints[i].parent >= 0 ? index[static_cast<std::size_t>(f.joints[i].parent)] : -1);
-  }
+std::vector<std::uint8_t> bvhChannelsReplaceOffset(const BvhFile& f, BvhPositionChannels rule) {
   const int frames = static_cast<int>(f.motion.rows());
-  const int ns = clip.numSegments();
-  clip.times.resize(static_cast<std::size_t>(frames));
-  clip.poses.resize(static_cast<std::size_t>(frames) * static_cast<std::size_t>(ns));
-  clip.valid.assign(static_cast<std::size_t>(frames) * static_cast<std::size_t>(ns), 1);
-  Matrix3d C = Matrix3d::Identity();  // BVH axes → kinetrack axes
-  if (options.y_up) C << 0, 0, 1, 1, 0, 0, 0, 1, 0;
-  // Per joint: do its position channels replace the OFFSET (absolute local position)?
   const double rest_height = restHeight(f);
   std::vector<std::uint8_t> replace(f.joints.size(), 0);
   for (std::size_t i = 0; i < f.joints.size(); ++i) {
     const BvhJoint& j = f.joints[i];
-    if (options.position_channels == BvhPositionChannels::ReplaceOffset) replace[i] = 1;
-    if (options.position_channels != BvhPositionChannels::Auto) continue;
+    if (rule == BvhPositionChannels::ReplaceOffset) replace[i] = 1;
+    if (rule != BvhPositionChannels::Auto) continue;
     // Mean of each position channel over the finite frames (the OFFSET where there is none).
     Vector3d mean = j.offset;
     bool has_position = false;
@@ -356,6 +339,28 @@ MotionClip bvhToClip(const BvhFile& f, const BvhOptions& options) {
     else
       replace[i] = (mean - j.offset).norm() < 0.5 * mean.norm() ? 1 : 0;
   }
+  return replace;
+}
+
+MotionClip bvhToClip(const BvhFile& f, const BvhOptions& options) {
+  MotionClip clip;
+  clip.source = f.source;
+  const double scale = bvhScale(f, options.units);
+  std::vector<int> index(f.joints.size(), -1);  // joint → segment
+  for (std::size_t i = 0; i < f.joints.size(); ++i) {
+    if (f.joints[i].end_site) continue;
+    index[i] = clip.numSegments();
+    clip.segment_names.push_back(f.joints[i].name);
+    clip.segment_parent.push_back(f.joints[i].parent >= 0 ? index[static_cast<std::size_t>(f.joints[i].parent)] : -1);
+  }
+  const int frames = static_cast<int>(f.motion.rows());
+  const int ns = clip.numSegments();
+  clip.times.resize(static_cast<std::size_t>(frames));
+  clip.poses.resize(static_cast<std::size_t>(frames) * static_cast<std::size_t>(ns));
+  clip.valid.assign(static_cast<std::size_t>(frames) * static_cast<std::size_t>(ns), 1);
+  Matrix3d C = Matrix3d::Identity();  // BVH axes → kinetrack axes
+  if (options.y_up) C << 0, 0, 1, 1, 0, 0, 0, 1, 0;
+  const std::vector<std::uint8_t> replace = bvhChannelsReplaceOffset(f, options.position_channels);
   std::vector<Transform> world(f.joints.size());
   std::vector<std::uint8_t> ok(f.joints.size());
   for (int fr = 0; fr < frames; ++fr) {

@@ -206,3 +206,40 @@ TEST(Bvh, TruncatedAndCorruptedCopiesOfEveryClipFailCleanly) {
 
 }  // namespace
 }  // namespace kinetrack::io
+
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+
+namespace kinetrack::io {
+namespace {
+
+TEST(BvhModel, ModelFromClipReproducesEveryClipExactly) {
+  // Two independent paths: the BVH's own forward kinematics (bvhToClip) and kinetrack's FK of
+  // modelFromBvh at the clip's own joint angles (bvhConfigurations) must give the same world pose
+  // of every segment, so the clip's angles are ground truth for tracking on that model.
+  KINETRACK_REQUIRE_SHARED(csv, "data/bvh/CLIPS.csv");
+  for (const ClipRow& r : clipRows(csv)) {
+    SCOPED_TRACE(r.file);
+    const BvhFile f = readBvh(testing::sharedFile("data/" + r.file));
+    const Model m = modelFromBvh(f);
+    const MotionClip clip = bvhToClip(f);
+    const std::vector<Configuration> qs = bvhConfigurations(m, f);
+    ASSERT_EQ(static_cast<int>(qs.size()), clip.numFrames());
+    Data d(m);
+    std::vector<LinkId> links;
+    for (const auto& name : clip.segment_names) links.push_back(m.linkId(name));
+    double worst_p = 0.0, worst_r = 0.0;
+    for (int fr = 0; fr < clip.numFrames(); fr += std::max(1, clip.numFrames() / 40)) {
+      forwardKinematics(m, d, qs[static_cast<std::size_t>(fr)]);
+      for (int s = 0; s < clip.numSegments(); ++s) {
+        const Transform& L = d.link[static_cast<std::size_t>(links[static_cast<std::size_t>(s)].value)];
+        worst_p = std::max(worst_p, (L.p - clip.pose(fr, s).p).cwiseAbs().maxCoeff());
+        worst_r = std::max(worst_r, (L.R - clip.pose(fr, s).R).cwiseAbs().maxCoeff());
+      }
+    }
+    EXPECT_LT(worst_p, 1e-9);
+    EXPECT_LT(worst_r, 1e-12);
+  }
+}
+
+}  // namespace
+}  // namespace kinetrack::io

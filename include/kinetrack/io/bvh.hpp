@@ -57,6 +57,10 @@ struct BvhOptions {
   BvhPositionChannels position_channels = BvhPositionChannels::Auto;
 };
 
+/// Per joint (index into BvhFile::joints): 1 when its position channels replace its OFFSET under
+/// `rule` (Auto: decided from the data, see BvhPositionChannels), 0 when they add to it.
+std::vector<std::uint8_t> bvhChannelsReplaceOffset(const BvhFile& file, BvhPositionChannels rule);
+
 /// Metres per file unit for `units` (Auto: detected from `file`'s rest pose).
 double bvhScale(const BvhFile& file, BvhUnits units);
 
@@ -67,5 +71,27 @@ double bvhScale(const BvhFile& file, BvhUnits units);
 MotionClip bvhToClip(const BvhFile& file, const BvhOptions& options = {});
 
 const char* toString(BvhChannel c);
+
+}  // namespace kinetrack::io
+
+#include <vector>
+
+#include "kinetrack/model/configuration.hpp"
+
+namespace kinetrack::io {
+
+/// A model that reproduces the BVH skeleton exactly (`--model from-clip`): floating base = the
+/// root joint (its channels drive the base pose); every other joint's position channels become
+/// prismatic joints and its rotation channels revolute joints in channel order (intermediate
+/// massless links "<name>_f1", …; the last link carries the BVH joint's name), with axes and
+/// OFFSETs in kinetrack's frame (metres, Z up, same mapping as bvhToClip); a joint without
+/// channels becomes a fixed link; End Sites become Fixed frames "<parent>_End". Joint names are
+/// "<bvh joint>_<channel>" (e.g. "LeftArm_Zrotation"). Joints are continuous (no limits).
+Model modelFromBvh(const BvhFile& file, const BvhOptions& options = {});
+
+/// Every frame of the file as a configuration of modelFromBvh(file, options): the clip's own
+/// joint angles (rad) and translations (m) — ground truth for tracking it. NaN channels give NaN
+/// coordinates (gaps). Throws InvalidArgument when `model` lacks a joint of the file.
+std::vector<Configuration> bvhConfigurations(const Model& model, const BvhFile& file, const BvhOptions& options = {});
 
 }  // namespace kinetrack::io
