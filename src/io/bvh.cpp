@@ -11,6 +11,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "text_util.hpp"
 
 namespace kinetrack::io {
 
@@ -68,17 +69,8 @@ class Tokenizer {
   int line() const { return line_; }
   std::size_t position() const { return pos_; }
 
-  static bool parseDouble(std::string_view s, double& v) {
-    if (s == "nan" || s == "NaN" || s == "-nan" || s == "NAN") {
-      v = std::numeric_limits<double>::quiet_NaN();
-      return true;
-    }
-    const char* b = s.data();
-    const char* e = s.data() + s.size();
-    if (b != e && *b == '+') ++b;
-    const auto r = std::from_chars(b, e, v);
-    return r.ec == std::errc() && r.ptr == e;
-  }
+  static bool parseDouble(std::string_view s, double& v) { return detail::parseNumber(s, v); }
+
 
  private:
   std::string_view text_;
@@ -247,13 +239,7 @@ BvhFile parseBvh(const std::string& text, const std::string& source) {
   return f;
 }
 
-BvhFile readBvh(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parseBvh(ss.str(), path);
-}
+BvhFile readBvh(const std::string& path) { return parseBvh(detail::readTextFile(path), path); }
 
 namespace {
 

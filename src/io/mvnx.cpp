@@ -11,6 +11,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "text_util.hpp"
 
 namespace kinetrack::io {
 
@@ -34,15 +35,9 @@ void numbers(const std::string& source, const XMLElement* e, std::size_t count, 
     const char* t = s;
     while (t < end && !std::isspace(static_cast<unsigned char>(*t))) ++t;
     double v = 0.0;
-    const char* b = *s == '+' ? s + 1 : s;
-    const auto r = std::from_chars(b, t, v);
-    if (r.ec != std::errc() || r.ptr != t) {
-      const std::string_view tok(s, static_cast<std::size_t>(t - s));
-      if (tok == "nan" || tok == "NaN" || tok == "-nan")
-        v = std::numeric_limits<double>::quiet_NaN();
-      else
-        fail(source, e, what + ": value " + std::to_string(out.size() + 1) + " '" + std::string(tok) + "' is not a number");
-    }
+    const std::string_view tok(s, static_cast<std::size_t>(t - s));
+    if (!detail::parseNumber(tok, v))
+      fail(source, e, what + ": value " + std::to_string(out.size() + 1) + " '" + std::string(tok) + "' is not a number");
     out.push_back(v);
     s = t;
   }
@@ -150,13 +145,7 @@ MvnxFile parseMvnx(const std::string& xml, const std::string& source) {
   return f;
 }
 
-MvnxFile readMvnx(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parseMvnx(ss.str(), path);
-}
+MvnxFile readMvnx(const std::string& path) { return parseMvnx(detail::readTextFile(path), path); }
 
 namespace {
 

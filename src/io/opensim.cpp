@@ -11,18 +11,11 @@
 #include <fmt/format.h>
 
 #include "kinetrack/core/errors.hpp"
+#include "text_util.hpp"
 
 namespace kinetrack::io {
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Splits text into lines (handles CRLF), keeping 1-based line numbers implicit by index.
 std::vector<std::string_view> lines(const std::string& text) {
@@ -59,18 +52,7 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool toDouble(std::string_view s, double& v) {
-  s = trim(s);
-  if (s == "nan" || s == "NaN") {
-    v = std::numeric_limits<double>::quiet_NaN();
-    return true;
-  }
-  const char* b = s.data();
-  const char* e = s.data() + s.size();
-  if (b != e && *b == '+') ++b;
-  const auto r = std::from_chars(b, e, v);
-  return !s.empty() && r.ec == std::errc() && r.ptr == e;
-}
+bool toDouble(std::string_view s, double& v) { return detail::parseNumber(trim(s), v); }
 
 }  // namespace
 
@@ -152,7 +134,7 @@ MarkerTrajectories parseTrc(const std::string& text, const std::string& source, 
 }
 
 MarkerTrajectories readTrc(const std::string& path, const TrcOptions& options) {
-  return parseTrc(slurp(path), path, options);
+  return parseTrc(detail::readTextFile(path), path, options);
 }
 
 MotTable parseMot(const std::string& text, const std::string& source) {
@@ -210,7 +192,7 @@ MotTable parseMot(const std::string& text, const std::string& source) {
   return t;
 }
 
-MotTable readMot(const std::string& path) { return parseMot(slurp(path), path); }
+MotTable readMot(const std::string& path) { return parseMot(detail::readTextFile(path), path); }
 
 std::string toMot(const MotTable& t) {
   if (t.values.rows() != static_cast<Eigen::Index>(t.times.size()) ||

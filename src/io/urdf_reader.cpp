@@ -19,6 +19,7 @@
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/model/model_builder.hpp"
+#include "text_util.hpp"
 
 namespace kinetrack::io {
 
@@ -319,12 +320,7 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
 }
 
 Model loadUrdf(const std::string& path, const UrdfOptions& options, std::vector<std::string>* warnings) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw ParseError(path, 0, "read error");
-  return parseUrdf(ss.str(), path, options, warnings);
+  return parseUrdf(detail::readTextFile(path), path, options, warnings);
 }
 
 }  // namespace kinetrack::io
