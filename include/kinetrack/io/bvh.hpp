@@ -70,6 +70,11 @@ double bvhScale(const BvhFile& file, BvhUnits units);
 /// Frames with a NaN channel mark the joints it affects (and their descendants) invalid.
 MotionClip bvhToClip(const BvhFile& file, const BvhOptions& options = {});
 
+/// The skeleton's rest pose (every channel 0, position channels added to the OFFSETs) as a
+/// one-frame clip with bvhToClip's segments, units and axes: the calibration pose of most BVH
+/// skeletons (a T-pose for CMU, Bandai, iClone; see ../shared/data/README.md).
+MotionClip bvhRestPose(const BvhFile& file, const BvhOptions& options = {});
+
 const char* toString(BvhChannel c);
 
 }  // namespace kinetrack::io

@@ -1,0 +1,80 @@
+#pragma once
+// From a clip and a segment map to the tracker's targets: which model frame each clip segment
+// drives, the fixed rotation offsets between the clip's segment frames and the model's (computed
+// from a calibration pose), and the map from the clip's world to the model's.
+#include <string>
+#include <vector>
+
+#include "kinetrack/io/motion_clip.hpp"
+#include "kinetrack/track/clip_tracker.hpp"
+
+namespace kinetrack::track {
+
+/// One clip segment → model frame pair (a segment map entry).
+struct SegmentPair {
+  std::string clip_segment;
+  std::string model_frame;
+  Matrix3d offset = Matrix3d::Identity();  ///< used as is when no calibration computes it
+  double weight = 1.0;
+};
+
+enum class Calibration : std::uint8_t {
+  /// Offsets as given (identity by default), clip world = model world: for clips whose segment
+  /// frames are defined like the model's (MVNX on human-gazebo models: both are identity in the
+  /// N-pose).
+  None,
+  /// Offsets from a calibration pose of the clip (its rest pose, a T-pose/N-pose frame): each
+  /// model segment is turned, from the model's zero configuration, by the smallest rotation
+  /// that points its bone (segment origin → next mapped segment down the chain) like the clip's
+  /// bone; the offset makes that the target at the calibration pose. The clip's heading is turned
+  /// to the model's (left–right hip axis), and the root trajectory is scaled by the ratio of root
+  /// heights and starts above the origin.
+  Pose,
+};
+
+struct RetargetOptions {
+  Calibration calibration = Calibration::Pose;
+  bool root_position = true;  ///< position target on the root segment's frame
+};
+
+struct Retargeting {
+  std::vector<TargetBinding> bindings;
+  ClipAlignment alignment;
+  Configuration initial;                 ///< zero configuration with the base on the first target
+  std::vector<std::string> model_frames_untracked;  ///< model frames with no target (report)
+};
+
+/// Builds the bindings. `calibration_pose` is a clip with the same segments as `clip` whose
+/// frame `calibration_frame` is the calibration pose (Calibration::Pose only; for BVH files
+/// io::bvhRestPose gives the skeleton's rest pose). Throws InvalidArgument for an unknown clip
+/// segment or model frame (listing the valid names), a frame mapped twice, an empty map, or an
+/// invalid calibration sample.
+Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::vector<SegmentPair>& map,
+                     const io::MotionClip* calibration_pose, int calibration_frame, const RetargetOptions& options = {});
+
+/// Every segment of a clip on the model built from it (`--model from-clip`): orientation
+/// targets on the frames of the same names, identity offsets, a position target on the root.
+Retargeting retargetFromClip(const Model& model, const io::MotionClip& clip);
+
+/// Joint-angle error against ground truth on a model built from the clip, Euler-triple
+/// independent: for every clip segment, the angle of the rotation between its true and its
+/// tracked rotation relative to its parent segment (world rotation for the root) — the error of
+/// a spherical joint. Two Euler-angle triples of the same rotation have zero error.
+class SphericalJointError {
+ public:
+  /// Frames named like the clip's segments (modelFromBvh); throws InvalidArgument otherwise.
+  SphericalJointError(const Model& model, const io::MotionClip& clip);
+  /// Σ angle² (rad²) over the segments; `count` receives the number of segments.
+  double sumSquared(const Configuration& tracked, const Configuration& truth, int& count);
+
+ private:
+  const Model& model_;
+  std::vector<FrameId> frames_;
+  std::vector<int> parent_;
+  Data a_, b_;
+};
+
+/// Smallest rotation taking direction a to direction b (both non-zero).
+Matrix3d rotationBetween(const Vector3d& a, const Vector3d& b);
+
+}  // namespace kinetrack::track

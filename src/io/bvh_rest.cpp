@@ -1,0 +1,15 @@
+#include "kinetrack/io/bvh.hpp"
+
+namespace kinetrack::io {
+
+MotionClip bvhRestPose(const BvhFile& file, const BvhOptions& options) {
+  BvhFile rest = file;
+  rest.motion = Eigen::MatrixXd::Zero(1, file.num_channels);
+  BvhOptions o = options;
+  // Zero channels with the replace rule would put joints at their parents' origins: the rest
+  // pose is the OFFSETs alone. The scale is detected from the rest pose in any case.
+  o.position_channels = BvhPositionChannels::AddToOffset;
+  return bvhToClip(rest, o);
+}
+
+}  // namespace kinetrack::io

@@ -1,0 +1,190 @@
+#include "kinetrack/track/clip_tracker.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+
+namespace kinetrack::track {
+namespace {
+
+DynamicalIkOptions solverOptions(const TrackerOptions& o) {
+  if (!(o.gain > 0.0 && o.gain < 2.0)) throw InvalidArgument("TrackerOptions::gain must be in (0, 2), got " + std::to_string(o.gain));
+  if (!(o.max_step_rotation > 0.0)) throw InvalidArgument("TrackerOptions::max_step_rotation must be > 0");
+  if (o.max_substeps < 1) throw InvalidArgument("TrackerOptions::max_substeps must be ≥ 1");
+  DynamicalIkOptions ik = o.ik;
+  ik.gain_mode = GainMode::PerStep;
+  return ik;
+}
+
+}  // namespace
+
+ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
+                         const ClipAlignment& alignment, const TrackerOptions& options)
+    : model_(model), clip_(clip), bindings_(std::move(bindings)), align_(alignment), options_(options),
+      ik_(model, solverOptions(options)) {
+  if (bindings_.empty()) throw InvalidArgument("ClipTracker: no targets (empty segment map)");
+  if (clip_.numFrames() == 0) throw InvalidArgument("ClipTracker: the clip has no frames");
+  for (const TargetBinding& b : bindings_) {
+    if (b.segment < 0 || b.segment >= clip_.numSegments())
+      throw InvalidArgument("ClipTracker: segment index " + std::to_string(b.segment) + " out of range");
+    if (!b.orientation && !b.position) throw InvalidArgument("ClipTracker: binding of '" + b.frame + "' has no target");
+    const FrameId f = model_.frameId(b.frame);  // throws, listing the valid names
+    frames_.push_back(f);
+    if (b.orientation && b.position) {
+      ids_.push_back(ik_.addPoseTarget(b.frame, options_.gain, options_.gain, b.weight));
+    } else if (b.orientation) {
+      ids_.push_back(ik_.addOrientationTarget(b.frame, options_.gain, b.weight));
+    } else {
+      ids_.push_back(ik_.addPositionTarget(b.frame, options_.gain, b.weight));
+    }
+  }
+  prev_model_R_.resize(bindings_.size(), Matrix3d::Identity());
+  prev_R_.resize(bindings_.size());
+  prev_p_.resize(bindings_.size());
+  step_w_.resize(bindings_.size());
+  step_dp_.resize(bindings_.size());
+}
+
+Matrix3d ClipTracker::targetRotation(std::size_t b, int f) const {
+  return align_.rotation * clip_.pose(f, bindings_[b].segment).R * bindings_[b].offset;
+}
+
+Vector3d ClipTracker::targetPosition(std::size_t b, int f) const {
+  return align_.scale * (align_.rotation * clip_.pose(f, bindings_[b].segment).p) + align_.translation;
+}
+
+FrameOutcome ClipTracker::track(int f) {
+  if (f <= last_frame_ || f >= clip_.numFrames())
+    throw InvalidArgument("ClipTracker::track: frame " + std::to_string(f) + " out of order or range");
+  last_frame_ = f;
+  FrameOutcome out;
+  for (const TargetBinding& b : bindings_)
+    if (!clip_.isValid(f, b.segment)) {
+      out.gap = true;
+      return out;  // the state is held; the caller writes it and marks the row
+    }
+  const std::size_t nb = bindings_.size();
+  const Data& data = ik_.data();
+  double dt_total;
+  if (last_valid_ < 0) {
+    // First frame: interpolate from where the model is now.
+    for (std::size_t b = 0; b < nb; ++b) {
+      const Transform& X = data.frame[frames_[b].value];
+      prev_R_[b] = X.R;
+      prev_p_[b] = X.p;
+    }
+    dt_total = clip_.numFrames() > 1 ? (clip_.times.back() - clip_.times.front()) / (clip_.numFrames() - 1) : 0.01;
+  } else {
+    for (std::size_t b = 0; b < nb; ++b) {
+      prev_R_[b] = targetRotation(b, last_valid_);
+      prev_p_[b] = targetPosition(b, last_valid_);
+    }
+    dt_total = clip_.times[static_cast<std::size_t>(f)] - clip_.times[static_cast<std::size_t>(last_valid_)];
+  }
+  double max_angle = 0.0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    step_w_[b] = bindings_[b].orientation ? so3::log(targetRotation(b, f) * prev_R_[b].transpose()) : Vector3d::Zero();
+    step_dp_[b] = bindings_[b].position ? Vector3d(targetPosition(b, f) - prev_p_[b]) : Vector3d::Zero();
+    max_angle = std::max(max_angle, step_w_[b].norm());
+  }
+  const int n = std::clamp(static_cast<int>(std::ceil(max_angle / options_.max_step_rotation)), 1, options_.max_substeps);
+  const double h = dt_total / n;
+  for (int i = 1; i <= n; ++i) {
+    const double tau = static_cast<double>(i) / n;
+    for (std::size_t b = 0; b < nb; ++b) {
+      if (bindings_[b].orientation)
+        ik_.setTargetOrientation(ids_[b], so3::exp(tau * step_w_[b]) * prev_R_[b], step_w_[b] / dt_total);
+      if (bindings_[b].position) ik_.setTargetPosition(ids_[b], prev_p_[b] + tau * step_dp_[b], step_dp_[b] / dt_total);
+    }
+    const StepResult r = ik_.step(h);
+    out.limit_violation = std::max(out.limit_violation, r.limit_violation);
+    out.non_finite = out.non_finite || r.non_finite;
+  }
+  out.substeps = n;
+  out.mnte = ik_.mnte();  // also refreshes the target frames' placements in data
+  // Eq. 16 with chord velocities over the frame: target ω = log(R_t(f) R_t(prev)ᵀ)/Δt, model
+  // ω = log(R(f) R(prev)ᵀ)/Δt.
+  double sum = 0.0;
+  int count = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    if (!bindings_[b].orientation) continue;
+    const Matrix3d& R = data.frame[frames_[b].value].R;
+    if (last_valid_ >= 0) {
+      const Vector3d w_model = so3::log(R * prev_model_R_[b].transpose()) / dt_total;
+      sum += (w_model - step_w_[b] / dt_total).squaredNorm() / 3.0;
+      ++count;
+    }
+    prev_model_R_[b] = R;
+  }
+  out.rmse = count ? std::sqrt(sum / count) : 0.0;
+  last_valid_ = f;
+  return out;
+}
+
+void TrackRecord::reserve(std::size_t n) {
+  for (auto* v : {&times, &mnte, &rmse, &limit, &step_us, &joint_err2}) v->reserve(n);
+  substeps.reserve(n);
+  joint_count.reserve(n);
+  gap.reserve(n);
+  non_finite.reserve(n);
+}
+
+void TrackRecord::add(double time, const FrameOutcome& o, double us, double err2, int count) {
+  times.push_back(time);
+  mnte.push_back(o.mnte);
+  rmse.push_back(o.rmse);
+  limit.push_back(o.limit_violation);
+  step_us.push_back(us);
+  joint_err2.push_back(err2);
+  substeps.push_back(o.substeps);
+  joint_count.push_back(count);
+  gap.push_back(o.gap ? 1 : 0);
+  non_finite.push_back(o.non_finite ? 1 : 0);
+}
+
+TrackSummary summarize(const TrackRecord& r, double transient_s, bool has_truth) {
+  TrackSummary s;
+  s.frames = static_cast<int>(r.times.size());
+  s.transient_s = transient_s;
+  s.has_truth = has_truth;
+  if (s.frames == 0) return s;
+  const double t0 = r.times.front();
+  // A clip shorter than twice the transient keeps its second half for the statistics.
+  const double t_cut = std::min(transient_s, 0.5 * (r.times.back() - t0));
+  std::vector<double> mnte, rmse, us;
+  double err2 = 0.0, substeps = 0.0;
+  long joints = 0;
+  int stepped = 0;
+  for (std::size_t i = 0; i < r.times.size(); ++i) {
+    if (r.gap[i]) ++s.gaps;
+    if (r.non_finite[i]) ++s.non_finite;
+    s.limit_violation_max_rad = std::max(s.limit_violation_max_rad, r.limit[i]);
+    if (!r.gap[i]) {
+      us.push_back(r.step_us[i]);
+      substeps += r.substeps[i];
+      ++stepped;
+    }
+    if (r.gap[i] || r.times[i] - t0 < t_cut) continue;
+    ++s.frames_after_transient;
+    mnte.push_back(r.mnte[i]);
+    rmse.push_back(r.rmse[i]);
+    err2 += r.joint_err2[i];
+    joints += r.joint_count[i];
+  }
+  const metrics::Summary m = metrics::summarize(mnte), e = metrics::summarize(rmse), t = metrics::summarize(us);
+  s.mnte_median = m.median;
+  s.mnte_p95 = m.p95;
+  s.mnte_max = m.max;
+  s.rmse_median = e.median;
+  s.step_us_p50 = t.median;
+  s.step_us_p99 = t.p99;
+  s.step_us_max = t.max;
+  s.substeps_mean = stepped ? substeps / stepped : 0.0;
+  if (has_truth && joints > 0) s.joint_rms_deg = std::sqrt(err2 / static_cast<double>(joints)) * 180.0 / 3.14159265358979323846;
+  return s;
+}
+
+}  // namespace kinetrack::track

@@ -1,0 +1,208 @@
+#include "kinetrack/track/retarget.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+
+namespace kinetrack::track {
+namespace {
+
+std::string joinNames(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+int segmentIndex(const io::MotionClip& clip, const std::string& name) {
+  const int i = clip.findSegment(name);
+  if (i < 0) throw InvalidArgument("segment map: clip has no segment '" + name + "' (segments: " + joinNames(clip.segment_names) + ")");
+  return i;
+}
+
+// The horizontal left-right axis of a pose: left minus right of the first pair present.
+bool lateralAxis(const std::vector<std::string>& frames, const std::vector<Vector3d>& positions, Vector3d& axis) {
+  static const char* pairs[][2] = {{"LeftUpperLeg", "RightUpperLeg"}, {"LeftUpperArm", "RightUpperArm"}, {"LeftShoulder", "RightShoulder"}};
+  for (const auto& p : pairs) {
+    const auto l = std::find(frames.begin(), frames.end(), p[0]);
+    const auto r = std::find(frames.begin(), frames.end(), p[1]);
+    if (l == frames.end() || r == frames.end()) continue;
+    Vector3d d = positions[static_cast<std::size_t>(l - frames.begin())] - positions[static_cast<std::size_t>(r - frames.begin())];
+    d.z() = 0.0;
+    if (d.norm() < 1e-6) continue;
+    axis = d.normalized();
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Matrix3d rotationBetween(const Vector3d& a, const Vector3d& b) {
+  const Vector3d u = a.normalized(), v = b.normalized();
+  const Vector3d c = u.cross(v);
+  const double s = c.norm(), d = u.dot(v);
+  if (s < 1e-12) {
+    if (d > 0.0) return Matrix3d::Identity();
+    // Opposite: a half turn about any axis perpendicular to u.
+    Vector3d p = u.cross(Vector3d::UnitX());
+    if (p.norm() < 1e-6) p = u.cross(Vector3d::UnitY());
+    return so3::exp(M_PI * p.normalized());
+  }
+  return so3::exp(std::atan2(s, d) * c / s);
+}
+
+Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::vector<SegmentPair>& map,
+                     const io::MotionClip* calib, int calib_frame, const RetargetOptions& options) {
+  if (map.empty()) throw InvalidArgument("segment map: no segment of the clip is mapped to the model");
+  if (clip.numFrames() == 0) throw InvalidArgument("retarget: the clip has no frames");
+  const std::size_t n = map.size();
+  std::vector<int> seg(n);
+  std::vector<FrameId> frame(n);
+  for (std::size_t e = 0; e < n; ++e) {
+    seg[e] = segmentIndex(clip, map[e].clip_segment);
+    frame[e] = model.frameId(map[e].model_frame);  // throws, listing the valid frames
+    for (std::size_t k = 0; k < e; ++k)
+      if (frame[k] == frame[e]) throw InvalidArgument("segment map: model frame '" + map[e].model_frame + "' is mapped twice");
+  }
+  // The root entry: the mapped segment nearest the clip's root.
+  auto depth = [&](int s) {
+    int d = 0;
+    while (clip.segment_parent[static_cast<std::size_t>(s)] >= 0) s = clip.segment_parent[static_cast<std::size_t>(s)], ++d;
+    return d;
+  };
+  std::size_t root = 0;
+  for (std::size_t e = 1; e < n; ++e)
+    if (depth(seg[e]) < depth(seg[root])) root = e;
+
+  Retargeting out;
+  Data data(model);
+  Configuration zero(model);
+  framesForwardKinematics(model, data, zero);
+  std::vector<Matrix3d> offset(n);
+  for (std::size_t e = 0; e < n; ++e) offset[e] = map[e].offset;
+
+  if (options.calibration == Calibration::Pose) {
+    if (calib == nullptr || calib_frame < 0 || calib_frame >= calib->numFrames() || calib->segment_names != clip.segment_names)
+      throw InvalidArgument("retarget: the calibration pose must be a frame of a clip with the clip's segments");
+    for (std::size_t e = 0; e < n; ++e)
+      if (!calib->isValid(calib_frame, seg[e]))
+        throw InvalidArgument("retarget: calibration frame " + std::to_string(calib_frame) + " has no valid sample of '" + map[e].clip_segment + "'");
+    std::vector<std::string> names(n);
+    std::vector<Vector3d> pc(n), pm(n);
+    for (std::size_t e = 0; e < n; ++e) {
+      names[e] = map[e].model_frame;
+      pc[e] = calib->pose(calib_frame, seg[e]).p;
+      pm[e] = data.frame[frame[e].value].p;
+    }
+    // Heading: turn the clip about the vertical so its left-right axis is the model's.
+    Vector3d lc, lm;
+    Matrix3d W = Matrix3d::Identity();
+    if (lateralAxis(names, pc, lc) && lateralAxis(names, pm, lm)) W = rotationBetween(lc, lm);
+    out.alignment.rotation = W;
+    // Bone directions: segment origin → its nearest mapped descendant in the clip.
+    std::vector<int> entry_of(static_cast<std::size_t>(clip.numSegments()), -1);
+    for (std::size_t e = 0; e < n; ++e) entry_of[static_cast<std::size_t>(seg[e])] = static_cast<int>(e);
+    std::vector<Matrix3d> align(n, Matrix3d::Identity());
+    std::vector<std::uint8_t> has_align(n, 0);
+    for (std::size_t e = 0; e < n; ++e) {
+      if (e == root) continue;  // the root's orientation is the heading, aligned by W
+      int best = -1, best_depth = std::numeric_limits<int>::max();
+      for (int s = 0; s < clip.numSegments(); ++s) {
+        if (entry_of[static_cast<std::size_t>(s)] < 0 || s == seg[e]) continue;
+        int a = s, d = 0;
+        while (a >= 0 && a != seg[e]) a = clip.segment_parent[static_cast<std::size_t>(a)], ++d;
+        if (a == seg[e] && d < best_depth) best = entry_of[static_cast<std::size_t>(s)], best_depth = d;
+      }
+      if (best < 0) continue;
+      const Vector3d dc = W * (pc[static_cast<std::size_t>(best)] - pc[e]);
+      const Vector3d dm = pm[static_cast<std::size_t>(best)] - pm[e];
+      if (dc.norm() < 1e-6 || dm.norm() < 1e-6) continue;
+      align[e] = rotationBetween(dm, dc);
+      has_align[e] = 1;
+    }
+    // Leaves (hands, head, toes) turn with their nearest aligned mapped ancestor.
+    for (std::size_t e = 0; e < n; ++e) {
+      if (has_align[e] || e == root) continue;
+      for (int a = clip.segment_parent[static_cast<std::size_t>(seg[e])]; a >= 0; a = clip.segment_parent[static_cast<std::size_t>(a)]) {
+        const int k = entry_of[static_cast<std::size_t>(a)];
+        if (k >= 0 && has_align[static_cast<std::size_t>(k)]) {
+          align[e] = align[static_cast<std::size_t>(k)];
+          break;
+        }
+      }
+    }
+    for (std::size_t e = 0; e < n; ++e) {
+      const Matrix3d R_model = align[e] * data.frame[frame[e].value].R;
+      offset[e] = (W * calib->pose(calib_frame, seg[e]).R).transpose() * R_model;
+    }
+    // Root trajectory: scaled by the ratio of root heights above the lowest mapped point, and
+    // started above the model's origin.
+    double zc = pc[root].z(), zm = pm[root].z();
+    for (std::size_t e = 0; e < n; ++e) zc = std::min(zc, pc[e].z()), zm = std::min(zm, pm[e].z());
+    const double hc = pc[root].z() - zc, hm = pm[root].z() - zm;
+    const double s = (hc > 1e-3 && hm > 1e-3) ? hm / hc : 1.0;
+    out.alignment.scale = s;
+    const Vector3d p0 = s * (W * clip.pose(0, seg[root]).p);
+    // Vertical: the clip's floor (its lowest calibration point) on the model's floor.
+    out.alignment.translation = Vector3d(-p0.x(), -p0.y(), zm - s * zc);
+  }
+
+  for (std::size_t e = 0; e < n; ++e) {
+    TargetBinding b;
+    b.segment = seg[e];
+    b.frame = map[e].model_frame;
+    b.offset = offset[e];
+    b.weight = map[e].weight;
+    b.orientation = true;
+    b.position = options.root_position && e == root;
+    out.bindings.push_back(std::move(b));
+  }
+  out.initial = zero;
+  const Transform& X0 = clip.pose(0, seg[root]);
+  if (X0.p.allFinite()) {
+    // Put the root frame's origin on its first target (base translation only).
+    const Vector3d p_target = out.alignment.scale * (out.alignment.rotation * X0.p) + out.alignment.translation;
+    out.initial.base_position += p_target - data.frame[frame[root].value].p;
+  }
+  for (int f = 0; f < model.numFrames(); ++f) {
+    if (model.frameKind(FrameId(f)) != FrameKind::Link) continue;
+    if (std::find(frame.begin(), frame.end(), FrameId(f)) == frame.end()) out.model_frames_untracked.push_back(model.frameName(FrameId(f)));
+  }
+  return out;
+}
+
+Retargeting retargetFromClip(const Model& model, const io::MotionClip& clip) {
+  std::vector<SegmentPair> map;
+  for (const std::string& s : clip.segment_names) map.push_back({s, s, Matrix3d::Identity(), 1.0});
+  RetargetOptions o;
+  o.calibration = Calibration::None;
+  return retarget(model, clip, map, nullptr, 0, o);
+}
+
+SphericalJointError::SphericalJointError(const Model& model, const io::MotionClip& clip)
+    : model_(model), parent_(clip.segment_parent), a_(model), b_(model) {
+  for (const std::string& s : clip.segment_names) frames_.push_back(model.frameId(s));
+}
+
+double SphericalJointError::sumSquared(const Configuration& tracked, const Configuration& truth, int& count) {
+  framesForwardKinematics(model_, a_, tracked);
+  framesForwardKinematics(model_, b_, truth);
+  double sum = 0.0;
+  for (std::size_t s = 0; s < frames_.size(); ++s) {
+    Matrix3d Ra = a_.frame[frames_[s].value].R, Rb = b_.frame[frames_[s].value].R;
+    if (parent_[s] >= 0) {
+      const std::size_t p = static_cast<std::size_t>(parent_[s]);
+      Ra = a_.frame[frames_[p].value].R.transpose() * Ra;
+      Rb = b_.frame[frames_[p].value].R.transpose() * Rb;
+    }
+    sum += so3::log(Rb.transpose() * Ra).squaredNorm();
+  }
+  count = static_cast<int>(frames_.size());
+  return sum;
+}
+
+}  // namespace kinetrack::track
