@@ -14,6 +14,8 @@
 namespace kinetrack::cli {
 /// Registers `kinetrack experiment convergence` (experiment_command.cpp).
 void addExperimentCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack track` (track_command.cpp).
+void addTrackCommand(CLI::App& app, Action& action);
 }  // namespace kinetrack::cli
 
 namespace {
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
   Action action;
   addModelCommands(app, action);
   addDemoCommand(app, action);
+  //addTrackCommand(app, action);
   addExperimentCommand(app, action);
 
   try {

@@ -1,0 +1,113 @@
+#include "track_report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+
+namespace kinetrack::cli {
+namespace {
+
+nlohmann::json finiteOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+nlohmann::json summaryJson(const track::TrackSummary& s, const Model& model, const std::string& input,
+                           const track::Retargeting& plan, const std::vector<std::string>& skipped,
+                           const std::vector<std::string>& unmapped) {
+  nlohmann::json j;
+  j["input"] = input;
+  j["model"] = model.name();
+  j["dof"] = model.numJoints();
+  j["targets"] = plan.bindings.size();
+  j["frames"] = s.frames;
+  j["gaps"] = s.gaps;
+  j["transient_s"] = s.transient_s;
+  j["frames_after_transient"] = s.frames_after_transient;
+  j["mnte_median"] = finiteOrNull(s.mnte_median);
+  j["mnte_p95"] = finiteOrNull(s.mnte_p95);
+  j["mnte_max"] = finiteOrNull(s.mnte_max);
+  j["rmse_median"] = finiteOrNull(s.rmse_median);
+  j["joint_rms_deg"] = s.has_truth ? finiteOrNull(s.joint_rms_deg) : nlohmann::json(nullptr);
+  j["limit_violation_max_rad"] = s.limit_violation_max_rad;
+  j["step_us_p50"] = s.step_us_p50;
+  j["step_us_p99"] = s.step_us_p99;
+  j["step_us_max"] = s.step_us_max;
+  j["substeps_mean"] = s.substeps_mean;
+  j["non_finite_steps"] = s.non_finite;
+  j["map_entries_skipped"] = skipped;
+  j["clip_segments_unmapped"] = unmapped;
+  return j;
+}
+
+void writeSummaryJson(const std::string& path, const nlohmann::json& j) {
+  const std::string tmp = path + ".part";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw ParseError(path, 0, "cannot open for writing");
+    out << j.dump(2) << '\n';
+    if (!out.flush()) {
+      std::remove(tmp.c_str());
+      throw ParseError(path, 0, "write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw ParseError(path, 0, "cannot rename the temporary file into place");
+  }
+}
+
+void printSummary(const track::TrackSummary& s, const Model& model, const std::string& input, const track::Retargeting& plan,
+                  const std::vector<std::string>& skipped, const std::vector<std::string>& unmapped, double seconds) {
+  fmt::print("tracked {} on {} ({} DoF, {} targets)\n", input, model.name(), model.numJoints(), plan.bindings.size());
+  if (!unmapped.empty()) {
+    std::string list;
+    for (const auto& u : unmapped) list += (list.empty() ? "" : ", ") + u;
+    fmt::print("  clip segments not mapped ({}): {}\n", unmapped.size(), list);
+  }
+  if (!skipped.empty()) {
+    std::string list;
+    for (const auto& u : skipped) list += (list.empty() ? "" : ", ") + u;
+    fmt::print("  map entries without a model frame ({}): {}\n", skipped.size(), list);
+  }
+  fmt::print("  {:<28} {}\n", "frames", s.frames);
+  fmt::print("  {:<28} {}\n", "gaps (state held)", s.gaps);
+  fmt::print("  {:<28} {:.1f} s ({} frames after it)\n", "transient excluded", s.transient_s, s.frames_after_transient);
+  fmt::print("  {:<28} {:.2e} / {:.2e} / {:.2e}\n", "MNTE median / p95 / max", s.mnte_median, s.mnte_p95, s.mnte_max);
+  fmt::print("  {:<28} {:.3e} rad/s\n", "ang. velocity RMSE median", s.rmse_median);
+  if (s.has_truth) fmt::print("  {:<28} {:.4f} deg\n", "joint RMS vs clip angles", s.joint_rms_deg);
+  fmt::print("  {:<28} {:.2e} rad\n", "max joint-limit violation", s.limit_violation_max_rad);
+  fmt::print("  {:<28} {:.1f} / {:.1f} / {:.1f} us ({:.2f} solver steps per frame)\n", "time per frame p50/p99/max", s.step_us_p50,
+             s.step_us_p99, s.step_us_max, s.substeps_mean);
+  if (s.non_finite > 0) fmt::print("  WARNING: {} frames produced a non-finite step (state held)\n", s.non_finite);
+  fmt::print("  {:<28} {:.2f} s ({:.0f} frames/s including I/O)\n", "wall time", seconds, seconds > 0 ? s.frames / seconds : 0.0);
+}
+
+io::MotTable motTable(const Model& model, const std::vector<double>& times, const std::vector<Configuration>& q) {
+  io::MotTable t;
+  t.in_degrees = true;
+  const bool floating = model.nvBase() > 0;
+  if (floating) t.columns = {"base_tx", "base_ty", "base_tz", "base_roll", "base_pitch", "base_yaw"};
+  for (int j = 0; j < model.numJoints(); ++j) t.columns.push_back(model.jointName(JointId(j)));
+  t.times = times;
+  t.values.resize(static_cast<Eigen::Index>(q.size()), static_cast<Eigen::Index>(t.columns.size()));
+  const double deg = 180.0 / M_PI;
+  for (std::size_t f = 0; f < q.size(); ++f) {
+    Eigen::Index c = 0;
+    const auto r = static_cast<Eigen::Index>(f);
+    if (floating) {
+      const Vector3d rpy = so3::toRpy(q[f].base_rotation);
+      for (int k = 0; k < 3; ++k) t.values(r, c++) = q[f].base_position[k];
+      for (int k = 0; k < 3; ++k) t.values(r, c++) = rpy[k] * deg;
+    }
+    for (int j = 0; j < model.numJoints(); ++j)
+      t.values(r, c++) = q[f].joints[j] * (model.jointType(JointId(j)) == JointType::Prismatic ? 1.0 : deg);
+  }
+  return t;
+}
+
+}  // namespace kinetrack::cli

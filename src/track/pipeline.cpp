@@ -1,0 +1,143 @@
+#include "kinetrack/track/pipeline.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/mvnx.hpp"
+#include "kinetrack/io/target_csv.hpp"
+
+namespace kinetrack::track {
+namespace {
+
+std::string extensionOf(const std::string& path) {
+  const auto slash = path.find_last_of("/\\");
+  const auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
+  std::string e = path.substr(dot + 1);
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return e;
+}
+
+void retime(io::MotionClip& clip, double rate) {
+  for (std::size_t f = 0; f < clip.times.size(); ++f) clip.times[f] = static_cast<double>(f) / rate;
+  io::computeVelocities(clip);
+}
+
+}  // namespace
+
+Capture loadCapture(const std::string& path, const CaptureOptions& options) {
+  if (options.rate < 0.0 || !std::isfinite(options.rate)) throw InvalidArgument("--rate must be a positive frame rate (Hz)");
+  Capture c;
+  const std::string ext = extensionOf(path);
+  if (ext == "bvh") {
+    c.kind = CaptureKind::Bvh;
+    c.bvh = io::readBvh(path);
+    io::BvhOptions o;
+    o.units = options.units;
+    c.clip = io::bvhToClip(*c.bvh, o);
+    c.calibrations.emplace_back("rest", io::bvhRestPose(*c.bvh, o));
+  } else if (ext == "mvnx") {
+    c.kind = CaptureKind::Mvnx;
+    const io::MvnxFile f = io::readMvnx(path);
+    c.clip = io::mvnxToClip(f);
+    for (const auto& [type, frame] : f.calibration) c.calibrations.emplace_back(type, io::mvnxCalibrationPose(f, type));
+  } else if (ext == "csv") {
+    c.kind = CaptureKind::TargetCsv;
+    io::PoseTargets t = io::readTargetCsv(path);
+    c.clip = std::move(t.clip);
+    c.has_position = std::move(t.has_position);
+    c.has_orientation = std::move(t.has_orientation);
+  } else {
+    throw InvalidArgument("input '" + path + "': unknown capture format '." + ext + "' (expected .bvh, .mvnx or .csv pose targets)");
+  }
+  if (c.has_position.empty()) c.has_position.assign(c.clip.segment_names.size(), 1);
+  if (c.has_orientation.empty()) c.has_orientation.assign(c.clip.segment_names.size(), 1);
+  if (c.clip.numFrames() == 0) throw ParseError(path, 0, "no motion frames");
+  if (options.rate > 0.0) retime(c.clip, options.rate);
+  return c;
+}
+
+Retargeting planTracking(const Model& model, const Capture& capture, const std::vector<SegmentPair>& map,
+                         const PlanOptions& options) {
+  std::string cal = options.calibration;
+  if (cal.empty()) {
+    cal = "none";
+    const char* preferred[] = {"rest", "npose", "identity", "tpose"};
+    for (const char* p : preferred)
+      for (const auto& [name, pose] : capture.calibrations)
+        if (name == p && cal == "none") cal = p;
+  }
+  RetargetOptions ro;
+  ro.root_position = options.root_position;
+  const io::MotionClip* pose = nullptr;
+  int frame = 0;
+  if (cal == "none") {
+    ro.calibration = Calibration::None;
+  } else if (cal == "first" || cal.rfind("frame:", 0) == 0) {
+    ro.calibration = Calibration::Pose;
+    pose = &capture.clip;
+    if (cal != "first") {
+      try {
+        std::size_t used = 0;
+        frame = std::stoi(cal.substr(6), &used);
+        if (used != cal.size() - 6) throw std::invalid_argument("");
+      } catch (const std::exception&) {
+        throw InvalidArgument("calibration '" + cal + "': expected frame:N with N a frame index");
+      }
+      if (frame < 0 || frame >= capture.clip.numFrames())
+        throw InvalidArgument("calibration '" + cal + "': the clip has frames 0.." + std::to_string(capture.clip.numFrames() - 1));
+    }
+  } else {
+    ro.calibration = Calibration::Pose;
+    std::string names;
+    for (const auto& [name, p] : capture.calibrations) {
+      names += (names.empty() ? "" : ", ") + name;
+      if (name == cal) pose = &p;
+    }
+    if (pose == nullptr)
+      throw InvalidArgument("calibration '" + cal + "': not in the capture (available: none, first, frame:N" +
+                            (names.empty() ? std::string() : ", " + names) + ")");
+  }
+  Retargeting rt = retarget(model, capture.clip, map, pose, frame, ro);
+  // Pose-target CSV: each segment drives what it carries.
+  for (TargetBinding& b : rt.bindings) {
+    const auto s = static_cast<std::size_t>(b.segment);
+    b.orientation = capture.has_orientation[s] != 0;
+    b.position = capture.has_position[s] != 0 && (b.position || capture.kind == CaptureKind::TargetCsv);
+  }
+  rt.bindings.erase(std::remove_if(rt.bindings.begin(), rt.bindings.end(), [](const TargetBinding& b) { return !b.orientation && !b.position; }),
+                    rt.bindings.end());
+  return rt;
+}
+
+TrackRecord runTracking(const Model& model, const Capture& capture, const Retargeting& plan, const TrackerOptions& options,
+                        const FrameSink& sink, const std::vector<Configuration>* truth) {
+  const io::MotionClip& clip = capture.clip;
+  if (truth != nullptr && static_cast<int>(truth->size()) != clip.numFrames())
+    throw InvalidArgument("runTracking: ground truth has " + std::to_string(truth->size()) + " frames, the clip " +
+                          std::to_string(clip.numFrames()));
+  ClipTracker tracker(model, clip, plan.bindings, plan.alignment, options);
+  tracker.setState(plan.initial);
+  std::optional<SphericalJointError> meter;
+  if (truth != nullptr) meter.emplace(model, clip);
+  TrackRecord record;
+  record.reserve(static_cast<std::size_t>(clip.numFrames()));
+  for (int f = 0; f < clip.numFrames(); ++f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const FrameOutcome o = tracker.track(f);
+    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    double err2 = 0.0;
+    int count = 0;
+    if (meter && !o.gap) {
+      const Configuration& ft = (*truth)[static_cast<std::size_t>(f)];
+      if (ft.joints.allFinite()) err2 = meter->sumSquared(tracker.state(), ft, count);
+    }
+    record.add(clip.times[static_cast<std::size_t>(f)], o, us, err2, count);
+    if (sink) sink(f, tracker.state(), o);
+  }
+  return record;
+}
+
+}  // namespace kinetrack::track
