@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   Action action;
   addModelCommands(app, action);
   addDemoCommand(app, action);
-  //addTrackCommand(app, action);
+  addTrackCommand(app, action);
   addExperimentCommand(app, action);
 
   try {

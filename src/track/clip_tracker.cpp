@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
@@ -9,6 +10,9 @@
 
 namespace kinetrack::track {
 namespace {
+
+constexpr double kInitialStep = 0.01;  // s
+constexpr int kInitialPolish = 5;
 
 DynamicalIkOptions solverOptions(const TrackerOptions& o) {
   if (!(o.gain > 0.0 && o.gain < 2.0)) throw InvalidArgument("TrackerOptions::gain must be in (0, 2), got " + std::to_string(o.gain));
@@ -42,6 +46,12 @@ ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::ve
     }
   }
   prev_model_R_.resize(bindings_.size(), Matrix3d::Identity());
+  for (int j = 0; j < model_.numJoints(); ++j) {
+    const double lo = model_.lowerPositionLimits()[j], hi = model_.upperPositionLimits()[j];
+    if (model_.jointType(JointId(j)) != JointType::Prismatic && std::isfinite(lo) && std::isfinite(hi) && hi - lo > 2.0 * M_PI + 1e-9)
+      wrappable_.push_back(j);
+  }
+  scratch_ = Configuration(model_);
   prev_R_.resize(bindings_.size());
   prev_p_.resize(bindings_.size());
   step_w_.resize(bindings_.size());
@@ -54,6 +64,26 @@ Matrix3d ClipTracker::targetRotation(std::size_t b, int f) const {
 
 Vector3d ClipTracker::targetPosition(std::size_t b, int f) const {
   return align_.scale * (align_.rotation * clip_.pose(f, bindings_[b].segment).p) + align_.translation;
+}
+
+void ClipTracker::unwind() {
+  // A revolute joint whose range spans more than 2π reaches the same pose at q ± 2π: when an
+  // angle wanders within π of a limit (Euler-angle chains spin near gimbal lock), move it a
+  // turn back so the limit never stops tracking. Continuous joints are left to wind freely.
+  const Configuration& q = ik_.state();
+  bool changed = false;
+  for (const int j : wrappable_) {
+    const double lo = model_.lowerPositionLimits()[j], hi = model_.upperPositionLimits()[j];
+    const double v = q.joints[j];
+    if (v > lo + M_PI && v < hi - M_PI) continue;
+    const double w = v - 2.0 * M_PI * std::round(v / (2.0 * M_PI));
+    if (w > lo && w < hi && std::abs(w) < std::abs(v)) {
+      if (!changed) scratch_ = q;
+      scratch_.joints[j] = w;
+      changed = true;
+    }
+  }
+  if (changed) ik_.setState(scratch_);
 }
 
 FrameOutcome ClipTracker::track(int f) {
@@ -90,8 +120,12 @@ FrameOutcome ClipTracker::track(int f) {
     step_dp_[b] = bindings_[b].position ? Vector3d(targetPosition(b, f) - prev_p_[b]) : Vector3d::Zero();
     max_angle = std::max(max_angle, step_w_[b].norm());
   }
+  const bool first = last_valid_ < 0;
   const int n = std::clamp(static_cast<int>(std::ceil(max_angle / options_.max_step_rotation)), 1, options_.max_substeps);
-  const double h = dt_total / n;
+  // The first frame is reached from an arbitrary initial state: its steps get at least
+  // kInitialStep each (not a motion to follow in real time, so the velocity bounds should not
+  // throttle it), and a few more steps on the final targets polish the linearisation error.
+  const double h = first ? std::max(dt_total / n, kInitialStep) : dt_total / n;
   for (int i = 1; i <= n; ++i) {
     const double tau = static_cast<double>(i) / n;
     for (std::size_t b = 0; b < nb; ++b) {
@@ -103,7 +137,14 @@ FrameOutcome ClipTracker::track(int f) {
     out.limit_violation = std::max(out.limit_violation, r.limit_violation);
     out.non_finite = out.non_finite || r.non_finite;
   }
-  out.substeps = n;
+  int steps = n;
+  for (int i = 0; first && i < kInitialPolish; ++i, ++steps) {
+    const StepResult r = ik_.step(h);
+    out.limit_violation = std::max(out.limit_violation, r.limit_violation);
+    out.non_finite = out.non_finite || r.non_finite;
+  }
+  unwind();
+  out.substeps = steps;
   out.mnte = ik_.mnte();  // also refreshes the target frames' placements in data
   // Eq. 16 with chord velocities over the frame: target ω = log(R_t(f) R_t(prev)ᵀ)/Δt, model
   // ω = log(R(f) R(prev)ᵀ)/Δt.

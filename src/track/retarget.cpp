@@ -103,13 +103,26 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
     Matrix3d W = Matrix3d::Identity();
     if (lateralAxis(names, pc, lc) && lateralAxis(names, pm, lm)) W = rotationBetween(lc, lm);
     out.alignment.rotation = W;
-    // Bone directions: segment origin → its nearest mapped descendant in the clip.
+    // Bone directions: segment origin → its nearest mapped descendant in the clip. Segments are
+    // aligned from the root down: a segment first turns with its mapped parent, then by the
+    // smallest rotation that points its bone like the clip's. The twist is thereby inherited
+    // along each chain (independent smallest rotations per bone would give adjacent segments
+    // inconsistent twists, which a hinge knee or elbow cannot follow).
     std::vector<int> entry_of(static_cast<std::size_t>(clip.numSegments()), -1);
     for (std::size_t e = 0; e < n; ++e) entry_of[static_cast<std::size_t>(seg[e])] = static_cast<int>(e);
+    std::vector<std::size_t> order(n);
+    for (std::size_t e = 0; e < n; ++e) order[e] = e;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return depth(seg[a]) < depth(seg[b]); });
     std::vector<Matrix3d> align(n, Matrix3d::Identity());
-    std::vector<std::uint8_t> has_align(n, 0);
-    for (std::size_t e = 0; e < n; ++e) {
+    for (const std::size_t e : order) {
       if (e == root) continue;  // the root's orientation is the heading, aligned by W
+      Matrix3d parent_align = Matrix3d::Identity();
+      for (int a = clip.segment_parent[static_cast<std::size_t>(seg[e])]; a >= 0; a = clip.segment_parent[static_cast<std::size_t>(a)])
+        if (const int k = entry_of[static_cast<std::size_t>(a)]; k >= 0) {
+          parent_align = align[static_cast<std::size_t>(k)];
+          break;
+        }
+      align[e] = parent_align;
       int best = -1, best_depth = std::numeric_limits<int>::max();
       for (int s = 0; s < clip.numSegments(); ++s) {
         if (entry_of[static_cast<std::size_t>(s)] < 0 || s == seg[e]) continue;
@@ -117,23 +130,11 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
         while (a >= 0 && a != seg[e]) a = clip.segment_parent[static_cast<std::size_t>(a)], ++d;
         if (a == seg[e] && d < best_depth) best = entry_of[static_cast<std::size_t>(s)], best_depth = d;
       }
-      if (best < 0) continue;
+      if (best < 0) continue;  // a leaf (hand, head, toe) turns with its parent
       const Vector3d dc = W * (pc[static_cast<std::size_t>(best)] - pc[e]);
-      const Vector3d dm = pm[static_cast<std::size_t>(best)] - pm[e];
+      const Vector3d dm = parent_align * (pm[static_cast<std::size_t>(best)] - pm[e]);
       if (dc.norm() < 1e-6 || dm.norm() < 1e-6) continue;
-      align[e] = rotationBetween(dm, dc);
-      has_align[e] = 1;
-    }
-    // Leaves (hands, head, toes) turn with their nearest aligned mapped ancestor.
-    for (std::size_t e = 0; e < n; ++e) {
-      if (has_align[e] || e == root) continue;
-      for (int a = clip.segment_parent[static_cast<std::size_t>(seg[e])]; a >= 0; a = clip.segment_parent[static_cast<std::size_t>(a)]) {
-        const int k = entry_of[static_cast<std::size_t>(a)];
-        if (k >= 0 && has_align[static_cast<std::size_t>(k)]) {
-          align[e] = align[static_cast<std::size_t>(k)];
-          break;
-        }
-      }
+      align[e] = rotationBetween(dm, dc) * parent_align;
     }
     for (std::size_t e = 0; e < n; ++e) {
       const Matrix3d R_model = align[e] * data.frame[frame[e].value].R;

@@ -38,8 +38,16 @@ struct TrackerOptions {
   /// linearisation; bounding the motion per step bounds its error (30 Hz clips need it).
   double max_step_rotation = 5.0 * 3.14159265358979323846 / 180.0;
   int max_substeps = 64;  ///< 1 disables sub-stepping
-  /// Solver options; gain_mode is forced to PerStep.
-  DynamicalIkOptions ik;
+  /// Solver options; gain_mode is forced to PerStep. The velocity bound of joints with position
+  /// limits (DynamicalIkOptions::default_velocity_limit) is raised to 200 rad/s: Euler-angle
+  /// chains near gimbal lock need coordinate rates far above any segment's angular velocity,
+  /// and the discrete-time guard still keeps every step inside the limits.
+  DynamicalIkOptions ik = trackingSolverOptions();
+  static DynamicalIkOptions trackingSolverOptions() {
+    DynamicalIkOptions o;
+    o.default_velocity_limit = 200.0;
+    return o;
+  }
 };
 
 /// What happened at one frame.
@@ -87,6 +95,9 @@ class ClipTracker {
   std::vector<Matrix3d> prev_model_R_;  ///< model frame orientations after last_valid_
   std::vector<Matrix3d> prev_R_;        ///< per-frame scratch: targets at the previous frame
   std::vector<Vector3d> prev_p_, step_w_, step_dp_;
+  std::vector<int> wrappable_;  ///< revolute joints with a range wider than 2π
+  Configuration scratch_;
+  void unwind();
 };
 
 /// Figures of a tracking run (issue 4 summary.json).

@@ -1,0 +1,195 @@
+// `kinetrack track`: a recorded capture (BVH, MVNX, pose-target CSV) tracked onto a model with
+// DYN; one joint-trajectory row per input frame, a summary table and optional summary JSON,
+// MOT and BVH outputs.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/io/bvh_writer.hpp"
+#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/segment_map.hpp"
+#include "kinetrack/track/pipeline.hpp"
+#include "track_report.hpp"
+
+namespace kinetrack::cli {
+namespace {
+
+struct TrackConfig {
+  ModelSpec model;
+  std::string input, out, summary_json, bvh_out, mot_out, map, calibration, units = "auto";
+  double gain = 1.0, rate = 0.0, transient = 2.0, max_step_deg = 5.0;
+  int max_substeps = 64;
+  bool quiet = false;
+};
+
+io::BvhUnits parseUnits(const std::string& u) {
+  if (u == "auto") return io::BvhUnits::Auto;
+  if (u == "m") return io::BvhUnits::Metres;
+  if (u == "cm") return io::BvhUnits::Centimetres;
+  if (u == "in") return io::BvhUnits::Inches;
+  if (u == "cmu") return io::BvhUnits::CmuUnits;
+  throw UsageError("--units: expected auto, m, cm, in or cmu, got '" + u + "'");
+}
+
+/// Clip segment → model frame pairs: the segment map (built-in, detected, automatic or a JSON
+/// file), keeping the entries whose frame the model has.
+std::vector<track::SegmentPair> resolvePairs(const Model& model, const track::Capture& capture, const std::string& spec,
+                                             std::vector<std::string>& skipped, std::vector<std::string>& unmapped) {
+  std::vector<track::SegmentPair> pairs;
+  if (capture.kind == track::CaptureKind::TargetCsv && spec.empty()) {
+    // Pose targets are named after model frames.
+    for (const std::string& s : capture.clip.segment_names) pairs.push_back({s, s, Matrix3d::Identity(), 1.0});
+    model.frameId(capture.clip.segment_names.front());
+    for (const auto& p : pairs) model.frameId(p.model_frame);  // throws, listing the valid frames
+    return pairs;
+  }
+  const io::SegmentMap map = io::resolveSegmentMap(capture.clip.segment_names, spec);
+  unmapped = map.unmapped;
+  for (const io::SegmentMapEntry& e : map.entries) {
+    if (!model.findFrame(e.model_frame)) {
+      skipped.push_back(e.clip_segment + " -> " + e.model_frame);
+      continue;
+    }
+    pairs.push_back({e.clip_segment, e.model_frame, e.offset, e.weight});
+  }
+  if (pairs.empty())
+    throw InvalidArgument("segment map '" + (spec.empty() ? std::string("auto") : spec) + "': no mapped segment is a frame of model '" +
+                          model.name() + "'");
+  return pairs;
+}
+
+double meanFrameTime(const std::vector<double>& t) {
+  return t.size() > 1 ? (t.back() - t.front()) / static_cast<double>(t.size() - 1) : 1.0 / 60.0;
+}
+
+class ProgressBar {
+ public:
+  ProgressBar(int total, bool enabled) : total_(total), enabled_(enabled && isatty(STDERR_FILENO)) {}
+  void update(int done) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done + 1 < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const int width = 40, filled = total_ ? static_cast<int>(static_cast<long>(width) * (done + 1) / total_) : width;
+    std::fprintf(stderr, "\r[%s%s] %3d%%  frame %d/%d", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), total_ ? 100 * (done + 1) / total_ : 100, done + 1,
+                 total_);
+    if (done + 1 >= total_) std::fputc('\n', stderr);
+    std::fflush(stderr);
+  }
+
+ private:
+  int total_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+int runTrack(const TrackConfig& cfg) {
+  const auto start = std::chrono::steady_clock::now();
+  if (cfg.out.empty()) throw UsageError("--out is required");
+  if (!(cfg.transient >= 0.0)) throw UsageError("--transient must be ≥ 0");
+  track::CaptureOptions co;
+  co.units = parseUnits(cfg.units);
+  co.rate = cfg.rate;
+  const track::Capture capture = track::loadCapture(cfg.input, co);
+
+  const bool from_clip = cfg.model.model == "from-clip";
+  std::optional<LoadedModel> loaded;
+  Model clip_model;
+  std::vector<Configuration> truth;
+  if (from_clip) {
+    if (!capture.bvh) throw UsageError("--model from-clip needs a BVH input");
+    io::BvhOptions bo;
+    bo.units = co.units;
+    clip_model = io::modelFromBvh(*capture.bvh, bo);
+    if (cfg.rate <= 0.0) truth = io::bvhConfigurations(clip_model, *capture.bvh, bo);
+  } else {
+    loaded = loadModel(cfg.model);
+  }
+  const Model& model = from_clip ? clip_model : loaded->model;
+
+  std::vector<std::string> skipped, unmapped;
+  track::Retargeting plan;
+  if (from_clip) {
+    plan = track::retargetFromClip(model, capture.clip);
+  } else {
+    const auto pairs = resolvePairs(model, capture, cfg.map, skipped, unmapped);
+    track::PlanOptions po;
+    po.calibration = cfg.calibration;
+    plan = track::planTracking(model, capture, pairs, po);
+  }
+
+  track::TrackerOptions to;
+  to.gain = cfg.gain;
+  to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
+  to.max_substeps = cfg.max_substeps;
+
+  io::JointCsvWriter writer(model, cfg.out);
+  std::vector<Configuration> tracked;
+  const bool keep = !cfg.bvh_out.empty() || !cfg.mot_out.empty();
+  if (keep) tracked.reserve(static_cast<std::size_t>(capture.clip.numFrames()));
+  ProgressBar bar(capture.clip.numFrames(), !cfg.quiet);
+  const track::TrackRecord record = track::runTracking(
+      model, capture, plan, to,
+      [&](int f, const Configuration& q, const track::FrameOutcome& o) {
+        writer.write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
+        if (keep) tracked.push_back(q);
+        bar.update(f);
+      },
+      truth.empty() ? nullptr : &truth);
+  const track::TrackSummary s = track::summarize(record, cfg.transient, !truth.empty());
+
+  // Secondary outputs first, the main CSV last: a failure leaves no complete-looking output.
+  if (!cfg.bvh_out.empty()) io::writeBvh(model, tracked, meanFrameTime(capture.clip.times), cfg.bvh_out);
+  if (!cfg.mot_out.empty()) io::writeMot(motTable(model, capture.clip.times, tracked), cfg.mot_out);
+  if (!cfg.summary_json.empty()) writeSummaryJson(cfg.summary_json, summaryJson(s, model, cfg.input, plan, skipped, unmapped));
+  writer.commit();
+
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  printSummary(s, model, cfg.input, plan, skipped, unmapped, seconds);
+  fmt::print("wrote {} ({} rows)", cfg.out, writer.rows());
+  if (!cfg.summary_json.empty()) fmt::print(", {}", cfg.summary_json);
+  if (!cfg.bvh_out.empty()) fmt::print(", {}", cfg.bvh_out);
+  if (!cfg.mot_out.empty()) fmt::print(", {}", cfg.mot_out);
+  fmt::print("\n");
+  return s.non_finite > 0 ? kExitFailure : kExitOk;
+}
+
+}  // namespace
+
+void addTrackCommand(CLI::App& app, Action& action) {
+  auto cfg = std::make_shared<TrackConfig>();
+  CLI::App* cmd = app.add_subcommand("track", "track a capture (BVH, MVNX, pose-target CSV) onto a model with DYN");
+  cmd->add_option("--model", cfg->model.model, "built-in model (human66, human48), URDF path, or from-clip (BVH skeleton)")->required();
+  cmd->add_option("--height", cfg->model.height, "body height of a built-in model (m)");
+  cmd->add_option("--input", cfg->input, "capture file: .bvh, .mvnx, or .csv pose targets (docs/formats.md)")->required();
+  cmd->add_option("--out", cfg->out, "joint trajectory CSV: time, base position, base quaternion (w,x,y,z), joints, gap")->required();
+  cmd->add_option("--summary-json", cfg->summary_json, "write the run's summary as JSON");
+  cmd->add_option("--bvh-out", cfg->bvh_out, "write the tracked motion of the model as BVH (Blender)");
+  cmd->add_option("--mot-out", cfg->mot_out, "write the joint trajectories as an OpenSim MOT file");
+  cmd->add_option("--map", cfg->map, "segment map: auto (default), a built-in map name, or a JSON file (docs/segment_maps.md)");
+  cmd->add_option("--calibration", cfg->calibration,
+                  "calibration pose: none, first, frame:N, rest (BVH), identity|npose|tpose (MVNX); default rest/npose/none");
+  cmd->add_option("--gain", cfg->gain, "per-step gain kappa = K*dt of every target, 0 < kappa < 2 (1 = dead-beat)")->capture_default_str();
+  cmd->add_option("--rate", cfg->rate, "frame rate of the input (Hz), replacing the file's frame times");
+  cmd->add_option("--units", cfg->units, "BVH length unit: auto, m, cm, in, cmu")->capture_default_str();
+  cmd->add_option("--transient", cfg->transient, "seconds excluded from the accuracy statistics")->capture_default_str();
+  cmd->add_option("--max-step-deg", cfg->max_step_deg, "largest target rotation per solver step (sub-stepping), degrees")
+      ->capture_default_str();
+  cmd->add_option("--max-substeps", cfg->max_substeps, "largest number of solver steps per frame")->capture_default_str();
+  cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
+  cmd->callback([&action, cfg] { action = [cfg] { return runTrack(*cfg); }; });
+}
+
+}  // namespace kinetrack::cli
