@@ -50,8 +50,7 @@ std::vector<track::SegmentPair> resolvePairs(const Model& model, const track::Ca
   if (capture.kind == track::CaptureKind::TargetCsv && spec.empty()) {
     // Pose targets are named after model frames.
     for (const std::string& s : capture.clip.segment_names) pairs.push_back({s, s, Matrix3d::Identity(), 1.0});
-    model.frameId(capture.clip.segment_names.front());
-    for (const auto& p : pairs) model.frameId(p.model_frame);  // throws, listing the valid frames
+    for (const auto& p : pairs) static_cast<void>(model.frameId(p.model_frame));  // throws, listing the valid frames
     return pairs;
   }
   const io::SegmentMap map = io::resolveSegmentMap(capture.clip.segment_names, spec);
@@ -180,7 +179,7 @@ void addTrackCommand(CLI::App& app, Action& action) {
   cmd->add_option("--mot-out", cfg->mot_out, "write the joint trajectories as an OpenSim MOT file");
   cmd->add_option("--map", cfg->map, "segment map: auto (default), a built-in map name, or a JSON file (docs/segment_maps.md)");
   cmd->add_option("--calibration", cfg->calibration,
-                  "calibration pose: none, first, frame:N, rest (BVH), identity|npose|tpose (MVNX); default rest/npose/none");
+                  "calibration pose: none, first, frame:N, rest (BVH), identity|npose|tpose (MVNX); default first (BVH), npose (MVNX), none (CSV)");
   cmd->add_option("--gain", cfg->gain, "per-step gain kappa = K*dt of every target, 0 < kappa < 2 (1 = dead-beat)")->capture_default_str();
   cmd->add_option("--rate", cfg->rate, "frame rate of the input (Hz), replacing the file's frame times");
   cmd->add_option("--units", cfg->units, "BVH length unit: auto, m, cm, in, cmu")->capture_default_str();

@@ -63,8 +63,11 @@ Retargeting planTracking(const Model& model, const Capture& capture, const std::
                          const PlanOptions& options) {
   std::string cal = options.calibration;
   if (cal.empty()) {
-    cal = "none";
-    const char* preferred[] = {"rest", "npose", "identity", "tpose"};
+    // BVH: the first frame (the actor standing, or the exporter's T-pose for CMU and Xsens);
+    // rest poses are arbitrary for some exporters (Bandai's puts the feet in line with the
+    // shanks, a hinge-jointed model then tracks 10-30 times worse, see docs/tracking.md).
+    cal = capture.kind == CaptureKind::Bvh ? "first" : "none";
+    const char* preferred[] = {"npose", "identity", "tpose"};
     for (const char* p : preferred)
       for (const auto& [name, pose] : capture.calibrations)
         if (name == p && cal == "none") cal = p;

@@ -39,7 +39,7 @@ struct Capture {
 Capture loadCapture(const std::string& path, const CaptureOptions& options = {});
 
 /// How the clip is calibrated against the model (see Calibration): "none", "first" (the clip's
-/// first frame), "frame:N", or the name of one of Capture::calibrations. Empty: "rest" for BVH,
+/// first frame), "frame:N", or the name of one of Capture::calibrations. Empty: "first" for BVH,
 /// "npose"/"identity"/"tpose" (the first present) for MVNX, "none" for target CSV.
 struct PlanOptions {
   std::string calibration;
