@@ -54,6 +54,8 @@ ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::ve
   scratch_ = Configuration(model_);
   prev_R_.resize(bindings_.size());
   prev_p_.resize(bindings_.size());
+  cur_R_.resize(bindings_.size());
+  cur_p_.resize(bindings_.size());
   step_w_.resize(bindings_.size());
   step_dp_.resize(bindings_.size());
 }
@@ -100,7 +102,9 @@ FrameOutcome ClipTracker::track(int f) {
   const Data& data = ik_.data();
   double dt_total;
   if (last_valid_ < 0) {
-    // First frame: interpolate from where the model is now.
+    // First frame: interpolate from where the model is now (mnte() refreshes the placements of
+    // the target frames).
+    static_cast<void>(ik_.mnte());
     for (std::size_t b = 0; b < nb; ++b) {
       const Transform& X = data.frame[frames_[b].value];
       prev_R_[b] = X.R;
@@ -108,16 +112,17 @@ FrameOutcome ClipTracker::track(int f) {
     }
     dt_total = clip_.numFrames() > 1 ? (clip_.times.back() - clip_.times.front()) / (clip_.numFrames() - 1) : 0.01;
   } else {
-    for (std::size_t b = 0; b < nb; ++b) {
-      prev_R_[b] = targetRotation(b, last_valid_);
-      prev_p_[b] = targetPosition(b, last_valid_);
-    }
+    // The previous frame's targets were computed then (cur_*), reuse them.
+    std::swap(prev_R_, cur_R_);
+    std::swap(prev_p_, cur_p_);
     dt_total = clip_.times[static_cast<std::size_t>(f)] - clip_.times[static_cast<std::size_t>(last_valid_)];
   }
   double max_angle = 0.0;
   for (std::size_t b = 0; b < nb; ++b) {
-    step_w_[b] = bindings_[b].orientation ? so3::log(targetRotation(b, f) * prev_R_[b].transpose()) : Vector3d::Zero();
-    step_dp_[b] = bindings_[b].position ? Vector3d(targetPosition(b, f) - prev_p_[b]) : Vector3d::Zero();
+    cur_R_[b] = targetRotation(b, f);
+    cur_p_[b] = targetPosition(b, f);
+    step_w_[b] = bindings_[b].orientation ? so3::log(cur_R_[b] * prev_R_[b].transpose()) : Vector3d::Zero();
+    step_dp_[b] = bindings_[b].position ? Vector3d(cur_p_[b] - prev_p_[b]) : Vector3d::Zero();
     max_angle = std::max(max_angle, step_w_[b].norm());
   }
   const bool first = last_valid_ < 0;
@@ -129,9 +134,11 @@ FrameOutcome ClipTracker::track(int f) {
   for (int i = 1; i <= n; ++i) {
     const double tau = static_cast<double>(i) / n;
     for (std::size_t b = 0; b < nb; ++b) {
+      // The last sub-step aims at the frame's own target (no interpolation round-off, no exp).
       if (bindings_[b].orientation)
-        ik_.setTargetOrientation(ids_[b], so3::exp(tau * step_w_[b]) * prev_R_[b], step_w_[b] / dt_total);
-      if (bindings_[b].position) ik_.setTargetPosition(ids_[b], prev_p_[b] + tau * step_dp_[b], step_dp_[b] / dt_total);
+        ik_.setTargetOrientation(ids_[b], i == n ? cur_R_[b] : Matrix3d(so3::exp(tau * step_w_[b]) * prev_R_[b]), step_w_[b] / dt_total);
+      if (bindings_[b].position)
+        ik_.setTargetPosition(ids_[b], i == n ? cur_p_[b] : Vector3d(prev_p_[b] + tau * step_dp_[b]), step_dp_[b] / dt_total);
     }
     const StepResult r = ik_.step(h);
     out.limit_violation = std::max(out.limit_violation, r.limit_violation);

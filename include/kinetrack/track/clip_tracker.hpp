@@ -93,8 +93,8 @@ class ClipTracker {
   int last_valid_ = -1;  ///< last frame whose targets were reached (−1: none yet)
   int last_frame_ = -1;
   std::vector<Matrix3d> prev_model_R_;  ///< model frame orientations after last_valid_
-  std::vector<Matrix3d> prev_R_;        ///< per-frame scratch: targets at the previous frame
-  std::vector<Vector3d> prev_p_, step_w_, step_dp_;
+  std::vector<Matrix3d> prev_R_, cur_R_;  ///< targets at the previous valid and the current frame
+  std::vector<Vector3d> prev_p_, cur_p_, step_w_, step_dp_;
   std::vector<int> wrappable_;  ///< revolute joints with a range wider than 2π
   Configuration scratch_;
   void unwind();
