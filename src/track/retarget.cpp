@@ -138,7 +138,8 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
     }
     for (std::size_t e = 0; e < n; ++e) {
       const Matrix3d R_model = align[e] * data.frame[frame[e].value].R;
-      offset[e] = (W * calib->pose(calib_frame, seg[e]).R).transpose() * R_model;
+      // A map's own offset (JSON "offsets") turns the model segment further, in its frame.
+      offset[e] = (W * calib->pose(calib_frame, seg[e]).R).transpose() * R_model * map[e].offset;
     }
     // Root trajectory: scaled by the ratio of root heights above the lowest mapped point, and
     // started above the model's origin.

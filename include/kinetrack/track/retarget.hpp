@@ -14,7 +14,9 @@ namespace kinetrack::track {
 struct SegmentPair {
   std::string clip_segment;
   std::string model_frame;
-  Matrix3d offset = Matrix3d::Identity();  ///< used as is when no calibration computes it
+  /// Fixed rotation in the model segment's frame: the whole offset without calibration
+  /// (R_target = W·R_clip·offset); applied after the calibrated offset with Calibration::Pose.
+  Matrix3d offset = Matrix3d::Identity();
   double weight = 1.0;
 };
 
