@@ -118,6 +118,10 @@ void parseJointBody(Tokenizer& tok, BvhFile& f, int index, std::set<std::string>
       if (!channelFromName(ct.text, c))
         tok.fail(ct.line, who + ": unknown channel '" + std::string(ct.text) +
                               "' (expected X/Y/Z position or rotation; CHANNELS says " + std::to_string(n) + ")");
+      // A repeated channel has no meaning (and no distinct joint in modelFromBvh).
+      const auto& have = f.joints[static_cast<std::size_t>(index)].channels;
+      if (std::find(have.begin(), have.end(), c) != have.end())
+        tok.fail(ct.line, who + ": channel '" + std::string(ct.text) + "' appears twice");
       f.joints[static_cast<std::size_t>(index)].channels.push_back(c);
     }
     f.num_channels += n;
@@ -182,15 +186,19 @@ BvhFile parseBvh(const std::string& text, const std::string& source) {
   tok.expect("Time:");
   const int time_line = tok.line();
   f.frame_time = tok.number("Frame Time");
-  if (!(f.frame_time > 0.0) || !std::isfinite(f.frame_time))
-    tok.fail(time_line, "Frame Time must be > 0 (frame times must increase), got " + std::to_string(f.frame_time));
+  // Finite up to the last frame's time too (a Frame Time of 1e308 is finite, 2 × 1e308 is not).
+  if (!(f.frame_time > 0.0) || !std::isfinite(f.frame_time * std::max(frames - 1, 1)))
+    tok.fail(time_line, "Frame Time must be > 0 (frame times must increase) and keep the clip's times finite, got " +
+                            std::to_string(f.frame_time));
 
   // Motion rows: one line per frame, exactly num_channels numbers.
-  f.motion.resize(frames, f.num_channels);
   std::size_t pos = tok.position();
   int line = tok.line();
   // Skip to the start of the next line.
   while (pos < text.size() && text[pos] != '\n') ++pos;
+  // At most one row per line left: a corrupted 'Frames:' count must not allocate gigabytes.
+  const auto lines_left = std::count(text.begin() + static_cast<std::ptrdiff_t>(pos), text.end(), '\n');
+  f.motion.resize(std::min<Eigen::Index>(frames, lines_left), f.num_channels);
   int row = 0;
   while (pos < text.size()) {
     ++pos;  // past '\n'
@@ -369,9 +377,9 @@ MotionClip bvhToClip(const BvhFile& f, const BvhOptions& options) {
           case BvhChannel::Xposition: t.x() += v; break;
           case BvhChannel::Yposition: t.y() += v; break;
           case BvhChannel::Zposition: t.z() += v; break;
-          case BvhChannel::Xrotation: R = R * so3::axisAngle(Vector3d::UnitX(), v * M_PI / 180.0); break;
-          case BvhChannel::Yrotation: R = R * so3::axisAngle(Vector3d::UnitY(), v * M_PI / 180.0); break;
-          case BvhChannel::Zrotation: R = R * so3::axisAngle(Vector3d::UnitZ(), v * M_PI / 180.0); break;
+          case BvhChannel::Xrotation: R = R * so3::axisAngle(Vector3d::UnitX(), v * (M_PI / 180.0)); break;
+          case BvhChannel::Yrotation: R = R * so3::axisAngle(Vector3d::UnitY(), v * (M_PI / 180.0)); break;
+          case BvhChannel::Zrotation: R = R * so3::axisAngle(Vector3d::UnitZ(), v * (M_PI / 180.0)); break;
         }
       }
       Transform& W = world[i];
@@ -385,6 +393,8 @@ MotionClip bvhToClip(const BvhFile& f, const BvhOptions& options) {
         W.R = R;
         ok[i] = finite;
       }
+      // Finite but huge channels (1e308) can still overflow the pose: not a valid sample either.
+      ok[i] = ok[i] && W.p.allFinite() && W.R.allFinite();
       const std::size_t s = static_cast<std::size_t>(fr) * static_cast<std::size_t>(ns) + static_cast<std::size_t>(index[i]);
       clip.poses[s] = {C * W.R * C.transpose(), C * W.p};
       clip.valid[s] = ok[i];

@@ -47,36 +47,42 @@ Model modelFromBvh(const BvhFile& f, const BvhOptions& options) {
   const std::vector<std::uint8_t> replace = bvhChannelsReplaceOffset(f, options.position_channels);
   std::string name = f.source;
   if (const auto slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
-  ModelBuilder b(name, f.joints[0].name, BaseType::Floating);
-  for (std::size_t i = 1; i < f.joints.size(); ++i) {
-    const BvhJoint& j = f.joints[i];
-    const std::string& parent = f.joints[static_cast<std::size_t>(j.parent)].name;
-    Transform X;
-    X.p = C * (scale * placement(j, replace[i] != 0));
-    if (j.end_site) {
-      b.addFixedLink(j.name, parent, X, {}, j.name + "_joint");
-      continue;
+  // Generated names can collide with the file's (a joint 'A_End' beside A's End Site, 'A_f1'):
+  // the builder's InvalidArgument is a ParseError of this file.
+  try {
+    ModelBuilder b(name, f.joints[0].name, BaseType::Floating);
+    for (std::size_t i = 1; i < f.joints.size(); ++i) {
+      const BvhJoint& j = f.joints[i];
+      const std::string& parent = f.joints[static_cast<std::size_t>(j.parent)].name;
+      Transform X;
+      X.p = C * (scale * placement(j, replace[i] != 0));
+      if (j.end_site) {
+        b.addFixedLink(j.name, parent, X, {}, j.name + "_joint");
+        continue;
+      }
+      const std::vector<int> order = modelChannelOrder(j);
+      if (order.empty()) {
+        b.addFixedLink(j.name, parent, X, {}, j.name + "_joint");
+        continue;
+      }
+      std::string link_parent = parent;
+      for (std::size_t m = 0; m < order.size(); ++m) {
+        const BvhChannel c = j.channels[static_cast<std::size_t>(order[m])];
+        JointSpec s;
+        s.name = j.name + "_" + toString(c);
+        s.type = isPosition(c) ? JointType::Prismatic : JointType::Continuous;
+        s.parent = link_parent;
+        s.child = m + 1 == order.size() ? j.name : j.name + "_f" + std::to_string(m + 1);
+        if (m == 0) s.placement = X;
+        s.axis = C * Vector3d::Unit(static_cast<int>(c) % 3);
+        b.addJoint(s);
+        link_parent = s.child;
+      }
     }
-    const std::vector<int> order = modelChannelOrder(j);
-    if (order.empty()) {
-      b.addFixedLink(j.name, parent, X, {}, j.name + "_joint");
-      continue;
-    }
-    std::string link_parent = parent;
-    for (std::size_t m = 0; m < order.size(); ++m) {
-      const BvhChannel c = j.channels[static_cast<std::size_t>(order[m])];
-      JointSpec s;
-      s.name = j.name + "_" + toString(c);
-      s.type = isPosition(c) ? JointType::Prismatic : JointType::Continuous;
-      s.parent = link_parent;
-      s.child = m + 1 == order.size() ? j.name : j.name + "_f" + std::to_string(m + 1);
-      if (m == 0) s.placement = X;
-      s.axis = C * Vector3d::Unit(static_cast<int>(c) % 3);
-      b.addJoint(s);
-      link_parent = s.child;
-    }
+    return b.build();
+  } catch (const InvalidArgument& e) {
+    throw ParseError(f.source, 0, e.what());
   }
-  return b.build();
 }
 
 std::vector<Configuration> bvhConfigurations(const Model& model, const BvhFile& f, const BvhOptions& options) {
@@ -112,13 +118,13 @@ std::vector<Configuration> bvhConfigurations(const Model& model, const BvhFile& 
       if (isPosition(c))
         t[static_cast<int>(c)] += v;
       else
-        R = R * Eigen::AngleAxisd(v * M_PI / 180.0, Vector3d::Unit(static_cast<int>(c) % 3)).toRotationMatrix();
+        R = R * Eigen::AngleAxisd(v * (M_PI / 180.0), Vector3d::Unit(static_cast<int>(c) % 3)).toRotationMatrix();
     }
     q.base_position = C * (scale * t);
     q.base_rotation = C * R * C.transpose();
     for (const Slot& s : slots) {
       const double v = f.motion(frame, s.column);
-      q.joints[s.joint] = s.position ? scale * v : v * M_PI / 180.0;
+      q.joints[s.joint] = s.position ? scale * v : v * (M_PI / 180.0);
     }
     out.push_back(std::move(q));
   }

@@ -79,6 +79,7 @@ MvnxFrame parseFrame(const std::string& source, const XMLElement* fe, std::size_
   if (f.type == "normal") {
     if (!fe->Attribute("index")) fail(source, fe, "normal frame without an index attribute");
     f.time = f.index / rate;
+    if (!std::isfinite(f.time)) fail(source, fe, who + ": time index / frameRate is not finite");  // rate 1e-320
   }
   return f;
 }
@@ -163,8 +164,9 @@ MotionClip clipFrom(const MvnxFile& file, const std::vector<const MvnxFrame*>& f
     have_velocity = have_velocity && !fr->velocity.empty() && !fr->angular_velocity.empty();
     for (std::size_t s = 0; s < ns; ++s) {
       Transform T;
-      bool ok = s < fr->orientation.size() && s < fr->position.size() && fr->orientation[s].allFinite() &&
-                fr->position[s].allFinite() && fr->orientation[s].norm() > 1e-6;
+      // A finite norm implies finite entries; finite entries can still overflow it (1e200).
+      const double qn = s < fr->orientation.size() ? fr->orientation[s].norm() : 0.0;
+      bool ok = s < fr->position.size() && fr->position[s].allFinite() && std::isfinite(qn) && qn > 1e-6;
       if (ok) {
         T.R = so3::fromQuaternionWxyz(fr->orientation[s]);
         T.p = fr->position[s];

@@ -77,8 +77,10 @@ MarkerTrajectories parseTrc(const std::string& text, const std::string& source, 
       (k == "DataRate" ? rate : k == "NumFrames" ? frames_d : markers_d) = x;
     }
   }
-  if (!(rate > 0) || frames_d < 0 || markers_d < 0)
-    throw fail(2, "header needs DataRate > 0, NumFrames and NumMarkers");
+  // Counts are checked before the casts to int below (a NaN or 1e30 count would be UB there).
+  auto count = [](double x) { return x >= 0 && x <= 1e9 && x == std::floor(x); };
+  if (!(rate > 0) || !std::isfinite(rate) || !count(frames_d) || !count(markers_d))
+    throw fail(2, "header needs a finite DataRate > 0 and NumFrames and NumMarkers as non-negative integers");
   double scale = 0;
   if (units == "mm") scale = 1e-3;
   else if (units == "cm") scale = 1e-2;
@@ -108,7 +110,7 @@ MarkerTrajectories parseTrc(const std::string& text, const std::string& source, 
         (static_cast<int>(f.size()) == 2 + 3 * nm + 1 && !trim(f.back()).empty()))
       throw fail(li, "row has " + std::to_string(f.size()) + " fields, expected at most " + std::to_string(2 + 3 * nm));
     double t = 0;
-    if (f.size() < 2 || !toDouble(f[1], t)) throw fail(li, "field Time: not a number");
+    if (f.size() < 2 || !toDouble(f[1], t) || !std::isfinite(t)) throw fail(li, "field Time: not a finite number");
     if (!m.times.empty() && !(t > m.times.back()))
       throw fail(li, "time " + fmt::format("{}", t) + " does not increase (previous " + fmt::format("{}", m.times.back()) + ")");
     m.times.push_back(t);
@@ -179,6 +181,7 @@ MotTable parseMot(const std::string& text, const std::string& source) {
       throw ParseError(source, static_cast<int>(li + 1),
                        "expected " + std::to_string(cols.size()) + " values (columns of line " +
                            std::to_string(header_line) + "), got " + std::to_string(r.size()));
+    if (!std::isfinite(r[0])) throw ParseError(source, static_cast<int>(li + 1), "time is not a finite number");
     if (!rows.empty() && !(r[0] > rows.back()[0]))
       throw ParseError(source, static_cast<int>(li + 1), "time does not increase");
     rows.push_back(std::move(r));

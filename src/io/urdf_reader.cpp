@@ -136,8 +136,9 @@ class Validator {
           for (const char* a : {"velocity", "effort"})
             if (!lim->Attribute(a)) fail(lim, owner + ": <limit> needs a '" + a + "' attribute");
         const double lo = lim->DoubleAttribute("lower", 0.0), hi = lim->DoubleAttribute("upper", 0.0);
-        if (needs_limit && lo > hi)
-          fail(lim, owner + ": <limit> lower " + lim->Attribute("lower") + " exceeds upper " + lim->Attribute("upper"));
+        // Either attribute may be absent (URDF's default 0): never append a null text.
+        auto text = [&](const char* a) { return std::string(lim->Attribute(a) ? lim->Attribute(a) : "0 (absent)"); };
+        if (needs_limit && lo > hi) fail(lim, owner + ": <limit> lower " + text("lower") + " exceeds upper " + text("upper"));
       }
       if (auto* m = j->FirstChildElement("mimic")) {
         if (!m->Attribute("joint")) fail(m, owner + ": <mimic> without a joint attribute");
@@ -257,18 +258,32 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
   }
 
   const urdf::LinkConstSharedPtr root = urdf_model->getRoot();
-  ModelBuilder builder(urdf_model->getName(), root->name, options.base, toInertial(*root, link_xml[root->name]));
+  // The builder checks the root's inertial too (a negative mass): a ParseError like the others.
+  ModelBuilder builder = [&] {
+    try {
+      return ModelBuilder(urdf_model->getName(), root->name, options.base, toInertial(*root, link_xml[root->name]));
+    } catch (const InvalidArgument& e) {
+      throw ParseError(source_name, 0, e.what());
+    }
+  }();
   std::vector<const urdf::Joint*> mimic_joints;
   // Model order is file order when the file lists parents before children; otherwise the
   // topological order that stays closest to it (always the earliest joint whose parent is known).
   std::priority_queue<int, std::vector<int>, std::greater<>> ready;
   for (int k : joints_of_parent[root->name]) ready.push(k);
+  std::size_t walked = 0;
   try {
     while (!ready.empty()) {
       const int k = ready.top();
       ready.pop();
-      const urdf::JointConstSharedPtr joint = urdf_model->getJoint(joint_names[static_cast<std::size_t>(k)]);
-      const urdf::LinkConstSharedPtr link = urdf_model->getLink(joint->child_link_name);
+      ++walked;
+      const std::string& name = joint_names[static_cast<std::size_t>(k)];
+      const urdf::JointConstSharedPtr joint = urdf_model->getJoint(name);
+      const urdf::LinkConstSharedPtr link = joint ? urdf_model->getLink(joint->child_link_name) : nullptr;
+      // urdfdom's TinyXML turns a CRLF inside an attribute into LF, tinyxml2 does not: a name
+      // can differ between the two. Never dereference null.
+      if (!link || link->parent_joint != joint)
+        throw ParseError(source_name, 0, "joint '" + name + "': urdfdom does not read it as tinyxml2 does (a line break in a name?)");
       for (int c : joints_of_parent[link->name]) ready.push(c);
       const urdf::Joint& j = *link->parent_joint;
       const Transform X = originOf(joint_xml[j.name]);
@@ -286,6 +301,9 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
       s.child = link->name;
       s.placement = X;
       s.axis = Vector3d(j.axis.x, j.axis.y, j.axis.z);
+      // Finite entries can overflow the norm ("1e200 1 0"), which the builder's normalisation
+      // would turn into a zero axis: scale such an axis first.
+      if (!std::isfinite(s.axis.squaredNorm())) s.axis = s.axis.stableNormalized();
       if (j.limits) {
         if (s.type != JointType::Continuous) {
           s.lower = fromSentinel(j.limits->lower);
@@ -300,6 +318,11 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
       builder.addJoint(s);
       if (j.mimic) mimic_joints.push_back(&j);
     }
+    // A cycle apart from the root's tree passes the one-root check; its joints are never reached.
+    if (walked != joint_names.size())
+      throw ParseError(source_name, 0, std::to_string(joint_names.size() - walked) + " of " +
+                                           std::to_string(joint_names.size()) + " joints are not reachable from the root link '" +
+                                           root->name + "' (the joints form a cycle?)");
     for (const urdf::Joint* j : mimic_joints) {
       builder.addMimic(j->name, j->mimic->joint_name, j->mimic->multiplier, j->mimic->offset);
       if (warnings) {
@@ -312,11 +335,28 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
   } catch (const InvalidArgument& e) {
     throw ParseError(source_name, 0, e.what());
   }
-  try {
-    return builder.build();
-  } catch (const InvalidArgument& e) {
-    throw ParseError(source_name, 0, e.what());
+  Model model = [&] {
+    try {
+      return builder.build();
+    } catch (const InvalidArgument& e) {
+      throw ParseError(source_name, 0, e.what());
+    }
+  }();
+  // Merging fixed links composes placements and shifts inertias: finite but huge numbers in the
+  // file (an origin of 1e200 m) can overflow there.
+  for (int l = 0; l < model.numLinks(); ++l) {
+    const Inertial& in = model.inertial(LinkId(l));
+    if (!std::isfinite(in.mass) || !in.com.allFinite() || !in.inertia.allFinite())
+      throw ParseError(source_name, 0, "link '" + model.linkName(LinkId(l)) +
+                                           "': its inertial, merged with its fixed children, is not finite (a huge origin?)");
   }
+  for (int j = 0; j < model.numJoints(); ++j)
+    if (!model.jointPlacement(JointId(j)).p.allFinite() || !model.jointPlacement(JointId(j)).R.allFinite())
+      throw ParseError(source_name, 0, "joint '" + model.jointName(JointId(j)) + "': its placement is not finite (a huge origin?)");
+  for (int f = 0; f < model.numFrames(); ++f)
+    if (!model.framePlacement(FrameId(f)).p.allFinite() || !model.framePlacement(FrameId(f)).R.allFinite())
+      throw ParseError(source_name, 0, "frame '" + model.frameName(FrameId(f)) + "': its placement is not finite (a huge origin?)");
+  return model;
 }
 
 Model loadUrdf(const std::string& path, const UrdfOptions& options, std::vector<std::string>* warnings) {
