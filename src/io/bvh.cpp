@@ -336,6 +336,20 @@ std::vector<std::uint8_t> bvhChannelsReplaceOffset(const BvhFile& f, BvhPosition
   return replace;
 }
 
+namespace {
+
+// R ← R · rot(axis, a) for a principal axis, where (i, j) are the two other axes in cyclic order
+// (x: 1,2; y: 2,0; z: 0,1): only columns i and j change. Same result as R * axisAngle(e_axis, a)
+// to round-off, without forming the rotation.
+inline void rotateAboutAxis(Matrix3d& R, int i, int j, double a) {
+  const double c = std::cos(a), s = std::sin(a);
+  const Vector3d ci = R.col(i), cj = R.col(j);
+  R.col(i) = c * ci + s * cj;
+  R.col(j) = c * cj - s * ci;
+}
+
+}  // namespace
+
 MotionClip bvhToClip(const BvhFile& f, const BvhOptions& options) {
   MotionClip clip;
   clip.source = f.source;
@@ -377,9 +391,9 @@ MotionClip bvhToClip(const BvhFile& f, const BvhOptions& options) {
           case BvhChannel::Xposition: t.x() += v; break;
           case BvhChannel::Yposition: t.y() += v; break;
           case BvhChannel::Zposition: t.z() += v; break;
-          case BvhChannel::Xrotation: R = R * so3::axisAngle(Vector3d::UnitX(), v * (M_PI / 180.0)); break;
-          case BvhChannel::Yrotation: R = R * so3::axisAngle(Vector3d::UnitY(), v * (M_PI / 180.0)); break;
-          case BvhChannel::Zrotation: R = R * so3::axisAngle(Vector3d::UnitZ(), v * (M_PI / 180.0)); break;
+          case BvhChannel::Xrotation: rotateAboutAxis(R, 1, 2, v * (M_PI / 180.0)); break;
+          case BvhChannel::Yrotation: rotateAboutAxis(R, 2, 0, v * (M_PI / 180.0)); break;
+          case BvhChannel::Zrotation: rotateAboutAxis(R, 0, 1, v * (M_PI / 180.0)); break;
         }
       }
       Transform& W = world[i];
