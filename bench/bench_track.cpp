@@ -24,6 +24,16 @@ namespace {
 
 std::string tempCsv() { return (std::filesystem::temp_directory_path() / "kinetrack_bench_track.csv").string(); }
 
+// Tracks every frame and writes the joint CSV (as `kinetrack track --out`); returns the frames.
+long trackToCsv(const kt::Model& model, const kt::track::Capture& capture, const kt::track::Retargeting& plan) {
+  kt::io::JointCsvWriter writer(model, tempCsv());
+  kt::track::runTracking(model, capture, plan, {}, [&](int f, const kt::Configuration& q, const kt::track::FrameOutcome& o) {
+    writer.write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
+  });
+  writer.commit();
+  return capture.clip.numFrames();
+}
+
 void BM_TrackSyntheticWalk(benchmark::State& state) {
   const kt::Model model = kt::makeHuman66();
   kt::track::SyntheticWalk walk = kt::track::syntheticWalk(model, 60.0, 120.0);
@@ -39,14 +49,7 @@ void BM_TrackSyntheticWalk(benchmark::State& state) {
   po.calibration = "none";
   const kt::track::Retargeting plan = kt::track::planTracking(model, capture, pairs, po);
   long frames = 0;
-  for (auto _ : state) {
-    kt::io::JointCsvWriter writer(model, tempCsv());
-    kt::track::runTracking(model, capture, plan, {}, [&](int f, const kt::Configuration& q, const kt::track::FrameOutcome& o) {
-      writer.write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
-    });
-    writer.commit();
-    frames += capture.clip.numFrames();
-  }
+  for (auto _ : state) frames += trackToCsv(model, capture, plan);
   std::remove(tempCsv().c_str());
   state.counters["frames_per_s"] = benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsRate);
 }
@@ -65,13 +68,7 @@ void BM_TrackBvhFile(benchmark::State& state, const char* relative) {
     const kt::io::SegmentMap map = kt::io::resolveSegmentMap(capture.clip.segment_names, "");
     std::vector<kt::track::SegmentPair> pairs;
     for (const auto& e : map.entries) pairs.push_back({e.clip_segment, e.model_frame, e.offset, e.weight});
-    const kt::track::Retargeting plan = kt::track::planTracking(model, capture, pairs);
-    kt::io::JointCsvWriter writer(model, tempCsv());
-    kt::track::runTracking(model, capture, plan, {}, [&](int f, const kt::Configuration& q, const kt::track::FrameOutcome& o) {
-      writer.write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
-    });
-    writer.commit();
-    frames += capture.clip.numFrames();
+    frames += trackToCsv(model, capture, kt::track::planTracking(model, capture, pairs));
   }
   std::remove(tempCsv().c_str());
   state.counters["frames_per_s"] = benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsRate);

@@ -1,5 +1,6 @@
 // BVH writer: a model's links (zero-offset chains collapsed) as a BVH hierarchy, and per frame
 // the local rotation of each BVH joint as Z-X-Y Euler angles in BVH's Y-up axes.
+#include "text_util.hpp"
 #include "kinetrack/io/bvh_writer.hpp"
 
 #include <cctype>
@@ -14,6 +15,11 @@
 #include "kinetrack/model/model_builder.hpp"
 
 namespace kinetrack::io {
+
+using detail::appendNumber;
+using detail::splitFields;
+using detail::trim;
+using detail::writeFileAtomically;
 
 namespace {
 
@@ -50,10 +56,6 @@ Transform jointTransform(const Model& model, JointId j, double s) {
   return {X.R * so3::axisAngle(model.jointAxis(j), s), X.p};
 }
 
-void appendNumber(std::string& out, double v) {
-  char buf[32];
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
 
 void appendVector(std::string& out, const Vector3d& v) {
   for (int k = 0; k < 3; ++k) {
@@ -62,24 +64,6 @@ void appendVector(std::string& out, const Vector3d& v) {
   }
 }
 
-// Writes `text` to "<path>.part" and renames it to `path`; the temporary is removed on failure.
-void writeFileAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".part";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw ParseError(path, 0, "cannot open '" + tmp + "' for writing: " + std::strerror(errno));
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int saved = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    std::remove(tmp.c_str());
-    throw ParseError(path, 0, "write error on '" + tmp + "': " + std::strerror(written ? errno : saved));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw ParseError(path, 0, "cannot rename '" + tmp + "' to the output file: " + reason);
-  }
-}
 
 struct SkeletonBuilder {
   const Model& model;

@@ -16,6 +16,11 @@
 
 namespace kinetrack::io {
 
+using detail::appendNumber;
+using detail::splitFields;
+using detail::trim;
+using detail::writeFileAtomically;
+
 namespace {
 
 // The fixed columns before the joints; "gap" follows them.
@@ -26,23 +31,7 @@ constexpr int kNumBase = 8;
 // Longest std::to_chars output for a double ("-2.2250738585072014e-308") plus the separator.
 constexpr std::size_t kMaxField = 25;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
-// Comma-separated fields of one line, trimmed, into `out` (reused across lines).
-void splitFields(std::string_view line, std::vector<std::string_view>& out) {
-  out.clear();
-  std::size_t pos = 0;
-  while (true) {
-    const std::size_t c = line.find(',', pos);
-    out.push_back(trim(line.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos)));
-    if (c == std::string_view::npos) break;
-    pos = c + 1;
-  }
-}
 
 void checkColumnName(const std::string& name) {
   const bool bad = name.empty() || name.find_first_of(",\"\r\n") != std::string::npos || name.front() == ' ' ||

@@ -215,25 +215,6 @@ std::string toMot(const MotTable& t) {
   return out;
 }
 
-void writeMot(const MotTable& table, const std::string& path) {
-  const std::string text = toMot(table);
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw ParseError(path, 0, "cannot open for writing");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw ParseError(path, 0, "write error");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw ParseError(path, 0, "cannot rename the written file: " + ec.message());
-  }
-}
+void writeMot(const MotTable& table, const std::string& path) { detail::writeFileAtomically(path, toMot(table)); }
 
 }  // namespace kinetrack::io

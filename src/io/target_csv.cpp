@@ -17,33 +17,19 @@
 
 namespace kinetrack::io {
 
+using detail::appendNumber;
+using detail::splitFields;
+using detail::trim;
+using detail::writeFileAtomically;
+
 namespace {
 
 // Column suffixes: 0–2 position, 3–6 orientation.
 constexpr const char* kSuffix[] = {"px", "py", "pz", "qw", "qx", "qy", "qz"};
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
-void splitFields(std::string_view line, std::vector<std::string_view>& out) {
-  out.clear();
-  std::size_t pos = 0;
-  while (true) {
-    const std::size_t c = line.find(',', pos);
-    out.push_back(trim(line.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos)));
-    if (c == std::string_view::npos) break;
-    pos = c + 1;
-  }
-}
 
-void appendNumber(std::string& out, double v) {
-  char buf[32];
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
 
 std::string formatNumber(double v) {
   std::string s;
@@ -51,24 +37,6 @@ std::string formatNumber(double v) {
   return s;
 }
 
-// Writes `text` to "<path>.part" and renames it to `path`; the temporary is removed on failure.
-void writeFileAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".part";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw ParseError(path, 0, "cannot open '" + tmp + "' for writing: " + std::strerror(errno));
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int saved = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    std::remove(tmp.c_str());
-    throw ParseError(path, 0, "write error on '" + tmp + "': " + std::strerror(written ? errno : saved));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw ParseError(path, 0, "cannot rename '" + tmp + "' to the output file: " + reason);
-  }
-}
 
 }  // namespace
 
@@ -122,7 +90,7 @@ PoseTargets parseTargetCsv(const std::string& text, const std::string& source) {
       for (int s = 0; s < clip.numSegments(); ++s) {
         const auto& cols = column_of[static_cast<std::size_t>(s)];
         const std::string& seg = clip.segment_names[static_cast<std::size_t>(s)];
-        for (const auto [first, count] : {std::pair{0, 3}, std::pair{3, 4}}) {
+        for (const auto& [first, count] : {std::pair{0, 3}, std::pair{3, 4}}) {
           int present = 0;
           for (int k = first; k < first + count; ++k) present += cols[static_cast<std::size_t>(k)] >= 0;
           if (present == 0 || present == count) continue;

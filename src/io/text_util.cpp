@@ -1,6 +1,7 @@
 #include "text_util.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <charconv>
 #include <cstring>
 #include <fstream>
@@ -30,6 +31,46 @@ bool parseNumber(std::string_view s, double& v) {
   if (b != e && *b == '+') ++b;
   const auto r = std::from_chars(b, e, v);
   return b != e && r.ec == std::errc() && r.ptr == e;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+void splitFields(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t c = line.find(',', pos);
+    out.push_back(trim(line.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos)));
+    if (c == std::string_view::npos) break;
+    pos = c + 1;
+  }
+}
+
+void appendNumber(std::string& out, double v) {
+  char buf[32];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+void writeFileAtomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".part";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw ParseError(path, 0, "cannot open '" + tmp + "' for writing: " + std::strerror(errno));
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const int saved = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !closed) {
+    std::remove(tmp.c_str());
+    throw ParseError(path, 0, "write error on '" + tmp + "': " + std::strerror(written ? errno : saved));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw ParseError(path, 0, "cannot rename '" + tmp + "' to the output file: " + reason);
+  }
 }
 
 }  // namespace kinetrack::io::detail

@@ -2,6 +2,7 @@
 // Private helpers shared by the text readers of kinetrack_io.
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kinetrack::io::detail {
 
@@ -11,5 +12,19 @@ std::string readTextFile(const std::string& path);
 /// Parses exactly one number (no surrounding whitespace): an optional '+', anything
 /// std::from_chars accepts (".5", "1e-3"), or nan/NaN/NAN/-nan as quiet NaN.
 bool parseNumber(std::string_view s, double& v);
+
+/// `s` without leading and trailing spaces and tabs.
+std::string_view trim(std::string_view s);
+
+/// Comma-separated fields of one line, trimmed, into `out` (cleared first; reuse it across lines).
+void splitFields(std::string_view line, std::vector<std::string_view>& out);
+
+/// Appends the shortest representation of `v` that reads back exactly (std::to_chars).
+void appendNumber(std::string& out, double v);
+
+/// Writes `text` to "<path>.part" and renames it to `path`, so that `path` is either the old
+/// file or the complete new one; the temporary is removed on failure. Throws ParseError naming
+/// `path` when the file cannot be written.
+void writeFileAtomically(const std::string& path, const std::string& text);
 
 }  // namespace kinetrack::io::detail

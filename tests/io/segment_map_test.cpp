@@ -53,15 +53,9 @@ struct Clip {
 const std::vector<Clip>& clips() {
   static const std::vector<Clip> all = [] {
     std::vector<Clip> v;
-    const std::string csv = testing::sharedFile("data/bvh/CLIPS.csv");
-    if (csv.empty()) return v;
-    std::ifstream in(csv);
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-      if (line.empty()) continue;
+    for (const std::string& file : testing::sharedBvhClips()) {
       Clip c;
-      c.file = line.substr(0, line.find(','));
+      c.file = file;
       for (const auto& j : readBvh(testing::sharedFile("data/" + c.file)).joints)
         if (!j.end_site) c.joints.push_back(j.name);
       v.push_back(std::move(c));

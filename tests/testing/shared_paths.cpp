@@ -1,6 +1,7 @@
 #include "testing/shared_paths.hpp"
 
 #include <filesystem>
+#include <fstream>
 
 namespace kinetrack::testing {
 
@@ -17,6 +18,18 @@ std::string sharedFile(const std::string& relative) {
   if (dir.empty()) return {};
   const std::filesystem::path p = std::filesystem::path(dir) / relative;
   return std::filesystem::exists(p) ? p.string() : std::string{};
+}
+
+std::vector<std::string> sharedBvhClips() {
+  std::vector<std::string> files;
+  const std::string csv = sharedFile("data/bvh/CLIPS.csv");
+  if (csv.empty()) return files;
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line))
+    if (!line.empty()) files.push_back(line.substr(0, line.find(',')));
+  return files;
 }
 
 }  // namespace kinetrack::testing

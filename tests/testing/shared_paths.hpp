@@ -1,6 +1,7 @@
 #pragma once
 // Locating ../shared (real models and data, present in CI beside the project root).
 #include <string>
+#include <vector>
 
 namespace kinetrack::testing {
 
@@ -10,6 +11,10 @@ std::string sharedDir();
 /// Absolute path of a file under ../shared (e.g. "models/icub/iCubGazeboV2_5_model.urdf"), or ""
 /// when ../shared or the file is absent.
 std::string sharedFile(const std::string& relative);
+
+/// The BVH clips listed in ../shared/data/bvh/CLIPS.csv, as paths relative to ../shared/data
+/// ("bvh/cmu_cgspeed/cmu_01_01.bvh", …), in file order; empty when ../shared is absent.
+std::vector<std::string> sharedBvhClips();
 
 }  // namespace kinetrack::testing
 

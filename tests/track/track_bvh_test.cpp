@@ -15,18 +15,6 @@
 namespace kinetrack {
 namespace {
 
-std::vector<std::string> clipFiles() {
-  std::vector<std::string> files;
-  const std::string csv = testing::sharedFile("data/bvh/CLIPS.csv");
-  if (csv.empty()) return files;
-  std::ifstream in(csv);
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line))
-    if (!line.empty()) files.push_back(line.substr(0, line.find(',')));
-  return files;
-}
-
 // Joint error is measured per BVH joint as the angle between the true and the tracked rotation
 // of the joint (relative to its parent): a BVH joint is a spherical joint written as three
 // Euler angles, and two angle triples of one rotation are the same posture (at gimbal lock —
@@ -34,7 +22,7 @@ std::vector<std::string> clipFiles() {
 // the segment orientations). The tracker starts from the zero pose with the base on the first
 // root target: the transient (2 s, or half of a shorter clip) absorbs the convergence.
 TEST(TrackBvh, EveryClipOnItsOwnSkeletonRecoversTheClipRotations) {
-  const auto files = clipFiles();
+  const auto files = testing::sharedBvhClips();
   if (files.empty()) GTEST_SKIP() << "../shared/data/bvh not found";
 #ifdef NDEBUG
   const std::size_t count = files.size();

@@ -17,14 +17,7 @@ namespace kinetrack {
 namespace {
 
 std::vector<std::string> clipFiles() {
-  std::vector<std::string> files;
-  const std::string csv = testing::sharedFile("data/bvh/CLIPS.csv");
-  if (csv.empty()) return files;
-  std::ifstream in(csv);
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line))
-    if (!line.empty()) files.push_back(line.substr(0, line.find(',')));
+  std::vector<std::string> files = testing::sharedBvhClips();
 #ifndef NDEBUG
   files.resize(std::min<std::size_t>(files.size(), 2));  // Debug/ASan: the same code on two clips
 #endif
