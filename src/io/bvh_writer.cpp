@@ -17,8 +17,6 @@
 namespace kinetrack::io {
 
 using detail::appendNumber;
-using detail::splitFields;
-using detail::trim;
 using detail::writeFileAtomically;
 
 namespace {

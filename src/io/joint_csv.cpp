@@ -16,10 +16,7 @@
 
 namespace kinetrack::io {
 
-using detail::appendNumber;
 using detail::splitFields;
-using detail::trim;
-using detail::writeFileAtomically;
 
 namespace {
 
@@ -161,14 +158,8 @@ JointTrajectory parseJointCsv(const std::string& text, const std::string& source
   auto columnError = [&](std::size_t c, const std::string& msg) {
     return fail("column '" + columns[c] + "': " + msg);
   };
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    std::string_view line(text.data() + pos, eol - pos);
-    pos = eol + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (trim(line).empty() || trim(line).front() == '#') continue;
+  std::string_view line;
+  while (detail::nextDataLine(text, pos, line_number, line)) {
     splitFields(line, fields);
     if (!have_header) {
       have_header = true;

@@ -50,6 +50,20 @@ void splitFields(std::string_view line, std::vector<std::string_view>& out) {
   }
 }
 
+bool nextDataLine(std::string_view text, std::size_t& pos, int& line_number, std::string_view& line) {
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::string_view t = trim(line);
+    if (!t.empty() && t.front() != '#') return true;
+  }
+  return false;
+}
+
 void appendNumber(std::string& out, double v) {
   char buf[32];
   out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
