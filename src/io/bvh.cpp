@@ -414,7 +414,7 @@ MotionClip bvhToClip(const BvhFile& f, const BvhOptions& options) {
       clip.valid[s] = ok[i];
     }
   }
-  computeVelocities(clip);
+  if (options.velocities) computeVelocities(clip);
   return clip;
 }
 

@@ -3,7 +3,11 @@
 namespace kinetrack::io {
 
 MotionClip bvhRestPose(const BvhFile& file, const BvhOptions& options) {
-  BvhFile rest = file;
+  BvhFile rest;  // the hierarchy without the motion (which can be megabytes)
+  rest.source = file.source;
+  rest.joints = file.joints;
+  rest.num_channels = file.num_channels;
+  rest.frame_time = file.frame_time;
   rest.motion = Eigen::MatrixXd::Zero(1, file.num_channels);
   BvhOptions o = options;
   // Zero channels with the replace rule would put joints at their parents' origins: the rest

@@ -22,7 +22,7 @@ std::string extensionOf(const std::string& path) {
 
 void retime(io::MotionClip& clip, double rate) {
   for (std::size_t f = 0; f < clip.times.size(); ++f) clip.times[f] = static_cast<double>(f) / rate;
-  io::computeVelocities(clip);
+  if (!clip.linear_velocity.empty()) io::computeVelocities(clip);
 }
 
 }  // namespace
@@ -36,6 +36,7 @@ Capture loadCapture(const std::string& path, const CaptureOptions& options) {
     c.bvh = io::readBvh(path);
     io::BvhOptions o;
     o.units = options.units;
+    o.velocities = false;  // ClipTracker interpolates between frames; velocities are not read
     c.clip = io::bvhToClip(*c.bvh, o);
     c.calibrations.emplace_back("rest", io::bvhRestPose(*c.bvh, o));
   } else if (ext == "mvnx") {

@@ -54,6 +54,9 @@ struct BvhOptions {
   BvhUnits units = BvhUnits::Auto;
   /// Convert the Y-up BVH world to kinetrack's Z-up world: (x, y, z)_BVH → (z, x, y).
   bool y_up = true;
+  /// Fill MotionClip::linear_velocity / angular_velocity (computeVelocities). Off leaves them
+  /// empty (the tracker interpolates between frames and does not read them).
+  bool velocities = true;
   BvhPositionChannels position_channels = BvhPositionChannels::Auto;
 };
 

@@ -25,7 +25,7 @@ struct CaptureOptions {
 /// A capture ready to track: the clip, what each segment carries, and its calibration poses.
 struct Capture {
   CaptureKind kind = CaptureKind::Bvh;
-  io::MotionClip clip;
+  io::MotionClip clip;                     ///< BVH: without velocities (not needed to track)
   std::optional<io::BvhFile> bvh;          ///< the parsed file (BVH only: from-clip model, truth)
   std::vector<std::uint8_t> has_position;     ///< per segment (all 1 for BVH/MVNX)
   std::vector<std::uint8_t> has_orientation;  ///< per segment (all 1 for BVH/MVNX)
