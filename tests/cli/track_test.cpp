@@ -12,6 +12,9 @@
 #include "kinetrack/io/bvh.hpp"
 #include "kinetrack/io/joint_csv.hpp"
 #include "kinetrack/io/opensim.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/model/human_models.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace {
@@ -99,6 +102,42 @@ TEST(CliTrack, PoseTargetCsvOnHuman48) {
   const RunResult r = run({"track", "--model", "human48", "--input", input, "--out", out, "--transient", "0"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(kinetrack::io::readJointCsv(out).numFrames(), 3);
+}
+
+TEST(CliTrack, RateReplacesTheFrameTimesAndAJsonMapOverrides) {
+  KINETRACK_REQUIRE_SHARED(bvh, "data/bvh/pymo/AV_8Walk_Meredith_HVHA_Rep1.bvh");
+  ScratchDir dir;
+  // A user map: only the legs and the pelvis, the right thigh target turned 90° about its x axis.
+  const std::string map = dir.write("legs.json", R"({"name": "legs", "segments": {"Hips": "Pelvis", "RightUpLeg": "RightUpperLeg",
+      "RightLeg": "RightLowerLeg", "LeftUpLeg": "LeftUpperLeg", "LeftLeg": "LeftLowerLeg"},
+      "offsets": {"RightUpLeg": {"rpy_deg": [90, 0, 0]}}})");
+  const std::string out = dir.file("joints.csv"), summary = dir.file("s.json");
+  const RunResult r = run({"track", "--model", "human66", "--input", bvh, "--out", out, "--rate", "60", "--map", map,
+                           "--summary-json", summary});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const kinetrack::io::JointTrajectory t = kinetrack::io::readJointCsv(out);
+  ASSERT_GT(t.numFrames(), 100);
+  EXPECT_NEAR(t.times[60], 1.0, 1e-12);
+  const nlohmann::json j = nlohmann::json::parse(slurp(summary));
+  EXPECT_EQ(j["targets"].get<int>(), 5);
+  EXPECT_LT(j["mnte_p95"].get<double>(), 1e-4);  // the offset is reachable on spherical joints
+  EXPECT_NE(r.out.find("clip segments not mapped"), std::string::npos) << r.out;
+  // Without the offset the thigh is 90° away from where the offset put it.
+  std::string plain_text = slurp(map);
+  plain_text = plain_text.substr(0, plain_text.find(",\n      \"offsets\"")) + "}";
+  const std::string plain = dir.write("plain.json", plain_text), out2 = dir.file("plain.csv");
+  const RunResult r2 = run({"track", "--model", "human66", "--input", bvh, "--out", out2, "--rate", "60", "--map", plain});
+  ASSERT_EQ(r2.status, 0) << r2.out << r2.err;
+  const std::vector<kinetrack::Configuration> with = kinetrack::io::toConfigurations(t, kinetrack::makeHuman66()),
+                                              without = kinetrack::io::toConfigurations(kinetrack::io::readJointCsv(out2),
+                                                                                       kinetrack::makeHuman66());
+  const kinetrack::Model m = kinetrack::makeHuman66();
+  kinetrack::Data a(m), b(m);
+  kinetrack::framesForwardKinematics(m, a, with.back());
+  kinetrack::framesForwardKinematics(m, b, without.back());
+  const kinetrack::FrameId thigh = m.frameId("RightUpperLeg");
+  const double angle = kinetrack::so3::log(b.frame[thigh.value].R.transpose() * a.frame[thigh.value].R).norm();
+  EXPECT_NEAR(angle, M_PI / 2, 1e-3);
 }
 
 struct BadTrack {
