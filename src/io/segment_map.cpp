@@ -121,7 +121,8 @@ Matrix3d parseOffset(const Doc& d, const std::string& joint, const Json& v) {
     const auto a = numberArray(d, {"offsets", joint, key}, value, 4);
     const Eigen::Vector4d q(a[0], a[1], a[2], a[3]);
     if (q.norm() < 1e-12) d.fail({"offsets", joint, key}, "zero quaternion");
-    return so3::fromQuaternionWxyz(q);
+    // Scaled by its largest entry first: the norm of finite entries such as 1e200 overflows.
+    return so3::fromQuaternionWxyz(q / q.cwiseAbs().maxCoeff());
   }
   d.fail({"offsets", joint, key}, "unknown key (expected \"rpy_deg\" or \"quaternion_wxyz\")");
 }

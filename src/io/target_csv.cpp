@@ -114,6 +114,10 @@ PoseTargets parseTargetCsv(const std::string& text, const std::string& source) {
     if (!value(0, t)) throw columnError(0, "the time of a row cannot be empty or NaN");
     if (clip.numFrames() > 0 && !(t > clip.times.back()))
       throw columnError(0, formatNumber(t) + " does not increase (previous " + formatNumber(clip.times.back()) + ")");
+    // computeVelocities divides position differences by time differences: both overflowing gave NaN.
+    if (clip.numFrames() > 0 && !std::isfinite(t - clip.times.front()))
+      throw columnError(0, formatNumber(t) + " is too far from the first time " + formatNumber(clip.times.front()) +
+                               " (the difference is not finite)");
     clip.times.push_back(t);
     for (int s = 0; s < clip.numSegments(); ++s) {
       const auto& cols = column_of[static_cast<std::size_t>(s)];
