@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "plotting.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/ik/dynamical_ik.hpp"
@@ -41,9 +42,6 @@ namespace fs = std::filesystem;
 constexpr double kDeg = M_PI / 180.0;
 /// "Converged" level of the summary table: MNTE 1e-6 is a residual angle of about 0.08°.
 constexpr double kConvergedMnte = 1e-6;
-/// Exit status of plot_convergence.py when matplotlib cannot be imported.
-constexpr int kPlotMissingMatplotlib = 3;
-constexpr const char* kPython = "/usr/bin/python3";
 
 struct ConvergenceConfig {
   ModelSpec model{"human66", std::nullopt, false};
@@ -259,71 +257,6 @@ void printSummary(const std::vector<GainRun>& runs, double rate) {
                  r.worst_status == qp::Status::NotConvex ? " (the step then uses nu = 0: the state stops moving)" : "");
 }
 
-// --- plot -----------------------------------------------------------------------------------
-
-/// plot_convergence.py: --plot-script, else scripts/ under the working directory, else the
-/// source tree of a build-tree binary (<exe_dir>/../../../scripts). Empty when not found.
-fs::path findPlotScript(const ConvergenceConfig& cfg) {
-  if (!cfg.plot_script.empty()) return cfg.plot_script;
-  const fs::path relative = fs::path("scripts") / "plot_convergence.py";
-  std::error_code ec;
-  if (fs::is_regular_file(relative, ec)) return fs::absolute(relative, ec);
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path candidate = exe.parent_path() / ".." / ".." / ".." / relative;
-    if (fs::is_regular_file(candidate, ec)) return candidate.lexically_normal();
-  }
-  return {};
-}
-
-/// Runs `python3 script args…` and returns its exit status (−1 when it could not be run).
-int runPython(const fs::path& script, const std::vector<std::string>& args) {
-  std::vector<std::string> argv_s = {kPython, script.string()};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    ::execv(kPython, argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-void plot(const fs::path& script, const fs::path& csv, const fs::path& png, const std::string& title) {
-  if (script.empty()) {
-    fmt::print(stderr,
-               "kinetrack: warning: no plot: scripts/plot_convergence.py not found (run from the source tree or "
-               "give --plot-script PATH); the CSV is written\n");
-    return;
-  }
-  if (::access(kPython, X_OK) != 0) {
-    fmt::print(stderr,
-               "kinetrack: warning: no plot: {} not found (install python3 and python3-matplotlib); the CSV "
-               "is written\n",
-               kPython);
-    return;
-  }
-  const int status = runPython(script, {csv.string(), png.string(), "--title", title});
-  if (status == 0) {
-    fmt::print("wrote {}\n", png.string());
-  } else if (status == kPlotMissingMatplotlib) {
-    fmt::print(stderr,
-               "kinetrack: warning: no plot: python3 has no matplotlib (Debian: apt-get install "
-               "python3-matplotlib); the CSV is written\n");
-  } else {
-    fmt::print(stderr, "kinetrack: warning: no plot: {} {} failed (exit status {}); the CSV is written\n", kPython,
-               script.string(), status);
-  }
-}
-
 // --- command --------------------------------------------------------------------------------
 
 int runConvergence(const ConvergenceConfig& cfg) {
@@ -349,7 +282,7 @@ int runConvergence(const ConvergenceConfig& cfg) {
     if (!fs::is_regular_file(cfg.plot_script, ec))
       throw UsageError("--plot-script: no such file '" + cfg.plot_script + "'");
   }
-  if (!cfg.no_plot) script = findPlotScript(cfg);
+  if (!cfg.no_plot) script = findScript(cfg.plot_script, "plot_convergence.py");
 
   const LoadedModel lm = loadModel(cfg.model);
   const Model& m = lm.model;
@@ -380,8 +313,10 @@ int runConvergence(const ConvergenceConfig& cfg) {
   printSummary(runs, cfg.rate);
   fmt::print("\nwrote {} ({} gains x {} rows)\n", csv.string(), runs.size(), steps + 1);
   if (!cfg.no_plot)
-    plot(script, csv, dir / "convergence.png",
-         fmt::format("{}, {:g} Hz, start: zero configuration", m.name(), cfg.rate));
+    runPlot(script, "plot_convergence.py",
+            {csv.string(), (dir / "convergence.png").string(), "--title",
+             fmt::format("{}, {:g} Hz, start: zero configuration", m.name(), cfg.rate)},
+            dir / "convergence.png");
 
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   fmt::print("done in {:.0f} ms\n", ms);

@@ -2,11 +2,8 @@
 // DYN; one joint-trajectory row per input frame, a summary table and optional summary JSON,
 // MOT and BVH outputs.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,11 +12,9 @@
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/bvh_writer.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/io/opensim.hpp"
 #include "kinetrack/io/segment_map.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "track_job.hpp"
 #include "track_report.hpp"
 
 namespace kinetrack::cli {
@@ -27,10 +22,10 @@ namespace {
 
 struct TrackConfig {
   ModelSpec model;
-  std::string input, out, summary_json, bvh_out, mot_out, map, calibration, units = "auto";
-  double gain = 1.0, rate = 0.0, transient = 2.0, max_step_deg = 5.0;
+  std::string input, map, calibration, units = "auto";
+  double gain = 1.0, rate = 0.0, max_step_deg = 5.0;
   int max_substeps = 64;
-  bool quiet = false;
+  TrackOutput output;
 };
 
 io::BvhUnits parseUnits(const std::string& u) {
@@ -68,36 +63,8 @@ std::vector<track::SegmentPair> resolvePairs(const Model& model, const track::Ca
   return pairs;
 }
 
-double meanFrameTime(const std::vector<double>& t) {
-  return t.size() > 1 ? (t.back() - t.front()) / static_cast<double>(t.size() - 1) : 1.0 / 60.0;
-}
-
-class ProgressBar {
- public:
-  ProgressBar(int total, bool enabled) : total_(total), enabled_(enabled && isatty(STDERR_FILENO)) {}
-  void update(int done) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (done + 1 < total_ && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    const int width = 40, filled = total_ ? static_cast<int>(static_cast<long>(width) * (done + 1) / total_) : width;
-    std::fprintf(stderr, "\r[%s%s] %3d%%  frame %d/%d", std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                 std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), total_ ? 100 * (done + 1) / total_ : 100, done + 1,
-                 total_);
-    if (done + 1 >= total_) std::fputc('\n', stderr);
-    std::fflush(stderr);
-  }
-
- private:
-  int total_;
-  bool enabled_;
-  std::chrono::steady_clock::time_point last_{};
-};
-
 int runTrack(const TrackConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
-  if (cfg.out.empty()) throw UsageError("--out is required");
-  if (!(cfg.transient >= 0.0)) throw UsageError("--transient must be ≥ 0");
   track::CaptureOptions co;
   co.units = parseUnits(cfg.units);
   co.rate = cfg.rate;
@@ -133,36 +100,7 @@ int runTrack(const TrackConfig& cfg) {
   to.gain = cfg.gain;
   to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
   to.max_substeps = cfg.max_substeps;
-
-  io::JointCsvWriter writer(model, cfg.out);
-  std::vector<Configuration> tracked;
-  const bool keep = !cfg.bvh_out.empty() || !cfg.mot_out.empty();
-  if (keep) tracked.reserve(static_cast<std::size_t>(capture.clip.numFrames()));
-  ProgressBar bar(capture.clip.numFrames(), !cfg.quiet);
-  const track::TrackRecord record = track::runTracking(
-      model, capture, plan, to,
-      [&](int f, const Configuration& q, const track::FrameOutcome& o) {
-        writer.write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
-        if (keep) tracked.push_back(q);
-        bar.update(f);
-      },
-      truth.empty() ? nullptr : &truth);
-  const track::TrackSummary s = track::summarize(record, cfg.transient, !truth.empty());
-
-  // Secondary outputs first, the main CSV last: a failure leaves no complete-looking output.
-  if (!cfg.bvh_out.empty()) io::writeBvh(model, tracked, meanFrameTime(capture.clip.times), cfg.bvh_out);
-  if (!cfg.mot_out.empty()) io::writeMot(motTable(model, capture.clip.times, tracked), cfg.mot_out);
-  if (!cfg.summary_json.empty()) writeSummaryJson(cfg.summary_json, summaryJson(s, model, cfg.input, plan, skipped, unmapped));
-  writer.commit();
-
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  printSummary(s, model, cfg.input, plan, skipped, unmapped, seconds);
-  fmt::print("wrote {} ({} rows)", cfg.out, writer.rows());
-  if (!cfg.summary_json.empty()) fmt::print(", {}", cfg.summary_json);
-  if (!cfg.bvh_out.empty()) fmt::print(", {}", cfg.bvh_out);
-  if (!cfg.mot_out.empty()) fmt::print(", {}", cfg.mot_out);
-  fmt::print("\n");
-  return s.non_finite > 0 ? kExitFailure : kExitOk;
+  return runTrackJob(model, capture, plan, to, cfg.output, cfg.input, truth.empty() ? nullptr : &truth, skipped, unmapped, start).status;
 }
 
 }  // namespace
@@ -173,21 +111,21 @@ void addTrackCommand(CLI::App& app, Action& action) {
   cmd->add_option("--model", cfg->model.model, "built-in model (human66, human48), URDF path, or from-clip (BVH skeleton)")->required();
   cmd->add_option("--height", cfg->model.height, "body height of a built-in model (m)");
   cmd->add_option("--input", cfg->input, "capture file: .bvh, .mvnx, or .csv pose targets (docs/formats.md)")->required();
-  cmd->add_option("--out", cfg->out, "joint trajectory CSV: time, base position, base quaternion (w,x,y,z), joints, gap")->required();
-  cmd->add_option("--summary-json", cfg->summary_json, "write the run's summary as JSON");
-  cmd->add_option("--bvh-out", cfg->bvh_out, "write the tracked motion of the model as BVH (Blender)");
-  cmd->add_option("--mot-out", cfg->mot_out, "write the joint trajectories as an OpenSim MOT file");
+  cmd->add_option("--out", cfg->output.out, "joint trajectory CSV: time, base position, base quaternion (w,x,y,z), joints, gap")->required();
+  cmd->add_option("--summary-json", cfg->output.summary_json, "write the run's summary as JSON");
+  cmd->add_option("--bvh-out", cfg->output.bvh_out, "write the tracked motion of the model as BVH (Blender)");
+  cmd->add_option("--mot-out", cfg->output.mot_out, "write the joint trajectories as an OpenSim MOT file");
   cmd->add_option("--map", cfg->map, "segment map: auto (default), a built-in map name, or a JSON file (docs/segment_maps.md)");
   cmd->add_option("--calibration", cfg->calibration,
                   "calibration pose: none, first, frame:N, rest (BVH), identity|npose|tpose (MVNX); default first (BVH), npose (MVNX), none (CSV)");
   cmd->add_option("--gain", cfg->gain, "per-step gain kappa = K*dt of every target, 0 < kappa < 2 (1 = dead-beat)")->capture_default_str();
   cmd->add_option("--rate", cfg->rate, "frame rate of the input (Hz), replacing the file's frame times");
   cmd->add_option("--units", cfg->units, "BVH length unit: auto, m, cm, in, cmu")->capture_default_str();
-  cmd->add_option("--transient", cfg->transient, "seconds excluded from the accuracy statistics")->capture_default_str();
+  cmd->add_option("--transient", cfg->output.transient, "seconds excluded from the accuracy statistics")->capture_default_str();
   cmd->add_option("--max-step-deg", cfg->max_step_deg, "largest target rotation per solver step (sub-stepping), degrees")
       ->capture_default_str();
   cmd->add_option("--max-substeps", cfg->max_substeps, "largest number of solver steps per frame")->capture_default_str();
-  cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
+  cmd->add_flag("--quiet", cfg->output.quiet, "no progress bar");
   cmd->callback([&action, cfg] { action = [cfg] { return runTrack(*cfg); }; });
 }
 

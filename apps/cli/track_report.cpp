@@ -34,6 +34,7 @@ nlohmann::json summaryJson(const track::TrackSummary& s, const Model& model, con
   j["rmse_median"] = finiteOrNull(s.rmse_median);
   j["joint_rms_deg"] = s.has_truth ? finiteOrNull(s.joint_rms_deg) : nlohmann::json(nullptr);
   j["limit_violation_max_rad"] = s.limit_violation_max_rad;
+  j["row_violation_max"] = s.row_violation_max;
   j["step_us_p50"] = s.step_us_p50;
   j["step_us_p99"] = s.step_us_p99;
   j["step_us_max"] = s.step_us_max;
@@ -81,6 +82,7 @@ void printSummary(const track::TrackSummary& s, const Model& model, const std::s
   fmt::print("  {:<28} {:.3e} rad/s\n", "ang. velocity RMSE median", s.rmse_median);
   if (s.has_truth) fmt::print("  {:<28} {:.4f} deg\n", "joint RMS vs clip angles", s.joint_rms_deg);
   fmt::print("  {:<28} {:.2e} rad\n", "max joint-limit violation", s.limit_violation_max_rad);
+  if (!model.linearConstraints().empty()) fmt::print("  {:<28} {:.2e}\n", "max coupled-row violation", s.row_violation_max);
   fmt::print("  {:<28} {:.1f} / {:.1f} / {:.1f} us ({:.2f} solver steps per frame)\n", "time per frame p50/p99/max", s.step_us_p50,
              s.step_us_p99, s.step_us_max, s.substeps_mean);
   if (s.non_finite > 0) fmt::print("  WARNING: {} frames produced a non-finite step (state held)\n", s.non_finite);

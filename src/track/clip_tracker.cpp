@@ -142,12 +142,14 @@ FrameOutcome ClipTracker::track(int f) {
     }
     const StepResult r = ik_.step(h);
     out.limit_violation = std::max(out.limit_violation, r.limit_violation);
+    out.row_violation = std::max(out.row_violation, r.row_violation);
     out.non_finite = out.non_finite || r.non_finite;
   }
   int steps = n;
   for (int i = 0; first && i < kInitialPolish; ++i, ++steps) {
     const StepResult r = ik_.step(h);
     out.limit_violation = std::max(out.limit_violation, r.limit_violation);
+    out.row_violation = std::max(out.row_violation, r.row_violation);
     out.non_finite = out.non_finite || r.non_finite;
   }
   unwind();
@@ -173,7 +175,7 @@ FrameOutcome ClipTracker::track(int f) {
 }
 
 void TrackRecord::reserve(std::size_t n) {
-  for (auto* v : {&times, &mnte, &rmse, &limit, &step_us, &joint_err2}) v->reserve(n);
+  for (auto* v : {&times, &mnte, &rmse, &limit, &rows, &step_us, &joint_err2}) v->reserve(n);
   substeps.reserve(n);
   joint_count.reserve(n);
   gap.reserve(n);
@@ -185,6 +187,7 @@ void TrackRecord::add(double time, const FrameOutcome& o, double us, double err2
   mnte.push_back(o.mnte);
   rmse.push_back(o.rmse);
   limit.push_back(o.limit_violation);
+  rows.push_back(o.row_violation);
   step_us.push_back(us);
   joint_err2.push_back(err2);
   substeps.push_back(o.substeps);
@@ -210,6 +213,7 @@ TrackSummary summarize(const TrackRecord& r, double transient_s, bool has_truth)
     if (r.gap[i]) ++s.gaps;
     if (r.non_finite[i]) ++s.non_finite;
     s.limit_violation_max_rad = std::max(s.limit_violation_max_rad, r.limit[i]);
+    s.row_violation_max = std::max(s.row_violation_max, r.rows[i]);
     if (!r.gap[i]) {
       us.push_back(r.step_us[i]);
       substeps += r.substeps[i];

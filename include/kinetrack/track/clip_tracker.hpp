@@ -57,6 +57,7 @@ struct FrameOutcome {
   double mnte = 0.0;      ///< MNTE of the orientation targets after the frame's steps
   double rmse = 0.0;      ///< angular-velocity RMSE over the frame (Eq. 16, chord velocities)
   double limit_violation = 0.0;  ///< largest joint-limit violation (rad or m)
+  double row_violation = 0.0;    ///< largest linear-constraint (coupling row) violation
   bool non_finite = false;  ///< the solver produced a non-finite step (state held)
 };
 
@@ -109,6 +110,7 @@ struct TrackSummary {
   bool has_truth = false;
   double joint_rms_deg = 0;             ///< vs ground truth (from-clip), after the transient
   double limit_violation_max_rad = 0;
+  double row_violation_max = 0;         ///< linear rows (e.g. the iCub's coupled shoulder)
   double step_us_p50 = 0, step_us_p99 = 0, step_us_max = 0;  ///< wall time per frame, µs
   double substeps_mean = 0;
   int non_finite = 0;
@@ -116,7 +118,7 @@ struct TrackSummary {
 
 /// Per-frame records collected by the caller; summarise() turns them into a TrackSummary.
 struct TrackRecord {
-  std::vector<double> times, mnte, rmse, limit, step_us, joint_err2;  ///< joint_err2: Σ err², per frame
+  std::vector<double> times, mnte, rmse, limit, rows, step_us, joint_err2;  ///< joint_err2: Σ err², per frame
   std::vector<int> substeps, joint_count;
   std::vector<std::uint8_t> gap, non_finite;
   void reserve(std::size_t n);

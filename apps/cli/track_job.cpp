@@ -1,0 +1,84 @@
+#include "track_job.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "cli_common.hpp"
+#include "kinetrack/io/bvh_writer.hpp"
+#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/opensim.hpp"
+#include "track_report.hpp"
+
+namespace kinetrack::cli {
+namespace {
+
+double meanFrameTime(const std::vector<double>& t) {
+  return t.size() > 1 ? (t.back() - t.front()) / static_cast<double>(t.size() - 1) : 1.0 / 60.0;
+}
+
+class ProgressBar {
+ public:
+  ProgressBar(int total, bool enabled) : total_(total), enabled_(enabled && isatty(STDERR_FILENO)) {}
+  void update(int done) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done + 1 < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const int width = 40, filled = total_ ? static_cast<int>(static_cast<long>(width) * (done + 1) / total_) : width;
+    std::fprintf(stderr, "\r[%s%s] %3d%%  frame %d/%d", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), total_ ? 100 * (done + 1) / total_ : 100, done + 1,
+                 total_);
+    if (done + 1 >= total_) std::fputc('\n', stderr);
+    std::fflush(stderr);
+  }
+
+ private:
+  int total_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+}  // namespace
+
+TrackJobResult runTrackJob(const Model& model, const track::Capture& capture, const track::Retargeting& plan,
+                           const track::TrackerOptions& options, const TrackOutput& output, const std::string& input,
+                           const std::vector<Configuration>* truth, const std::vector<std::string>& skipped,
+                           const std::vector<std::string>& unmapped, std::chrono::steady_clock::time_point start) {
+  if (output.out.empty()) throw UsageError("--out is required");
+  if (!(output.transient >= 0.0)) throw UsageError("--transient must be ≥ 0");
+  io::JointCsvWriter writer(model, output.out);
+  std::vector<Configuration> tracked;
+  const bool keep = !output.bvh_out.empty() || !output.mot_out.empty();
+  if (keep) tracked.reserve(static_cast<std::size_t>(capture.clip.numFrames()));
+  ProgressBar bar(capture.clip.numFrames(), !output.quiet);
+  const track::TrackRecord record = track::runTracking(
+      model, capture, plan, options,
+      [&](int f, const Configuration& q, const track::FrameOutcome& o) {
+        writer.write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
+        if (keep) tracked.push_back(q);
+        bar.update(f);
+      },
+      truth);
+  TrackJobResult result;
+  result.summary = track::summarize(record, output.transient, truth != nullptr);
+  const track::TrackSummary& s = result.summary;
+
+  // Secondary outputs first, the main CSV last: a failure leaves no complete-looking output.
+  if (!output.bvh_out.empty()) io::writeBvh(model, tracked, meanFrameTime(capture.clip.times), output.bvh_out);
+  if (!output.mot_out.empty()) io::writeMot(motTable(model, capture.clip.times, tracked), output.mot_out);
+  if (!output.summary_json.empty()) writeSummaryJson(output.summary_json, summaryJson(s, model, input, plan, skipped, unmapped));
+  writer.commit();
+
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  printSummary(s, model, input, plan, skipped, unmapped, seconds);
+  fmt::print("wrote {} ({} rows)", output.out, writer.rows());
+  for (const std::string* f : {&output.summary_json, &output.bvh_out, &output.mot_out})
+    if (!f->empty()) fmt::print(", {}", *f);
+  fmt::print("\n");
+  result.status = s.non_finite > 0 ? kExitFailure : kExitOk;
+  return result;
+}
+
+}  // namespace kinetrack::cli
