@@ -16,6 +16,8 @@ namespace kinetrack::cli {
 void addExperimentCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack track` (track_command.cpp).
 void addTrackCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack retarget` (retarget_command.cpp).
+void addRetargetCommand(CLI::App& app, Action& action);
 }  // namespace kinetrack::cli
 
 namespace {
@@ -62,6 +64,7 @@ int main(int argc, char** argv) {
   addModelCommands(app, action);
   addDemoCommand(app, action);
   addTrackCommand(app, action);
+  addRetargetCommand(app, action);
   addExperimentCommand(app, action);
 
   try {

@@ -204,13 +204,19 @@ struct DynamicalIk::Impl {
     const double k = options.limit_gain;
     double lo = -vmax_model, hi = vmax_model;  // sides without a position limit
     const double vshape = std::isfinite(vmax_model) ? vmax_model : options.default_velocity_limit;
+    // Discrete guard: inside, a step may not cross the limit; outside (the sign of the tanh
+    // bound flips and pushes back in), the push may not exceed what lands on the limit in one
+    // step — with a large velocity bound (URDF placeholders of 50000 rad/s) it would throw the
+    // joint far across its range.
     if (std::isfinite(lower)) {
       lo = -vshape * std::tanh(k * (value - lower));  // sign flips past the limit: pushes back in
-      if (options.discrete_safe_limits) lo = std::max(lo, (lower - value) / dt);
+      if (options.discrete_safe_limits)
+        lo = value >= lower ? std::max(lo, (lower - value) / dt) : std::min(lo, (lower - value) / dt);
     }
     if (std::isfinite(upper)) {
       hi = vshape * std::tanh(k * (upper - value));
-      if (options.discrete_safe_limits) hi = std::min(hi, (upper - value) / dt);
+      if (options.discrete_safe_limits)
+        hi = value <= upper ? std::min(hi, (upper - value) / dt) : std::max(hi, (upper - value) / dt);
     }
     if (lo > hi) {  // only when both limits push (state outside an empty or tiny range)
       const double mid = 0.5 * (lo + hi);

@@ -23,6 +23,9 @@ namespace detail {
 extern const std::size_t kBuiltinSegmentMapCount;
 extern const char* const kBuiltinSegmentMapFiles[];
 extern const char* const kBuiltinSegmentMapJson[];
+extern const std::size_t kBuiltinRobotMapCount;
+extern const char* const kBuiltinRobotMapFiles[];
+extern const char* const kBuiltinRobotMapJson[];
 }  // namespace detail
 
 namespace {
@@ -251,6 +254,21 @@ SegmentMap builtinSegmentMap(const std::string& name) {
   for (const auto& m : builtins())
     if (m.name == name) return m;
   throw InvalidArgument("unknown built-in segment map '" + name + "' (built-in: " + joinNames(builtinSegmentMapNames()) + ")");
+}
+
+std::vector<std::string> builtinRobotMapNames() {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < detail::kBuiltinRobotMapCount; ++i)
+    names.push_back(parseSegmentMap(detail::kBuiltinRobotMapJson[i], std::string("maps/") + detail::kBuiltinRobotMapFiles[i]).name);
+  return names;
+}
+
+SegmentMap builtinRobotMap(const std::string& name) {
+  for (std::size_t i = 0; i < detail::kBuiltinRobotMapCount; ++i) {
+    SegmentMap m = parseSegmentMap(detail::kBuiltinRobotMapJson[i], std::string("maps/") + detail::kBuiltinRobotMapFiles[i]);
+    if (m.name == name) return m;
+  }
+  throw InvalidArgument("unknown built-in robot map '" + name + "' (built-in: " + joinNames(builtinRobotMapNames()) + ")");
 }
 
 std::optional<std::string> detectSegmentMap(const std::vector<std::string>& clip_segment_names) {

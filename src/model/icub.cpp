@@ -1,6 +1,8 @@
 #include "kinetrack/model/icub.hpp"
 
 #include <limits>
+
+#include "kinetrack/core/errors.hpp"
 #include <string>
 
 namespace kinetrack {
@@ -20,6 +22,24 @@ void addIcubCouplingConstraints(ModelBuilder& b, double velocity_bound) {
     b.addLinearConstraint(name + "6", {{elbow, 2.5}, {prosup, 1.0}}, -none, 5.2796, velocity_bound);
     b.addLinearConstraint(name + "7", {{elbow, -2.5}, {prosup, 1.0}}, -5.2796, none, velocity_bound);
   }
+}
+
+bool isIcub(const Model& model) {
+  for (const char* side : {"l_", "r_"})
+    for (const char* j : {"shoulder_pitch", "shoulder_roll", "shoulder_yaw", "elbow", "wrist_prosup"})
+      if (!model.findJoint(std::string(side) + j)) return false;
+  return true;
+}
+
+Model icubForRetargeting(const Model& urdf_model, double shoulder_velocity, double torso_velocity) {
+  if (!isIcub(urdf_model)) throw InvalidArgument("icubForRetargeting: model '" + urdf_model.name() + "' lacks the iCub arm joints");
+  ModelBuilder b(urdf_model);
+  addIcubCouplingConstraints(b, shoulder_velocity);
+  for (const char* side : {"l_", "r_"})
+    for (const char* j : {"shoulder_pitch", "shoulder_roll", "shoulder_yaw"}) b.setVelocityLimit(std::string(side) + j, shoulder_velocity);
+  for (const char* j : {"torso_pitch", "torso_roll", "torso_yaw"})
+    if (urdf_model.findJoint(j)) b.setVelocityLimit(j, torso_velocity);
+  return b.build();
 }
 
 }  // namespace kinetrack

@@ -160,6 +160,19 @@ ModelBuilder& ModelBuilder::addFixedLink(const std::string& name, const std::str
   return *this;
 }
 
+ModelBuilder& ModelBuilder::setVelocityLimit(const std::string& joint, double limit) {
+  if (!(limit > 0.0)) throw InvalidArgument("ModelBuilder::setVelocityLimit: joint '" + joint + "': limit must be > 0");
+  std::string known;
+  for (JointSpec& j : joints_) {
+    if (j.name == joint) {
+      j.velocity = limit;
+      return *this;
+    }
+    known += (known.empty() ? "" : ", ") + j.name;
+  }
+  throw InvalidArgument("ModelBuilder::setVelocityLimit: unknown joint '" + joint + "'; known: " + known);
+}
+
 ModelBuilder& ModelBuilder::addFrame(const std::string& name, const std::string& parent, const Transform& placement) {
   const std::string what = "frame '" + name + "'";
   if (name.empty()) throw InvalidArgument("frame with an empty name under '" + parent + "'");

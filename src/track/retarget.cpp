@@ -6,6 +6,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/ik/feasible.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 
 namespace kinetrack::track {
@@ -94,7 +95,7 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
     std::vector<std::string> names(n);
     std::vector<Vector3d> pc(n), pm(n);
     for (std::size_t e = 0; e < n; ++e) {
-      names[e] = map[e].model_frame;
+      names[e] = map[e].role.empty() ? map[e].model_frame : map[e].role;
       pc[e] = calib->pose(calib_frame, seg[e]).p;
       pm[e] = data.frame[frame[e].value].p;
     }
@@ -163,7 +164,7 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
     b.position = options.root_position && e == root;
     out.bindings.push_back(std::move(b));
   }
-  out.initial = zero;
+  out.initial = nearestFeasible(model, zero);  // the iCub's zero pose violates its elbow limits and a row
   const Transform& X0 = clip.pose(0, seg[root]);
   if (X0.p.allFinite()) {
     // Put the root frame's origin on its first target (base translation only).
@@ -175,6 +176,17 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
     if (std::find(frame.begin(), frame.end(), FrameId(f)) == frame.end()) out.model_frames_untracked.push_back(model.frameName(FrameId(f)));
   }
   return out;
+}
+
+std::vector<SegmentPair> composeMaps(const io::SegmentMap& clip_map, const io::SegmentMap& robot_map) {
+  std::vector<SegmentPair> pairs;
+  for (const io::SegmentMapEntry& c : clip_map.entries)
+    for (const io::SegmentMapEntry& r : robot_map.entries)
+      if (r.clip_segment == c.model_frame)
+        pairs.push_back({c.clip_segment, r.model_frame, c.offset * r.offset, c.weight * r.weight, c.model_frame});
+  if (pairs.empty())
+    throw InvalidArgument("robot map '" + robot_map.name + "': none of its segments is mapped from the clip by '" + clip_map.name + "'");
+  return pairs;
 }
 
 Retargeting retargetFromClip(const Model& model, const io::MotionClip& clip) {

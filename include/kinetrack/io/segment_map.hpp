@@ -71,6 +71,12 @@ SegmentMap builtinSegmentMap(const std::string& name);
 /// The built-in map whose "detect" names are all among `clip_segment_names`; when several
 /// match, the most specific (longest "detect" list; then the first name in sorted order).
 /// std::nullopt when none matches.
+/// Robot maps shipped with kinetrack (maps/robots/*.json, same format): canonical human segment
+/// name → robot frame, for retargeting ("icub"). builtinRobotMap throws InvalidArgument for an
+/// unknown name, listing the built-in ones.
+std::vector<std::string> builtinRobotMapNames();
+SegmentMap builtinRobotMap(const std::string& name);
+
 std::optional<std::string> detectSegmentMap(const std::vector<std::string>& clip_segment_names);
 
 /// Automatic map for an unknown skeleton, from the names alone (no geometry). Names are split

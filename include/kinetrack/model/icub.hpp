@@ -13,4 +13,13 @@ namespace kinetrack {
 /// InvalidArgument at build() otherwise.
 void addIcubCouplingConstraints(ModelBuilder& builder, double velocity_bound = 2.0);
 
+/// True when `model` has the iCub joints the coupling rows need.
+bool isIcub(const Model& model);
+
+/// The iCub as the real robot is retargeted to (DYN §4.3, COUPLING.md): `urdf_model` plus the
+/// coupling rows, and the velocity limits of the real robot in place of the URDF's 50000
+/// placeholders: shoulder pitch/roll/yaw `shoulder_velocity` (2 rad/s), torso `torso_velocity`
+/// (1 rad/s). Throws InvalidArgument when the model is not an iCub.
+Model icubForRetargeting(const Model& urdf_model, double shoulder_velocity = 2.0, double torso_velocity = 1.0);
+
 }  // namespace kinetrack

@@ -47,6 +47,10 @@ class ModelBuilder {
   /// Adds a user frame (marker, sensor, target site) rigidly attached to `parent` (link or frame).
   ModelBuilder& addFrame(const std::string& name, const std::string& parent, const Transform& placement);
 
+  /// Replaces the velocity limit (rad/s or m/s, > 0) of an added joint, e.g. a URDF placeholder.
+  /// Throws InvalidArgument for an unknown joint (listing the joints) or a limit ≤ 0 or NaN.
+  ModelBuilder& setVelocityLimit(const std::string& joint, double limit);
+
   /// Adds lower ≤ Σ c_k s_{joint_k} ≤ upper with velocity bound b_ν (DYN Eq. 11–13).
   ModelBuilder& addLinearConstraint(const std::string& name, const std::vector<std::pair<std::string, double>>& terms,
                                     double lower, double upper,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kinetrack/io/motion_clip.hpp"
+#include "kinetrack/io/segment_map.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
 
 namespace kinetrack::track {
@@ -18,7 +19,17 @@ struct SegmentPair {
   /// (R_target = W·R_clip·offset); applied after the calibrated offset with Calibration::Pose.
   Matrix3d offset = Matrix3d::Identity();
   double weight = 1.0;
+  /// The canonical (Xsens) segment the pair stands for, when the model's frames are not named
+  /// that way (robots): used to find the left-right hip axis for the heading. Empty: the model
+  /// frame's name is used.
+  std::string role = {};
 };
+
+/// Clip segment → model frame pairs through a segment map (clip → canonical names) and a robot
+/// map (canonical → robot frames, io::builtinRobotMap): offsets compose (clip's, then robot's),
+/// weights multiply; canonical segments the robot map lacks are dropped. Throws InvalidArgument
+/// when no pair remains.
+std::vector<SegmentPair> composeMaps(const io::SegmentMap& clip_map, const io::SegmentMap& robot_map);
 
 enum class Calibration : std::uint8_t {
   /// Offsets as given (identity by default), clip world = model world: for clips whose segment
