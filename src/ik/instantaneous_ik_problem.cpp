@@ -1,0 +1,405 @@
+#include "kinetrack/ik/instantaneous_ik_problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+
+namespace kinetrack {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Target {
+  FrameId frame;
+  LinkId link;
+  TargetType type = TargetType::Pose;
+  double wp = 1.0, wo = 1.0;
+  bool alive = true, enabled = true;
+  bool has_position = false, has_orientation = false;
+  Vector3d p = Vector3d::Zero();
+  Matrix3d R = Matrix3d::Identity();
+  // At the last evaluated point: which residuals count, the frame origin, the residuals and, for
+  // OrientationResidual::Sine, its Jacobian factor L = ½(tr(E)·I − Eᵀ) (∂r_o/∂ω = −L, E = R_t h_oᵀ).
+  bool use_p = false, use_o = false;
+  Vector3d origin = Vector3d::Zero();
+  Vector3d rp = Vector3d::Zero(), ro = Vector3d::Zero();
+  Matrix3d L = Matrix3d::Identity();
+  bool hasPosition() const { return type != TargetType::Orientation; }
+  bool hasOrientation() const { return type != TargetType::Position; }
+};
+
+void checkWeight(double w) {
+  if (!std::isfinite(w) || w < 0.0) throw InvalidArgument("InstantaneousIk: weights must be finite and ≥ 0");
+}
+
+// Left Jacobian of SO(3): exp(sk(φ + dφ)) = exp(sk(J_l(φ) dφ))·exp(sk(φ)) to first order, so the
+// world angular velocity of the chart's base rotation is ω = J_l(x_ω)·ẋ_ω.
+Matrix3d leftJacobian(const Vector3d& phi) {
+  const double t2 = phi.squaredNorm();
+  double a, b;  // J = I + a sk(φ) + b sk(φ)²
+  if (t2 < 1e-8) {
+    a = 0.5 - t2 / 24.0;
+    b = 1.0 / 6.0 - t2 / 120.0;
+  } else {
+    const double t = std::sqrt(t2);
+    a = (1.0 - std::cos(t)) / t2;
+    b = (t - std::sin(t)) / (t2 * t);
+  }
+  const Matrix3d S = so3::skew(phi);
+  return Matrix3d::Identity() + a * S + b * S * S;
+}
+
+}  // namespace
+
+struct InstantaneousIkProblem::Impl {
+  Model model;
+  std::vector<Target> targets;
+  // Two kinematic states: the centre and the last evaluated (trial) point; recentre() swaps them.
+  Data data[2];
+  Configuration q[2];
+  PoseError err[2];
+  int centre_slot = 0, eval_slot = 0;
+  Vector3d x_omega = Vector3d::Zero();  // chart coordinate of the base rotation at the evaluated point
+  VectorXd zero;
+  // Composite assembly (see assemble()).
+  std::vector<Matrix6d> Mc;
+  std::vector<Vector6d> fc;
+  std::vector<Vector6d> S;
+  std::vector<std::pair<int, int>> pattern;
+  MatrixXd A;
+
+  OrientationResidual residual;
+
+  Impl(const Model& m, OrientationResidual r)
+      : model(m),
+        data{Data(model), Data(model)},
+        q{Configuration(model), Configuration(model)},
+        zero(VectorXd::Zero(model.nv())),
+        Mc(static_cast<std::size_t>(model.numLinks()), Matrix6d::Zero()),
+        fc(static_cast<std::size_t>(model.numLinks()), Vector6d::Zero()),
+        S(static_cast<std::size_t>(model.nv()), Vector6d::Zero()),
+        A(MatrixXd::Zero(static_cast<Eigen::Index>(model.linearConstraints().size()), model.nv())),
+        residual(r) {
+    const int nb = model.nvBase();
+    for (std::size_t r = 0; r < model.linearConstraints().size(); ++r)
+      A.row(static_cast<Eigen::Index>(r)).tail(model.numJoints()) =
+          model.linearConstraints()[r].coefficients.transpose();
+    for (int c = 0; c < nb; ++c)
+      for (int d = 0; d <= c; ++d) pattern.emplace_back(c, d);
+    for (int j = 0; j < model.numJoints(); ++j) {
+      for (int d = 0; d < nb; ++d) pattern.emplace_back(nb + j, d);
+      for (std::int32_t i : model.support(LinkId(j + 1))) pattern.emplace_back(nb + j, nb + i);
+    }
+    evaluate(zero);
+    centre_slot = eval_slot;
+  }
+
+  Target& target(TargetId t) {
+    if (!t.valid() || t.value >= static_cast<int>(targets.size()) || !targets[static_cast<std::size_t>(t.value)].alive)
+      throw InvalidArgument("InstantaneousIk: invalid or removed target id " + std::to_string(t.value));
+    return targets[static_cast<std::size_t>(t.value)];
+  }
+
+  const PoseError& evaluate(const Eigen::Ref<const VectorXd>& x) {
+    const int slot = 1 - centre_slot;
+    const Configuration& c = q[centre_slot];
+    Configuration& qe = q[slot];
+    const int nb = model.nvBase();
+    if (nb == 6) {
+      x_omega = x.segment<3>(3);
+      qe.base_position = c.base_position + x.head<3>();
+      qe.base_rotation = so3::exp(x_omega) * c.base_rotation;
+    } else {
+      x_omega.setZero();
+      qe.base_position = c.base_position;
+      qe.base_rotation = c.base_rotation;
+    }
+    qe.joints.noalias() = c.joints + x.tail(model.numJoints());
+    Data& d = data[slot];
+    forwardKinematics(model, d, qe);
+    PoseError& e = err[slot];
+    e = PoseError{};
+    double mnte_sum = 0.0;
+    for (Target& t : targets) {
+      t.use_p = t.alive && t.enabled && t.hasPosition() && t.has_position && t.wp > 0.0;
+      t.use_o = t.alive && t.enabled && t.hasOrientation() && t.has_orientation && t.wo > 0.0;
+      if (!t.use_p && !t.use_o) continue;
+      const Transform& F = updateFramePlacement(model, d, t.frame);
+      t.origin = F.p;
+      if (t.use_p) {
+        t.rp = t.p - F.p;
+        const double r2 = t.rp.squaredNorm();
+        e.cost += 0.5 * t.wp * r2;
+        e.max_position = std::max(e.max_position, std::sqrt(r2));
+        ++e.position_targets;
+      }
+      if (t.use_o) {
+        const Matrix3d E = t.R * F.R.transpose();  // world-frame error rotation (SPEC §2.1)
+        t.ro = so3::vee(E);                        // sin θ · axis
+        const double tr = E.trace();
+        // θ from both sin θ = |r_o| and cos θ = (tr − 1)/2: accurate at every angle; then
+        // 1 − cos θ = 2 sin²(θ/2) without the cancellation of ½(3 − tr) near θ = 0.
+        const double theta = std::atan2(t.ro.norm(), 0.5 * (tr - 1.0));
+        const double s = std::sin(0.5 * theta);
+        const double one_minus_cos = 2.0 * s * s;  // ½ tr(I − hᵀR), the MNTE term (Eq. 15)
+        if (residual == OrientationResidual::Chordal) {
+          e.cost += t.wo * one_minus_cos;  // ½‖(R_t − h)/√2‖²_F
+        } else {
+          t.L = -0.5 * E.transpose();
+          t.L.diagonal().array() += 0.5 * tr;
+          e.cost += 0.5 * t.wo * t.ro.squaredNorm();
+        }
+        e.max_orientation = std::max(e.max_orientation, theta);
+        mnte_sum += one_minus_cos;
+        ++e.orientation_targets;
+      }
+    }
+    e.mnte = e.orientation_targets ? mnte_sum / e.orientation_targets : 0.0;
+    eval_slot = slot;
+    return e;
+  }
+
+  void recentre() {
+    centre_slot = eval_slot;
+    x_omega.setZero();
+  }
+
+  // Composite assembly of H = Σ_t J_tᵀ W_t J_t and g = −Σ_t J_tᵀ W_t r_t (DYN's scheme, see
+  // dynamical_ik.cpp): column c of any target Jacobian is the screw S_c = (ω_c; v_c) (v at the
+  // base origin) read at the target point p, so J_tᵀW_tJ_t = Sᵀ M_t S with, in (angular;
+  // linear) order, M_t = w_p [−[p]×², [p]×; −[p]×, I] + [w_o LᵀL, 0; 0, 0] and the gradient
+  // part f_t = (p × w_p r_p + w_o Lᵀ r_o; w_p r_p). L is the exact Jacobian factor of the
+  // orientation residual (L = I for the chordal one, as in DYN's QP), so the Gauss–Newton fixed
+  // point is a true stationary point of F also when the targets are out of reach.
+  void assemble(Eigen::Ref<MatrixXd>* H, Eigen::Ref<VectorXd> g) {
+    const Data& kin = data[eval_slot];
+    const int nb = model.nvBase(), n = model.numJoints(), nl = model.numLinks();
+    for (auto& M : Mc) M.setZero();
+    for (auto& f : fc) f.setZero();
+    const Vector3d& ref = kin.link[0].p;
+    for (const Target& t : targets) {
+      if (!t.use_p && !t.use_o) continue;
+      const std::size_t l = static_cast<std::size_t>(t.link.value);
+      Matrix6d& M = Mc[l];
+      Vector6d& f = fc[l];
+      if (t.use_p) {
+        const Vector3d p = t.origin - ref;
+        const Vector3d wr = t.wp * t.rp;
+        f.head<3>() += p.cross(wr);
+        f.tail<3>() += wr;
+        if (H) {
+          const Matrix3d P = so3::skew(p);
+          M.topLeftCorner<3, 3>() -= t.wp * P * P;
+          M.topRightCorner<3, 3>() += t.wp * P;
+          M.bottomLeftCorner<3, 3>() -= t.wp * P;
+          M.bottomRightCorner<3, 3>().diagonal().array() += t.wp;
+        }
+      }
+      if (t.use_o) {
+        if (residual == OrientationResidual::Chordal) {
+          // F_o = w(1 − cos θ): gradient −w r_o, Gauss–Newton Hessian w·I (the 9-row residual
+          // (R_t − h)/√2 has ‖∂/∂ω‖² = ‖ω‖²) — DYN's QP blocks with r_o in place of v*.
+          f.head<3>() += t.wo * t.ro;
+          if (H) M.topLeftCorner<3, 3>().diagonal().array() += t.wo;
+        } else {
+          f.head<3>() += t.wo * (t.L.transpose() * t.ro);
+          if (H) M.topLeftCorner<3, 3>().noalias() += t.wo * (t.L.transpose() * t.L);
+        }
+      }
+    }
+    for (int l = nl - 1; l > 0; --l) {
+      const std::size_t parent = static_cast<std::size_t>(model.parent(LinkId(l)).value);
+      if (H) Mc[parent] += Mc[static_cast<std::size_t>(l)];
+      fc[parent] += fc[static_cast<std::size_t>(l)];
+    }
+    for (int j = 0; j < n; ++j) {
+      const Vector3d& a = kin.joint_axis[static_cast<std::size_t>(j)];
+      Vector6d& Sj = S[static_cast<std::size_t>(nb + j)];
+      if (model.jointType(JointId(j)) == JointType::Prismatic)
+        Sj << Vector3d::Zero(), a;
+      else
+        Sj << a, (kin.link[static_cast<std::size_t>(j + 1)].p - ref).cross(a);
+    }
+    // Base columns: unit screws (variables linear then angular; M and f in (angular; linear)).
+    for (int c = 0; c < nb; ++c) {
+      const int mc = c < 3 ? c + 3 : c - 3;
+      if (H)
+        for (int d = 0; d <= c; ++d) (*H)(c, d) = Mc[0](d < 3 ? d + 3 : d - 3, mc);
+      g[c] = -fc[0][mc];
+    }
+    for (int j = 0; j < n; ++j) {
+      const std::size_t l = static_cast<std::size_t>(j + 1);
+      const int c = nb + j;
+      const Vector6d& Sc = S[static_cast<std::size_t>(c)];
+      g[c] = -Sc.dot(fc[l]);
+      if (!H) continue;
+      const Vector6d F = Mc[l] * Sc;
+      for (int d = 0; d < nb; ++d) (*H)(c, d) = d < 3 ? F[3 + d] : F[d - 3];
+      for (std::int32_t i : model.support(LinkId(j + 1))) (*H)(c, nb + i) = S[static_cast<std::size_t>(nb + i)].dot(F);
+    }
+    // Chart coordinates: ν = T ẋ with T = blockdiag(I, J_l(x_ω), I), so ∇ₓF = Tᵀ∇F, Hₓ = TᵀHT.
+    if (nb == 6 && x_omega.squaredNorm() > 0.0) {
+      const Matrix3d T = leftJacobian(x_omega);
+      g.segment<3>(3) = T.transpose() * g.segment<3>(3);
+      if (!H) return;
+      Matrix6d B;
+      for (int c = 0; c < 6; ++c)
+        for (int d = 0; d <= c; ++d) B(c, d) = B(d, c) = (*H)(c, d);
+      B.rightCols<3>() = B.rightCols<3>() * T;
+      B.bottomRows<3>() = T.transpose() * B.bottomRows<3>();
+      for (int c = 0; c < 6; ++c)
+        for (int d = 0; d <= c; ++d) (*H)(c, d) = B(c, d);
+      for (int c = 6; c < nb + n; ++c) {
+        const Eigen::RowVector3d row = (*H).block<1, 3>(c, 3) * T;
+        (*H).block<1, 3>(c, 3) = row;
+      }
+    }
+  }
+};
+
+InstantaneousIkProblem::InstantaneousIkProblem(const Model& model, OrientationResidual residual)
+    : impl_(std::make_unique<Impl>(model, residual)) {}
+InstantaneousIkProblem::~InstantaneousIkProblem() = default;
+InstantaneousIkProblem::InstantaneousIkProblem(InstantaneousIkProblem&&) noexcept = default;
+InstantaneousIkProblem& InstantaneousIkProblem::operator=(InstantaneousIkProblem&&) noexcept = default;
+
+const Model& InstantaneousIkProblem::model() const { return impl_->model; }
+OrientationResidual InstantaneousIkProblem::orientationResidual() const { return impl_->residual; }
+void InstantaneousIkProblem::setOrientationResidual(OrientationResidual residual) {
+  impl_->residual = residual;
+  refreshCentre();
+}
+int InstantaneousIkProblem::numVariables() const { return impl_->model.nv(); }
+int InstantaneousIkProblem::numRows() const { return static_cast<int>(impl_->model.linearConstraints().size()); }
+
+TargetId InstantaneousIkProblem::addTarget(std::string_view frame, TargetType type, double position_weight,
+                                           double orientation_weight) {
+  checkWeight(position_weight);
+  checkWeight(orientation_weight);
+  Target t;
+  t.frame = impl_->model.frameId(frame);
+  t.link = impl_->model.frameLink(t.frame);
+  t.type = type;
+  t.wp = type == TargetType::Orientation ? 0.0 : position_weight;
+  t.wo = type == TargetType::Position ? 0.0 : orientation_weight;
+  impl_->targets.push_back(t);
+  return TargetId(static_cast<std::int32_t>(impl_->targets.size() - 1));
+}
+void InstantaneousIkProblem::removeTarget(TargetId t) { impl_->target(t).alive = false; }
+void InstantaneousIkProblem::setEnabled(TargetId t, bool enabled) { impl_->target(t).enabled = enabled; }
+void InstantaneousIkProblem::setWeights(TargetId t, double position_weight, double orientation_weight) {
+  checkWeight(position_weight);
+  checkWeight(orientation_weight);
+  Target& x = impl_->target(t);
+  x.wp = x.hasPosition() ? position_weight : 0.0;
+  x.wo = x.hasOrientation() ? orientation_weight : 0.0;
+}
+int InstantaneousIkProblem::numTargets() const {
+  return static_cast<int>(
+      std::count_if(impl_->targets.begin(), impl_->targets.end(), [](const Target& t) { return t.alive; }));
+}
+TargetType InstantaneousIkProblem::targetType(TargetId t) const { return impl_->target(t).type; }
+FrameId InstantaneousIkProblem::targetFrame(TargetId t) const { return impl_->target(t).frame; }
+
+void InstantaneousIkProblem::setTargetPosition(TargetId t, const Vector3d& p) {
+  if (!p.allFinite()) throw InvalidArgument("InstantaneousIk::setTargetPosition: non-finite position");
+  Target& x = impl_->target(t);
+  if (!x.hasPosition()) throw InvalidArgument("InstantaneousIk::setTargetPosition: target is orientation-only");
+  x.p = p;
+  x.has_position = true;
+}
+void InstantaneousIkProblem::setTargetOrientation(TargetId t, const Matrix3d& R) {
+  if (!R.allFinite()) throw InvalidArgument("InstantaneousIk::setTargetOrientation: non-finite rotation");
+  if ((R.transpose() * R - Matrix3d::Identity()).cwiseAbs().maxCoeff() > 1e-6 || R.determinant() < 0.0)
+    throw InvalidArgument("InstantaneousIk::setTargetOrientation: not a rotation matrix (RᵀR ≠ I or det < 0)");
+  Target& x = impl_->target(t);
+  if (!x.hasOrientation()) throw InvalidArgument("InstantaneousIk::setTargetOrientation: target is position-only");
+  x.R = R;
+  x.has_orientation = true;
+}
+
+void InstantaneousIkProblem::setCentre(const Configuration& q) {
+  const Model& m = impl_->model;
+  if (q.joints.size() != m.numJoints())
+    throw InvalidArgument("InstantaneousIk::setState: expected " + std::to_string(m.numJoints()) +
+                          " joint coordinates, got " + std::to_string(q.joints.size()));
+  if (!q.joints.allFinite() || !q.base_position.allFinite() || !q.base_rotation.allFinite())
+    throw InvalidArgument("InstantaneousIk::setState: non-finite configuration");
+  impl_->q[impl_->centre_slot] = q;
+  refreshCentre();
+}
+const Configuration& InstantaneousIkProblem::centre() const { return impl_->q[impl_->centre_slot]; }
+const Data& InstantaneousIkProblem::centreData() const { return impl_->data[impl_->centre_slot]; }
+const PoseError& InstantaneousIkProblem::centreError() const { return impl_->err[impl_->centre_slot]; }
+const PoseError& InstantaneousIkProblem::refreshCentre() {
+  impl_->evaluate(impl_->zero);  // q(0) is the centre exactly (exp(0) = I)
+  impl_->recentre();
+  return centreError();
+}
+
+const PoseError& InstantaneousIkProblem::evaluate(const Eigen::Ref<const VectorXd>& x) { return impl_->evaluate(x); }
+const Configuration& InstantaneousIkProblem::evaluated() const { return impl_->q[impl_->eval_slot]; }
+const PoseError& InstantaneousIkProblem::evaluatedError() const { return impl_->err[impl_->eval_slot]; }
+void InstantaneousIkProblem::recentre() { impl_->recentre(); }
+
+void InstantaneousIkProblem::derivatives(Eigen::Ref<MatrixXd> H, Eigen::Ref<VectorXd> g) {
+  const int nv = numVariables();
+  if (H.rows() != nv || H.cols() != nv || g.size() != nv)
+    throw InvalidArgument("InstantaneousIkProblem::derivatives: expected H " + std::to_string(nv) + " × " +
+                          std::to_string(nv) + " and g of size " + std::to_string(nv));
+  impl_->assemble(&H, g);
+}
+void InstantaneousIkProblem::gradient(Eigen::Ref<VectorXd> g) {
+  if (g.size() != numVariables())
+    throw InvalidArgument("InstantaneousIkProblem::gradient: expected size " + std::to_string(numVariables()));
+  impl_->assemble(nullptr, g);
+}
+const std::vector<std::pair<int, int>>& InstantaneousIkProblem::pattern() const { return impl_->pattern; }
+
+void InstantaneousIkProblem::chartBounds(Eigen::Ref<VectorXd> lb, Eigen::Ref<VectorXd> ub, Eigen::Ref<VectorXd> lbA,
+                                         Eigen::Ref<VectorXd> ubA) const {
+  const Model& m = impl_->model;
+  const int nb = m.nvBase(), n = m.numJoints(), rows = numRows();
+  if (lb.size() != m.nv() || ub.size() != m.nv() || lbA.size() != rows || ubA.size() != rows)
+    throw InvalidArgument("InstantaneousIkProblem::chartBounds: expected bounds of size " + std::to_string(m.nv()) +
+                          " and row bounds of size " + std::to_string(rows));
+  const VectorXd& s = centre().joints;
+  lb.head(nb).setConstant(-kInf);
+  ub.head(nb).setConstant(kInf);
+  // ±infinity stays infinite; a finite limit becomes the distance to it.
+  lb.tail(n) = m.lowerPositionLimits() - s;
+  ub.tail(n) = m.upperPositionLimits() - s;
+  for (int r = 0; r < rows; ++r) {
+    const LinearConstraint& row = m.linearConstraints()[static_cast<std::size_t>(r)];
+    const double as = row.coefficients.dot(s);
+    lbA[r] = row.lower - as;
+    ubA[r] = row.upper - as;
+  }
+}
+const MatrixXd& InstantaneousIkProblem::rowMatrix() const { return impl_->A; }
+
+double InstantaneousIkProblem::limitViolation() const {
+  const Model& m = impl_->model;
+  const VectorXd& s = centre().joints;
+  double v = 0.0;
+  for (int j = 0; j < m.numJoints(); ++j)
+    v = std::max({v, m.lowerPositionLimits()[j] - s[j], s[j] - m.upperPositionLimits()[j]});
+  return v;
+}
+double InstantaneousIkProblem::rowViolation() const {
+  const VectorXd& s = centre().joints;
+  double v = 0.0;
+  for (const LinearConstraint& row : impl_->model.linearConstraints()) {
+    const double c = row.coefficients.dot(s);
+    v = std::max({v, row.lower - c, c - row.upper});
+  }
+  return v;
+}
+
+}  // namespace kinetrack
