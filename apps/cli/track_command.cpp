@@ -12,6 +12,7 @@
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/ik_ipopt/instantaneous_ik_ipopt.hpp"
 #include "kinetrack/io/segment_map.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "track_job.hpp"
@@ -23,6 +24,7 @@ namespace {
 struct TrackConfig {
   ModelSpec model;
   std::string input, map, calibration, units = "auto";
+  std::string solver = "dynamical";
   double gain = 1.0, rate = 0.0, max_step_deg = 5.0;
   int max_substeps = 64;
   TrackOutput output;
@@ -63,6 +65,23 @@ std::vector<track::SegmentPair> resolvePairs(const Model& model, const track::Ca
   return pairs;
 }
 
+}  // namespace
+
+void setSolver(track::TrackerOptions& options, const std::string& solver) {
+  if (solver == "dynamical") return;
+  InstantaneousIkOptions o;
+  if (solver == "wholebody") {
+    options.make_instantaneous = [o](const Model& m) { return InstantaneousIk(m, o); };
+  } else if (solver == "wholebody-ipopt") {
+    o.backend = InstantaneousIkBackend::Ipopt;
+    options.make_instantaneous = [o](const Model& m) { return makeInstantaneousIk(m, o); };
+  } else {
+    throw UsageError("--solver: expected dynamical, wholebody or wholebody-ipopt, got '" + solver + "'");
+  }
+}
+
+namespace {
+
 int runTrack(const TrackConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
   track::CaptureOptions co;
@@ -100,6 +119,7 @@ int runTrack(const TrackConfig& cfg) {
   to.gain = cfg.gain;
   to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
   to.max_substeps = cfg.max_substeps;
+  setSolver(to, cfg.solver);
   return runTrackJob(model, capture, plan, to, cfg.output, cfg.input, truth.empty() ? nullptr : &truth, skipped, unmapped, start).status;
 }
 
@@ -118,6 +138,9 @@ void addTrackCommand(CLI::App& app, Action& action) {
   cmd->add_option("--map", cfg->map, "segment map: auto (default), a built-in map name, or a JSON file (docs/segment_maps.md)");
   cmd->add_option("--calibration", cfg->calibration,
                   "calibration pose: none, first, frame:N, rest (BVH), identity|npose|tpose (MVNX); default first (BVH), npose (MVNX), none (CSV)");
+  cmd->add_option("--solver", cfg->solver,
+                  "dynamical (DYN, default), wholebody (per-frame Levenberg-Marquardt), wholebody-ipopt (per-frame Ipopt)")
+      ->capture_default_str();
   cmd->add_option("--gain", cfg->gain, "per-step gain kappa = K*dt of every target, 0 < kappa < 2 (1 = dead-beat)")->capture_default_str();
   cmd->add_option("--rate", cfg->rate, "frame rate of the input (Hz), replacing the file's frame times");
   cmd->add_option("--units", cfg->units, "BVH length unit: auto, m, cm, in, cmu")->capture_default_str();

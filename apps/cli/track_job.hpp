@@ -24,6 +24,10 @@ struct TrackJobResult {
   track::TrackSummary summary;
 };
 
+/// Selects the method of `kinetrack track --solver` / `kinetrack retarget --solver`: dynamical
+/// (DYN), wholebody (InstantaneousIk, native), wholebody-ipopt. Throws UsageError otherwise.
+void setSolver(track::TrackerOptions& options, const std::string& solver);
+
 /// Runs the tracker over `capture` and writes every requested output. Throws UsageError for a
 /// missing --out or a negative transient, ParseError when a file cannot be written.
 TrackJobResult runTrackJob(const Model& model, const track::Capture& capture, const track::Retargeting& plan,

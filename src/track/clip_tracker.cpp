@@ -28,7 +28,7 @@ DynamicalIkOptions solverOptions(const TrackerOptions& o) {
 ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
                          const ClipAlignment& alignment, const TrackerOptions& options)
     : model_(model), clip_(clip), bindings_(std::move(bindings)), align_(alignment), options_(options),
-      ik_(model, solverOptions(options)) {
+      ik_(model, solverOptions(options)), rmse_data_(model) {
   if (bindings_.empty()) throw InvalidArgument("ClipTracker: no targets (empty segment map)");
   if (clip_.numFrames() == 0) throw InvalidArgument("ClipTracker: the clip has no frames");
   for (const TargetBinding& b : bindings_) {
@@ -58,6 +58,64 @@ ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::ve
   cur_p_.resize(bindings_.size());
   step_w_.resize(bindings_.size());
   step_dp_.resize(bindings_.size());
+}
+
+ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
+                         const ClipAlignment& alignment, InstantaneousIk solver, int first_frame_iterations)
+    : ClipTracker(model, clip, std::move(bindings), alignment, TrackerOptions{}) {
+  if (solver.model().nv() != model.nv() || solver.model().numFrames() != model.numFrames())
+    throw InvalidArgument("ClipTracker: the instantaneous solver is built on another model");
+  if (first_frame_iterations < 1) throw InvalidArgument("ClipTracker: first_frame_iterations must be ≥ 1");
+  inst_.emplace(std::move(solver));
+  first_frame_iterations_ = first_frame_iterations;
+  for (const TargetBinding& b : bindings_) {
+    if (b.orientation && b.position) inst_ids_.push_back(inst_->addPoseTarget(b.frame, b.weight, b.weight));
+    else if (b.orientation) inst_ids_.push_back(inst_->addOrientationTarget(b.frame, b.weight));
+    else inst_ids_.push_back(inst_->addPositionTarget(b.frame, b.weight));
+  }
+  inst_->setState(ik_.state());
+}
+
+FrameOutcome ClipTracker::trackInstantaneous(int f, double dt) {
+  FrameOutcome out;
+  const std::size_t nb = bindings_.size();
+  for (std::size_t b = 0; b < nb; ++b) {
+    if (bindings_[b].orientation) inst_->setTargetOrientation(inst_ids_[b], targetRotation(b, f));
+    if (bindings_[b].position) inst_->setTargetPosition(inst_ids_[b], targetPosition(b, f));
+  }
+  const bool first = last_valid_ < 0;
+  InstantaneousIkOptions saved;
+  if (first) {  // converging from an arbitrary initial state is not a tracking step
+    saved = inst_->options();
+    InstantaneousIkOptions o = saved;
+    o.max_iterations = std::max(o.max_iterations, first_frame_iterations_);
+    inst_->setOptions(o);
+  }
+  const SolveResult r = inst_->solve();
+  if (first) inst_->setOptions(saved);
+  out.substeps = r.iterations;
+  out.mnte = r.mnte;
+  out.limit_violation = r.limit_violation;
+  out.row_violation = r.row_violation;
+  out.non_finite = r.status == SolveStatus::Failed;
+  // Eq. 16 with chord velocities, as for DYN.
+  framesForwardKinematics(model_, rmse_data_, inst_->state());
+  double sum = 0.0;
+  int count = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    if (!bindings_[b].orientation) continue;
+    const Matrix3d& R = rmse_data_.frame[frames_[b].value].R;
+    if (!first) {
+      const Vector3d w_model = so3::log(R * prev_model_R_[b].transpose()) / dt;
+      const Vector3d w_target = so3::log(targetRotation(b, f) * targetRotation(b, last_valid_).transpose()) / dt;
+      sum += (w_model - w_target).squaredNorm() / 3.0;
+      ++count;
+    }
+    prev_model_R_[b] = R;
+  }
+  out.rmse = count ? std::sqrt(sum / count) : 0.0;
+  last_valid_ = f;
+  return out;
 }
 
 Matrix3d ClipTracker::targetRotation(std::size_t b, int f) const {
@@ -98,6 +156,9 @@ FrameOutcome ClipTracker::track(int f) {
       out.gap = true;
       return out;  // the state is held; the caller writes it and marks the row
     }
+  if (inst_)
+    return trackInstantaneous(f, last_valid_ < 0 ? 0.0
+                                                 : clip_.times[static_cast<std::size_t>(f)] - clip_.times[static_cast<std::size_t>(last_valid_)]);
   const std::size_t nb = bindings_.size();
   const Data& data = ik_.data();
   double dt_total;

@@ -122,7 +122,9 @@ TrackRecord runTracking(const Model& model, const Capture& capture, const Retarg
   if (truth != nullptr && static_cast<int>(truth->size()) != clip.numFrames())
     throw InvalidArgument("runTracking: ground truth has " + std::to_string(truth->size()) + " frames, the clip " +
                           std::to_string(clip.numFrames()));
-  ClipTracker tracker(model, clip, plan.bindings, plan.alignment, options);
+  ClipTracker tracker = options.make_instantaneous
+                            ? ClipTracker(model, clip, plan.bindings, plan.alignment, options.make_instantaneous(model))
+                            : ClipTracker(model, clip, plan.bindings, plan.alignment, options);
   tracker.setState(plan.initial);
   std::optional<SphericalJointError> meter;
   if (truth != nullptr) meter.emplace(model, clip);

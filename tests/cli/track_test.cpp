@@ -140,6 +140,24 @@ TEST(CliTrack, RateReplacesTheFrameTimesAndAJsonMapOverrides) {
   EXPECT_NEAR(angle, M_PI / 2, 1e-3);
 }
 
+TEST(CliTrack, WholeBodyBaselinesTrackTheSameClip) {
+  KINETRACK_REQUIRE_SHARED(bvh, "data/bvh/xsens/xsens_test_mocap.bvh");
+  ScratchDir dir;
+  for (const char* solver : {"wholebody", "wholebody-ipopt"}) {
+    SCOPED_TRACE(solver);
+    const std::string out = dir.file(std::string(solver) + ".csv"), summary = dir.file(std::string(solver) + ".json");
+    const RunResult r = run({"track", "--model", "human66", "--input", bvh, "--out", out, "--summary-json", summary, "--solver",
+                             solver, "--transient", "0.5"});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    const nlohmann::json j = nlohmann::json::parse(slurp(summary));
+    EXPECT_EQ(j["frames"].get<int>(), kinetrack::io::readBvh(bvh).motion.rows());
+    EXPECT_LT(j["mnte_p95"].get<double>(), 1e-8);
+  }
+  const RunResult bad = run({"track", "--model", "human66", "--input", bvh, "--out", dir.file("x.csv"), "--solver", "magic"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--solver"), std::string::npos) << bad.err;
+}
+
 struct BadTrack {
   std::string label;
   std::vector<std::string> args;  ///< "{dir}" → scratch directory, "{bvh}" → a real clip

@@ -157,6 +157,30 @@ TEST(Retarget, BadMapsAreRejectedWithNames) {
   EXPECT_THROW(track::ClipTracker(m, walk.clip, plan.bindings, plan.alignment, o), InvalidArgument);
 }
 
+TEST(ClipTracker, WholeBodyBaselineRecoversTheWalkAndHoldsGaps) {
+  const Model m = makeHuman48();
+  track::SyntheticWalk walk = track::syntheticWalk(m, 2.0, 100.0);
+  io::MotionClip& clip = walk.clip;
+  const int hand = clip.findSegment("LeftHand");
+  clip.valid[static_cast<std::size_t>(100 * clip.numSegments() + hand)] = 0;
+  const track::Retargeting plan = plainPlan(m, clip);
+  track::ClipTracker tracker(m, clip, plan.bindings, plan.alignment, InstantaneousIk(m));
+  tracker.setState(plan.initial);
+  ASSERT_NE(tracker.instantaneous(), nullptr);
+  track::SphericalJointError meter(m, clip);
+  double worst = 0.0;
+  for (int f = 0; f < clip.numFrames(); ++f) {
+    const track::FrameOutcome o = tracker.track(f);
+    EXPECT_EQ(o.gap, f == 100);
+    EXPECT_LE(o.limit_violation, 1e-9);
+    if (o.gap) continue;
+    EXPECT_LT(o.mnte, 1e-10) << f;
+    int n = 0;
+    worst = std::max(worst, std::sqrt(meter.sumSquared(tracker.state(), walk.truth[static_cast<std::size_t>(f)], n) / n));
+  }
+  EXPECT_LT(worst * 180.0 / M_PI, 0.01);
+}
+
 TEST(ClipTracker, NoAllocationPerFrame) {
   const Model m = makeHuman66();
   const track::SyntheticWalk walk = track::syntheticWalk(m, 1.0, 100.0);

@@ -4,7 +4,11 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+#include <optional>
+
 #include "kinetrack/ik/dynamical_ik.hpp"
+#include "kinetrack/ik/instantaneous_ik.hpp"
 #include "kinetrack/io/motion_clip.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 
@@ -43,6 +47,10 @@ struct TrackerOptions {
   /// chains near gimbal lock need coordinate rates far above any segment's angular velocity,
   /// and the discrete-time guard still keeps every step inside the limits.
   DynamicalIkOptions ik = trackingSolverOptions();
+  /// When set, the clip is tracked by per-frame optimisation with the solver this returns
+  /// (SPEC §3 baselines, e.g. an InstantaneousIk, or makeInstantaneousIk for Ipopt) instead of
+  /// DYN; gain and sub-stepping options are then unused.
+  std::function<InstantaneousIk(const Model&)> make_instantaneous;
   static DynamicalIkOptions trackingSolverOptions() {
     DynamicalIkOptions o;
     o.default_velocity_limit = 200.0;
@@ -53,7 +61,7 @@ struct TrackerOptions {
 /// What happened at one frame.
 struct FrameOutcome {
   bool gap = false;       ///< a bound segment had no valid data: state held, row marked
-  int substeps = 0;       ///< DYN steps taken (0 for a gap)
+  int substeps = 0;       ///< DYN steps taken, or optimiser iterations (0 for a gap)
   double mnte = 0.0;      ///< MNTE of the orientation targets after the frame's steps
   double rmse = 0.0;      ///< angular-velocity RMSE over the frame (Eq. 16, chord velocities)
   double limit_violation = 0.0;  ///< largest joint-limit violation (rad or m)
@@ -70,9 +78,22 @@ class ClipTracker {
   ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
               const ClipAlignment& alignment = {}, const TrackerOptions& options = {});
 
-  void setState(const Configuration& q) { ik_.setState(q); }
-  [[nodiscard]] const Configuration& state() const { return ik_.state(); }
+  /// The same clip tracked by per-frame optimisation instead of DYN (SPEC §3 whole-body
+  /// baseline): at every frame `solver` (a fresh InstantaneousIk on `model`, native or Ipopt;
+  /// ClipTracker adds the targets) minimises the weighted residual to the frame's targets,
+  /// warm-started from the previous frame; no sub-stepping (FrameOutcome::substeps = solver
+  /// iterations). The first frame gets `first_frame_iterations` iterations.
+  ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
+              const ClipAlignment& alignment, InstantaneousIk solver, int first_frame_iterations = 500);
+
+  void setState(const Configuration& q) {
+    ik_.setState(q);
+    if (inst_) inst_->setState(q);
+  }
+  [[nodiscard]] const Configuration& state() const { return inst_ ? inst_->state() : ik_.state(); }
   [[nodiscard]] const DynamicalIk& solver() const { return ik_; }
+  /// The per-frame optimiser when built with one.
+  [[nodiscard]] const InstantaneousIk* instantaneous() const { return inst_ ? &*inst_ : nullptr; }
   [[nodiscard]] const std::vector<TargetBinding>& bindings() const { return bindings_; }
 
   /// Steps to frame f (f > previous frame). A frame where a bound sample is invalid is a gap.
@@ -98,7 +119,12 @@ class ClipTracker {
   std::vector<Vector3d> prev_p_, cur_p_, step_w_, step_dp_;
   std::vector<int> wrappable_;  ///< revolute joints with a range wider than 2π
   Configuration scratch_;
+  std::optional<InstantaneousIk> inst_;
+  std::vector<TargetId> inst_ids_;
+  int first_frame_iterations_ = 500;
+  Data rmse_data_;
   void unwind();
+  FrameOutcome trackInstantaneous(int f, double dt);
 };
 
 /// Figures of a tracking run (issue 4 summary.json).
