@@ -66,4 +66,13 @@ LoadedModel loadModel(const ModelSpec& spec) {
   return {std::move(m), spec.model, std::nullopt};
 }
 
+void prepareOutputDirectory(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) throw UsageError("--out: empty directory name");
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "--out exists and is not a directory");
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "cannot create output directory: " + ec.message());
+}
+
 }  // namespace kinetrack::cli

@@ -60,6 +60,10 @@ const std::vector<std::string>& segmentNames();
 /// True when every one of the 23 segments is a link of `model`.
 bool hasSegments(const Model& model);
 
+/// Creates the output directory `dir` (and parents). Throws UsageError for an empty name,
+/// ParseError when it exists as a file or cannot be created.
+void prepareOutputDirectory(const std::string& dir);
+
 /// Parses a whole string as a finite double ("1e-3", "-0.5"); throws UsageError naming `what`.
 double parseFiniteDouble(std::string_view text, std::string_view what);
 

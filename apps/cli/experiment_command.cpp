@@ -35,6 +35,9 @@
 
 namespace kinetrack::cli {
 
+/// Registers `kinetrack experiment compare` (compare_command.cpp) under `experiment`.
+void addCompareCommand(CLI::App& experiment, Action& action);
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -170,15 +173,6 @@ GainRun runGain(const Model& m, const TargetPose& target, double gain, double dt
 // --- output ---------------------------------------------------------------------------------
 
 /// Creates `dir` (and parents) if needed; throws ParseError when it cannot be a directory.
-void prepareOutputDirectory(const std::string& dir) {
-  if (dir.empty()) throw UsageError("--out: empty directory name");
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw ParseError(dir, 0, "--out exists and is not a directory");
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "cannot create output directory: " + ec.message());
-}
-
 /// Writes `text` to `path` through a temporary file beside it and a rename, so a failure never
 /// leaves a partial file. Throws ParseError naming `path`.
 void writeFileAtomically(const fs::path& path, const std::string& text) {
@@ -328,6 +322,7 @@ int runConvergence(const ConvergenceConfig& cfg) {
 void addExperimentCommand(CLI::App& app, Action& action) {
   CLI::App* experiment = app.add_subcommand("experiment", "reproduce the papers' experiments (CSV + PNG)");
   experiment->require_subcommand(1);
+  addCompareCommand(*experiment, action);
 
   auto cfg = std::make_shared<ConvergenceConfig>();
   CLI::App* cmd = experiment->add_subcommand(

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.hpp"
+#include "testing/shared_paths.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -258,6 +259,31 @@ TEST(ExperimentConvergence, UnknownExperimentIsBadInput) {
   const RunResult r = run({"experiment", "nonsense"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("convergence"), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+// `kinetrack experiment compare` (DYN Fig. 7, issue 5) on the real captures: every model ×
+// scenario × method present in the CSV, the table printed, bad methods rejected.
+TEST(ExperimentCompare, WritesEveryCombinationAndTheTable) {
+  KINETRACK_REQUIRE_SHARED(data, "data/bvh/CLIPS.csv");
+  ScratchDir dir;
+  const fs::path out = dir.path() / "cmp";
+  const RunResult r = run({"experiment", "compare", "--out", out.string(), "--methods", "dynamical,wholebody", "--no-plot",
+                           "--tpose-seconds", "2.5", "--data", (fs::path(data).parent_path().parent_path()).string(),
+                           "--icub", (fs::path(data).parent_path().parent_path().parent_path() / "models/icub/iCubGazeboV2_5_model.urdf").string()});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string csv = readFile(out / "compare.csv");
+  for (const char* model : {"human66,", "human48,", "iCub,"})
+    for (const char* scenario : {"T-pose,", "walking,", "running,"})
+      for (const char* method : {"dynamical,", "wholebody,"})
+        EXPECT_NE(csv.find(std::string(model) + scenario + method), std::string::npos) << model << scenario << method;
+  EXPECT_NE(r.out.find("log10 MNTE"), std::string::npos) << r.out;
+  const RunResult bad = run({"experiment", "compare", "--out", out.string(), "--methods", "dynamical,magic"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("magic"), std::string::npos) << bad.err;
 }
 
 }  // namespace
