@@ -1,0 +1,230 @@
+// Pair-wise instantaneous IK benchmarks (issue 5, SPEC §3), warm-started frame to frame at 100 Hz
+// (targets precomputed, so the loop times only the solve), against the whole-body native solver
+// on the same data:
+//   BM_Pairwise/t<threads>/human66_stream/<tol>  bench_instantaneous.cpp's stream: 23 orientation
+//                                                targets + the Pelvis position, every joint within
+//                                                40 % of its range (±0.6 rad unlimited), 0.3–1.0 Hz,
+//                                                exactly periodic (10 s); 22 pairs of 3 joints
+//   BM_Pairwise/t<threads>/human66_walk/<tol>    track::syntheticWalk at 100 Hz (10 s; the state is
+//                                                reset to the first frame, untimed, at each wrap)
+//   BM_WholeBody/human66_stream|walk/<tol>       InstantaneousIk (Native) on the same frames
+// <threads> is 1 (inline) or 2 (the caller + one pool worker), <tol> the per-pair (whole-body:
+// per-target) orientation tolerance in µrad. Counters: per-frame p50_us / p99_us / max_us, mean
+// and max iterations (pair-wise: the largest subsystem's and the sum over subsystems), frames not
+// Converged, mean MNTE and the largest world-frame orientation error (rad) after the solve.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "kinetrack/ik/instantaneous_ik.hpp"
+#include "kinetrack/ik/pairwise_ik.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/model/human_models.hpp"
+#include "kinetrack/track/synthetic.hpp"
+
+namespace kt = kinetrack;
+
+namespace {
+
+constexpr double kDt = 0.01;
+
+/// Target poses per frame: orientations of the orientation frames, position of the root frame,
+/// and the configuration that produced them.
+struct Stream {
+  std::vector<std::vector<kt::Matrix3d>> R;
+  std::vector<kt::Vector3d> p;
+  std::vector<kt::Configuration> truth;
+  bool periodic = true;
+  std::size_t size() const { return p.size(); }
+};
+
+// bench_instantaneous.cpp's stream (identical seed and construction).
+Stream makeStream(const kt::Model& m, const std::vector<std::string>& frames, const std::string& root, int count) {
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const int n = m.numJoints();
+  kt::VectorXd c(n), a(n), f(n), ph(n);
+  for (int j = 0; j < n; ++j) {
+    const double lo = m.lowerPositionLimits()[j], hi = m.upperPositionLimits()[j];
+    const bool bounded = std::isfinite(lo) && std::isfinite(hi);
+    c[j] = bounded ? 0.5 * (lo + hi) : 0.0;
+    a[j] = bounded ? 0.4 * 0.5 * (hi - lo) : 0.6;
+    f[j] = 0.1 * static_cast<double>(3 + static_cast<int>(8.0 * u(rng)));
+    ph[j] = (2.0 * M_PI) * u(rng);
+  }
+  kt::Data d(m);
+  Stream s;
+  for (int k = 0; k < count; ++k) {
+    const double t = k * kDt;
+    kt::Configuration q(m);
+    for (int j = 0; j < n; ++j) q.joints[j] = c[j] + a[j] * std::sin((2.0 * M_PI) * f[j] * t + ph[j]);
+    q.base_position = kt::Vector3d(0.3 * std::sin(2.0 * M_PI / 10.0 * t), 0.0, 1.0);
+    kt::framesForwardKinematics(m, d, q);
+    std::vector<kt::Matrix3d> R;
+    for (const auto& name : frames) R.push_back(d.frame[static_cast<std::size_t>(m.frameId(name).value)].R);
+    s.R.push_back(std::move(R));
+    s.p.push_back(d.frame[static_cast<std::size_t>(m.frameId(root).value)].p);
+    s.truth.push_back(q);
+  }
+  return s;
+}
+
+Stream makeWalk(const kt::Model& m) {
+  const kt::track::SyntheticWalk walk = kt::track::syntheticWalk(m, 10.0, 1.0 / kDt);
+  Stream s;
+  s.periodic = false;
+  const int ns = walk.clip.numSegments();
+  for (int f = 0; f < walk.clip.numFrames(); ++f) {
+    std::vector<kt::Matrix3d> R;
+    for (int seg = 0; seg < ns; ++seg) R.push_back(walk.clip.pose(f, seg).R);
+    s.R.push_back(std::move(R));
+    s.p.push_back(walk.clip.pose(f, 0).p);  // segment 0 is the Pelvis
+    s.truth.push_back(walk.truth[static_cast<std::size_t>(f)]);
+  }
+  return s;
+}
+
+const kt::Model& human66() {
+  static const kt::Model m = kt::makeHuman66();
+  return m;
+}
+const Stream& stream(bool walk) {
+  static const Stream s = makeStream(human66(), kt::humanSegmentNames(), "Pelvis", 1000);
+  static const Stream w = makeWalk(human66());
+  return walk ? w : s;
+}
+
+void reportPercentiles(benchmark::State& state, std::vector<double>& us) {
+  if (us.empty()) return;
+  std::sort(us.begin(), us.end());
+  state.counters["p50_us"] = us[us.size() / 2];
+  state.counters["p99_us"] = us[static_cast<std::size_t>(0.99 * static_cast<double>(us.size() - 1))];
+  state.counters["max_us"] = us.back();
+}
+
+/// Per-frame statistics shared by both solvers.
+struct Tally {
+  std::vector<double> us;
+  long frames = 0, iterations = 0, sum_iterations = 0, not_converged = 0;
+  int max_iterations = 0;
+  double mnte = 0.0, worst_angle = 0.0;
+  Tally() { us.reserve(1 << 20); }
+  void add(double t_us, int iter, int iter_sum, bool converged, double mnte_k, double angle) {
+    if (us.size() < us.capacity()) us.push_back(t_us);
+    ++frames;
+    iterations += iter;
+    sum_iterations += iter_sum;
+    max_iterations = std::max(max_iterations, iter);
+    not_converged += !converged;
+    mnte += mnte_k;
+    worst_angle = std::max(worst_angle, angle);
+  }
+  void report(benchmark::State& state, bool pairwise) {
+    reportPercentiles(state, us);
+    const double n = static_cast<double>(std::max(1L, frames));
+    state.counters["iter_mean"] = static_cast<double>(iterations) / n;
+    state.counters["iter_max"] = max_iterations;
+    if (pairwise) state.counters["iter_sum_mean"] = static_cast<double>(sum_iterations) / n;
+    state.counters["not_converged"] = static_cast<double>(not_converged);
+    state.counters["mnte"] = mnte / n;
+    state.counters["max_err_rad"] = worst_angle;
+  }
+};
+
+/// Feeds frame k of the stream to a solver (resetting the state at the wrap of a non-periodic one).
+template <class Solver>
+struct Feeder {
+  Solver& ik;
+  const Stream& s;
+  std::vector<kt::TargetId> ids;
+  kt::TargetId pos;
+  Feeder(Solver& solver, const Stream& stream) : ik(solver), s(stream) {
+    for (const auto& name : kt::humanSegmentNames()) ids.push_back(ik.addOrientationTarget(name));
+    pos = ik.addPositionTarget("Pelvis");
+  }
+  void operator()(std::size_t k) {
+    const std::size_t f = k % s.size();
+    if (f == 0 && !s.periodic) ik.setState(s.truth[0]);  // walk: restart (untimed)
+    for (std::size_t i = 0; i < ids.size(); ++i) ik.setTargetOrientation(ids[i], s.R[f][i]);
+    ik.setTargetPosition(pos, s.p[f]);
+  }
+};
+
+void BM_Pairwise(benchmark::State& state, int threads, bool walk) {
+  const Stream& s = stream(walk);
+  kt::PairwiseIkOptions o;
+  o.threads = threads;
+  o.solver.orientation_tolerance = 1e-6 * static_cast<double>(state.range(0));
+  kt::PairwiseIk ik(human66(), o);
+  Feeder<kt::PairwiseIk> feed(ik, s);
+  ik.setState(s.truth[0]);
+  for (std::size_t k = 0; k < 100; ++k) {  // partition, warm state
+    feed(k);
+    ik.solve();
+  }
+  Tally tally;
+  std::size_t k = 100;
+  for (auto _ : state) {
+    feed(k++);
+    const auto t0 = std::chrono::steady_clock::now();
+    const kt::PairwiseSolveResult r = ik.solve();
+    const auto t1 = std::chrono::steady_clock::now();
+    tally.add(std::chrono::duration<double, std::micro>(t1 - t0).count(), r.max_iterations, r.total_iterations,
+              r.status == kt::SolveStatus::Converged, r.mnte, r.max_orientation_error);
+  }
+  tally.report(state, true);
+}
+
+void BM_WholeBody(benchmark::State& state, bool walk) {
+  const Stream& s = stream(walk);
+  kt::InstantaneousIkOptions o;
+  o.orientation_tolerance = 1e-6 * static_cast<double>(state.range(0));
+  o.position_tolerance = o.orientation_tolerance;
+  kt::InstantaneousIk ik(human66(), o);
+  Feeder<kt::InstantaneousIk> feed(ik, s);
+  ik.setState(s.truth[0]);
+  for (std::size_t k = 0; k < 100; ++k) {
+    feed(k);
+    ik.solve();
+  }
+  Tally tally;
+  std::size_t k = 100;
+  for (auto _ : state) {
+    feed(k++);
+    const auto t0 = std::chrono::steady_clock::now();
+    const kt::SolveResult r = ik.solve();
+    const auto t1 = std::chrono::steady_clock::now();
+    tally.add(std::chrono::duration<double, std::micro>(t1 - t0).count(), r.iterations, r.iterations,
+              r.status == kt::SolveStatus::Converged, r.mnte, r.max_orientation_error);
+  }
+  tally.report(state, false);
+}
+
+}  // namespace
+
+// Tolerance argument: 1 µrad (the default) and 300 µrad (≈ DYN's tracking error on the stream).
+#define KT_PAIR_BENCH(threads, walk, label)                             \
+  BENCHMARK_CAPTURE(BM_Pairwise, t##threads##_##label, threads, walk)   \
+      ->Name("BM_Pairwise/t" #threads "/human66_" #label)               \
+      ->Arg(1)                                                          \
+      ->Arg(300)                                                        \
+      ->Unit(benchmark::kMicrosecond)                                   \
+      ->UseRealTime()
+#define KT_WHOLE_BENCH(walk, label)                      \
+  BENCHMARK_CAPTURE(BM_WholeBody, label, walk)           \
+      ->Name("BM_WholeBody/human66_" #label)             \
+      ->Arg(1)                                           \
+      ->Arg(300)                                         \
+      ->Unit(benchmark::kMicrosecond)                    \
+      ->UseRealTime()
+
+KT_PAIR_BENCH(1, false, stream);
+KT_PAIR_BENCH(2, false, stream);
+KT_WHOLE_BENCH(false, stream);
+KT_PAIR_BENCH(1, true, walk);
+KT_PAIR_BENCH(2, true, walk);
+KT_WHOLE_BENCH(true, walk);
+
+BENCHMARK_MAIN();
