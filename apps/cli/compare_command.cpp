@@ -1,6 +1,6 @@
 // `kinetrack experiment compare`: the DYN paper's Fig. 7 study on real captures (issue 5): models
 // (human66, human48, iCub) × scenarios (T-pose held, walking, running; ../shared/data/README.md
-// names the clips) × methods (DYN, whole-body instantaneous native and Ipopt). Writes
+// names the clips) × methods (DYN, whole-body instantaneous native and Ipopt, pair-wise). Writes
 // compare.csv (model, scenario, method, frame, log10 MNTE, log10 RMSE, time_us), compare.png
 // (box plots, scripts/plot_compare.py) and prints a median/IQR table.
 #include <fmt/format.h>
@@ -34,7 +34,8 @@ struct CompareConfig {
   std::string out = "out/compare";
   std::string data = "../shared/data";
   std::string icub = "../shared/models/icub/iCubGazeboV2_5_model.urdf";
-  std::string methods = "dynamical,wholebody,wholebody-ipopt";
+  std::string methods = "dynamical,wholebody,wholebody-ipopt,pairwise";
+  int threads = 0;
   std::string plot_script;
   double tpose_seconds = 4.0;
   double transient = 2.0;
@@ -107,7 +108,7 @@ int runCompare(const CompareConfig& cfg) {
   if (methods.empty()) throw UsageError("--methods: no method given");
   for (const std::string& m : methods) {
     track::TrackerOptions probe;
-    setSolver(probe, m);  // validates the name
+    setSolver(probe, m, cfg.threads);  // validates the name
   }
   fs::path script;
   if (!cfg.no_plot) {
@@ -144,7 +145,7 @@ int runCompare(const CompareConfig& cfg) {
       for (const std::string& method : methods) {
         track::TrackerOptions to;
         to.ik.use_model_velocity_limits = robot;
-        setSolver(to, method);
+        setSolver(to, method, cfg.threads);
         const track::TrackRecord r = track::runTracking(model, capture, plan, to, {});
         Series s{model_name, sc.name, method, {}, {}, {}};
         const double t0 = r.times.front();
@@ -196,7 +197,8 @@ void addCompareCommand(CLI::App& experiment, Action& action) {
   cmd->add_option("--out", cfg->out, "output directory")->capture_default_str();
   cmd->add_option("--data", cfg->data, "the shared data folder (../shared/data)")->capture_default_str();
   cmd->add_option("--icub", cfg->icub, "iCub URDF (left out with a warning when missing)")->capture_default_str();
-  cmd->add_option("--methods", cfg->methods, "comma-separated: dynamical, wholebody, wholebody-ipopt")->capture_default_str();
+  cmd->add_option("--methods", cfg->methods, "comma-separated: dynamical, wholebody, wholebody-ipopt, pairwise")->capture_default_str();
+  cmd->add_option("--threads", cfg->threads, "threads of the pairwise method (0 = one per hardware thread)")->capture_default_str();
   cmd->add_option("--transient", cfg->transient, "seconds excluded from the statistics")->capture_default_str();
   cmd->add_option("--tpose-seconds", cfg->tpose_seconds, "length of the held T-pose")->capture_default_str();
   cmd->add_option("--plot-script", cfg->plot_script, "path of scripts/plot_compare.py (default: searched)");

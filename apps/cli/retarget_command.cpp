@@ -26,6 +26,7 @@ namespace fs = std::filesystem;
 struct RetargetConfig {
   std::string robot, input, map, segment_map, calibration, plot, plot_script, solver = "dynamical";
   double shoulder_velocity = 2.0, torso_velocity = 1.0, max_step_deg = 5.0;
+  int threads = 0;
   TrackOutput output;
 };
 
@@ -67,7 +68,7 @@ int runRetarget(const RetargetConfig& cfg) {
   track::TrackerOptions to;
   to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
   to.ik.use_model_velocity_limits = true;  // the robot's (real) velocity limits are hard bounds
-  setSolver(to, cfg.solver);  // the per-frame baselines know position limits and rows, not velocities
+  setSolver(to, cfg.solver, cfg.threads);  // the per-frame baselines know position limits and rows, not velocities
   std::vector<std::string> skipped;
   for (const io::SegmentMapEntry& e : clip_map.entries)
     if (std::none_of(pairs.begin(), pairs.end(), [&](const track::SegmentPair& p) { return p.clip_segment == e.clip_segment; }))
@@ -94,7 +95,8 @@ void addRetargetCommand(CLI::App& app, Action& action) {
   cmd->add_option("--map", cfg->map, "robot map: human segment -> robot frame (default: the built-in icub map for the iCub; or a JSON file)");
   cmd->add_option("--segment-map", cfg->segment_map, "capture skeleton map: auto (default), a built-in map name, or a JSON file");
   cmd->add_option("--calibration", cfg->calibration, "calibration pose: first (BVH default), frame:N, rest, npose (MVNX default), ...");
-  cmd->add_option("--solver", cfg->solver, "dynamical (default), wholebody, wholebody-ipopt")->capture_default_str();
+  cmd->add_option("--solver", cfg->solver, "dynamical (default), wholebody, wholebody-ipopt, pairwise")->capture_default_str();
+  cmd->add_option("--threads", cfg->threads, "threads of --solver pairwise (0 = one per hardware thread)")->capture_default_str();
   cmd->add_option("--shoulder-velocity", cfg->shoulder_velocity, "iCub shoulder velocity limit (rad/s)")->capture_default_str();
   cmd->add_option("--torso-velocity", cfg->torso_velocity, "iCub torso velocity limit (rad/s)")->capture_default_str();
   cmd->add_option("--max-step-deg", cfg->max_step_deg, "largest target rotation per solver step, degrees")->capture_default_str();

@@ -13,6 +13,7 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/ik_ipopt/instantaneous_ik_ipopt.hpp"
+#include "kinetrack/ik/pairwise_ik.hpp"
 #include "kinetrack/io/segment_map.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "track_job.hpp"
@@ -26,7 +27,7 @@ struct TrackConfig {
   std::string input, map, calibration, units = "auto";
   std::string solver = "dynamical";
   double gain = 1.0, rate = 0.0, max_step_deg = 5.0;
-  int max_substeps = 64;
+  int max_substeps = 64, threads = 0;
   TrackOutput output;
 };
 
@@ -67,16 +68,25 @@ std::vector<track::SegmentPair> resolvePairs(const Model& model, const track::Ca
 
 }  // namespace
 
-void setSolver(track::TrackerOptions& options, const std::string& solver) {
+void setSolver(track::TrackerOptions& options, const std::string& solver, int threads) {
+  if (threads < 0) throw UsageError("--threads: expected ≥ 0, got " + std::to_string(threads));
+  options.make_frame_solver = nullptr;
   if (solver == "dynamical") return;
   InstantaneousIkOptions o;
   if (solver == "wholebody") {
-    options.make_instantaneous = [o](const Model& m) { return InstantaneousIk(m, o); };
+    options.make_frame_solver = [o](const Model& m) { return track::makeFrameSolver(InstantaneousIk(m, o)); };
   } else if (solver == "wholebody-ipopt") {
     o.backend = InstantaneousIkBackend::Ipopt;
-    options.make_instantaneous = [o](const Model& m) { return makeInstantaneousIk(m, o); };
+    options.make_frame_solver = [o](const Model& m) { return track::makeFrameSolver(makeInstantaneousIk(m, o)); };
+  } else if (solver == "pairwise") {
+    PairwiseIkOptions p;
+    p.threads = threads;
+    p.solver = o;
+    // Coupled rows (the iCub shoulder) are enforced by merging the subsystems they span.
+    p.merge_coupled_subsystems = true;
+    options.make_frame_solver = [p](const Model& m) { return track::makeFrameSolver(PairwiseIk(m, p)); };
   } else {
-    throw UsageError("--solver: expected dynamical, wholebody or wholebody-ipopt, got '" + solver + "'");
+    throw UsageError("--solver: expected dynamical, wholebody, wholebody-ipopt or pairwise, got '" + solver + "'");
   }
 }
 
@@ -119,7 +129,7 @@ int runTrack(const TrackConfig& cfg) {
   to.gain = cfg.gain;
   to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
   to.max_substeps = cfg.max_substeps;
-  setSolver(to, cfg.solver);
+  setSolver(to, cfg.solver, cfg.threads);
   return runTrackJob(model, capture, plan, to, cfg.output, cfg.input, truth.empty() ? nullptr : &truth, skipped, unmapped, start).status;
 }
 
@@ -139,8 +149,10 @@ void addTrackCommand(CLI::App& app, Action& action) {
   cmd->add_option("--calibration", cfg->calibration,
                   "calibration pose: none, first, frame:N, rest (BVH), identity|npose|tpose (MVNX); default first (BVH), npose (MVNX), none (CSV)");
   cmd->add_option("--solver", cfg->solver,
-                  "dynamical (DYN, default), wholebody (per-frame Levenberg-Marquardt), wholebody-ipopt (per-frame Ipopt)")
+                  "dynamical (DYN, default), wholebody (per-frame Levenberg-Marquardt), wholebody-ipopt (per-frame Ipopt), "
+                  "pairwise (per-frame, one subsystem per pair of adjacent targets, on a thread pool)")
       ->capture_default_str();
+  cmd->add_option("--threads", cfg->threads, "threads of --solver pairwise (0 = one per hardware thread)")->capture_default_str();
   cmd->add_option("--gain", cfg->gain, "per-step gain kappa = K*dt of every target, 0 < kappa < 2 (1 = dead-beat)")->capture_default_str();
   cmd->add_option("--rate", cfg->rate, "frame rate of the input (Hz), replacing the file's frame times");
   cmd->add_option("--units", cfg->units, "BVH length unit: auto, m, cm, in, cmu")->capture_default_str();

@@ -25,8 +25,9 @@ struct TrackJobResult {
 };
 
 /// Selects the method of `kinetrack track --solver` / `kinetrack retarget --solver`: dynamical
-/// (DYN), wholebody (InstantaneousIk, native), wholebody-ipopt. Throws UsageError otherwise.
-void setSolver(track::TrackerOptions& options, const std::string& solver);
+/// (DYN), wholebody (InstantaneousIk, native), wholebody-ipopt, pairwise (PairwiseIk on
+/// `threads` threads, 0 = one per hardware thread). Throws UsageError otherwise.
+void setSolver(track::TrackerOptions& options, const std::string& solver, int threads = 0);
 
 /// Runs the tracker over `capture` and writes every requested output. Throws UsageError for a
 /// missing --out or a negative transient, ParseError when a file cannot be written.

@@ -61,45 +61,40 @@ ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::ve
 }
 
 ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
-                         const ClipAlignment& alignment, InstantaneousIk solver, int first_frame_iterations)
+                         const ClipAlignment& alignment, std::unique_ptr<FrameSolver> solver, int first_frame_iterations)
     : ClipTracker(model, clip, std::move(bindings), alignment, TrackerOptions{}) {
-  if (solver.model().nv() != model.nv() || solver.model().numFrames() != model.numFrames())
-    throw InvalidArgument("ClipTracker: the instantaneous solver is built on another model");
+  if (!solver) throw InvalidArgument("ClipTracker: null per-frame solver");
+  if (solver->model().nv() != model.nv() || solver->model().numFrames() != model.numFrames())
+    throw InvalidArgument("ClipTracker: the per-frame solver is built on another model");
   if (first_frame_iterations < 1) throw InvalidArgument("ClipTracker: first_frame_iterations must be ≥ 1");
-  inst_.emplace(std::move(solver));
+  frame_solver_ = std::move(solver);
   first_frame_iterations_ = first_frame_iterations;
-  for (const TargetBinding& b : bindings_) {
-    if (b.orientation && b.position) inst_ids_.push_back(inst_->addPoseTarget(b.frame, b.weight, b.weight));
-    else if (b.orientation) inst_ids_.push_back(inst_->addOrientationTarget(b.frame, b.weight));
-    else inst_ids_.push_back(inst_->addPositionTarget(b.frame, b.weight));
-  }
-  inst_->setState(ik_.state());
+  for (const TargetBinding& b : bindings_) slots_.push_back(frame_solver_->addTarget(b.frame, b.orientation, b.position, b.weight));
+  frame_solver_->setState(ik_.state());
 }
+
+ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
+                         const ClipAlignment& alignment, InstantaneousIk solver, int first_frame_iterations)
+    : ClipTracker(model, clip, std::move(bindings), alignment, makeFrameSolver(std::move(solver)), first_frame_iterations) {}
 
 FrameOutcome ClipTracker::trackInstantaneous(int f, double dt) {
   FrameOutcome out;
   const std::size_t nb = bindings_.size();
   for (std::size_t b = 0; b < nb; ++b) {
-    if (bindings_[b].orientation) inst_->setTargetOrientation(inst_ids_[b], targetRotation(b, f));
-    if (bindings_[b].position) inst_->setTargetPosition(inst_ids_[b], targetPosition(b, f));
+    const Matrix3d R = bindings_[b].orientation ? targetRotation(b, f) : Matrix3d::Identity();
+    const Vector3d p = bindings_[b].position ? targetPosition(b, f) : Vector3d::Zero();
+    frame_solver_->setTarget(slots_[b], bindings_[b].orientation ? &R : nullptr, bindings_[b].position ? &p : nullptr);
   }
+  // Converging from an arbitrary initial state is not a tracking step: more iterations.
   const bool first = last_valid_ < 0;
-  InstantaneousIkOptions saved;
-  if (first) {  // converging from an arbitrary initial state is not a tracking step
-    saved = inst_->options();
-    InstantaneousIkOptions o = saved;
-    o.max_iterations = std::max(o.max_iterations, first_frame_iterations_);
-    inst_->setOptions(o);
-  }
-  const SolveResult r = inst_->solve();
-  if (first) inst_->setOptions(saved);
+  const FrameSolveResult r = frame_solver_->solve(first ? first_frame_iterations_ : 0);
   out.substeps = r.iterations;
   out.mnte = r.mnte;
   out.limit_violation = r.limit_violation;
   out.row_violation = r.row_violation;
   out.non_finite = r.status == SolveStatus::Failed;
   // Eq. 16 with chord velocities, as for DYN.
-  framesForwardKinematics(model_, rmse_data_, inst_->state());
+  framesForwardKinematics(model_, rmse_data_, frame_solver_->state());
   double sum = 0.0;
   int count = 0;
   for (std::size_t b = 0; b < nb; ++b) {
@@ -156,7 +151,7 @@ FrameOutcome ClipTracker::track(int f) {
       out.gap = true;
       return out;  // the state is held; the caller writes it and marks the row
     }
-  if (inst_)
+  if (frame_solver_)
     return trackInstantaneous(f, last_valid_ < 0 ? 0.0
                                                  : clip_.times[static_cast<std::size_t>(f)] - clip_.times[static_cast<std::size_t>(last_valid_)]);
   const std::size_t nb = bindings_.size();

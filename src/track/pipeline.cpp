@@ -122,8 +122,8 @@ TrackRecord runTracking(const Model& model, const Capture& capture, const Retarg
   if (truth != nullptr && static_cast<int>(truth->size()) != clip.numFrames())
     throw InvalidArgument("runTracking: ground truth has " + std::to_string(truth->size()) + " frames, the clip " +
                           std::to_string(clip.numFrames()));
-  ClipTracker tracker = options.make_instantaneous
-                            ? ClipTracker(model, clip, plan.bindings, plan.alignment, options.make_instantaneous(model))
+  ClipTracker tracker = options.make_frame_solver
+                            ? ClipTracker(model, clip, plan.bindings, plan.alignment, options.make_frame_solver(model))
                             : ClipTracker(model, clip, plan.bindings, plan.alignment, options);
   tracker.setState(plan.initial);
   std::optional<SphericalJointError> meter;

@@ -271,14 +271,14 @@ TEST(ExperimentCompare, WritesEveryCombinationAndTheTable) {
   KINETRACK_REQUIRE_SHARED(data, "data/bvh/CLIPS.csv");
   ScratchDir dir;
   const fs::path out = dir.path() / "cmp";
-  const RunResult r = run({"experiment", "compare", "--out", out.string(), "--methods", "dynamical,wholebody", "--no-plot",
+  const RunResult r = run({"experiment", "compare", "--out", out.string(), "--methods", "dynamical,wholebody,pairwise", "--no-plot",
                            "--tpose-seconds", "2.5", "--data", (fs::path(data).parent_path().parent_path()).string(),
                            "--icub", (fs::path(data).parent_path().parent_path().parent_path() / "models/icub/iCubGazeboV2_5_model.urdf").string()});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const std::string csv = readFile(out / "compare.csv");
   for (const char* model : {"human66,", "human48,", "iCub,"})
     for (const char* scenario : {"T-pose,", "walking,", "running,"})
-      for (const char* method : {"dynamical,", "wholebody,"})
+      for (const char* method : {"dynamical,", "wholebody,", "pairwise,"})
         EXPECT_NE(csv.find(std::string(model) + scenario + method), std::string::npos) << model << scenario << method;
   EXPECT_NE(r.out.find("log10 MNTE"), std::string::npos) << r.out;
   const RunResult bad = run({"experiment", "compare", "--out", out.string(), "--methods", "dynamical,magic"});

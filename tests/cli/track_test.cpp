@@ -140,10 +140,10 @@ TEST(CliTrack, RateReplacesTheFrameTimesAndAJsonMapOverrides) {
   EXPECT_NEAR(angle, M_PI / 2, 1e-3);
 }
 
-TEST(CliTrack, WholeBodyBaselinesTrackTheSameClip) {
+TEST(CliTrack, PerFrameBaselinesTrackTheSameClip) {
   KINETRACK_REQUIRE_SHARED(bvh, "data/bvh/xsens/xsens_test_mocap.bvh");
   ScratchDir dir;
-  for (const char* solver : {"wholebody", "wholebody-ipopt"}) {
+  for (const char* solver : {"wholebody", "wholebody-ipopt", "pairwise"}) {
     SCOPED_TRACE(solver);
     const std::string out = dir.file(std::string(solver) + ".csv"), summary = dir.file(std::string(solver) + ".json");
     const RunResult r = run({"track", "--model", "human66", "--input", bvh, "--out", out, "--summary-json", summary, "--solver",
@@ -156,6 +156,11 @@ TEST(CliTrack, WholeBodyBaselinesTrackTheSameClip) {
   const RunResult bad = run({"track", "--model", "human66", "--input", bvh, "--out", dir.file("x.csv"), "--solver", "magic"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--solver"), std::string::npos) << bad.err;
+  const RunResult threads = run({"track", "--model", "human66", "--input", bvh, "--out", dir.file("x.csv"), "--solver", "pairwise",
+                                 "--threads", "-1"});
+  EXPECT_EQ(threads.status, 2);
+  EXPECT_NE(threads.err.find("--threads"), std::string::npos) << threads.err;
+  EXPECT_FALSE(fs::exists(dir.file("x.csv")));
 }
 
 struct BadTrack {

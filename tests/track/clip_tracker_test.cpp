@@ -1,5 +1,6 @@
 // ClipTracker, retargeting and the synthetic walk: ground truth recovered, sub-step count, gaps
-// held and resumed, calibration invariances, bad arguments, no allocation per frame.
+// held and resumed, calibration invariances, bad arguments, no allocation per frame; the per-frame
+// baselines (whole-body, pair-wise) through FrameSolver.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -179,6 +180,83 @@ TEST(ClipTracker, WholeBodyBaselineRecoversTheWalkAndHoldsGaps) {
     worst = std::max(worst, std::sqrt(meter.sumSquared(tracker.state(), walk.truth[static_cast<std::size_t>(f)], n) / n));
   }
   EXPECT_LT(worst * 180.0 / M_PI, 0.01);
+}
+
+TEST(ClipTracker, PairwiseBaselineRecoversTheWalkOnOneAndTwoThreads) {
+  const Model m = makeHuman66();
+  track::SyntheticWalk walk = track::syntheticWalk(m, 2.0, 100.0);
+  io::MotionClip& clip = walk.clip;
+  const int hand = clip.findSegment("LeftHand");
+  clip.valid[static_cast<std::size_t>(50 * clip.numSegments() + hand)] = 0;
+  const track::Retargeting plan = plainPlan(m, clip);
+  for (const int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    PairwiseIkOptions po;
+    po.threads = threads;
+    track::ClipTracker tracker(m, clip, plan.bindings, plan.alignment, track::makeFrameSolver(PairwiseIk(m, po)));
+    tracker.setState(plan.initial);
+    ASSERT_NE(tracker.frameSolver(), nullptr);
+    ASSERT_NE(tracker.frameSolver()->pairwise(), nullptr);
+    EXPECT_EQ(tracker.instantaneous(), nullptr);
+    EXPECT_EQ(tracker.frameSolver()->name(), "pairwise");
+    track::SphericalJointError meter(m, clip);
+    double worst = 0.0;
+    for (int f = 0; f < clip.numFrames(); ++f) {
+      const Configuration before = tracker.state();
+      const track::FrameOutcome o = tracker.track(f);
+      EXPECT_EQ(o.gap, f == 50);
+      EXPECT_LE(o.limit_violation, 1e-9);
+      if (o.gap) {
+        EXPECT_EQ(tracker.state().joints, before.joints);  // held
+        continue;
+      }
+      EXPECT_FALSE(o.non_finite);
+      EXPECT_LT(o.mnte, 1e-10) << f;
+      int n = 0;
+      worst = std::max(worst, std::sqrt(meter.sumSquared(tracker.state(), walk.truth[static_cast<std::size_t>(f)], n) / n));
+    }
+    EXPECT_LT(worst * 180.0 / M_PI, 0.01);
+  }
+}
+
+TEST(ClipTracker, PerFrameSolverArgumentsAreChecked) {
+  const Model m = makeHuman66();
+  const track::SyntheticWalk walk = track::syntheticWalk(m, 0.5, 100.0);
+  track::Retargeting plan = plainPlan(m, walk.clip);
+  EXPECT_THROW(track::ClipTracker(m, walk.clip, plan.bindings, plan.alignment, std::unique_ptr<track::FrameSolver>()),
+               InvalidArgument);
+  const Model other = makeHuman48();
+  EXPECT_THROW(track::ClipTracker(m, walk.clip, plan.bindings, plan.alignment, track::makeFrameSolver(PairwiseIk(other))),
+               InvalidArgument);
+  // Pair-wise subsystems hold orientations: a position target off the root link is refused,
+  // naming the frame.
+  plan.bindings.push_back({walk.clip.findSegment("LeftHand"), "LeftHand", Matrix3d::Identity(), false, true, 1.0});
+  try {
+    track::ClipTracker(m, walk.clip, plan.bindings, plan.alignment, track::makeFrameSolver(PairwiseIk(m)));
+    ADD_FAILURE() << "no throw";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("LeftHand"), std::string::npos) << e.what();
+  }
+  // The whole-body solver holds it.
+  EXPECT_NO_THROW(track::ClipTracker(m, walk.clip, plan.bindings, plan.alignment, InstantaneousIk(m)));
+}
+
+TEST(ClipTracker, PairwiseOnOneThreadDoesNotAllocatePerFrame) {
+  const Model m = makeHuman66();
+  const track::SyntheticWalk walk = track::syntheticWalk(m, 1.0, 100.0);
+  const track::Retargeting plan = plainPlan(m, walk.clip);
+  PairwiseIkOptions po;
+  po.threads = 1;
+  track::ClipTracker tracker(m, walk.clip, plan.bindings, plan.alignment, track::makeFrameSolver(PairwiseIk(m, po)));
+  tracker.setState(plan.initial);
+  for (int f = 0; f < 10; ++f) tracker.track(f);
+  long allocations = 0;
+  {
+    testing::AllocationCounter guard;
+    for (int f = 10; f < walk.clip.numFrames(); ++f) tracker.track(f);
+    allocations = guard.count();
+  }
+  EXPECT_EQ(allocations, 0);
 }
 
 TEST(ClipTracker, NoAllocationPerFrame) {

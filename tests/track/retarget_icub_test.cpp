@@ -9,6 +9,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/ik/feasible.hpp"
+#include "kinetrack/ik/pairwise_ik.hpp"
 #include "kinetrack/io/segment_map.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/model/icub.hpp"
@@ -23,11 +24,10 @@ struct Check {
   int frames = 0;
 };
 
-Check retargetAndCheck(const Model& robot, const std::string& path) {
+Check retargetAndCheck(const Model& robot, const std::string& path, track::TrackerOptions o = {}) {
   const track::Capture capture = track::loadCapture(path);
   const auto pairs = track::composeMaps(io::resolveSegmentMap(capture.clip.segment_names, ""), io::builtinRobotMap("icub"));
   const track::Retargeting plan = track::planTracking(robot, capture, pairs);
-  track::TrackerOptions o;
   o.ik.use_model_velocity_limits = true;
   Check c;
   Configuration previous;
@@ -72,6 +72,28 @@ TEST(RetargetIcub, EveryCaptureKeepsTheLimitsRowsAndVelocities) {
     EXPECT_LE(c.limit, 1e-6);
     EXPECT_LE(c.row, 1e-6);
     EXPECT_LE(c.velocity_excess, 1e-6);
+  }
+}
+
+// The pair-wise baseline with merged coupled subsystems enforces every iCub row too (per-frame
+// methods know position limits and rows, not velocities).
+TEST(RetargetIcub, PairwiseBaselineKeepsTheLimitsAndRows) {
+  KINETRACK_REQUIRE_SHARED(urdf, "models/icub/iCubGazeboV2_5_model.urdf");
+  const Model robot = icubForRetargeting(io::loadUrdf(urdf));
+  std::vector<std::string> files;
+  for (const std::string& f : testing::sharedBvhClips()) files.push_back(testing::sharedFile("data/" + f));
+  if (files.empty()) GTEST_SKIP() << "../shared/data not found";
+  files.resize(std::min<std::size_t>(files.size(), 3));
+  track::TrackerOptions o;
+  o.make_frame_solver = [](const Model& m) { return track::makeFrameSolver(PairwiseIk(m, PairwiseIkOptions{2, 200.0, {}, true})); };
+  for (const std::string& f : files) {
+    SCOPED_TRACE(f);
+    const Check c = retargetAndCheck(robot, f, o);
+    std::printf("iCub pair-wise  %-60s limits %.1e rows %.1e, MNTE median %.3f (%d frames)\n",
+                f.substr(f.find("data/")).c_str(), c.limit, c.row, c.mnte_median, c.frames);
+    EXPECT_LE(c.limit, 1e-6);
+    EXPECT_LE(c.row, 1e-6);
+    EXPECT_LT(c.mnte_median, 0.1);
   }
 }
 

@@ -7,10 +7,12 @@
 #include <functional>
 #include <optional>
 
+#include <memory>
+
 #include "kinetrack/ik/dynamical_ik.hpp"
-#include "kinetrack/ik/instantaneous_ik.hpp"
 #include "kinetrack/io/motion_clip.hpp"
 #include "kinetrack/metrics/tracking.hpp"
+#include "kinetrack/track/frame_solver.hpp"
 
 namespace kinetrack::track {
 
@@ -48,9 +50,9 @@ struct TrackerOptions {
   /// and the discrete-time guard still keeps every step inside the limits.
   DynamicalIkOptions ik = trackingSolverOptions();
   /// When set, the clip is tracked by per-frame optimisation with the solver this returns
-  /// (SPEC §3 baselines, e.g. an InstantaneousIk, or makeInstantaneousIk for Ipopt) instead of
-  /// DYN; gain and sub-stepping options are then unused.
-  std::function<InstantaneousIk(const Model&)> make_instantaneous;
+  /// (SPEC §3 baselines: makeFrameSolver of an InstantaneousIk — native or Ipopt — or of a
+  /// PairwiseIk) instead of DYN; gain and sub-stepping options are then unused.
+  std::function<std::unique_ptr<FrameSolver>(const Model&)> make_frame_solver;
   static DynamicalIkOptions trackingSolverOptions() {
     DynamicalIkOptions o;
     o.default_velocity_limit = 200.0;
@@ -78,22 +80,29 @@ class ClipTracker {
   ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
               const ClipAlignment& alignment = {}, const TrackerOptions& options = {});
 
-  /// The same clip tracked by per-frame optimisation instead of DYN (SPEC §3 whole-body
-  /// baseline): at every frame `solver` (a fresh InstantaneousIk on `model`, native or Ipopt;
-  /// ClipTracker adds the targets) minimises the weighted residual to the frame's targets,
-  /// warm-started from the previous frame; no sub-stepping (FrameOutcome::substeps = solver
-  /// iterations). The first frame gets `first_frame_iterations` iterations.
+  /// The same clip tracked by per-frame optimisation instead of DYN (SPEC §3 baselines): at
+  /// every frame `solver` (built on `model` without targets; ClipTracker adds them) minimises
+  /// the weighted residual to the frame's targets, warm-started from the previous frame; no
+  /// sub-stepping (FrameOutcome::substeps = solver iterations). The first frame, reached from
+  /// an arbitrary initial state, gets at least `first_frame_iterations` iterations. Throws
+  /// InvalidArgument for a null solver, one built on another model, or a target the method
+  /// cannot hold.
+  ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
+              const ClipAlignment& alignment, std::unique_ptr<FrameSolver> solver, int first_frame_iterations = 500);
+  /// Shorthand for makeFrameSolver(std::move(solver)).
   ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
               const ClipAlignment& alignment, InstantaneousIk solver, int first_frame_iterations = 500);
 
   void setState(const Configuration& q) {
     ik_.setState(q);
-    if (inst_) inst_->setState(q);
+    if (frame_solver_) frame_solver_->setState(q);
   }
-  [[nodiscard]] const Configuration& state() const { return inst_ ? inst_->state() : ik_.state(); }
+  [[nodiscard]] const Configuration& state() const { return frame_solver_ ? frame_solver_->state() : ik_.state(); }
   [[nodiscard]] const DynamicalIk& solver() const { return ik_; }
-  /// The per-frame optimiser when built with one.
-  [[nodiscard]] const InstantaneousIk* instantaneous() const { return inst_ ? &*inst_ : nullptr; }
+  /// The per-frame optimiser when built with one (else null).
+  [[nodiscard]] const FrameSolver* frameSolver() const { return frame_solver_.get(); }
+  /// The whole-body optimiser when built with one.
+  [[nodiscard]] const InstantaneousIk* instantaneous() const { return frame_solver_ ? frame_solver_->instantaneous() : nullptr; }
   [[nodiscard]] const std::vector<TargetBinding>& bindings() const { return bindings_; }
 
   /// Steps to frame f (f > previous frame). A frame where a bound sample is invalid is a gap.
@@ -119,8 +128,8 @@ class ClipTracker {
   std::vector<Vector3d> prev_p_, cur_p_, step_w_, step_dp_;
   std::vector<int> wrappable_;  ///< revolute joints with a range wider than 2π
   Configuration scratch_;
-  std::optional<InstantaneousIk> inst_;
-  std::vector<TargetId> inst_ids_;
+  std::unique_ptr<FrameSolver> frame_solver_;
+  std::vector<int> slots_;  ///< frame_solver_ slot of each binding
   int first_frame_iterations_ = 500;
   Data rmse_data_;
   void unwind();
