@@ -93,6 +93,8 @@ FrameOutcome ClipTracker::trackInstantaneous(int f, double dt) {
   out.limit_violation = r.limit_violation;
   out.row_violation = r.row_violation;
   out.non_finite = r.status == SolveStatus::Failed;
+  out.has_status = true;
+  out.status = r.status;
   // Eq. 16 with chord velocities, as for DYN.
   framesForwardKinematics(model_, rmse_data_, frame_solver_->state());
   double sum = 0.0;
@@ -236,6 +238,7 @@ void TrackRecord::reserve(std::size_t n) {
   joint_count.reserve(n);
   gap.reserve(n);
   non_finite.reserve(n);
+  status.reserve(n);
 }
 
 void TrackRecord::add(double time, const FrameOutcome& o, double us, double err2, int count) {
@@ -250,6 +253,7 @@ void TrackRecord::add(double time, const FrameOutcome& o, double us, double err2
   joint_count.push_back(count);
   gap.push_back(o.gap ? 1 : 0);
   non_finite.push_back(o.non_finite ? 1 : 0);
+  status.push_back(o.has_status ? static_cast<std::int8_t>(o.status) : std::int8_t{-1});
 }
 
 TrackSummary summarize(const TrackRecord& r, double transient_s, bool has_truth) {
@@ -268,6 +272,13 @@ TrackSummary summarize(const TrackRecord& r, double transient_s, bool has_truth)
   for (std::size_t i = 0; i < r.times.size(); ++i) {
     if (r.gap[i]) ++s.gaps;
     if (r.non_finite[i]) ++s.non_finite;
+    switch (r.status.empty() ? -1 : r.status[i]) {
+      case static_cast<int>(SolveStatus::Converged): ++s.converged; break;
+      case static_cast<int>(SolveStatus::Stationary): ++s.stationary; break;
+      case static_cast<int>(SolveStatus::IterationLimit): ++s.iteration_limit; break;
+      case static_cast<int>(SolveStatus::Failed): ++s.failed; break;
+      default: break;
+    }
     s.limit_violation_max_rad = std::max(s.limit_violation_max_rad, r.limit[i]);
     s.row_violation_max = std::max(s.row_violation_max, r.rows[i]);
     if (!r.gap[i]) {

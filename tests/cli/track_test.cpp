@@ -152,6 +152,12 @@ TEST(CliTrack, PerFrameBaselinesTrackTheSameClip) {
     const nlohmann::json j = nlohmann::json::parse(slurp(summary));
     EXPECT_EQ(j["frames"].get<int>(), kinetrack::io::readBvh(bvh).motion.rows());
     EXPECT_LT(j["mnte_p95"].get<double>(), 1e-8);
+    // Every frame's solve status is counted.
+    const nlohmann::json& st = j["solve_status"];
+    EXPECT_EQ(st["converged"].get<int>() + st["stationary"].get<int>() + st["iteration_limit"].get<int>() + st["failed"].get<int>(),
+              j["frames"].get<int>() - j["gaps"].get<int>());
+    EXPECT_EQ(st["failed"].get<int>(), 0);
+    EXPECT_NE(r.out.find("per-frame solves"), std::string::npos) << r.out;
   }
   const RunResult bad = run({"track", "--model", "human66", "--input", bvh, "--out", dir.file("x.csv"), "--solver", "magic"});
   EXPECT_EQ(bad.status, 2);

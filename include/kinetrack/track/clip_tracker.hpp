@@ -69,6 +69,10 @@ struct FrameOutcome {
   double limit_violation = 0.0;  ///< largest joint-limit violation (rad or m)
   double row_violation = 0.0;    ///< largest linear-constraint (coupling row) violation
   bool non_finite = false;  ///< the solver produced a non-finite step (state held)
+  /// Per-frame optimisers (FrameSolver): how the frame's solve ended; DYN frames and gaps leave
+  /// it unset (has_status false).
+  bool has_status = false;
+  SolveStatus status = SolveStatus::Converged;
 };
 
 /// Tracks a clip frame by frame. Frames must be given in increasing order; the first tracked
@@ -149,6 +153,10 @@ struct TrackSummary {
   double step_us_p50 = 0, step_us_p99 = 0, step_us_max = 0;  ///< wall time per frame, µs
   double substeps_mean = 0;
   int non_finite = 0;
+  /// Per-frame optimisers: frames whose solve ended Converged / Stationary (a constrained
+  /// minimum short of the tolerance: targets out of reach) / IterationLimit / Failed; all zero
+  /// for DYN.
+  int converged = 0, stationary = 0, iteration_limit = 0, failed = 0;
 };
 
 /// Per-frame records collected by the caller; summarise() turns them into a TrackSummary.
@@ -156,6 +164,7 @@ struct TrackRecord {
   std::vector<double> times, mnte, rmse, limit, rows, step_us, joint_err2;  ///< joint_err2: Σ err², per frame
   std::vector<int> substeps, joint_count;
   std::vector<std::uint8_t> gap, non_finite;
+  std::vector<std::int8_t> status;  ///< SolveStatus of per-frame optimisers, −1 when none
   void reserve(std::size_t n);
   void add(double time, const FrameOutcome& o, double step_us, double err2 = 0.0, int count = 0);
 };
