@@ -12,10 +12,34 @@ struct Slot {
   TargetId orientation, position;  // invalid when the binding lacks that kind
 };
 
-class WholeBodySolver final : public FrameSolver {
+// The part both adapters share: the wrapped solver, one slot of target ids per binding.
+template <class Ik>
+class SlotSolver : public FrameSolver {
  public:
-  explicit WholeBodySolver(InstantaneousIk ik) : ik_(std::move(ik)) {}
+  explicit SlotSolver(Ik ik) : ik_(std::move(ik)) {}
   const Model& model() const override { return ik_.model(); }
+  void setTarget(int slot, const Matrix3d* R, const Vector3d* p) override {
+    const Slot& s = slots_.at(static_cast<std::size_t>(slot));
+    if (R != nullptr && s.orientation.valid()) ik_.setTargetOrientation(s.orientation, *R);
+    if (p != nullptr && s.position.valid()) ik_.setTargetPosition(s.position, *p);
+  }
+  void setState(const Configuration& q) override { ik_.setState(q); }
+  const Configuration& state() const override { return ik_.state(); }
+
+ protected:
+  int addSlot(const Slot& s) {
+    slots_.push_back(s);
+    return static_cast<int>(slots_.size()) - 1;
+  }
+  Ik ik_;
+
+ private:
+  std::vector<Slot> slots_;
+};
+
+class WholeBodySolver final : public SlotSolver<InstantaneousIk> {
+ public:
+  explicit WholeBodySolver(InstantaneousIk ik) : SlotSolver(std::move(ik)) {}
   std::string name() const override {
     return ik_.options().backend == InstantaneousIkBackend::Ipopt ? "wholebody-ipopt" : "wholebody";
   }
@@ -26,16 +50,8 @@ class WholeBodySolver final : public FrameSolver {
     else if (orientation) s.orientation = ik_.addOrientationTarget(frame, weight);
     else if (position) s.position = ik_.addPositionTarget(frame, weight);
     else throw InvalidArgument("FrameSolver: target on '" + frame + "' has neither orientation nor position");
-    slots_.push_back(s);
-    return static_cast<int>(slots_.size()) - 1;
+    return addSlot(s);
   }
-  void setTarget(int slot, const Matrix3d* R, const Vector3d* p) override {
-    const Slot& s = slots_.at(static_cast<std::size_t>(slot));
-    if (R != nullptr && s.orientation.valid()) ik_.setTargetOrientation(s.orientation, *R);
-    if (p != nullptr && s.position.valid()) ik_.setTargetPosition(s.position, *p);
-  }
-  void setState(const Configuration& q) override { ik_.setState(q); }
-  const Configuration& state() const override { return ik_.state(); }
   FrameSolveResult solve(int min_iterations) override {
     SolveResult r;
     if (min_iterations > ik_.options().max_iterations) {
@@ -51,16 +67,11 @@ class WholeBodySolver final : public FrameSolver {
     return {r.status, r.iterations, r.mnte, r.limit_violation, r.row_violation};
   }
   const InstantaneousIk* instantaneous() const override { return &ik_; }
-
- private:
-  InstantaneousIk ik_;
-  std::vector<Slot> slots_;
 };
 
-class PairwiseSolver final : public FrameSolver {
+class PairwiseSolver final : public SlotSolver<PairwiseIk> {
  public:
-  explicit PairwiseSolver(PairwiseIk ik) : ik_(std::move(ik)) {}
-  const Model& model() const override { return ik_.model(); }
+  explicit PairwiseSolver(PairwiseIk ik) : SlotSolver(std::move(ik)) {}
   std::string name() const override { return "pairwise"; }
   int addTarget(const std::string& frame, bool orientation, bool position, double weight) override {
     if (!orientation && !position)
@@ -75,16 +86,8 @@ class PairwiseSolver final : public FrameSolver {
                               " (pair-wise subsystems hold orientation targets; only the root segment's position is used)");
       }
     }
-    slots_.push_back(s);
-    return static_cast<int>(slots_.size()) - 1;
+    return addSlot(s);
   }
-  void setTarget(int slot, const Matrix3d* R, const Vector3d* p) override {
-    const Slot& s = slots_.at(static_cast<std::size_t>(slot));
-    if (R != nullptr && s.orientation.valid()) ik_.setTargetOrientation(s.orientation, *R);
-    if (p != nullptr && s.position.valid()) ik_.setTargetPosition(s.position, *p);
-  }
-  void setState(const Configuration& q) override { ik_.setState(q); }
-  const Configuration& state() const override { return ik_.state(); }
   FrameSolveResult solve(int min_iterations) override {
     // A solve continues from the subsystems' previous solutions, so repeating it on the same
     // targets continues the iterations (no re-partition, unlike changing the options).
@@ -97,10 +100,6 @@ class PairwiseSolver final : public FrameSolver {
     return {r.status, done, r.mnte, r.limit_violation, std::max(r.row_violation, r.unenforced_row_violation)};
   }
   const PairwiseIk* pairwise() const override { return &ik_; }
-
- private:
-  PairwiseIk ik_;
-  std::vector<Slot> slots_;
 };
 
 }  // namespace
