@@ -25,6 +25,7 @@
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/model/model_builder.hpp"
+#include "streams.hpp"
 #include "testing/kdl_oracle.hpp"
 #include "testing/shared_paths.hpp"
 
@@ -40,35 +41,17 @@ struct Frame {
   kt::Vector3d p, v;
 };
 
-// A smooth motion within 40 % of each joint's range (±0.6 rad for unlimited joints).
+// kt::bench::WaveMotion sampled every dt, with the target velocities (J ν).
 std::vector<Frame> makeStream(const kt::Model& m, const std::vector<std::string>& frames, const std::string& root,
                               int count, double dt) {
-  std::mt19937_64 rng(1);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  const int n = m.numJoints();
-  kt::VectorXd c(n), a(n), f(n), ph(n);
-  for (int j = 0; j < n; ++j) {
-    const double lo = m.lowerPositionLimits()[j], hi = m.upperPositionLimits()[j];
-    const bool bounded = std::isfinite(lo) && std::isfinite(hi);
-    c[j] = bounded ? 0.5 * (lo + hi) : 0.0;
-    a[j] = bounded ? 0.4 * 0.5 * (hi - lo) : 0.6;
-    f[j] = 0.1 * static_cast<double>(3 + static_cast<int>(8.0 * u(rng)));  // 0.3…1.0 Hz, period 10 s
-    ph[j] = (2.0 * M_PI) * u(rng);
-  }
+  const kt::bench::WaveMotion wave(m);
   kt::Data d(m);
   kt::Matrix6Xd J(6, m.nv());
   std::vector<Frame> out;
   for (int k = 0; k < count; ++k) {
-    const double t = k * dt;
     kt::Configuration q(m);
     kt::VectorXd nu = kt::VectorXd::Zero(m.nv());
-    for (int j = 0; j < n; ++j) {
-      q.joints[j] = c[j] + a[j] * std::sin((2.0 * M_PI) * f[j] * t + ph[j]);
-      nu[m.nvBase() + j] = a[j] * (2.0 * M_PI) * f[j] * std::cos((2.0 * M_PI) * f[j] * t + ph[j]);
-    }
-    const double w0 = 2.0 * M_PI / 10.0;  // the stream (1000 frames at 100 Hz) is exactly periodic
-    q.base_position = kt::Vector3d(0.3 * std::sin(w0 * t), 0.0, 1.0);
-    nu[0] = 0.3 * w0 * std::cos(w0 * t);
+    wave.at(k * dt, q, &nu);
     kt::framesForwardKinematics(m, d, q);
     Frame fr;
     for (const auto& name : frames) {
@@ -86,13 +69,7 @@ std::vector<Frame> makeStream(const kt::Model& m, const std::vector<std::string>
   return out;
 }
 
-void reportPercentiles(benchmark::State& state, std::vector<double>& us) {
-  if (us.empty()) return;
-  std::sort(us.begin(), us.end());
-  state.counters["p50_us"] = us[us.size() / 2];
-  state.counters["p99_us"] = us[static_cast<std::size_t>(0.99 * static_cast<double>(us.size() - 1))];
-  state.counters["max_us"] = us.back();
-}
+using kt::bench::reportPercentiles;
 
 void runDyn(benchmark::State& state, const kt::Model& m, const std::vector<std::string>& frames,
             const std::string& root) {

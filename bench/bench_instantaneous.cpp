@@ -30,70 +30,16 @@
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/model/model_builder.hpp"
 #include "kinetrack/track/synthetic.hpp"
+#include "streams.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kt = kinetrack;
 
 namespace {
 
-constexpr double kDt = 0.01;
-
-/// Target poses per frame: orientations of the orientation frames, position of the root frame,
-/// and (when known) the configuration that produced them.
-struct Stream {
-  std::vector<std::vector<kt::Matrix3d>> R;
-  std::vector<kt::Vector3d> p;
-  std::vector<kt::Configuration> truth;
-  bool periodic = true;
-  std::size_t size() const { return p.size(); }
-};
-
-// bench_dynamical.cpp's stream: a smooth motion within 40 % of each joint's range (±0.6 rad for
-// unlimited joints), joint frequencies 0.3…1.0 Hz in 0.1 Hz steps, base on a 10 s period.
-Stream makeStream(const kt::Model& m, const std::vector<std::string>& frames, const std::string& root, int count) {
-  std::mt19937_64 rng(1);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  const int n = m.numJoints();
-  kt::VectorXd c(n), a(n), f(n), ph(n);
-  for (int j = 0; j < n; ++j) {
-    const double lo = m.lowerPositionLimits()[j], hi = m.upperPositionLimits()[j];
-    const bool bounded = std::isfinite(lo) && std::isfinite(hi);
-    c[j] = bounded ? 0.5 * (lo + hi) : 0.0;
-    a[j] = bounded ? 0.4 * 0.5 * (hi - lo) : 0.6;
-    f[j] = 0.1 * static_cast<double>(3 + static_cast<int>(8.0 * u(rng)));
-    ph[j] = (2.0 * M_PI) * u(rng);
-  }
-  kt::Data d(m);
-  Stream s;
-  for (int k = 0; k < count; ++k) {
-    const double t = k * kDt;
-    kt::Configuration q(m);
-    for (int j = 0; j < n; ++j) q.joints[j] = c[j] + a[j] * std::sin((2.0 * M_PI) * f[j] * t + ph[j]);
-    q.base_position = kt::Vector3d(0.3 * std::sin(2.0 * M_PI / 10.0 * t), 0.0, 1.0);
-    kt::framesForwardKinematics(m, d, q);
-    std::vector<kt::Matrix3d> R;
-    for (const auto& name : frames) R.push_back(d.frame[static_cast<std::size_t>(m.frameId(name).value)].R);
-    s.R.push_back(std::move(R));
-    s.p.push_back(d.frame[static_cast<std::size_t>(m.frameId(root).value)].p);
-    s.truth.push_back(q);
-  }
-  return s;
-}
-
-Stream makeWalk(const kt::Model& m) {
-  const kt::track::SyntheticWalk walk = kt::track::syntheticWalk(m, 10.0, 1.0 / kDt);
-  Stream s;
-  s.periodic = false;
-  const int ns = walk.clip.numSegments();
-  for (int f = 0; f < walk.clip.numFrames(); ++f) {
-    std::vector<kt::Matrix3d> R;
-    for (int seg = 0; seg < ns; ++seg) R.push_back(walk.clip.pose(f, seg).R);
-    s.R.push_back(std::move(R));
-    s.p.push_back(walk.clip.pose(f, 0).p);  // segment 0 is the Pelvis
-    s.truth.push_back(walk.truth[static_cast<std::size_t>(f)]);
-  }
-  return s;
-}
+using kt::bench::kStreamDt;
+using kt::bench::PoseStream;
+using kt::bench::reportPercentiles;
 
 kt::Model icub() {
   const std::string path = kt::testing::sharedFile("models/icub/iCubGazeboV2_5_model.urdf");
@@ -103,16 +49,8 @@ kt::Model icub() {
   return b.build();
 }
 
-void reportPercentiles(benchmark::State& state, std::vector<double>& us) {
-  if (us.empty()) return;
-  std::sort(us.begin(), us.end());
-  state.counters["p50_us"] = us[us.size() / 2];
-  state.counters["p99_us"] = us[static_cast<std::size_t>(0.99 * static_cast<double>(us.size() - 1))];
-  state.counters["max_us"] = us.back();
-}
-
 void runInstantaneous(benchmark::State& state, const kt::Model& m, const std::vector<std::string>& frames,
-                      const std::string& root, const Stream& stream, kt::InstantaneousIkBackend backend) {
+                      const std::string& root, const PoseStream& stream, kt::InstantaneousIkBackend backend) {
   kt::InstantaneousIkOptions o;
   o.backend = backend;
   o.orientation_tolerance = 1e-6 * static_cast<double>(state.range(0));
@@ -161,12 +99,12 @@ void runInstantaneous(benchmark::State& state, const kt::Model& m, const std::ve
 
 void BM_InstIk_human66_stream(benchmark::State& state, kt::InstantaneousIkBackend backend) {
   const kt::Model m = kt::makeHuman66();
-  runInstantaneous(state, m, kt::humanSegmentNames(), "Pelvis", makeStream(m, kt::humanSegmentNames(), "Pelvis", 1000),
+  runInstantaneous(state, m, kt::humanSegmentNames(), "Pelvis", kt::bench::makeWaveStream(m, kt::humanSegmentNames(), "Pelvis", 1000),
                    backend);
 }
 void BM_InstIk_human48_stream(benchmark::State& state, kt::InstantaneousIkBackend backend) {
   const kt::Model m = kt::makeHuman48();
-  runInstantaneous(state, m, kt::humanSegmentNames(), "Pelvis", makeStream(m, kt::humanSegmentNames(), "Pelvis", 1000),
+  runInstantaneous(state, m, kt::humanSegmentNames(), "Pelvis", kt::bench::makeWaveStream(m, kt::humanSegmentNames(), "Pelvis", 1000),
                    backend);
 }
 void BM_InstIk_icub_stream(benchmark::State& state, kt::InstantaneousIkBackend backend) {
@@ -175,18 +113,18 @@ void BM_InstIk_icub_stream(benchmark::State& state, kt::InstantaneousIkBackend b
     state.SkipWithError("../shared/models/icub not found");
     return;
   }
-  runInstantaneous(state, m, m.linkNames(), "root_link", makeStream(m, m.linkNames(), "root_link", 1000), backend);
+  runInstantaneous(state, m, m.linkNames(), "root_link", kt::bench::makeWaveStream(m, m.linkNames(), "root_link", 1000), backend);
 }
 void BM_InstIk_human66_walk(benchmark::State& state, kt::InstantaneousIkBackend backend) {
   const kt::Model m = kt::makeHuman66();
-  runInstantaneous(state, m, kt::humanSegmentNames(), "Pelvis", makeWalk(m), backend);
+  runInstantaneous(state, m, kt::humanSegmentNames(), "Pelvis", kt::bench::makeWalkStream(m), backend);
 }
 
 // DYN on the walk (targets with finite-difference-free exact poses, velocities from the clip's
 // central differences as `kinetrack track` feeds them).
 void BM_DynStep_human66_walk(benchmark::State& state) {
   const kt::Model m = kt::makeHuman66();
-  const kt::track::SyntheticWalk walk = kt::track::syntheticWalk(m, 10.0, 1.0 / kDt);
+  const kt::track::SyntheticWalk walk = kt::track::syntheticWalk(m, 10.0, 1.0 / kStreamDt);
   kt::DynamicalIk ik(m);
   const int ns = walk.clip.numSegments();
   std::vector<kt::TargetId> ids;
@@ -204,7 +142,7 @@ void BM_DynStep_human66_walk(benchmark::State& state) {
   };
   for (std::size_t k = 0; k < 100; ++k) {
     feed(k);
-    ik.step(kDt);
+    ik.step(kStreamDt);
   }
   std::vector<double> us;
   us.reserve(1 << 20);
@@ -214,7 +152,7 @@ void BM_DynStep_human66_walk(benchmark::State& state) {
   for (auto _ : state) {
     feed(k++);
     const auto t0 = std::chrono::steady_clock::now();
-    ik.step(kDt);
+    ik.step(kStreamDt);
     const auto t1 = std::chrono::steady_clock::now();
     if (us.size() < us.capacity()) us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
     ++frames_done;

@@ -22,86 +22,24 @@
 #include "kinetrack/ik/pairwise_ik.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"
-#include "kinetrack/track/synthetic.hpp"
+#include "streams.hpp"
 
 namespace kt = kinetrack;
 
 namespace {
 
-constexpr double kDt = 0.01;
-
-/// Target poses per frame: orientations of the orientation frames, position of the root frame,
-/// and the configuration that produced them.
-struct Stream {
-  std::vector<std::vector<kt::Matrix3d>> R;
-  std::vector<kt::Vector3d> p;
-  std::vector<kt::Configuration> truth;
-  bool periodic = true;
-  std::size_t size() const { return p.size(); }
-};
-
-// bench_instantaneous.cpp's stream (identical seed and construction).
-Stream makeStream(const kt::Model& m, const std::vector<std::string>& frames, const std::string& root, int count) {
-  std::mt19937_64 rng(1);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  const int n = m.numJoints();
-  kt::VectorXd c(n), a(n), f(n), ph(n);
-  for (int j = 0; j < n; ++j) {
-    const double lo = m.lowerPositionLimits()[j], hi = m.upperPositionLimits()[j];
-    const bool bounded = std::isfinite(lo) && std::isfinite(hi);
-    c[j] = bounded ? 0.5 * (lo + hi) : 0.0;
-    a[j] = bounded ? 0.4 * 0.5 * (hi - lo) : 0.6;
-    f[j] = 0.1 * static_cast<double>(3 + static_cast<int>(8.0 * u(rng)));
-    ph[j] = (2.0 * M_PI) * u(rng);
-  }
-  kt::Data d(m);
-  Stream s;
-  for (int k = 0; k < count; ++k) {
-    const double t = k * kDt;
-    kt::Configuration q(m);
-    for (int j = 0; j < n; ++j) q.joints[j] = c[j] + a[j] * std::sin((2.0 * M_PI) * f[j] * t + ph[j]);
-    q.base_position = kt::Vector3d(0.3 * std::sin(2.0 * M_PI / 10.0 * t), 0.0, 1.0);
-    kt::framesForwardKinematics(m, d, q);
-    std::vector<kt::Matrix3d> R;
-    for (const auto& name : frames) R.push_back(d.frame[static_cast<std::size_t>(m.frameId(name).value)].R);
-    s.R.push_back(std::move(R));
-    s.p.push_back(d.frame[static_cast<std::size_t>(m.frameId(root).value)].p);
-    s.truth.push_back(q);
-  }
-  return s;
-}
-
-Stream makeWalk(const kt::Model& m) {
-  const kt::track::SyntheticWalk walk = kt::track::syntheticWalk(m, 10.0, 1.0 / kDt);
-  Stream s;
-  s.periodic = false;
-  const int ns = walk.clip.numSegments();
-  for (int f = 0; f < walk.clip.numFrames(); ++f) {
-    std::vector<kt::Matrix3d> R;
-    for (int seg = 0; seg < ns; ++seg) R.push_back(walk.clip.pose(f, seg).R);
-    s.R.push_back(std::move(R));
-    s.p.push_back(walk.clip.pose(f, 0).p);  // segment 0 is the Pelvis
-    s.truth.push_back(walk.truth[static_cast<std::size_t>(f)]);
-  }
-  return s;
-}
+using kt::bench::kStreamDt;
+using kt::bench::PoseStream;
+using kt::bench::reportPercentiles;
 
 const kt::Model& human66() {
   static const kt::Model m = kt::makeHuman66();
   return m;
 }
-const Stream& stream(bool walk) {
-  static const Stream s = makeStream(human66(), kt::humanSegmentNames(), "Pelvis", 1000);
-  static const Stream w = makeWalk(human66());
+const PoseStream& stream(bool walk) {
+  static const PoseStream s = kt::bench::makeWaveStream(human66(), kt::humanSegmentNames(), "Pelvis", 1000);
+  static const PoseStream w = kt::bench::makeWalkStream(human66());
   return walk ? w : s;
-}
-
-void reportPercentiles(benchmark::State& state, std::vector<double>& us) {
-  if (us.empty()) return;
-  std::sort(us.begin(), us.end());
-  state.counters["p50_us"] = us[us.size() / 2];
-  state.counters["p99_us"] = us[static_cast<std::size_t>(0.99 * static_cast<double>(us.size() - 1))];
-  state.counters["max_us"] = us.back();
 }
 
 /// Per-frame statistics shared by both solvers.
@@ -137,10 +75,10 @@ struct Tally {
 template <class Solver>
 struct Feeder {
   Solver& ik;
-  const Stream& s;
+  const PoseStream& s;
   std::vector<kt::TargetId> ids;
   kt::TargetId pos;
-  Feeder(Solver& solver, const Stream& stream) : ik(solver), s(stream) {
+  Feeder(Solver& solver, const PoseStream& stream) : ik(solver), s(stream) {
     for (const auto& name : kt::humanSegmentNames()) ids.push_back(ik.addOrientationTarget(name));
     pos = ik.addPositionTarget("Pelvis");
   }
@@ -153,7 +91,7 @@ struct Feeder {
 };
 
 void BM_Pairwise(benchmark::State& state, int threads, bool walk) {
-  const Stream& s = stream(walk);
+  const PoseStream& s = stream(walk);
   kt::PairwiseIkOptions o;
   o.threads = threads;
   o.solver.orientation_tolerance = 1e-6 * static_cast<double>(state.range(0));
@@ -178,7 +116,7 @@ void BM_Pairwise(benchmark::State& state, int threads, bool walk) {
 }
 
 void BM_WholeBody(benchmark::State& state, bool walk) {
-  const Stream& s = stream(walk);
+  const PoseStream& s = stream(walk);
   kt::InstantaneousIkOptions o;
   o.orientation_tolerance = 1e-6 * static_cast<double>(state.range(0));
   o.position_tolerance = o.orientation_tolerance;

@@ -22,6 +22,7 @@
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/model/model_builder.hpp"
 #include "testing/alloc_guard.hpp"
+#include "testing/ik_fixtures.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
@@ -31,73 +32,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double wrap(double a) { return std::remainder(a, 2.0 * M_PI); }
 
-/// Orientation targets on `orientation_frames` and a position target on `position_frame`,
-/// set from the forward kinematics of a configuration.
-struct Targets {
-  const Model& model;
-  Data data;
-  std::vector<FrameId> frames;
-  std::vector<TargetId> orientation;
-  FrameId position_frame;
-  TargetId position;
-
-  Targets(InstantaneousIk& ik, const std::vector<std::string>& orientation_frames, const std::string& position_name)
-      : model(ik.model()), data(ik.model()) {
-    for (const auto& name : orientation_frames) {
-      frames.push_back(model.frameId(name));
-      orientation.push_back(ik.addOrientationTarget(name));
-    }
-    position_frame = model.frameId(position_name);
-    position = ik.addPositionTarget(position_name);
-  }
-  void set(InstantaneousIk& ik, const Configuration& q) {
-    framesForwardKinematics(model, data, q);
-    for (std::size_t i = 0; i < frames.size(); ++i)
-      ik.setTargetOrientation(orientation[i], data.frame[static_cast<std::size_t>(frames[i].value)].R);
-    ik.setTargetPosition(position, data.frame[static_cast<std::size_t>(position_frame.value)].p);
-  }
-};
-
-double rowViolation(const Model& m, const Configuration& q) {
-  double v = 0.0;
-  for (const LinearConstraint& row : m.linearConstraints()) {
-    const double c = row.coefficients.dot(q.joints);
-    v = std::max({v, row.lower - c, c - row.upper});
-  }
-  return v;
-}
-
-/// A configuration within the limits (joints without limits in ±range) that also satisfies the
-/// model's linear rows (rejection sampling).
-Configuration feasibleRandom(const Model& m, std::mt19937_64& rng, double range = 1.0) {
-  RandomConfigurationOptions o;
-  o.unbounded_range = range;
-  o.base_box = 0.5;
-  for (int attempt = 0; attempt < 100000; ++attempt) {
-    Configuration q = randomConfiguration(m, rng, o);
-    if (rowViolation(m, q) == 0.0) return q;
-  }
-  ADD_FAILURE() << "no configuration satisfies the rows";
-  return Configuration(m);
-}
-
-/// q with every joint moved by ±U(lo, hi) rad (clamped to its limits), the base rotated by
-/// U(lo, hi) rad about a random axis and shifted by up to 5 cm.
-Configuration perturbed(const Model& m, const Configuration& q, std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> mag(lo, hi), unit(-1.0, 1.0);
-  std::bernoulli_distribution sign(0.5);
-  Configuration out = q;
-  for (int j = 0; j < m.numJoints(); ++j) {
-    const double d = (sign(rng) ? 1.0 : -1.0) * mag(rng);
-    out.joints[j] = std::clamp(q.joints[j] + d, m.lowerPositionLimits()[j], m.upperPositionLimits()[j]);
-  }
-  if (m.nvBase() == 6) {
-    const Vector3d axis = Vector3d(unit(rng), unit(rng), unit(rng)).normalized();
-    out.base_rotation = so3::exp(mag(rng) * axis) * q.base_rotation;
-    out.base_position += 0.05 * Vector3d(unit(rng), unit(rng), unit(rng));
-  }
-  return out;
-}
+using Targets = testing::FkTargets<InstantaneousIk>;
+using testing::feasibleRandom;
+using testing::perturbed;
+using testing::rowViolation;
 
 double jointError(const Configuration& a, const Configuration& b) {
   double e = 0.0;

@@ -21,6 +21,7 @@
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/model/model_builder.hpp"
 #include "testing/alloc_guard.hpp"
+#include "testing/ik_fixtures.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
@@ -37,81 +38,10 @@ PairwiseIkOptions withThreads(int threads) {
   return o;
 }
 
-/// Orientation targets on `frames`, a position target on `root`, set from the forward kinematics
-/// of a configuration.
-struct Targets {
-  const Model& model;
-  Data data;
-  std::vector<FrameId> frames;
-  std::vector<TargetId> orientation;
-  FrameId root;
-  TargetId position;
-
-  Targets(PairwiseIk& ik, const std::vector<std::string>& names, const std::string& root_name)
-      : model(ik.model()), data(ik.model()) {
-    for (const auto& name : names) {
-      frames.push_back(model.frameId(name));
-      orientation.push_back(ik.addOrientationTarget(name));
-    }
-    root = model.frameId(root_name);
-    position = ik.addPositionTarget(root_name);
-  }
-  void set(PairwiseIk& ik, const Configuration& q) {
-    framesForwardKinematics(model, data, q);
-    for (std::size_t i = 0; i < frames.size(); ++i)
-      ik.setTargetOrientation(orientation[i], data.frame[static_cast<std::size_t>(frames[i].value)].R);
-    ik.setTargetPosition(position, data.frame[static_cast<std::size_t>(root.value)].p);
-  }
-  /// Largest angle between a target and its frame at q (independent of the solver's report).
-  double maxAngle(const Configuration& q, const Configuration& truth) {
-    Data d(model);
-    framesForwardKinematics(model, d, q);
-    framesForwardKinematics(model, data, truth);
-    double worst = 0.0;
-    for (FrameId f : frames) {
-      const Matrix3d E = data.frame[static_cast<std::size_t>(f.value)].R *
-                         d.frame[static_cast<std::size_t>(f.value)].R.transpose();
-      worst = std::max(worst, so3::log(E).norm());
-    }
-    return worst;
-  }
-};
-
-double rowViolation(const Model& m, const Configuration& q) {
-  double v = 0.0;
-  for (const LinearConstraint& row : m.linearConstraints()) {
-    const double c = row.coefficients.dot(q.joints);
-    v = std::max({v, row.lower - c, c - row.upper});
-  }
-  return v;
-}
-
-/// Within the limits (±range for unlimited joints) and the rows (rejection sampling).
-Configuration feasibleRandom(const Model& m, std::mt19937_64& rng, double range = 1.0) {
-  RandomConfigurationOptions o;
-  o.unbounded_range = range;
-  o.base_box = 0.5;
-  for (int attempt = 0; attempt < 100000; ++attempt) {
-    Configuration q = randomConfiguration(m, rng, o);
-    if (rowViolation(m, q) == 0.0) return q;
-  }
-  ADD_FAILURE() << "no configuration satisfies the rows";
-  return Configuration(m);
-}
-
-/// q with every joint moved by ±U(lo, hi) rad (clamped to its limits), the base turned and shifted.
-Configuration perturbed(const Model& m, const Configuration& q, std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> mag(lo, hi);
-  std::bernoulli_distribution sign(0.5);
-  Configuration out = q;
-  for (int j = 0; j < m.numJoints(); ++j) {
-    const double d = (sign(rng) ? 1.0 : -1.0) * mag(rng);
-    out.joints[j] = std::clamp(q.joints[j] + d, m.lowerPositionLimits()[j], m.upperPositionLimits()[j]);
-  }
-  out.base_rotation = so3::exp(Vector3d(0.2, -0.1, 0.3)) * q.base_rotation;
-  out.base_position += Vector3d(0.05, -0.02, 0.01);
-  return out;
-}
+using Targets = testing::FkTargets<PairwiseIk>;
+using testing::feasibleRandom;
+using testing::perturbed;
+using testing::rowViolation;
 
 struct RecoveryStats {
   int cases = 0, converged = 0, max_iterations = 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kinetrack/core/types.hpp"
+#include "kinetrack/ik/target.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/model/model.hpp"
@@ -18,10 +19,6 @@
 #include "kinetrack/qp/tree_box_qp.hpp"
 
 namespace kinetrack {
-
-using TargetId = Id<struct TargetTag>;
-
-enum class TargetType : std::uint8_t { Position, Orientation, Pose };
 
 /// How the base orientation is integrated (§3.3).
 enum class BaseIntegrator : std::uint8_t {

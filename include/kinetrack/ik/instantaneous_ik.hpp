@@ -23,7 +23,7 @@
 #include <memory>
 #include <string_view>
 
-#include "kinetrack/ik/dynamical_ik.hpp"  // TargetId, TargetType
+#include "kinetrack/ik/target.hpp"
 #include "kinetrack/ik/instantaneous_ik_problem.hpp"
 #include "kinetrack/qp/qp.hpp"
 

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "kinetrack/core/types.hpp"
-#include "kinetrack/ik/dynamical_ik.hpp"  // TargetId, TargetType (shared with DYN)
+#include "kinetrack/ik/target.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/model/model.hpp"

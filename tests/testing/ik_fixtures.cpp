@@ -1,0 +1,46 @@
+#include "testing/ik_fixtures.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "kinetrack/kinematics/configuration.hpp"
+
+namespace kinetrack::testing {
+
+double rowViolation(const Model& m, const Configuration& q) {
+  double v = 0.0;
+  for (const LinearConstraint& row : m.linearConstraints()) {
+    const double c = row.coefficients.dot(q.joints);
+    v = std::max({v, row.lower - c, c - row.upper});
+  }
+  return v;
+}
+
+Configuration feasibleRandom(const Model& m, std::mt19937_64& rng, double range) {
+  RandomConfigurationOptions o;
+  o.unbounded_range = range;
+  o.base_box = 0.5;
+  for (int attempt = 0; attempt < 100000; ++attempt) {
+    Configuration q = randomConfiguration(m, rng, o);
+    if (rowViolation(m, q) == 0.0) return q;
+  }
+  throw std::runtime_error("feasibleRandom: no configuration of '" + m.name() + "' satisfies the rows");
+}
+
+Configuration perturbed(const Model& m, const Configuration& q, std::mt19937_64& rng, double lo, double hi) {
+  std::uniform_real_distribution<double> mag(lo, hi), unit(-1.0, 1.0);
+  std::bernoulli_distribution sign(0.5);
+  Configuration out = q;
+  for (int j = 0; j < m.numJoints(); ++j) {
+    const double d = (sign(rng) ? 1.0 : -1.0) * mag(rng);
+    out.joints[j] = std::clamp(q.joints[j] + d, m.lowerPositionLimits()[j], m.upperPositionLimits()[j]);
+  }
+  if (m.nvBase() == 6) {
+    const Vector3d axis = Vector3d(unit(rng), unit(rng), unit(rng)).normalized();
+    out.base_rotation = so3::exp(mag(rng) * axis) * q.base_rotation;
+    out.base_position += 0.05 * Vector3d(unit(rng), unit(rng), unit(rng));
+  }
+  return out;
+}
+
+}  // namespace kinetrack::testing
