@@ -36,6 +36,7 @@ using Targets = testing::FkTargets<InstantaneousIk>;
 using testing::feasibleRandom;
 using testing::perturbed;
 using testing::rowViolation;
+using testing::smoothMotion;
 
 double jointError(const Configuration& a, const Configuration& b) {
   double e = 0.0;
@@ -394,21 +395,6 @@ TEST(InstantaneousIk, AStateOutsideALimitReturnsInsideEvenWhenTheTargetWantsItTh
 
 // ---- tracking, iteration cap ----------------------------------------------------------------
 
-/// s_j(t) = c_j + a_j sin(2π f_j t + φ_j) inside the limits, base on a slow ellipse.
-Configuration smoothMotion(const Model& m, double t) {
-  Configuration q(m);
-  for (int j = 0; j < m.numJoints(); ++j) {
-    const double lo = m.lowerPositionLimits()[j], hi = m.upperPositionLimits()[j];
-    const bool bounded = std::isfinite(lo) && std::isfinite(hi);
-    const double c = bounded ? 0.5 * (lo + hi) : 0.1 * std::sin(j);
-    const double a = bounded ? 0.4 * 0.5 * (hi - lo) : 0.6;
-    q.joints[j] = c + a * std::sin(2.0 * M_PI * (0.3 + 0.07 * (j % 10)) * t + j);
-  }
-  q.base_position = Vector3d(0.3 * std::sin(0.6 * t), 0.1 * std::cos(0.6 * t), 1.0);
-  q.base_rotation = so3::exp(Vector3d(0.0, 0.0, 0.5 * std::sin(0.4 * t)));
-  return q;
-}
-
 TEST(InstantaneousIk, TracksASmoothMotionAt100HzWithFewIterations) {
   for (const Model& m : {makeHuman66(), makeHuman48()}) {
     for (InstantaneousIkBackend backend : {InstantaneousIkBackend::Native, InstantaneousIkBackend::Ipopt}) {
@@ -476,22 +462,7 @@ TEST(InstantaneousIk, SatisfiedTargetsNeedNoIteration) {
 
 long allocationsOfOneSolve(const Model& m) {
   InstantaneousIk ik(m);
-  Targets targets(ik, humanSegmentNames(), "Pelvis");
-  ik.setState(smoothMotion(m, 0.0));
-  for (int k = 1; k <= 3; ++k) {  // warm up
-    targets.set(ik, smoothMotion(m, 0.01 * k));
-    ik.solve();
-  }
-  targets.set(ik, smoothMotion(m, 0.04));
-  long allocations = 0;
-  SolveResult r;
-  {
-    testing::AllocationCounter guard;
-    r = ik.solve();
-    allocations = guard.count();
-  }
-  EXPECT_GE(r.iterations, 1);
-  return allocations;
+  return testing::allocationsOfWarmSolve(ik, [](const SolveResult& r) { EXPECT_GE(r.iterations, 1); });
 }
 
 TEST(InstantaneousIk, NativeSolveDoesNotAllocate) {

@@ -42,6 +42,7 @@ using Targets = testing::FkTargets<PairwiseIk>;
 using testing::feasibleRandom;
 using testing::perturbed;
 using testing::rowViolation;
+using testing::smoothMotion;
 
 struct RecoveryStats {
   int cases = 0, converged = 0, max_iterations = 0;
@@ -351,21 +352,6 @@ TEST(PairwiseIk, ICubStartOutsideTheLimitsEndsInside) {
 
 // ---- tracking, threads ----------------------------------------------------------------------
 
-/// s_j(t) = c_j + a_j sin(2π f_j t + φ_j) inside the limits, base on a slow ellipse.
-Configuration smoothMotion(const Model& m, double t) {
-  Configuration q(m);
-  for (int j = 0; j < m.numJoints(); ++j) {
-    const double lo = m.lowerPositionLimits()[j], hi = m.upperPositionLimits()[j];
-    const bool bounded = std::isfinite(lo) && std::isfinite(hi);
-    const double c = bounded ? 0.5 * (lo + hi) : 0.1 * std::sin(j);
-    const double a = bounded ? 0.4 * 0.5 * (hi - lo) : 0.6;
-    q.joints[j] = c + a * std::sin(2.0 * M_PI * (0.3 + 0.07 * (j % 10)) * t + j);
-  }
-  q.base_position = Vector3d(0.3 * std::sin(0.6 * t), 0.1 * std::cos(0.6 * t), 1.0);
-  q.base_rotation = so3::exp(Vector3d(0.0, 0.0, 0.5 * std::sin(0.4 * t)));
-  return q;
-}
-
 TEST(PairwiseIk, TracksASmoothMotionAt100HzWithFewIterations) {
   for (const Model& m : {makeHuman66(), makeHuman48()}) {
     PairwiseIk ik(m, withThreads(2));
@@ -491,22 +477,7 @@ TEST(PairwiseIk, TheBaseComesFromTheRootTargets) {
 
 long allocationsOfOneSolve(const Model& m, int threads) {
   PairwiseIk ik(m, withThreads(threads));
-  Targets targets(ik, humanSegmentNames(), "Pelvis");
-  ik.setState(smoothMotion(m, 0.0));
-  for (int k = 1; k <= 3; ++k) {  // warm up (the first solve partitions)
-    targets.set(ik, smoothMotion(m, 0.01 * k));
-    ik.solve();
-  }
-  targets.set(ik, smoothMotion(m, 0.04));
-  long allocations = 0;
-  PairwiseSolveResult r;
-  {
-    testing::AllocationCounter guard;
-    r = ik.solve();
-    allocations = guard.count();
-  }
-  EXPECT_GE(r.total_iterations, 1);
-  return allocations;
+  return testing::allocationsOfWarmSolve(ik, [](const PairwiseSolveResult& r) { EXPECT_GE(r.total_iterations, 1); });
 }
 
 TEST(PairwiseIk, SolveDoesNotAllocate) {

@@ -1,6 +1,7 @@
 #include "testing/ik_fixtures.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "kinetrack/kinematics/configuration.hpp"
@@ -41,6 +42,20 @@ Configuration perturbed(const Model& m, const Configuration& q, std::mt19937_64&
     out.base_position += 0.05 * Vector3d(unit(rng), unit(rng), unit(rng));
   }
   return out;
+}
+
+Configuration smoothMotion(const Model& m, double t) {
+  Configuration q(m);
+  for (int j = 0; j < m.numJoints(); ++j) {
+    const double lo = m.lowerPositionLimits()[j], hi = m.upperPositionLimits()[j];
+    const bool bounded = std::isfinite(lo) && std::isfinite(hi);
+    const double c = bounded ? 0.5 * (lo + hi) : 0.1 * std::sin(j);
+    const double a = bounded ? 0.4 * 0.5 * (hi - lo) : 0.6;
+    q.joints[j] = c + a * std::sin(2.0 * M_PI * (0.3 + 0.07 * (j % 10)) * t + j);
+  }
+  q.base_position = Vector3d(0.3 * std::sin(0.6 * t), 0.1 * std::cos(0.6 * t), 1.0);
+  q.base_rotation = so3::exp(Vector3d(0.0, 0.0, 0.5 * std::sin(0.4 * t)));
+  return q;
 }
 
 }  // namespace kinetrack::testing

@@ -9,6 +9,8 @@
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/ik/target.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/model/human_models.hpp"
+#include "testing/alloc_guard.hpp"
 
 namespace kinetrack::testing {
 
@@ -22,6 +24,10 @@ Configuration feasibleRandom(const Model& m, std::mt19937_64& rng, double range 
 /// q with every joint moved by ±U(lo, hi) rad (clamped to its limits), a floating base rotated by
 /// U(lo, hi) rad about a random axis and shifted by up to 5 cm.
 Configuration perturbed(const Model& m, const Configuration& q, std::mt19937_64& rng, double lo, double hi);
+
+/// s_j(t) = c_j + a_j sin(2π f_j t + φ_j) inside the limits (40 % of each range, ±0.6 rad
+/// unlimited), base on a slow ellipse turning about z.
+Configuration smoothMotion(const Model& m, double t);
 
 /// Orientation targets on `names` and a position target on `root_name` of a per-frame solver
 /// (InstantaneousIk, PairwiseIk), set from the forward kinematics of a configuration.
@@ -62,5 +68,25 @@ struct FkTargets {
     return worst;
   }
 };
+
+/// Heap allocations of one solve of `ik` (human targets on humanSegmentNames() + the Pelvis
+/// position, following smoothMotion at 100 Hz) after three warm-up solves; returns the count and
+/// hands the solve's result to `check`.
+template <class Ik, class Check>
+long allocationsOfWarmSolve(Ik& ik, Check check) {
+  const Model& m = ik.model();
+  FkTargets<Ik> targets(ik, humanSegmentNames(), "Pelvis");
+  ik.setState(smoothMotion(m, 0.0));
+  for (int k = 1; k <= 3; ++k) {  // warm up (a first solve may size buffers or partition)
+    targets.set(ik, smoothMotion(m, 0.01 * k));
+    ik.solve();
+  }
+  targets.set(ik, smoothMotion(m, 0.04));
+  AllocationCounter guard;
+  const auto r = ik.solve();
+  const long allocations = guard.count();
+  check(r);
+  return allocations;
+}
 
 }  // namespace kinetrack::testing
