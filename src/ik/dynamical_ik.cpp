@@ -9,6 +9,7 @@
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "kinetrack/metrics/tracking.hpp"
+#include "composite_reduction.hpp"
 
 namespace kinetrack {
 
@@ -142,44 +143,13 @@ struct DynamicalIk::Impl {
   }
 
   void assembleHessian(const Data& kin) {
-    const int nb = model.nvBase(), n = model.numJoints(), nl = model.numLinks();
-    for (int l = nl - 1; l > 0; --l) {
-      const std::size_t parent = static_cast<std::size_t>(model.parent(LinkId(l)).value);
-      Mc[parent] += Mc[static_cast<std::size_t>(l)];
-      fc[parent] += fc[static_cast<std::size_t>(l)];
-    }
-    const Vector3d& ref = kin.link[0].p;  // reference point of the screws: the base origin
-    if (nb == 6) {
+    if (model.nvBase() == 6) {
       for (int c = 0; c < 3; ++c) {
         S[static_cast<std::size_t>(c)] << Vector3d::Zero(), Vector3d::Unit(c);
         S[static_cast<std::size_t>(c + 3)] << Vector3d::Unit(c), Vector3d::Zero();
       }
     }
-    for (int j = 0; j < n; ++j) {
-      const Vector3d& a = kin.joint_axis[static_cast<std::size_t>(j)];
-      Vector6d& Sj = S[static_cast<std::size_t>(nb + j)];
-      if (model.jointType(JointId(j)) == JointType::Prismatic)
-        Sj << Vector3d::Zero(), a;
-      else
-        Sj << a, (kin.link[static_cast<std::size_t>(j + 1)].p - ref).cross(a);
-    }
-    // Base block: all targets.
-    // Base block: the base screws are unit vectors, so it is M_c(root) itself, reordered
-    // (variables linear then angular; M in (angular; linear) order).
-    for (int c = 0; c < nb; ++c) {
-      const int mc = c < 3 ? c + 3 : c - 3;
-      for (int d = 0; d <= c; ++d) problem.H(c, d) = Mc[0](d < 3 ? d + 3 : d - 3, mc);
-      problem.g[c] = -fc[0][mc];
-    }
-    for (int j = 0; j < n; ++j) {
-      const std::size_t l = static_cast<std::size_t>(j + 1);
-      const int c = nb + j;
-      const Vector6d F = Mc[l] * S[static_cast<std::size_t>(c)];
-      // Base screws are unit vectors: S_dᵀF picks one entry (linear d → F_{3+d}, angular → F_{d−3}).
-      for (int d = 0; d < nb; ++d) problem.H(c, d) = d < 3 ? F[3 + d] : F[d - 3];
-      for (std::int32_t i : model.support(LinkId(j + 1))) problem.H(c, nb + i) = S[static_cast<std::size_t>(nb + i)].dot(F);
-      problem.g[c] = -S[static_cast<std::size_t>(c)].dot(fc[l]);
-    }
+    detail::reduceComposites(model, kin, Mc, fc, S, &problem.H, problem.g);
   }
 
   // Feed-forward velocity of one target component over the step (see Discretization).

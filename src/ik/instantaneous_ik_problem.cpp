@@ -8,6 +8,7 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "composite_reduction.hpp"
 
 namespace kinetrack {
 
@@ -179,7 +180,7 @@ struct InstantaneousIkProblem::Impl {
   // point is a true stationary point of F also when the targets are out of reach.
   void assemble(Eigen::Ref<MatrixXd>* H, Eigen::Ref<VectorXd> g) {
     const Data& kin = data[eval_slot];
-    const int nb = model.nvBase(), n = model.numJoints(), nl = model.numLinks();
+    const int nb = model.nvBase(), n = model.numJoints();
     for (auto& M : Mc) M.setZero();
     for (auto& f : fc) f.setZero();
     const Vector3d& ref = kin.link[0].p;
@@ -213,36 +214,7 @@ struct InstantaneousIkProblem::Impl {
         }
       }
     }
-    for (int l = nl - 1; l > 0; --l) {
-      const std::size_t parent = static_cast<std::size_t>(model.parent(LinkId(l)).value);
-      if (H) Mc[parent] += Mc[static_cast<std::size_t>(l)];
-      fc[parent] += fc[static_cast<std::size_t>(l)];
-    }
-    for (int j = 0; j < n; ++j) {
-      const Vector3d& a = kin.joint_axis[static_cast<std::size_t>(j)];
-      Vector6d& Sj = S[static_cast<std::size_t>(nb + j)];
-      if (model.jointType(JointId(j)) == JointType::Prismatic)
-        Sj << Vector3d::Zero(), a;
-      else
-        Sj << a, (kin.link[static_cast<std::size_t>(j + 1)].p - ref).cross(a);
-    }
-    // Base columns: unit screws (variables linear then angular; M and f in (angular; linear)).
-    for (int c = 0; c < nb; ++c) {
-      const int mc = c < 3 ? c + 3 : c - 3;
-      if (H)
-        for (int d = 0; d <= c; ++d) (*H)(c, d) = Mc[0](d < 3 ? d + 3 : d - 3, mc);
-      g[c] = -fc[0][mc];
-    }
-    for (int j = 0; j < n; ++j) {
-      const std::size_t l = static_cast<std::size_t>(j + 1);
-      const int c = nb + j;
-      const Vector6d& Sc = S[static_cast<std::size_t>(c)];
-      g[c] = -Sc.dot(fc[l]);
-      if (!H) continue;
-      const Vector6d F = Mc[l] * Sc;
-      for (int d = 0; d < nb; ++d) (*H)(c, d) = d < 3 ? F[3 + d] : F[d - 3];
-      for (std::int32_t i : model.support(LinkId(j + 1))) (*H)(c, nb + i) = S[static_cast<std::size_t>(nb + i)].dot(F);
-    }
+    detail::reduceComposites(model, kin, Mc, fc, S, H, g);
     // Chart coordinates: ν = T ẋ with T = blockdiag(I, J_l(x_ω), I), so ∇ₓF = Tᵀ∇F, Hₓ = TᵀHT.
     if (nb == 6 && x_omega.squaredNorm() > 0.0) {
       const Matrix3d T = leftJacobian(x_omega);
