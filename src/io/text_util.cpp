@@ -28,7 +28,10 @@ bool parseNumber(std::string_view s, double& v) {
   }
   const char* b = s.data();
   const char* e = s.data() + s.size();
-  if (b != e && *b == '+') ++b;
+  if (b != e && *b == '+') {
+    ++b;  // from_chars takes no '+'; a second sign after it is not a number
+    if (b != e && (*b == '-' || *b == '+')) return false;
+  }
   const auto r = std::from_chars(b, e, v);
   return b != e && r.ec == std::errc() && r.ptr == e;
 }

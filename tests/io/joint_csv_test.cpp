@@ -243,6 +243,8 @@ std::string edit(const std::string& from, const std::string& to, int occurrence 
 TEST(JointCsv, BrokenFilesNameFileLineAndColumn) {
   expectError(edit(",0.5,-0.25,0", ",0.5,0"), 3, "expected 11 columns, got 10");
   expectError(edit("0.5,-0.25", "0.5,abc"), 3, "column 'hip': 'abc' is not a number");
+  expectError(edit("0.5,-0.25", "0.5,+-0.25"), 3, "column 'hip': '+-0.25' is not a number");  // one sign only
+  expectError(edit("0.5,-0.25", "0.5,++0.25"), 3, "column 'hip': '++0.25' is not a number");
   expectError(edit("0.5,-0.25", "0.5,nan"), 3, "column 'hip': 'nan' is not finite");
   expectError(edit("0.5,-0.25", "0.5,"), 3, "column 'hip': empty field");
   expectError(edit("0.01,", "0,"), 5, "column 'time': 0 does not increase (previous 0)");
