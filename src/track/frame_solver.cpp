@@ -83,7 +83,7 @@ class PairwiseSolver final : public SlotSolver<PairwiseIk> {
         s.position = ik_.addPositionTarget(frame, weight);
       } catch (const InvalidArgument& e) {
         throw InvalidArgument(std::string("pair-wise solver: ") + e.what() +
-                              " (pair-wise subsystems hold orientation targets; only the root segment's position is used)");
+                              "; track position targets on other segments with DYN or the whole-body solver");
       }
     }
     return addSlot(s);
