@@ -15,6 +15,21 @@
 
 namespace kinetrack::detail {
 
+/// The variables (ṗ_B, ω_B, ṡ) of DYN's QP, or the chart coordinates of the whole-body problem,
+/// form a tree: the six base coordinates a chain, each joint below the joint of its parent link
+/// (or below the base). H = Σ JᵀWJ has exactly this ancestor/descendant sparsity
+/// (qp::TreeBoxSolver's structure).
+inline std::vector<int> variableTree(const Model& model) {
+  const int nb = model.nvBase();
+  std::vector<int> parent(static_cast<std::size_t>(model.nv()), -1);
+  for (int c = 1; c < nb; ++c) parent[static_cast<std::size_t>(c)] = c - 1;
+  for (int j = 0; j < model.numJoints(); ++j) {
+    const int p = model.parentLink(JointId(j)).value;
+    parent[static_cast<std::size_t>(nb + j)] = p > 0 ? nb + p - 1 : nb - 1;
+  }
+  return parent;
+}
+
 /// On entry Mc[l] and fc[l] hold the blocks of link l's own targets (angular; linear order,
 /// about kin.link[0].p). On exit they hold the subtree sums (Mc only when H is non-null), S[nb + j]
 /// the screw of joint j, g = −Sᵀ f_c, and, when H is non-null, the lower triangle of H = Sᵀ M_c S

@@ -6,6 +6,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "kinetrack/metrics/tracking.hpp"
@@ -41,20 +42,6 @@ void checkFinite(double v, const char* what) {
 
 }  // namespace
 
-// The QP variables ν = (ṗ_B, ω_B, ṡ) form a tree: the six base velocities a chain, each joint
-// below the joint of its parent link (or below the base). H = Σ JᵀWJ has exactly this
-// ancestor/descendant sparsity.
-std::vector<int> variableTree(const Model& model) {
-  const int nb = model.nvBase();
-  std::vector<int> parent(static_cast<std::size_t>(model.nv()), -1);
-  for (int c = 1; c < nb; ++c) parent[static_cast<std::size_t>(c)] = c - 1;
-  for (int j = 0; j < model.numJoints(); ++j) {
-    const int p = model.parentLink(JointId(j)).value;
-    parent[static_cast<std::size_t>(nb + j)] = p > 0 ? nb + p - 1 : nb - 1;
-  }
-  return parent;
-}
-
 struct DynamicalIk::Impl {
   Model model;
   DynamicalIkOptions options;
@@ -85,7 +72,7 @@ struct DynamicalIk::Impl {
         nu(VectorXd::Zero(model.nv())),
         problem(model.nv(), static_cast<int>(model.linearConstraints().size())),
         solver(model.nv(), static_cast<int>(model.linearConstraints().size()), o.qp),
-        tree_solver(variableTree(model), o.qp) {
+        tree_solver(detail::variableTree(model), o.qp) {
     // The rows of Eq. 13 have constant normals G = A; only their bounds change per step.
     for (std::size_t r = 0; r < model.linearConstraints().size(); ++r)
       problem.A.row(static_cast<Eigen::Index>(r)).tail(model.numJoints()) =
@@ -319,10 +306,7 @@ struct DynamicalIk::Impl {
     // Constraint satisfaction at q_k.
     for (int j = 0; j < n; ++j)
       res.limit_violation = std::max({res.limit_violation, smin[j] - q.joints[j], q.joints[j] - smax[j]});
-    for (const LinearConstraint& row : rows) {
-      const double c = row.coefficients.dot(q.joints);
-      res.row_violation = std::max({res.row_violation, row.lower - c, c - row.upper});
-    }
+    res.row_violation = linearRowViolation(model, q);
     return res;
   }
 
@@ -385,7 +369,7 @@ const DynamicalIkOptions& DynamicalIk::options() const { return impl_->options; 
 void DynamicalIk::setOptions(const DynamicalIkOptions& options) {
   impl_->options = options;
   impl_->solver = qp::Solver(impl_->model.nv(), static_cast<int>(impl_->model.linearConstraints().size()), options.qp);
-  impl_->tree_solver = qp::TreeBoxSolver(variableTree(impl_->model), options.qp);
+  impl_->tree_solver = qp::TreeBoxSolver(detail::variableTree(impl_->model), options.qp);
 }
 
 TargetId DynamicalIk::addPositionTarget(std::string_view frame, double gain, double weight) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/qp/qp.hpp"
 
 namespace kinetrack {
@@ -15,13 +16,7 @@ Configuration nearestFeasible(const Model& model, const Configuration& q) {
   const int m = static_cast<int>(rows.size());
   const VectorXd& lo = model.lowerPositionLimits();
   const VectorXd& hi = model.upperPositionLimits();
-  bool feasible = true;
-  for (int j = 0; j < n && feasible; ++j) feasible = q.joints[j] >= lo[j] && q.joints[j] <= hi[j];
-  for (const LinearConstraint& r : rows) {
-    const double c = r.coefficients.dot(q.joints);
-    feasible = feasible && c >= r.lower && c <= r.upper;
-  }
-  if (feasible || n == 0) return q;
+  if (n == 0 || (positionLimitViolation(model, q) == 0.0 && linearRowViolation(model, q) == 0.0)) return q;
   qp::Problem p(n, m);
   p.H.setIdentity();
   p.g = -q.joints;

@@ -7,6 +7,8 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/qp/tree_box_qp.hpp"
+#include "composite_reduction.hpp"
+#include "solver_detail.hpp"
 
 namespace kinetrack {
 
@@ -24,9 +26,9 @@ const char* toString(SolveStatus s) {
   return "?";
 }
 
-namespace {
+namespace detail {
 
-void validate(const InstantaneousIkOptions& o) {
+void validateOptions(const InstantaneousIkOptions& o) {
   auto nonNegative = [](double v, const char* name) {
     if (!std::isfinite(v) || v < 0.0)
       throw InvalidArgument(std::string("InstantaneousIkOptions: ") + name + " must be finite and ≥ 0, got " +
@@ -45,23 +47,12 @@ void validate(const InstantaneousIkOptions& o) {
     throw InvalidArgument("InstantaneousIkOptions: need 0 < min_damping ≤ initial_damping ≤ max_damping < ∞");
   if (!(o.ipopt_tolerance > 0.0) || !std::isfinite(o.ipopt_tolerance))
     throw InvalidArgument("InstantaneousIkOptions: ipopt_tolerance must be finite and > 0");
+  // What the QP solvers' constructors check, so that options are refused before any is built.
+  if (!(o.qp.feasibility_tol >= 0.0) || o.qp.max_iterations < 0)
+    throw InvalidArgument("qp::Solver: need feasibility_tol ≥ 0 and max_iterations ≥ 0");
 }
 
-// The chart variables x = (x_p, x_ω, x_s) form a tree: the six base coordinates a chain, each
-// joint below the joint of its parent link (or below the base). H = Σ JᵀWJ has exactly this
-// ancestor/descendant sparsity (as DYN's QP, whose variables are the same).
-std::vector<int> chartTree(const Model& model) {
-  const int nb = model.nvBase();
-  std::vector<int> parent(static_cast<std::size_t>(model.nv()), -1);
-  for (int c = 1; c < nb; ++c) parent[static_cast<std::size_t>(c)] = c - 1;
-  for (int j = 0; j < model.numJoints(); ++j) {
-    const int p = model.parentLink(JointId(j)).value;
-    parent[static_cast<std::size_t>(nb + j)] = p > 0 ? nb + p - 1 : nb - 1;
-  }
-  return parent;
-}
-
-}  // namespace
+}  // namespace detail
 
 struct InstantaneousIk::Impl {
   InstantaneousIkOptions options;
@@ -81,7 +72,7 @@ struct InstantaneousIk::Impl {
         rows(static_cast<int>(model.linearConstraints().size())),
         qp(model.nv(), rows),
         dense(model.nv(), rows, o.qp),
-        tree(chartTree(model), o.qp),
+        tree(detail::variableTree(model), o.qp),
         delta(VectorXd::Zero(model.nv())),
         hdiag(VectorXd::Zero(model.nv())) {
     checkOptions(o);
@@ -89,16 +80,14 @@ struct InstantaneousIk::Impl {
   }
 
   void checkOptions(const InstantaneousIkOptions& o) const {
-    validate(o);
+    detail::validateOptions(o);
     if (o.backend == InstantaneousIkBackend::Ipopt && !external)
       throw InvalidArgument(
           "InstantaneousIk: the Ipopt backend lives in kinetrack::ik_ipopt; construct the solver with "
           "makeInstantaneousIk() from kinetrack/ik_ipopt/instantaneous_ik_ipopt.hpp");
   }
 
-  bool accurate(const PoseError& e) const {
-    return e.max_orientation <= options.orientation_tolerance && e.max_position <= options.position_tolerance;
-  }
+  bool accurate(const PoseError& e) const { return withinTolerances(e, options); }
   bool feasible() const {
     return problem.limitViolation() <= options.feasibility_tolerance &&
            problem.rowViolation() <= options.feasibility_tolerance;
@@ -219,7 +208,7 @@ void InstantaneousIk::setOptions(const InstantaneousIkOptions& options) {
   if (impl_->problem.orientationResidual() != options.orientation_residual)
     impl_->problem.setOrientationResidual(options.orientation_residual);
   impl_->dense = qp::Solver(model().nv(), impl_->rows, options.qp);
-  impl_->tree = qp::TreeBoxSolver(chartTree(model()), options.qp);
+  impl_->tree = qp::TreeBoxSolver(detail::variableTree(model()), options.qp);
   impl_->last_damping = 0.0;
 }
 

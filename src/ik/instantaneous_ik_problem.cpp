@@ -7,8 +7,10 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "composite_reduction.hpp"
+#include "solver_detail.hpp"
 
 namespace kinetrack {
 
@@ -144,11 +146,7 @@ struct InstantaneousIkProblem::Impl {
         const Matrix3d E = t.R * F.R.transpose();  // world-frame error rotation (SPEC §2.1)
         t.ro = so3::vee(E);                        // sin θ · axis
         const double tr = E.trace();
-        // θ from both sin θ = |r_o| and cos θ = (tr − 1)/2: accurate at every angle; then
-        // 1 − cos θ = 2 sin²(θ/2) without the cancellation of ½(3 − tr) near θ = 0.
-        const double theta = std::atan2(t.ro.norm(), 0.5 * (tr - 1.0));
-        const double s = std::sin(0.5 * theta);
-        const double one_minus_cos = 2.0 * s * s;  // ½ tr(I − hᵀR), the MNTE term (Eq. 15)
+        const auto [theta, one_minus_cos] = detail::rotationError(t.ro, tr);  // ½ tr(I − hᵀR) = 1 − cos θ
         if (residual == OrientationResidual::Chordal) {
           e.cost += t.wo * one_minus_cos;  // ½‖(R_t − h)/√2‖²_F
         } else {
@@ -364,14 +362,6 @@ double InstantaneousIkProblem::limitViolation() const {
     v = std::max({v, m.lowerPositionLimits()[j] - s[j], s[j] - m.upperPositionLimits()[j]});
   return v;
 }
-double InstantaneousIkProblem::rowViolation() const {
-  const VectorXd& s = centre().joints;
-  double v = 0.0;
-  for (const LinearConstraint& row : impl_->model.linearConstraints()) {
-    const double c = row.coefficients.dot(s);
-    v = std::max({v, row.lower - c, c - row.upper});
-  }
-  return v;
-}
+double InstantaneousIkProblem::rowViolation() const { return linearRowViolation(impl_->model, centre()); }
 
 }  // namespace kinetrack

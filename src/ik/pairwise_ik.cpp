@@ -13,6 +13,7 @@
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/model_builder.hpp"
+#include "solver_detail.hpp"
 #include "worker_pool.hpp"
 
 namespace kinetrack {
@@ -26,15 +27,7 @@ void validate(const PairwiseIkOptions& o) {
     throw InvalidArgument("PairwiseIkOptions: spin_microseconds must be finite and ≥ 0");
   if (o.solver.backend != InstantaneousIkBackend::Native)
     throw InvalidArgument("PairwiseIkOptions: the subsystems use the Native backend only");
-  // InstantaneousIk validates its options: probe them on a one-joint model.
-  static const Model probe = [] {
-    JointSpec j;
-    j.name = "j";
-    j.parent = "root";
-    j.child = "link";
-    return ModelBuilder("probe", "root", BaseType::Fixed).addJoint(j).build();
-  }();
-  InstantaneousIk check(probe, o.solver);
+  detail::validateOptions(o.solver);
 }
 
 int resolveThreads(int threads) {
@@ -47,16 +40,9 @@ void checkWeight(double w) {
     throw InvalidArgument("PairwiseIk: weights must be finite and ≥ 0, got " + std::to_string(w));
 }
 
-// Angle between two rotations from both sin θ and cos θ (accurate at every angle) and 1 − cos θ
-// = 2 sin²(θ/2), the MNTE term (DYN Eq. 15), without the cancellation of ½(3 − tr) near 0.
-struct AngleError {
-  double theta, one_minus_cos;
-};
-AngleError angleBetween(const Matrix3d& target, const Matrix3d& actual) {
+detail::RotationError angleBetween(const Matrix3d& target, const Matrix3d& actual) {
   const Matrix3d E = target * actual.transpose();
-  const double theta = std::atan2(so3::vee(E).norm(), 0.5 * (E.trace() - 1.0));
-  const double s = std::sin(0.5 * theta);
-  return {theta, 2.0 * s * s};
+  return detail::rotationError(so3::vee(E), E.trace());
 }
 
 struct Target {
@@ -434,7 +420,7 @@ struct PairwiseIk::Impl {
         res.max_position_error = std::max(res.max_position_error, (t.p - F.p).norm());
         continue;
       }
-      const AngleError e = angleBetween(t.R, F.R);
+      const detail::RotationError e = angleBetween(t.R, F.R);
       res.max_orientation_error = std::max(res.max_orientation_error, e.theta);
       sum += e.one_minus_cos;
       ++count;
@@ -443,8 +429,7 @@ struct PairwiseIk::Impl {
     res.limit_violation = positionLimitViolation(model, q);
     const auto& rows = model.linearConstraints();
     for (std::size_t r = 0; r < rows.size(); ++r) {
-      const double c = rows[r].coefficients.dot(q.joints);
-      const double v = std::max({0.0, rows[r].lower - c, c - rows[r].upper});
+      const double v = linearRowViolation(rows[r], q.joints);
       if (row_kind.empty() || row_kind[r] != RowKind::Unenforced)
         res.row_violation = std::max(res.row_violation, v);
       else

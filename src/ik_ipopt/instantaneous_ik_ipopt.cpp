@@ -177,8 +177,7 @@ class WholeBodyTnlp : public Ipopt::TNLP {
     iterations = iter;
     if (mode != Ipopt::RegularMode || !evaluated) return true;
     const PoseError& e = problem->evaluatedError();
-    if (e.max_orientation <= options->orientation_tolerance && e.max_position <= options->position_tolerance &&
-        violation(x_eval) <= options->feasibility_tolerance) {
+    if (withinTolerances(e, *options) && violation(x_eval) <= options->feasibility_tolerance) {
       x_stop = x_eval;
       stopped = true;
       return false;
@@ -239,9 +238,7 @@ class IpoptSolver final : public InstantaneousIkExternalSolver {
     const PoseError start = problem.refreshCentre();
     res.initial_cost = start.cost;
     res.evaluations = 1;
-    const bool start_ok = start.max_orientation <= options.orientation_tolerance &&
-                          start.max_position <= options.position_tolerance &&
-                          problem.limitViolation() <= options.feasibility_tolerance &&
+    const bool start_ok = withinTolerances(start, options) && problem.limitViolation() <= options.feasibility_tolerance &&
                           problem.rowViolation() <= options.feasibility_tolerance;
     if (!start_ok && initialized_ && options.max_iterations > 0) {
       auto o = app_->Options();
@@ -289,8 +286,8 @@ class IpoptSolver final : public InstantaneousIkExternalSolver {
     const PoseError& e = problem.centreError();
     res.limit_violation = problem.limitViolation();
     res.row_violation = problem.rowViolation();
-    if (e.max_orientation <= options.orientation_tolerance && e.max_position <= options.position_tolerance &&
-        res.limit_violation <= options.feasibility_tolerance && res.row_violation <= options.feasibility_tolerance)
+    if (withinTolerances(e, options) && res.limit_violation <= options.feasibility_tolerance &&
+        res.row_violation <= options.feasibility_tolerance)
       res.status = SolveStatus::Converged;
     res.cost = e.cost;
     res.max_orientation_error = e.max_orientation;

@@ -87,4 +87,16 @@ double positionLimitViolation(const Model& model, const Configuration& q, JointI
   return v;
 }
 
+double linearRowViolation(const LinearConstraint& row, const VectorXd& joints) {
+  const double c = row.coefficients.dot(joints);
+  return std::max({0.0, row.lower - c, c - row.upper});
+}
+
+double linearRowViolation(const Model& model, const Configuration& q) {
+  checkJoints(model, q, "linearRowViolation");
+  double v = 0.0;
+  for (const LinearConstraint& row : model.linearConstraints()) v = std::max(v, linearRowViolation(row, q.joints));
+  return v;
+}
+
 }  // namespace kinetrack

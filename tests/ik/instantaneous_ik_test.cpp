@@ -35,19 +35,13 @@ double wrap(double a) { return std::remainder(a, 2.0 * M_PI); }
 using Targets = testing::FkTargets<InstantaneousIk>;
 using testing::feasibleRandom;
 using testing::perturbed;
-using testing::rowViolation;
+using testing::icubWithCoupling;
 using testing::smoothMotion;
 
 double jointError(const Configuration& a, const Configuration& b) {
   double e = 0.0;
   for (int j = 0; j < a.joints.size(); ++j) e = std::max(e, std::abs(wrap(a.joints[j] - b.joints[j])));
   return e;
-}
-
-Model icubWithCoupling(const std::string& path) {
-  ModelBuilder b(io::loadUrdf(path));
-  addIcubCouplingConstraints(b);
-  return b.build();
 }
 
 InstantaneousIkOptions withBackend(InstantaneousIkBackend backend) {
@@ -66,13 +60,8 @@ RecoveryStats recover(const Model& m, const InstantaneousIkOptions& options, con
                       const std::string& position_frame, int cases, std::uint64_t seed, double range = 1.0) {
   InstantaneousIk ik = makeInstantaneousIk(m, options);
   Targets targets(ik, frames, position_frame);
-  std::mt19937_64 rng(seed);
   RecoveryStats s;
-  for (int c = 0; c < cases; ++c) {
-    const Configuration truth = feasibleRandom(m, rng, range);
-    ik.setState(perturbed(m, truth, rng, 0.1, 0.3));
-    targets.set(ik, truth);
-    const SolveResult r = ik.solve();
+  testing::forRandomRecoveries(ik, targets, cases, seed, range, [&](const Configuration& truth, const SolveResult& r) {
     ++s.cases;
     s.converged += r.status == SolveStatus::Converged;
     s.max_iterations = std::max(s.max_iterations, r.iterations);
@@ -80,9 +69,9 @@ RecoveryStats recover(const Model& m, const InstantaneousIkOptions& options, con
     s.worst_position = std::max(s.worst_position, r.max_position_error);
     s.worst_joint = std::max(s.worst_joint, jointError(ik.state(), truth));
     s.worst_limit = std::max(s.worst_limit, positionLimitViolation(m, ik.state()));
-    s.worst_row = std::max(s.worst_row, rowViolation(m, ik.state()));
+    s.worst_row = std::max(s.worst_row, linearRowViolation(m, ik.state()));
     EXPECT_NEAR(r.limit_violation, positionLimitViolation(m, ik.state()), 1e-15);
-  }
+  });
   return s;
 }
 
@@ -316,7 +305,7 @@ void expectSameOptimum(const Model& m, const std::vector<std::string>& frames, c
   Configuration q0 = far;
   for (int j = 0; j < m.numJoints(); ++j)
     q0.joints[j] = std::clamp(far.joints[j], m.lowerPositionLimits()[j], m.upperPositionLimits()[j]);
-  if (rowViolation(m, q0) > 0.0) q0.joints = feasibleRandom(m, rng).joints;
+  if (linearRowViolation(m, q0) > 0.0) q0.joints = feasibleRandom(m, rng).joints;
   const OutOfReachOutcome native = solveFrom(m, InstantaneousIkBackend::Native, frames, root, far, q0);
   const OutOfReachOutcome ipopt = solveFrom(m, InstantaneousIkBackend::Ipopt, frames, root, far, q0);
   EXPECT_EQ(native.result.status, SolveStatus::Stationary) << toString(native.result.status);
@@ -336,7 +325,7 @@ void expectSameOptimum(const Model& m, const std::vector<std::string>& frames, c
     EXPECT_LE(o->result.limit_violation, 1e-9);
     EXPECT_LE(o->result.row_violation, 1e-9);
     EXPECT_LE(positionLimitViolation(m, o->q), 1e-9);
-    EXPECT_LE(rowViolation(m, o->q), 1e-9);
+    EXPECT_LE(linearRowViolation(m, o->q), 1e-9);
   }
 }
 
@@ -361,7 +350,7 @@ TEST(InstantaneousIk, AStartOutsideTheLimitsAndRowsEndsInside) {
     std::mt19937_64 rng(23);
     const Configuration truth = feasibleRandom(m, rng);
     Configuration start(m);  // the zero pose violates row 4 (roll ≥ 0.4611) and the elbow limits
-    ASSERT_GT(rowViolation(m, start) + positionLimitViolation(m, start), 0.1);
+    ASSERT_GT(linearRowViolation(m, start) + positionLimitViolation(m, start), 0.1);
     ik.setState(start);
     targets.set(ik, truth);
     const SolveResult r = ik.solve();

@@ -41,7 +41,7 @@ PairwiseIkOptions withThreads(int threads) {
 using Targets = testing::FkTargets<PairwiseIk>;
 using testing::feasibleRandom;
 using testing::perturbed;
-using testing::rowViolation;
+using testing::icubWithCoupling;
 using testing::smoothMotion;
 
 struct RecoveryStats {
@@ -55,13 +55,8 @@ RecoveryStats recover(const Model& m, const std::vector<std::string>& frames, co
                       std::uint64_t seed, double range = 1.0) {
   PairwiseIk ik(m, withThreads(1));
   Targets targets(ik, frames, root);
-  std::mt19937_64 rng(seed);
   RecoveryStats s;
-  for (int c = 0; c < cases; ++c) {
-    const Configuration truth = feasibleRandom(m, rng, range);
-    ik.setState(perturbed(m, truth, rng, 0.1, 0.3));
-    targets.set(ik, truth);
-    const PairwiseSolveResult r = ik.solve();
+  testing::forRandomRecoveries(ik, targets, cases, seed, range, [&](const Configuration& truth, const PairwiseSolveResult& r) {
     ++s.cases;
     s.converged += r.status == SolveStatus::Converged;
     s.max_iterations = std::max(s.max_iterations, r.max_iterations);
@@ -73,7 +68,7 @@ RecoveryStats recover(const Model& m, const std::vector<std::string>& frames, co
     s.worst_mnte = std::max(s.worst_mnte, r.mnte);
     EXPECT_NEAR(r.limit_violation, positionLimitViolation(m, ik.state()), 1e-15);
     EXPECT_EQ(r.subsystems, static_cast<int>(ik.subsystemResults().size()));
-  }
+  });
   return s;
 }
 
@@ -89,12 +84,6 @@ void expectRecovered(const RecoveryStats& s) {
   EXPECT_LE(s.worst_position, 1e-12);
   EXPECT_LE(s.worst_mnte, 1e-12);
   EXPECT_LE(s.worst_limit, 1e-9);
-}
-
-Model icubWithCoupling(const std::string& path) {
-  ModelBuilder b(io::loadUrdf(path));
-  addIcubCouplingConstraints(b);
-  return b.build();
 }
 
 // ---- partition ------------------------------------------------------------------------------
@@ -296,7 +285,7 @@ TEST(PairwiseIk, ICubWithTheRetargetingMapEnforcesEveryCoupledRow) {
     EXPECT_LE(r.limit_violation, 1e-9);
     EXPECT_LE(r.row_violation, 1e-9);
     EXPECT_EQ(r.unenforced_row_violation, 0.0);
-    EXPECT_LE(rowViolation(m, ik.state()), 1e-9);
+    EXPECT_LE(linearRowViolation(m, ik.state()), 1e-9);
   }
 }
 
@@ -342,7 +331,7 @@ TEST(PairwiseIk, ICubStartOutsideTheLimitsEndsInside) {
   std::mt19937_64 rng(46);
   const Configuration truth = feasibleRandom(m, rng);
   Configuration start(m);  // the zero pose breaks row 4 and the elbow limits
-  ASSERT_GT(rowViolation(m, start) + positionLimitViolation(m, start), 0.1);
+  ASSERT_GT(linearRowViolation(m, start) + positionLimitViolation(m, start), 0.1);
   ik.setState(start);
   targets.set(ik, truth);
   const PairwiseSolveResult r = ik.solve();

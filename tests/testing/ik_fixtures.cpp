@@ -4,18 +4,12 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kinetrack/io/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
+#include "kinetrack/model/icub.hpp"
+#include "kinetrack/model/model_builder.hpp"
 
 namespace kinetrack::testing {
-
-double rowViolation(const Model& m, const Configuration& q) {
-  double v = 0.0;
-  for (const LinearConstraint& row : m.linearConstraints()) {
-    const double c = row.coefficients.dot(q.joints);
-    v = std::max({v, row.lower - c, c - row.upper});
-  }
-  return v;
-}
 
 Configuration feasibleRandom(const Model& m, std::mt19937_64& rng, double range) {
   RandomConfigurationOptions o;
@@ -23,7 +17,7 @@ Configuration feasibleRandom(const Model& m, std::mt19937_64& rng, double range)
   o.base_box = 0.5;
   for (int attempt = 0; attempt < 100000; ++attempt) {
     Configuration q = randomConfiguration(m, rng, o);
-    if (rowViolation(m, q) == 0.0) return q;
+    if (linearRowViolation(m, q) == 0.0) return q;
   }
   throw std::runtime_error("feasibleRandom: no configuration of '" + m.name() + "' satisfies the rows");
 }
@@ -56,6 +50,12 @@ Configuration smoothMotion(const Model& m, double t) {
   q.base_position = Vector3d(0.3 * std::sin(0.6 * t), 0.1 * std::cos(0.6 * t), 1.0);
   q.base_rotation = so3::exp(Vector3d(0.0, 0.0, 0.5 * std::sin(0.4 * t)));
   return q;
+}
+
+Model icubWithCoupling(const std::string& path) {
+  ModelBuilder b(io::loadUrdf(path));
+  addIcubCouplingConstraints(b);
+  return b.build();
 }
 
 }  // namespace kinetrack::testing

@@ -1,7 +1,7 @@
 #pragma once
 // Fixtures shared by the per-frame IK tests (InstantaneousIk, PairwiseIk): targets set from the
 // forward kinematics of a ground-truth configuration, feasible random configurations, perturbed
-// starts, and row violations measured independently of the solvers.
+// starts, a smooth motion and the allocation count of a warm solve.
 #include <random>
 #include <string>
 #include <vector>
@@ -13,9 +13,6 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::testing {
-
-/// Largest violation of the model's linear rows at q (0 when all hold).
-double rowViolation(const Model& m, const Configuration& q);
 
 /// A configuration within the limits (joints without limits in ±range) that also satisfies the
 /// model's linear rows (rejection sampling; throws std::runtime_error after 100000 attempts).
@@ -68,6 +65,24 @@ struct FkTargets {
     return worst;
   }
 };
+
+/// `cases` ground-truth recoveries with `ik`: a random feasible configuration (rng seeded with
+/// `seed`, unlimited joints within ±range), its forward kinematics as the targets, a start
+/// 0.1–0.3 rad away (perturbed); body(truth, ik.solve()) for each.
+template <class Ik, class Body>
+void forRandomRecoveries(Ik& ik, FkTargets<Ik>& targets, int cases, std::uint64_t seed, double range, Body body) {
+  const Model& m = ik.model();
+  std::mt19937_64 rng(seed);
+  for (int c = 0; c < cases; ++c) {
+    const Configuration truth = feasibleRandom(m, rng, range);
+    ik.setState(perturbed(m, truth, rng, 0.1, 0.3));
+    targets.set(ik, truth);
+    body(truth, ik.solve());
+  }
+}
+
+/// The iCub URDF at `path` with its coupled shoulder rows (addIcubCouplingConstraints).
+Model icubWithCoupling(const std::string& path);
 
 /// Heap allocations of one solve of `ik` (human targets on humanSegmentNames() + the Pelvis
 /// position, following smoothMotion at 100 Hz) after three warm-up solves; returns the count and

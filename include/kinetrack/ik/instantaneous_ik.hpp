@@ -86,6 +86,11 @@ struct InstantaneousIkOptions {
   int ipopt_print_level = 0;  ///< 0 = silent (the library never prints by default)
 };
 
+/// True when every target of an evaluation is within the options' pose-error tolerances.
+inline bool withinTolerances(const PoseError& e, const InstantaneousIkOptions& o) {
+  return e.max_orientation <= o.orientation_tolerance && e.max_position <= o.position_tolerance;
+}
+
 /// Outcome of one solve.
 struct SolveResult {
   SolveStatus status = SolveStatus::Converged;

@@ -34,4 +34,9 @@ Configuration randomConfiguration(const Model& model, std::mt19937_64& rng, cons
 /// NaN coordinate), and the joint.
 double positionLimitViolation(const Model& model, const Configuration& q, JointId* worst = nullptr);
 
+/// Violation of one linear row lower ≤ a·s ≤ upper by joint values s (0 when it holds).
+double linearRowViolation(const LinearConstraint& row, const VectorXd& joints);
+/// Largest violation of the model's linear rows by q.joints (0 when all hold, or no rows).
+double linearRowViolation(const Model& model, const Configuration& q);
+
 }  // namespace kinetrack
