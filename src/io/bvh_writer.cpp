@@ -54,14 +54,12 @@ Transform jointTransform(const Model& model, JointId j, double s) {
   return {X.R * so3::axisAngle(model.jointAxis(j), s), X.p};
 }
 
-
 void appendVector(std::string& out, const Vector3d& v) {
   for (int k = 0; k < 3; ++k) {
     out += ' ';
     appendNumber(out, v[k] == 0.0 ? 0.0 : v[k]);  // no "-0" in the hierarchy
   }
 }
-
 
 struct SkeletonBuilder {
   const Model& model;

@@ -28,8 +28,6 @@ constexpr int kNumBase = 8;
 // Longest std::to_chars output for a double ("-2.2250738585072014e-308") plus the separator.
 constexpr std::size_t kMaxField = 25;
 
-
-
 void checkColumnName(const std::string& name) {
   const bool bad = name.empty() || name.find_first_of(",\"\r\n") != std::string::npos || name.front() == ' ' ||
                    name.back() == ' ';

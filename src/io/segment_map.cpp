@@ -231,45 +231,44 @@ SegmentMap readSegmentMap(const std::string& path) { return parseSegmentMap(deta
 
 namespace {
 
+// The embedded maps of one table, parsed once, sorted by name.
+std::vector<SegmentMap> parseEmbedded(std::size_t count, const char* const* files, const char* const* json) {
+  std::vector<SegmentMap> v;
+  for (std::size_t i = 0; i < count; ++i) v.push_back(parseSegmentMap(json[i], std::string("maps/") + files[i]));
+  std::sort(v.begin(), v.end(), [](const SegmentMap& a, const SegmentMap& b) { return a.name < b.name; });
+  return v;
+}
+
 const std::vector<SegmentMap>& builtins() {
-  static const std::vector<SegmentMap> maps = [] {
-    std::vector<SegmentMap> v;
-    for (std::size_t i = 0; i < detail::kBuiltinSegmentMapCount; ++i)
-      v.push_back(parseSegmentMap(detail::kBuiltinSegmentMapJson[i], std::string("maps/") + detail::kBuiltinSegmentMapFiles[i]));
-    std::sort(v.begin(), v.end(), [](const SegmentMap& a, const SegmentMap& b) { return a.name < b.name; });
-    return v;
-  }();
+  static const std::vector<SegmentMap> maps =
+      parseEmbedded(detail::kBuiltinSegmentMapCount, detail::kBuiltinSegmentMapFiles, detail::kBuiltinSegmentMapJson);
   return maps;
+}
+
+const std::vector<SegmentMap>& robotBuiltins() {
+  static const std::vector<SegmentMap> maps =
+      parseEmbedded(detail::kBuiltinRobotMapCount, detail::kBuiltinRobotMapFiles, detail::kBuiltinRobotMapJson);
+  return maps;
+}
+
+std::vector<std::string> namesOf(const std::vector<SegmentMap>& maps) {
+  std::vector<std::string> names;
+  for (const auto& m : maps) names.push_back(m.name);
+  return names;
+}
+
+SegmentMap find(const std::vector<SegmentMap>& maps, const std::string& name, const char* kind) {
+  for (const auto& m : maps)
+    if (m.name == name) return m;
+  throw InvalidArgument(std::string("unknown built-in ") + kind + " map '" + name + "' (built-in: " + joinNames(namesOf(maps)) + ")");
 }
 
 }  // namespace
 
-std::vector<std::string> builtinSegmentMapNames() {
-  std::vector<std::string> names;
-  for (const auto& m : builtins()) names.push_back(m.name);
-  return names;
-}
-
-SegmentMap builtinSegmentMap(const std::string& name) {
-  for (const auto& m : builtins())
-    if (m.name == name) return m;
-  throw InvalidArgument("unknown built-in segment map '" + name + "' (built-in: " + joinNames(builtinSegmentMapNames()) + ")");
-}
-
-std::vector<std::string> builtinRobotMapNames() {
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < detail::kBuiltinRobotMapCount; ++i)
-    names.push_back(parseSegmentMap(detail::kBuiltinRobotMapJson[i], std::string("maps/") + detail::kBuiltinRobotMapFiles[i]).name);
-  return names;
-}
-
-SegmentMap builtinRobotMap(const std::string& name) {
-  for (std::size_t i = 0; i < detail::kBuiltinRobotMapCount; ++i) {
-    SegmentMap m = parseSegmentMap(detail::kBuiltinRobotMapJson[i], std::string("maps/") + detail::kBuiltinRobotMapFiles[i]);
-    if (m.name == name) return m;
-  }
-  throw InvalidArgument("unknown built-in robot map '" + name + "' (built-in: " + joinNames(builtinRobotMapNames()) + ")");
-}
+std::vector<std::string> builtinSegmentMapNames() { return namesOf(builtins()); }
+SegmentMap builtinSegmentMap(const std::string& name) { return find(builtins(), name, "segment"); }
+std::vector<std::string> builtinRobotMapNames() { return namesOf(robotBuiltins()); }
+SegmentMap builtinRobotMap(const std::string& name) { return find(robotBuiltins(), name, "robot"); }
 
 std::optional<std::string> detectSegmentMap(const std::vector<std::string>& clip_segment_names) {
   const std::set<std::string> present(clip_segment_names.begin(), clip_segment_names.end());

@@ -27,15 +27,11 @@ namespace {
 constexpr const char* kSuffix[] = {"px", "py", "pz", "qw", "qx", "qy", "qz"};
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-
-
-
 std::string formatNumber(double v) {
   std::string s;
   appendNumber(s, v);
   return s;
 }
-
 
 }  // namespace
 

@@ -258,21 +258,17 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
   }
 
   const urdf::LinkConstSharedPtr root = urdf_model->getRoot();
-  // The builder checks the root's inertial too (a negative mass): a ParseError like the others.
-  ModelBuilder builder = [&] {
-    try {
-      return ModelBuilder(urdf_model->getName(), root->name, options.base, toInertial(*root, link_xml[root->name]));
-    } catch (const InvalidArgument& e) {
-      throw ParseError(source_name, 0, e.what());
-    }
-  }();
   std::vector<const urdf::Joint*> mimic_joints;
   // Model order is file order when the file lists parents before children; otherwise the
   // topological order that stays closest to it (always the earliest joint whose parent is known).
   std::priority_queue<int, std::vector<int>, std::greater<>> ready;
   for (int k : joints_of_parent[root->name]) ready.push(k);
   std::size_t walked = 0;
+  Model model;
+  // The builder's InvalidArgument (the root's inertial, a joint, the build) is a ParseError of
+  // this file.
   try {
+    ModelBuilder builder(urdf_model->getName(), root->name, options.base, toInertial(*root, link_xml[root->name]));
     while (!ready.empty()) {
       const int k = ready.top();
       ready.pop();
@@ -332,16 +328,10 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
                             "': kept as an independent coordinate plus an equality constraint 'mimic:" + j->name + "'");
       }
     }
+    model = builder.build();
   } catch (const InvalidArgument& e) {
     throw ParseError(source_name, 0, e.what());
   }
-  Model model = [&] {
-    try {
-      return builder.build();
-    } catch (const InvalidArgument& e) {
-      throw ParseError(source_name, 0, e.what());
-    }
-  }();
   // Merging fixed links composes placements and shifts inertias: finite but huge numbers in the
   // file (an origin of 1e200 m) can overflow there.
   for (int l = 0; l < model.numLinks(); ++l) {

@@ -1,9 +1,9 @@
 #include "kinetrack/model/icub.hpp"
 
 #include <limits>
+#include <string>
 
 #include "kinetrack/core/errors.hpp"
-#include <string>
 
 namespace kinetrack {
 
