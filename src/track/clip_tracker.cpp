@@ -6,7 +6,6 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/kinematics/forward_kinematics.hpp"
 
 namespace kinetrack::track {
 namespace {
@@ -28,7 +27,7 @@ DynamicalIkOptions solverOptions(const TrackerOptions& o) {
 ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
                          const ClipAlignment& alignment, const TrackerOptions& options)
     : model_(model), clip_(clip), bindings_(std::move(bindings)), align_(alignment), options_(options),
-      ik_(model, solverOptions(options)), rmse_data_(model) {
+      ik_(model, solverOptions(options)) {
   if (bindings_.empty()) throw InvalidArgument("ClipTracker: no targets (empty segment map)");
   if (clip_.numFrames() == 0) throw InvalidArgument("ClipTracker: the clip has no frames");
   for (const TargetBinding& b : bindings_) {
@@ -80,13 +79,15 @@ ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::ve
 FrameOutcome ClipTracker::trackInstantaneous(int f, double dt) {
   FrameOutcome out;
   const std::size_t nb = bindings_.size();
+  const bool first = last_valid_ < 0;
+  std::swap(prev_R_, cur_R_);  // the previous valid frame's targets
   for (std::size_t b = 0; b < nb; ++b) {
-    const Matrix3d R = bindings_[b].orientation ? targetRotation(b, f) : Matrix3d::Identity();
-    const Vector3d p = bindings_[b].position ? targetPosition(b, f) : Vector3d::Zero();
-    frame_solver_->setTarget(slots_[b], bindings_[b].orientation ? &R : nullptr, bindings_[b].position ? &p : nullptr);
+    cur_R_[b] = targetRotation(b, f);
+    cur_p_[b] = targetPosition(b, f);
+    frame_solver_->setTarget(slots_[b], bindings_[b].orientation ? &cur_R_[b] : nullptr, bindings_[b].position ? &cur_p_[b] : nullptr);
+    if (!first && bindings_[b].orientation) step_w_[b] = so3::log(cur_R_[b] * prev_R_[b].transpose());
   }
   // Converging from an arbitrary initial state is not a tracking step: more iterations.
-  const bool first = last_valid_ < 0;
   const FrameSolveResult r = frame_solver_->solve(first ? first_frame_iterations_ : 0);
   out.substeps = r.iterations;
   out.mnte = r.mnte;
@@ -95,24 +96,27 @@ FrameOutcome ClipTracker::trackInstantaneous(int f, double dt) {
   out.non_finite = r.status == SolveStatus::Failed;
   out.has_status = true;
   out.status = r.status;
-  // Eq. 16 with chord velocities, as for DYN.
-  framesForwardKinematics(model_, rmse_data_, frame_solver_->state());
+  out.rmse = chordRmse(frame_solver_->data(), dt, !first);
+  last_valid_ = f;
+  return out;
+}
+
+double ClipTracker::chordRmse(const Data& data, double dt, bool have_previous) {
+  // Eq. 16 with chord velocities over the frame: target ω = step_w_/Δt = log(R_t(f) R_t(prev)ᵀ)/Δt,
+  // model ω = log(R(f) R(prev)ᵀ)/Δt; remembers R(f) for the next frame.
   double sum = 0.0;
   int count = 0;
-  for (std::size_t b = 0; b < nb; ++b) {
+  for (std::size_t b = 0; b < bindings_.size(); ++b) {
     if (!bindings_[b].orientation) continue;
-    const Matrix3d& R = rmse_data_.frame[frames_[b].value].R;
-    if (!first) {
+    const Matrix3d& R = data.frame[frames_[b].value].R;
+    if (have_previous) {
       const Vector3d w_model = so3::log(R * prev_model_R_[b].transpose()) / dt;
-      const Vector3d w_target = so3::log(targetRotation(b, f) * targetRotation(b, last_valid_).transpose()) / dt;
-      sum += (w_model - w_target).squaredNorm() / 3.0;
+      sum += (w_model - step_w_[b] / dt).squaredNorm() / 3.0;
       ++count;
     }
     prev_model_R_[b] = R;
   }
-  out.rmse = count ? std::sqrt(sum / count) : 0.0;
-  last_valid_ = f;
-  return out;
+  return count ? std::sqrt(sum / count) : 0.0;
 }
 
 Matrix3d ClipTracker::targetRotation(std::size_t b, int f) const {
@@ -184,6 +188,11 @@ FrameOutcome ClipTracker::track(int f) {
     max_angle = std::max(max_angle, step_w_[b].norm());
   }
   const bool first = last_valid_ < 0;
+  auto absorb = [&out](const StepResult& r) {
+    out.limit_violation = std::max(out.limit_violation, r.limit_violation);
+    out.row_violation = std::max(out.row_violation, r.row_violation);
+    out.non_finite = out.non_finite || r.non_finite;
+  };
   const int n = std::clamp(static_cast<int>(std::ceil(max_angle / options_.max_step_rotation)), 1, options_.max_substeps);
   // The first frame is reached from an arbitrary initial state: its steps get at least
   // kInitialStep each (not a motion to follow in real time, so the velocity bounds should not
@@ -198,36 +207,14 @@ FrameOutcome ClipTracker::track(int f) {
       if (bindings_[b].position)
         ik_.setTargetPosition(ids_[b], i == n ? cur_p_[b] : Vector3d(prev_p_[b] + tau * step_dp_[b]), step_dp_[b] / dt_total);
     }
-    const StepResult r = ik_.step(h);
-    out.limit_violation = std::max(out.limit_violation, r.limit_violation);
-    out.row_violation = std::max(out.row_violation, r.row_violation);
-    out.non_finite = out.non_finite || r.non_finite;
+    absorb(ik_.step(h));
   }
   int steps = n;
-  for (int i = 0; first && i < kInitialPolish; ++i, ++steps) {
-    const StepResult r = ik_.step(h);
-    out.limit_violation = std::max(out.limit_violation, r.limit_violation);
-    out.row_violation = std::max(out.row_violation, r.row_violation);
-    out.non_finite = out.non_finite || r.non_finite;
-  }
+  for (int i = 0; first && i < kInitialPolish; ++i, ++steps) absorb(ik_.step(h));
   unwind();
   out.substeps = steps;
   out.mnte = ik_.mnte();  // also refreshes the target frames' placements in data
-  // Eq. 16 with chord velocities over the frame: target ω = log(R_t(f) R_t(prev)ᵀ)/Δt, model
-  // ω = log(R(f) R(prev)ᵀ)/Δt.
-  double sum = 0.0;
-  int count = 0;
-  for (std::size_t b = 0; b < nb; ++b) {
-    if (!bindings_[b].orientation) continue;
-    const Matrix3d& R = data.frame[frames_[b].value].R;
-    if (last_valid_ >= 0) {
-      const Vector3d w_model = so3::log(R * prev_model_R_[b].transpose()) / dt_total;
-      sum += (w_model - step_w_[b] / dt_total).squaredNorm() / 3.0;
-      ++count;
-    }
-    prev_model_R_[b] = R;
-  }
-  out.rmse = count ? std::sqrt(sum / count) : 0.0;
+  out.rmse = chordRmse(data, dt_total, last_valid_ >= 0);
   last_valid_ = f;
   return out;
 }

@@ -25,6 +25,7 @@ class SlotSolver : public FrameSolver {
   }
   void setState(const Configuration& q) override { ik_.setState(q); }
   const Configuration& state() const override { return ik_.state(); }
+  const Data& data() const override { return ik_.data(); }
 
  protected:
   int addSlot(const Slot& s) {

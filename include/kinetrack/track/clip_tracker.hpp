@@ -135,9 +135,9 @@ class ClipTracker {
   std::unique_ptr<FrameSolver> frame_solver_;
   std::vector<int> slots_;  ///< frame_solver_ slot of each binding
   int first_frame_iterations_ = 500;
-  Data rmse_data_;
   void unwind();
   FrameOutcome trackInstantaneous(int f, double dt);
+  double chordRmse(const Data& data, double dt, bool have_previous);
 };
 
 /// Figures of a tracking run (issue 4 summary.json).

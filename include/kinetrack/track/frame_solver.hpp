@@ -35,6 +35,8 @@ class FrameSolver {
   virtual void setTarget(int slot, const Matrix3d* R, const Vector3d* p) = 0;
   virtual void setState(const Configuration& q) = 0;
   [[nodiscard]] virtual const Configuration& state() const = 0;
+  /// Kinematics at state(): the placements of the target frames are current after solve().
+  [[nodiscard]] virtual const Data& data() const = 0;
   /// Solves the current frame warm-started from the state. `min_iterations` > 0 lets a solve
   /// from far away (the first frame) run at least that many iterations before giving up.
   virtual FrameSolveResult solve(int min_iterations) = 0;
