@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "kinetrack/core/errors.hpp"
@@ -73,6 +78,29 @@ void prepareOutputDirectory(const std::string& dir) {
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "--out exists and is not a directory");
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "cannot create output directory: " + ec.message());
+}
+
+void writeFileAtomically(const std::string& path_text, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path path(path_text);
+  const fs::path tmp = path.parent_path() / (("." + path.filename().string() + ".tmp") + std::to_string(static_cast<long>(::getpid())));
+  std::error_code ec;
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw ParseError(path_text, 0, std::string("cannot write: ") + std::strerror(errno));
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) {
+      fs::remove(tmp, ec);
+      throw ParseError(path_text, 0, "cannot write: write failed");
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw ParseError(path_text, 0, "cannot write: " + ec.message());
+  }
 }
 
 }  // namespace kinetrack::cli

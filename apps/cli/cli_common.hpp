@@ -64,6 +64,10 @@ bool hasSegments(const Model& model);
 /// ParseError when it exists as a file or cannot be created.
 void prepareOutputDirectory(const std::string& dir);
 
+/// Writes `text` to `path` through a temporary file beside it and a rename, so a failure never
+/// leaves a partial file. Throws ParseError naming `path`.
+void writeFileAtomically(const std::string& path, const std::string& text);
+
 /// Parses a whole string as a finite double ("1e-3", "-0.5"); throws UsageError naming `what`.
 double parseFiniteDouble(std::string_view text, std::string_view what);
 

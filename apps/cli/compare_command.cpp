@@ -166,12 +166,7 @@ int runCompare(const CompareConfig& cfg) {
     for (std::size_t f = 0; f < s.time_us.size(); ++f)
       csv += fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g}\n", s.model, s.scenario, s.method, f, s.log_mnte[f], s.log_rmse[f], s.time_us[f]);
   const fs::path csv_path = fs::path(cfg.out) / "compare.csv";
-  {
-    std::ofstream out(csv_path.string() + ".part");
-    out << csv;
-    if (!out.flush()) throw ParseError(csv_path.string(), 0, "write error");
-  }
-  fs::rename(csv_path.string() + ".part", csv_path);
+  writeFileAtomically(csv_path.string(), csv);
 
   fmt::print("DYN Fig. 7 on real captures: median (IQR) after a {:g} s transient\n\n", cfg.transient);
   fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", "model", "scenario", "method", "log10 MNTE", "log10 RMSE", "time (us)");

@@ -173,30 +173,6 @@ GainRun runGain(const Model& m, const TargetPose& target, double gain, double dt
 // --- output ---------------------------------------------------------------------------------
 
 /// Creates `dir` (and parents) if needed; throws ParseError when it cannot be a directory.
-/// Writes `text` to `path` through a temporary file beside it and a rename, so a failure never
-/// leaves a partial file. Throws ParseError naming `path`.
-void writeFileAtomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp =
-      path.parent_path() / fmt::format(".{}.tmp{}", path.filename().string(), static_cast<long>(::getpid()));
-  std::error_code ec;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw ParseError(path.string(), 0, std::string("cannot write: ") + std::strerror(errno));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      fs::remove(tmp, ec);
-      throw ParseError(path.string(), 0, "cannot write: write failed");
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw ParseError(path.string(), 0, "cannot write: " + ec.message());
-  }
-}
-
 /// CSV `time,gain,mnte`, one row per recorded step per gain; numbers in shortest round-trip form.
 std::string convergenceCsv(const std::vector<GainRun>& runs, double rate) {
   std::string csv = "time,gain,mnte\n";
@@ -302,7 +278,7 @@ int runConvergence(const ConvergenceConfig& cfg) {
 
   const fs::path dir(cfg.out);
   const fs::path csv = dir / "convergence.csv";
-  writeFileAtomically(csv, convergenceCsv(runs, cfg.rate));
+  writeFileAtomically(csv.string(), convergenceCsv(runs, cfg.rate));
 
   printSummary(runs, cfg.rate);
   fmt::print("\nwrote {} ({} gains x {} rows)\n", csv.string(), runs.size(), steps + 1);

@@ -12,8 +12,6 @@
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/ik_ipopt/instantaneous_ik_ipopt.hpp"
-#include "kinetrack/ik/pairwise_ik.hpp"
 #include "kinetrack/io/segment_map.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "track_job.hpp"
@@ -65,32 +63,6 @@ std::vector<track::SegmentPair> resolvePairs(const Model& model, const track::Ca
                           model.name() + "'");
   return pairs;
 }
-
-}  // namespace
-
-void setSolver(track::TrackerOptions& options, const std::string& solver, int threads) {
-  if (threads < 0) throw UsageError("--threads: expected ≥ 0, got " + std::to_string(threads));
-  options.make_frame_solver = nullptr;
-  if (solver == "dynamical") return;
-  InstantaneousIkOptions o;
-  if (solver == "wholebody") {
-    options.make_frame_solver = [o](const Model& m) { return track::makeFrameSolver(InstantaneousIk(m, o)); };
-  } else if (solver == "wholebody-ipopt") {
-    o.backend = InstantaneousIkBackend::Ipopt;
-    options.make_frame_solver = [o](const Model& m) { return track::makeFrameSolver(makeInstantaneousIk(m, o)); };
-  } else if (solver == "pairwise") {
-    PairwiseIkOptions p;
-    p.threads = threads;
-    p.solver = o;
-    // Coupled rows (the iCub shoulder) are enforced by merging the subsystems they span.
-    p.merge_coupled_subsystems = true;
-    options.make_frame_solver = [p](const Model& m) { return track::makeFrameSolver(PairwiseIk(m, p)); };
-  } else {
-    throw UsageError("--solver: expected dynamical, wholebody, wholebody-ipopt or pairwise, got '" + solver + "'");
-  }
-}
-
-namespace {
 
 int runTrack(const TrackConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();

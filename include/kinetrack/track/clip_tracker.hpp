@@ -157,6 +157,7 @@ struct TrackSummary {
   /// minimum short of the tolerance: targets out of reach) / IterationLimit / Failed; all zero
   /// for DYN.
   int converged = 0, stationary = 0, iteration_limit = 0, failed = 0;
+  [[nodiscard]] int perFrameSolves() const { return converged + stationary + iteration_limit + failed; }
 };
 
 /// Per-frame records collected by the caller; summarise() turns them into a TrackSummary.
