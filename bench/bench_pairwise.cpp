@@ -90,38 +90,11 @@ struct Feeder {
   }
 };
 
-void BM_Pairwise(benchmark::State& state, int threads, bool walk) {
-  const PoseStream& s = stream(walk);
-  kt::PairwiseIkOptions o;
-  o.threads = threads;
-  o.solver.orientation_tolerance = 1e-6 * static_cast<double>(state.range(0));
-  kt::PairwiseIk ik(human66(), o);
-  Feeder<kt::PairwiseIk> feed(ik, s);
-  ik.setState(s.truth[0]);
-  for (std::size_t k = 0; k < 100; ++k) {  // partition, warm state
-    feed(k);
-    ik.solve();
-  }
-  Tally tally;
-  std::size_t k = 100;
-  for (auto _ : state) {
-    feed(k++);
-    const auto t0 = std::chrono::steady_clock::now();
-    const kt::PairwiseSolveResult r = ik.solve();
-    const auto t1 = std::chrono::steady_clock::now();
-    tally.add(std::chrono::duration<double, std::micro>(t1 - t0).count(), r.max_iterations, r.total_iterations,
-              r.status == kt::SolveStatus::Converged, r.mnte, r.max_orientation_error);
-  }
-  tally.report(state, true);
-}
-
-void BM_WholeBody(benchmark::State& state, bool walk) {
-  const PoseStream& s = stream(walk);
-  kt::InstantaneousIkOptions o;
-  o.orientation_tolerance = 1e-6 * static_cast<double>(state.range(0));
-  o.position_tolerance = o.orientation_tolerance;
-  kt::InstantaneousIk ik(human66(), o);
-  Feeder<kt::InstantaneousIk> feed(ik, s);
+/// Warm-up (100 frames: the pair-wise partition, a warm state), then one timed solve per
+/// benchmark iteration; `record(tally, t_us, result)` adds the solver's counters.
+template <class Solver, class Record>
+void runStream(benchmark::State& state, Solver& ik, const PoseStream& s, bool pairwise, Record record) {
+  Feeder<Solver> feed(ik, s);
   ik.setState(s.truth[0]);
   for (std::size_t k = 0; k < 100; ++k) {
     feed(k);
@@ -132,12 +105,31 @@ void BM_WholeBody(benchmark::State& state, bool walk) {
   for (auto _ : state) {
     feed(k++);
     const auto t0 = std::chrono::steady_clock::now();
-    const kt::SolveResult r = ik.solve();
+    const auto r = ik.solve();
     const auto t1 = std::chrono::steady_clock::now();
-    tally.add(std::chrono::duration<double, std::micro>(t1 - t0).count(), r.iterations, r.iterations,
-              r.status == kt::SolveStatus::Converged, r.mnte, r.max_orientation_error);
+    record(tally, std::chrono::duration<double, std::micro>(t1 - t0).count(), r);
   }
-  tally.report(state, false);
+  tally.report(state, pairwise);
+}
+
+void BM_Pairwise(benchmark::State& state, int threads, bool walk) {
+  kt::PairwiseIkOptions o;
+  o.threads = threads;
+  o.solver.orientation_tolerance = 1e-6 * static_cast<double>(state.range(0));
+  kt::PairwiseIk ik(human66(), o);
+  runStream(state, ik, stream(walk), true, [](Tally& t, double us, const kt::PairwiseSolveResult& r) {
+    t.add(us, r.max_iterations, r.total_iterations, r.status == kt::SolveStatus::Converged, r.mnte, r.max_orientation_error);
+  });
+}
+
+void BM_WholeBody(benchmark::State& state, bool walk) {
+  kt::InstantaneousIkOptions o;
+  o.orientation_tolerance = 1e-6 * static_cast<double>(state.range(0));
+  o.position_tolerance = o.orientation_tolerance;
+  kt::InstantaneousIk ik(human66(), o);
+  runStream(state, ik, stream(walk), false, [](Tally& t, double us, const kt::SolveResult& r) {
+    t.add(us, r.iterations, r.iterations, r.status == kt::SolveStatus::Converged, r.mnte, r.max_orientation_error);
+  });
 }
 
 }  // namespace
