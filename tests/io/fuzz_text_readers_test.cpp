@@ -29,6 +29,8 @@
 namespace kinetrack::io {
 namespace {
 
+using testing::twoJointModel;
+
 using namespace kinetrack::testing;
 
 // ---- fixtures ----------------------------------------------------------------------------------
@@ -239,21 +241,6 @@ std::string tempPath(const std::string& name) {
       .string();
 }
 
-// A fixed-base model with a revolute and a prismatic joint.
-Model twoJointModel() {
-  ModelBuilder b("two", "base", BaseType::Fixed);
-  JointSpec j;
-  j.name = "hip";
-  j.parent = "base";
-  j.child = "thigh";
-  b.addJoint(j);
-  j.name = "knee";
-  j.parent = "thigh";
-  j.child = "shank";
-  j.type = JointType::Prismatic;
-  b.addJoint(j);
-  return b.build();
-}
 
 // `frames` random configurations of `model` (seeded), frame 2 a gap, written by JointCsvWriter.
 std::string jointCsvText(const Model& model, int frames, std::uint64_t seed) {

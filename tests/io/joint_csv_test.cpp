@@ -16,9 +16,12 @@
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/model_builder.hpp"
 #include "testing/alloc_guard.hpp"
+#include "testing/mutations.hpp"
 
 namespace kinetrack::io {
 namespace {
+
+using testing::twoJointModel;
 
 namespace fs = std::filesystem;
 
@@ -33,21 +36,6 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// A small fixed-base model with two joints, for hand-written files.
-Model twoJointModel() {
-  ModelBuilder b("two", "base", BaseType::Fixed);
-  JointSpec j;
-  j.name = "hip";
-  j.parent = "base";
-  j.child = "thigh";
-  b.addJoint(j);
-  j.name = "knee";
-  j.parent = "thigh";
-  j.child = "shank";
-  j.type = JointType::Prismatic;
-  b.addJoint(j);
-  return b.build();
-}
 
 TEST(JointCsv, RoundTripHuman66IsExact) {
   const Model model = makeHuman66();

@@ -1,6 +1,8 @@
 // Fixtures, seeded mutations, crash notes and the fuzz driver of tests/testing/mutations.hpp.
 #include "testing/mutations.hpp"
 
+#include "kinetrack/model/model_builder.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -563,6 +565,21 @@ void checkKinematics(const Model& m, Data& d, const Configuration& q) {
   if (!q.joints.allFinite() || !q.base_position.allFinite() || !q.base_rotation.allFinite()) return;
   framesForwardKinematics(m, d, q);
   for (const Transform& T : d.frame) require(T.p.allFinite() && rotation(T.R), "model: forward kinematics not finite");
+}
+
+Model twoJointModel() {
+  ModelBuilder b("two", "base", BaseType::Fixed);
+  JointSpec j;
+  j.name = "hip";
+  j.parent = "base";
+  j.child = "thigh";
+  b.addJoint(j);
+  j.name = "knee";
+  j.parent = "thigh";
+  j.child = "shank";
+  j.type = JointType::Prismatic;
+  b.addJoint(j);
+  return b.build();
 }
 
 }  // namespace kinetrack::testing

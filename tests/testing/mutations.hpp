@@ -170,4 +170,7 @@ int parseErrorLine(F&& f) {
   return -1;
 }
 
+/// A fixed-base model with a revolute hip and a prismatic knee, for hand-written joint files.
+Model twoJointModel();
+
 }  // namespace kinetrack::testing
