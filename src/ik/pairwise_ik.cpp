@@ -276,20 +276,8 @@ struct PairwiseIk::Impl {
     std::string name = model.name() + "/pair:" + model.linkName(info.parent_link);
     ModelBuilder b(name, model.linkName(info.parent_link), BaseType::Fixed);
     for (int j : joints) {
-      const JointId id(j);
-      JointSpec spec;
-      spec.name = model.jointName(id);
-      spec.type = model.jointType(id);
-      spec.parent = model.linkName(model.parentLink(id));
-      spec.child = model.linkName(model.childLink(id));
-      spec.placement = model.jointPlacement(id);
-      spec.axis = model.jointAxis(id);
-      spec.lower = model.lowerPositionLimits()[j];
-      spec.upper = model.upperPositionLimits()[j];
-      spec.velocity = model.upperVelocityLimits()[j];
-      spec.effort = model.effortLimits()[j];
-      b.addJoint(spec);
-      info.joints.push_back(id);
+      b.addJoint(jointSpecOf(model, JointId(j)));
+      info.joints.push_back(JointId(j));
     }
     std::vector<int> mine;
     for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -304,10 +292,7 @@ struct PairwiseIk::Impl {
     }
     for (int r : rows) {
       const LinearConstraint& row = model.linearConstraints()[static_cast<std::size_t>(r)];
-      std::vector<std::pair<std::string, double>> terms;
-      for (int j = 0; j < model.numJoints(); ++j)
-        if (row.coefficients[j] != 0.0) terms.emplace_back(model.jointName(JointId(j)), row.coefficients[j]);
-      b.addLinearConstraint(row.name, terms, row.lower, row.upper, row.velocity_bound);
+      b.addLinearConstraint(row.name, rowTermsOf(model, row), row.lower, row.upper, row.velocity_bound);
     }
     info.rows = rows;
     Subsystem sub{InstantaneousIk(b.build(), options.solver), joints, {}, info.parent_link.value == 0 ? -1 : ref,

@@ -65,21 +65,7 @@ ModelBuilder::ModelBuilder(const Model& model)
   for (int f = 1; f < model.numFrames(); ++f) {
     const FrameId id(f);
     if (model.frameKind(id) == FrameKind::Link) {
-      const JointId j = model.jointOfLink(model.frameLink(id));
-      const int jj = j.value;
-      JointSpec s;
-      s.name = model.jointName(j);
-      s.type = model.jointType(j);
-      s.parent = model.linkName(model.parentLink(j));
-      s.child = model.linkName(model.childLink(j));
-      s.placement = model.jointPlacement(j);
-      s.axis = model.jointAxis(j);
-      s.lower = model.lowerPositionLimits()[jj];
-      s.upper = model.upperPositionLimits()[jj];
-      s.velocity = model.upperVelocityLimits()[jj];
-      s.effort = model.effortLimits()[jj];
-      s.child_inertial = model.inertial(model.childLink(j));
-      addJoint(s);
+      addJoint(jointSpecOf(model, model.jointOfLink(model.frameLink(id))));
       continue;
     }
     // Non-link frames keep their link-relative placement and original parent exactly; their
@@ -90,10 +76,7 @@ ModelBuilder::ModelBuilder(const Model& model)
   }
   for (const LinearConstraint& c : model.linearConstraints()) {
     if (c.name.rfind("mimic:", 0) == 0) continue;  // re-created by the mimics below
-    std::vector<std::pair<std::string, double>> terms;
-    for (int jj = 0; jj < model.numJoints(); ++jj)
-      if (c.coefficients[jj] != 0.0) terms.emplace_back(model.jointName(JointId(jj)), c.coefficients[jj]);
-    addLinearConstraint(c.name, terms, c.lower, c.upper, c.velocity_bound);
+    addLinearConstraint(c.name, rowTermsOf(model, c), c.lower, c.upper, c.velocity_bound);
   }
   for (const Mimic& m : model.mimics())
     addMimic(model.jointName(m.joint), model.jointName(m.master), m.multiplier, m.offset);
@@ -298,6 +281,30 @@ Model ModelBuilder::build() const {
     m.constraints_.push_back(std::move(lc));
   }
   return m;
+}
+
+JointSpec jointSpecOf(const Model& model, JointId j) {
+  const int jj = j.value;
+  JointSpec s;
+  s.name = model.jointName(j);
+  s.type = model.jointType(j);
+  s.parent = model.linkName(model.parentLink(j));
+  s.child = model.linkName(model.childLink(j));
+  s.placement = model.jointPlacement(j);
+  s.axis = model.jointAxis(j);
+  s.lower = model.lowerPositionLimits()[jj];
+  s.upper = model.upperPositionLimits()[jj];
+  s.velocity = model.upperVelocityLimits()[jj];
+  s.effort = model.effortLimits()[jj];
+  s.child_inertial = model.inertial(model.childLink(j));
+  return s;
+}
+
+std::vector<std::pair<std::string, double>> rowTermsOf(const Model& model, const LinearConstraint& row) {
+  std::vector<std::pair<std::string, double>> terms;
+  for (int jj = 0; jj < model.numJoints(); ++jj)
+    if (row.coefficients[jj] != 0.0) terms.emplace_back(model.jointName(JointId(jj)), row.coefficients[jj]);
+  return terms;
 }
 
 }  // namespace kinetrack

@@ -104,4 +104,12 @@ inline Transform inverse(const Transform& a) { return {a.R.transpose(), -(a.R.tr
 /// second body's frame in the first's.
 Inertial combineInertials(const Inertial& a, const Inertial& b, const Transform& b_in_a);
 
+/// The JointSpec that re-creates joint j of `model`: names, type, placement, axis, limits and
+/// the child link's inertial.
+JointSpec jointSpecOf(const Model& model, JointId j);
+
+/// The (joint name, coefficient) terms of a linear row of `model`, as addLinearConstraint takes
+/// them (zero coefficients left out).
+std::vector<std::pair<std::string, double>> rowTermsOf(const Model& model, const LinearConstraint& row);
+
 }  // namespace kinetrack
