@@ -77,12 +77,12 @@ void runDyn(benchmark::State& state, const kt::Model& m, const std::vector<std::
   const auto stream = makeStream(m, frames, root, 1000, dt);
   kt::DynamicalIk ik(m);
   std::vector<kt::TargetId> ids;
-  for (const auto& name : frames) ids.push_back(ik.addOrientationTarget(name, 10.0));
-  const kt::TargetId pos = ik.addPositionTarget(root, 10.0);
+  for (const auto& name : frames) ids.push_back(ik.tasks().addOrientation(name, {.gain = 10.0}));
+  const kt::TargetId pos = ik.tasks().addPosition(root, {.gain = 10.0});
   auto feed = [&](std::size_t k) {
     const Frame& fr = stream[k % stream.size()];
-    for (std::size_t i = 0; i < ids.size(); ++i) ik.setTargetOrientation(ids[i], fr.R[i], fr.w[i]);
-    ik.setTargetPosition(pos, fr.p, fr.v);
+    for (std::size_t i = 0; i < ids.size(); ++i) ik.tasks().setOrientation(ids[i], fr.R[i], fr.w[i]);
+    ik.tasks().setPosition(pos, fr.p, fr.v);
   };
   for (std::size_t k = 0; k < 200; ++k) {  // converge: warm state
     feed(k);

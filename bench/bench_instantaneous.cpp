@@ -57,13 +57,13 @@ void runInstantaneous(benchmark::State& state, const kt::Model& m, const std::ve
   o.position_tolerance = o.orientation_tolerance;
   kt::InstantaneousIk ik = kt::makeInstantaneousIk(m, o);
   std::vector<kt::TargetId> ids;
-  for (const auto& name : frames) ids.push_back(ik.addOrientationTarget(name));
-  const kt::TargetId pos = ik.addPositionTarget(root);
+  for (const auto& name : frames) ids.push_back(ik.tasks().addOrientation(name));
+  const kt::TargetId pos = ik.tasks().addPosition(root);
   auto feed = [&](std::size_t k) {
     const std::size_t f = k % stream.size();
     if (f == 0 && !stream.periodic) ik.setState(stream.truth[0]);  // walk: restart (untimed)
-    for (std::size_t i = 0; i < ids.size(); ++i) ik.setTargetOrientation(ids[i], stream.R[f][i]);
-    ik.setTargetPosition(pos, stream.p[f]);
+    for (std::size_t i = 0; i < ids.size(); ++i) ik.tasks().setOrientation(ids[i], stream.R[f][i]);
+    ik.tasks().setPosition(pos, stream.p[f]);
   };
   ik.setState(stream.truth[0]);
   for (std::size_t k = 0; k < 100; ++k) {  // warm state (QP active sets, multipliers, damping)
@@ -85,7 +85,7 @@ void runInstantaneous(benchmark::State& state, const kt::Model& m, const std::ve
     ++frames_done;
     iterations += r.iterations;
     max_iterations = std::max(max_iterations, r.iterations);
-    not_converged += r.status != kt::SolveStatus::Converged;
+    not_converged += r.status != kt::ik::Status::Converged;
     mnte_sum += r.mnte;
     worst_angle = std::max(worst_angle, r.max_orientation_error);
   }
@@ -129,16 +129,16 @@ void BM_DynStep_human66_walk(benchmark::State& state) {
   const int ns = walk.clip.numSegments();
   std::vector<kt::TargetId> ids;
   for (int s = 0; s < ns; ++s)
-    ids.push_back(ik.addOrientationTarget(walk.clip.segment_names[static_cast<std::size_t>(s)]));
-  const kt::TargetId pos = ik.addPositionTarget("Pelvis");
+    ids.push_back(ik.tasks().addOrientation(walk.clip.segment_names[static_cast<std::size_t>(s)]));
+  const kt::TargetId pos = ik.tasks().addPosition("Pelvis");
   auto feed = [&](std::size_t k) {
     const int f = static_cast<int>(k % static_cast<std::size_t>(walk.clip.numFrames()));
     if (f == 0) ik.setState(walk.truth[0]);
     const std::size_t base = static_cast<std::size_t>(f) * static_cast<std::size_t>(ns);
     for (int s = 0; s < ns; ++s)
-      ik.setTargetOrientation(ids[static_cast<std::size_t>(s)], walk.clip.pose(f, s).R,
+      ik.tasks().setOrientation(ids[static_cast<std::size_t>(s)], walk.clip.pose(f, s).R,
                               walk.clip.angular_velocity[base + static_cast<std::size_t>(s)]);
-    ik.setTargetPosition(pos, walk.clip.pose(f, 0).p, walk.clip.linear_velocity[base]);
+    ik.tasks().setPosition(pos, walk.clip.pose(f, 0).p, walk.clip.linear_velocity[base]);
   };
   for (std::size_t k = 0; k < 100; ++k) {
     feed(k);

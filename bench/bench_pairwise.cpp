@@ -79,14 +79,14 @@ struct Feeder {
   std::vector<kt::TargetId> ids;
   kt::TargetId pos;
   Feeder(Solver& solver, const PoseStream& stream) : ik(solver), s(stream) {
-    for (const auto& name : kt::humanSegmentNames()) ids.push_back(ik.addOrientationTarget(name));
-    pos = ik.addPositionTarget("Pelvis");
+    for (const auto& name : kt::humanSegmentNames()) ids.push_back(ik.tasks().addOrientation(name));
+    pos = ik.tasks().addPosition("Pelvis");
   }
   void operator()(std::size_t k) {
     const std::size_t f = k % s.size();
     if (f == 0 && !s.periodic) ik.setState(s.truth[0]);  // walk: restart (untimed)
-    for (std::size_t i = 0; i < ids.size(); ++i) ik.setTargetOrientation(ids[i], s.R[f][i]);
-    ik.setTargetPosition(pos, s.p[f]);
+    for (std::size_t i = 0; i < ids.size(); ++i) ik.tasks().setOrientation(ids[i], s.R[f][i]);
+    ik.tasks().setPosition(pos, s.p[f]);
   }
 };
 
@@ -118,7 +118,7 @@ void BM_Pairwise(benchmark::State& state, int threads, bool walk) {
   o.solver.orientation_tolerance = 1e-6 * static_cast<double>(state.range(0));
   kt::PairwiseIk ik(human66(), o);
   runStream(state, ik, stream(walk), true, [](Tally& t, double us, const kt::PairwiseSolveResult& r) {
-    t.add(us, r.max_iterations, r.total_iterations, r.status == kt::SolveStatus::Converged, r.mnte, r.max_orientation_error);
+    t.add(us, r.iterations, r.total_iterations, r.status == kt::ik::Status::Converged, r.mnte, r.max_orientation_error);
   });
 }
 
@@ -128,7 +128,7 @@ void BM_WholeBody(benchmark::State& state, bool walk) {
   o.position_tolerance = o.orientation_tolerance;
   kt::InstantaneousIk ik(human66(), o);
   runStream(state, ik, stream(walk), false, [](Tally& t, double us, const kt::SolveResult& r) {
-    t.add(us, r.iterations, r.iterations, r.status == kt::SolveStatus::Converged, r.mnte, r.max_orientation_error);
+    t.add(us, r.iterations, r.iterations, r.status == kt::ik::Status::Converged, r.mnte, r.max_orientation_error);
   });
 }
 

@@ -144,7 +144,7 @@ int runCompare(const CompareConfig& cfg) {
       const track::Retargeting plan = track::planTracking(model, capture, pairs, po);
       for (const std::string& method : methods) {
         track::TrackerOptions to;
-        to.ik.use_model_velocity_limits = robot;
+        to.dynamical.use_model_velocity_limits = robot;
         setSolver(to, method, cfg.threads);
         const track::TrackRecord r = track::runTracking(model, capture, plan, to, {});
         Series s{model_name, sc.name, method, {}, {}, {}};

@@ -143,12 +143,12 @@ GainRun runGain(const Model& m, const TargetPose& target, double gain, double dt
   options.midpoint_jacobian = midpoint;
   DynamicalIk ik(m, options);
   for (std::size_t i = 0; i < target.orientation.size(); ++i) {
-    const TargetId id = ik.addOrientationTarget(target.orientation[i], gain);
-    ik.setTargetOrientation(id, target.R[i], Vector3d::Zero());  // static pose: ω = 0
+    const TargetId id = ik.tasks().addOrientation(target.orientation[i], {.gain = gain});
+    ik.tasks().setOrientation(id, target.R[i], Vector3d::Zero());  // static pose: ω = 0
   }
   if (target.position) {
-    const TargetId id = ik.addPositionTarget(*target.position, gain);
-    ik.setTargetPosition(id, target.p, Vector3d::Zero());
+    const TargetId id = ik.tasks().addPosition(*target.position, {.gain = gain});
+    ik.tasks().setPosition(id, target.p, Vector3d::Zero());
   }
   ik.setState(Configuration(m));
 

@@ -67,7 +67,7 @@ int runRetarget(const RetargetConfig& cfg) {
   const track::Retargeting plan = track::planTracking(robot, capture, pairs, po);
   track::TrackerOptions to;
   to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
-  to.ik.use_model_velocity_limits = true;  // the robot's (real) velocity limits are hard bounds
+  to.dynamical.use_model_velocity_limits = true;  // the robot's (real) velocity limits are hard bounds
   setSolver(to, cfg.solver, cfg.threads);  // the per-frame baselines know position limits and rows, not velocities
   std::vector<std::string> skipped;
   for (const io::SegmentMapEntry& e : clip_map.entries)

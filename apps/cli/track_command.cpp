@@ -24,7 +24,7 @@ struct TrackConfig {
   ModelSpec model;
   std::string input, map, calibration, units = "auto";
   std::string solver = "dynamical";
-  double gain = 1.0, rate = 0.0, max_step_deg = 5.0;
+  double kappa = 1.0, rate = 0.0, max_step_deg = 5.0;
   int max_substeps = 64, threads = 0;
   TrackOutput output;
 };
@@ -98,7 +98,7 @@ int runTrack(const TrackConfig& cfg) {
   }
 
   track::TrackerOptions to;
-  to.gain = cfg.gain;
+  to.kappa = cfg.kappa;
   to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
   to.max_substeps = cfg.max_substeps;
   setSolver(to, cfg.solver, cfg.threads);
@@ -125,7 +125,10 @@ void addTrackCommand(CLI::App& app, Action& action) {
                   "pairwise (per-frame, one subsystem per pair of adjacent targets, on a thread pool)")
       ->capture_default_str();
   cmd->add_option("--threads", cfg->threads, "threads of --solver pairwise (0 = one per hardware thread)")->capture_default_str();
-  cmd->add_option("--gain", cfg->gain, "per-step gain kappa = K*dt of every target, 0 < kappa < 2 (1 = dead-beat)")->capture_default_str();
+  cmd->add_option("--kappa", cfg->kappa,
+                  "DYN per-step gain kappa = K*dt of every target, 0 < kappa < 2 (1 = dead-beat); "
+                  "--gain elsewhere is K in 1/s")
+      ->capture_default_str();
   cmd->add_option("--rate", cfg->rate, "frame rate of the input (Hz), replacing the file's frame times");
   cmd->add_option("--units", cfg->units, "BVH length unit: auto, m, cm, in, cmu")->capture_default_str();
   cmd->add_option("--transient", cfg->output.transient, "seconds excluded from the accuracy statistics")->capture_default_str();

@@ -6,8 +6,7 @@
 #include <cstdio>
 
 #include "cli_common.hpp"
-#include "kinetrack/ik/pairwise_ik.hpp"
-#include "kinetrack/ik_ipopt/instantaneous_ik_ipopt.hpp"
+#include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/bvh_writer.hpp"
 #include "kinetrack/io/joint_csv.hpp"
 #include "kinetrack/io/opensim.hpp"
@@ -46,24 +45,12 @@ class ProgressBar {
 
 void setSolver(track::TrackerOptions& options, const std::string& solver, int threads) {
   if (threads < 0) throw UsageError("--threads: expected ≥ 0, got " + std::to_string(threads));
-  options.make_frame_solver = nullptr;
-  if (solver == "dynamical") return;
-  InstantaneousIkOptions o;
-  if (solver == "wholebody") {
-    options.make_frame_solver = [o](const Model& m) { return track::makeFrameSolver(InstantaneousIk(m, o)); };
-  } else if (solver == "wholebody-ipopt") {
-    o.backend = InstantaneousIkBackend::Ipopt;
-    options.make_frame_solver = [o](const Model& m) { return track::makeFrameSolver(makeInstantaneousIk(m, o)); };
-  } else if (solver == "pairwise") {
-    PairwiseIkOptions p;
-    p.threads = threads;
-    p.solver = o;
-    // Coupled rows (the iCub shoulder) are enforced by merging the subsystems they span.
-    p.merge_coupled_subsystems = true;
-    options.make_frame_solver = [p](const Model& m) { return track::makeFrameSolver(PairwiseIk(m, p)); };
-  } else {
+  try {
+    options.method = track::parseMethod(solver);
+  } catch (const InvalidArgument&) {
     throw UsageError("--solver: expected dynamical, wholebody, wholebody-ipopt or pairwise, got '" + solver + "'");
   }
+  options.pairwise.threads = threads;
 }
 
 TrackJobResult runTrackJob(const Model& model, const track::Capture& capture, const track::Retargeting& plan,

@@ -24,9 +24,9 @@ struct TrackJobResult {
   track::TrackSummary summary;
 };
 
-/// Selects the method of `kinetrack track --solver` / `kinetrack retarget --solver`: dynamical
-/// (DYN), wholebody (InstantaneousIk, native), wholebody-ipopt, pairwise (PairwiseIk on
-/// `threads` threads, 0 = one per hardware thread). Throws UsageError otherwise.
+/// Sets the method of `--solver` (track::parseMethod: dynamical, wholebody, wholebody-ipopt,
+/// pairwise) and the pair-wise `--threads` (0 = one per hardware thread). Throws UsageError for
+/// an unknown name or negative threads.
 void setSolver(track::TrackerOptions& options, const std::string& solver, int threads = 0);
 
 /// Runs the tracker over `capture` and writes every requested output. Throws UsageError for a

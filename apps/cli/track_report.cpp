@@ -40,8 +40,9 @@ nlohmann::json summaryJson(const track::TrackSummary& s, const Model& model, con
   j["step_us_max"] = s.step_us_max;
   j["substeps_mean"] = s.substeps_mean;
   j["non_finite_steps"] = s.non_finite;
-  if (s.perFrameSolves() > 0)
-    j["solve_status"] = {{"converged", s.converged}, {"stationary", s.stationary}, {"iteration_limit", s.iteration_limit}, {"failed", s.failed}};
+  if (s.solvedFrames() > 0)
+    j["solve_status"] = {{"converged", s.converged},   {"stationary", s.stationary}, {"iteration_limit", s.iteration_limit},
+                         {"infeasible", s.infeasible}, {"failed", s.failed}};
   j["map_entries_skipped"] = skipped;
   j["clip_segments_unmapped"] = unmapped;
   return j;
@@ -87,9 +88,9 @@ void printSummary(const track::TrackSummary& s, const Model& model, const std::s
   if (!model.linearConstraints().empty()) fmt::print("  {:<28} {:.2e}\n", "max coupled-row violation", s.row_violation_max);
   fmt::print("  {:<28} {:.1f} / {:.1f} / {:.1f} us ({:.2f} solver steps per frame)\n", "time per frame p50/p99/max", s.step_us_p50,
              s.step_us_p99, s.step_us_max, s.substeps_mean);
-  if (s.perFrameSolves() > 0)
-    fmt::print("  {:<28} {} converged, {} stationary (out of reach), {} iteration limit, {} failed\n", "per-frame solves",
-               s.converged, s.stationary, s.iteration_limit, s.failed);
+  if (s.solvedFrames() > 0)
+    fmt::print("  {:<28} {} converged, {} stationary (out of reach), {} iteration limit, {} infeasible, {} failed\n",
+               "per-frame solves", s.converged, s.stationary, s.iteration_limit, s.infeasible, s.failed);
   if (s.non_finite > 0) fmt::print("  WARNING: {} frames produced a non-finite step (state held)\n", s.non_finite);
   fmt::print("  {:<28} {:.2f} s ({:.0f} frames/s including I/O)\n", "wall time", seconds, seconds > 0 ? s.frames / seconds : 0.0);
 }

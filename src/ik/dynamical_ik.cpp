@@ -16,35 +16,38 @@ namespace kinetrack {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct Target {
-  FrameId frame;
-  TargetType type = TargetType::Pose;
-  double kp = 0, ko = 0, wp = 1, wo = 1;
-  bool alive = true, enabled = true;
-  bool has_position = false, has_orientation = false;
-  bool position_velocity_given = false, orientation_velocity_given = false;
-  bool has_previous = false;  // a previous target value exists (finite differences)
-  Vector3d p = Vector3d::Zero(), pdot = Vector3d::Zero(), p_prev = Vector3d::Zero();
-  Matrix3d R = Matrix3d::Identity(), R_prev = Matrix3d::Identity();
-  Vector3d omega = Vector3d::Zero();
-  // Given velocities of the previous step, for the mean over the step (Consistent scheme).
-  bool has_previous_velocity = false;
-  Vector3d pdot_prev = Vector3d::Zero(), omega_prev = Vector3d::Zero();
-  bool hasPosition() const { return type != TargetType::Orientation; }
-  bool hasOrientation() const { return type != TargetType::Position; }
+// What a step remembers of each target's previous value (finite differences, mean velocity).
+struct History {
+  bool has_previous = false;           // a previous target value exists (finite differences)
+  bool has_previous_velocity = false;  // given velocities of the previous step (Consistent scheme)
+  Vector3d p_prev = Vector3d::Zero(), pdot_prev = Vector3d::Zero(), omega_prev = Vector3d::Zero();
+  Matrix3d R_prev = Matrix3d::Identity();
 };
 
-void checkFinite(double v, const char* what) {
-  if (!std::isfinite(v)) throw InvalidArgument(std::string(what) + " must be finite");
+ik::Status statusOf(qp::Status s) {
+  switch (s) {
+    case qp::Status::Optimal: return ik::Status::Converged;
+    case qp::Status::Infeasible: return ik::Status::Infeasible;
+    case qp::Status::IterationLimit: return ik::Status::IterationLimit;
+    default: return ik::Status::Failed;
+  }
+}
+
+ik::LimitShaping shapingOf(const DynamicalIkOptions& o) {
+  return {o.limit_gain, o.default_velocity_limit, o.discrete_safe_limits};
 }
 
 }  // namespace
 
 struct DynamicalIk::Impl {
-  Model model;
+  std::shared_ptr<const Model> model_ptr;
+  const Model& model;
   DynamicalIkOptions options;
+  ik::TaskSet tasks;
+  std::vector<History> history;  // per task id
+  ik::JointLimits joint_limits;
+  ik::RowLimits row_limits;
   Data data;
   Data mid_data;        // kinematics at the predicted mid-step configuration
   std::vector<Matrix6d> Mc;  // composite target "inertias" per link (see assembleHessian)
@@ -52,16 +55,19 @@ struct DynamicalIk::Impl {
   std::vector<Vector6d> S;   // column screws (ω; v at the base origin)
   Configuration q, q_mid;
   VectorXd nu;
-  std::vector<Target> targets;
   qp::Problem problem;
   qp::Solver solver;
   qp::TreeBoxSolver tree_solver;
   double previous_residual = -1.0;
   int growth_streak = 0;
 
-  Impl(const Model& m, DynamicalIkOptions o)
-      : model(m),
+  Impl(std::shared_ptr<const Model> m, DynamicalIkOptions o)
+      : model_ptr(std::move(m)),
+        model(*model_ptr),
         options(o),
+        tasks(model_ptr, "DynamicalIk"),
+        joint_limits(model),
+        row_limits(model),
         data(model),
         mid_data(model),
         Mc(static_cast<std::size_t>(model.numLinks()), Matrix6d::Zero()),
@@ -73,31 +79,8 @@ struct DynamicalIk::Impl {
         problem(model.nv(), static_cast<int>(model.linearConstraints().size())),
         solver(model.nv(), static_cast<int>(model.linearConstraints().size()), o.qp),
         tree_solver(detail::variableTree(model), o.qp) {
-    // The rows of Eq. 13 have constant normals G = A; only their bounds change per step.
-    for (std::size_t r = 0; r < model.linearConstraints().size(); ++r)
-      problem.A.row(static_cast<Eigen::Index>(r)).tail(model.numJoints()) =
-          model.linearConstraints()[r].coefficients.transpose();
+    problem.A = row_limits.matrix();  // Eq. 13: constant normals G = A; bounds change per step
     forwardKinematics(model, data, q);
-  }
-
-  Target& target(TargetId t) {
-    if (!t.valid() || t.value >= static_cast<int>(targets.size()) || !targets[static_cast<std::size_t>(t.value)].alive)
-      throw InvalidArgument("DynamicalIk: invalid or removed target id " + std::to_string(t.value));
-    return targets[static_cast<std::size_t>(t.value)];
-  }
-
-  TargetId add(std::string_view frame, TargetType type, double kp, double ko, double wp, double wo) {
-    for (double v : {kp, ko, wp, wo})
-      if (!std::isfinite(v) || v < 0.0) throw InvalidArgument("DynamicalIk: gains and weights must be finite and ≥ 0");
-    Target t;
-    t.frame = model.frameId(frame);
-    t.type = type;
-    t.kp = kp;
-    t.ko = ko;
-    t.wp = wp;
-    t.wo = wo;
-    targets.push_back(std::move(t));
-    return TargetId(static_cast<std::int32_t>(targets.size() - 1));
   }
 
   // Composite assembly of H = Σ_t J_tᵀ W_t J_t and g = −Σ_t J_tᵀ W_t v*_t (no Jacobians formed).
@@ -141,12 +124,12 @@ struct DynamicalIk::Impl {
 
   // Feed-forward velocity of one target component over the step (see Discretization).
   template <class Chord>
-  Vector3d feedForward(bool given, const Vector3d& v, const Vector3d& v_prev, const Target& t, Chord chord) const {
+  Vector3d feedForward(bool given, const Vector3d& v, const Vector3d& v_prev, const History& h, Chord chord) const {
     if (given) {
-      if (options.discretization == Discretization::Consistent && t.has_previous_velocity) return 0.5 * (v + v_prev);
+      if (options.discretization == Discretization::Consistent && h.has_previous_velocity) return 0.5 * (v + v_prev);
       return v;
     }
-    if (options.velocity_source == TargetVelocitySource::FiniteDifference && t.has_previous) return chord();
+    if (options.velocity_source == TargetVelocitySource::FiniteDifference && h.has_previous) return chord();
     return Vector3d::Zero();
   }
 
@@ -154,32 +137,6 @@ struct DynamicalIk::Impl {
   Vector3d vstar(const Vector3d& v, const Vector3d& r, double k, double dt) const {
     if (options.discretization == Discretization::Consistent) return (1.0 - k * dt) * v + k * r;
     return v + k * r;
-  }
-
-  // Eq. 12 with the optional discrete-time guard; returns (lower, upper) velocity bounds.
-  std::pair<double, double> shapedBounds(double value, double lower, double upper, double vmax_model, double dt) const {
-    const double k = options.limit_gain;
-    double lo = -vmax_model, hi = vmax_model;  // sides without a position limit
-    const double vshape = std::isfinite(vmax_model) ? vmax_model : options.default_velocity_limit;
-    // Discrete guard: inside, a step may not cross the limit; outside (the sign of the tanh
-    // bound flips and pushes back in), the push may not exceed what lands on the limit in one
-    // step — with a large velocity bound (URDF placeholders of 50000 rad/s) it would throw the
-    // joint far across its range.
-    if (std::isfinite(lower)) {
-      lo = -vshape * std::tanh(k * (value - lower));  // sign flips past the limit: pushes back in
-      if (options.discrete_safe_limits)
-        lo = value >= lower ? std::max(lo, (lower - value) / dt) : std::min(lo, (lower - value) / dt);
-    }
-    if (std::isfinite(upper)) {
-      hi = vshape * std::tanh(k * (upper - value));
-      if (options.discrete_safe_limits)
-        hi = value <= upper ? std::min(hi, (upper - value) / dt) : std::max(hi, (upper - value) / dt);
-    }
-    if (lo > hi) {  // only when both limits push (state outside an empty or tiny range)
-      const double mid = 0.5 * (lo + hi);
-      lo = hi = mid;
-    }
-    return {lo, hi};
   }
 
   StepResult step(double dt) {
@@ -196,11 +153,14 @@ struct DynamicalIk::Impl {
     // Only for monotone error dynamics (K·Δt ≤ 1): above, ν alternates in sign from step to
     // step, the predicted midpoint lands on the wrong side and the loop can lock into a
     // period-2 cycle; the paper's J(q_{k−1}) is used there.
+    const std::vector<ik::FrameTask>& targets = tasks.all();
+    if (history.size() != targets.size()) history.resize(targets.size());  // allocates only after adds
     double gain_dt = 0.0;
-    for (const Target& t : targets)
-      if (t.alive && t.enabled)
-        gain_dt = std::max(gain_dt, (options.gain_mode == GainMode::PerStep ? std::max(t.kp, t.ko)
-                                                                            : std::max(t.kp, t.ko) * dt));
+    for (const ik::FrameTask& t : targets)
+      if (t.alive && t.enabled) {
+        const double k = std::max(t.position_gain, t.orientation_gain);
+        gain_dt = std::max(gain_dt, options.gain_mode == GainMode::PerStep ? k : k * dt);
+      }
     const Data* jac_data = &data;
     if (options.midpoint_jacobian && gain_dt <= 1.0 && nu.cwiseAbs().maxCoeff() > 0.0) {
       predictMidpoint(dt);
@@ -211,30 +171,31 @@ struct DynamicalIk::Impl {
     // Residuals and corrected velocities at q_{k−1} (Eq. 5, 9), in the world frame (SPEC §2.1).
     double residual2 = 0.0, mnte_sum = 0.0;
     int n_orient = 0;
-    for (Target& t : targets) {
-      if (!t.alive || !t.enabled) continue;
-      const bool use_p = t.hasPosition() && t.has_position;
-      const bool use_o = t.hasOrientation() && t.has_orientation;
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const ik::FrameTask& t = targets[i];
+      const History& h = history[i];
+      const bool use_p = t.positionSet();
+      const bool use_o = t.orientationSet();
       if (!use_p && !use_o) continue;
       const Transform& F = updateFramePlacement(model, data, t.frame);
       const Vector3d p_jac =
           (jac_data == &data ? F.p : frameOrigin(model, *jac_data, t.frame)) - jac_data->link[0].p;
       const LinkId link = model.frameLink(t.frame);
-      const double kp = options.gain_mode == GainMode::PerStep ? t.kp / dt : t.kp;
-      const double ko = options.gain_mode == GainMode::PerStep ? t.ko / dt : t.ko;
+      const double kp = options.gain_mode == GainMode::PerStep ? t.position_gain / dt : t.position_gain;
+      const double ko = options.gain_mode == GainMode::PerStep ? t.orientation_gain / dt : t.orientation_gain;
       if (use_p) {
         const Vector3d r = t.p - F.p;
-        const Vector3d v = feedForward(t.position_velocity_given, t.pdot, t.pdot_prev, t,
-                                       [&] { return Vector3d((t.p - t.p_prev) / dt); });
-        addTarget(link, p_jac, t.wp, vstar(v, r, kp, dt), 0.0, Vector3d::Zero());
+        const Vector3d v = feedForward(t.velocity_given, t.velocity, h.pdot_prev, h,
+                                       [&] { return Vector3d((t.p - h.p_prev) / dt); });
+        addTarget(link, p_jac, t.position_weight, vstar(v, r, kp, dt), 0.0, Vector3d::Zero());
         residual2 += r.squaredNorm();
         res.max_gain_dt = std::max(res.max_gain_dt, kp * dt);
       }
       if (use_o) {
         const Vector3d r = so3::vee(t.R * F.R.transpose());  // sk(R hᵀ)^∨, world frame
-        const Vector3d w = feedForward(t.orientation_velocity_given, t.omega, t.omega_prev, t,
-                                       [&] { return Vector3d(so3::log(t.R * t.R_prev.transpose()) / dt); });
-        addTarget(link, p_jac, 0.0, Vector3d::Zero(), t.wo, vstar(w, r, ko, dt));
+        const Vector3d w = feedForward(t.angular_velocity_given, t.angular_velocity, h.omega_prev, h,
+                                       [&] { return Vector3d(so3::log(t.R * h.R_prev.transpose()) / dt); });
+        addTarget(link, p_jac, 0.0, Vector3d::Zero(), t.orientation_weight, vstar(w, r, ko, dt));
         residual2 += r.squaredNorm();
         mnte_sum += metrics::normalizedTraceError(F.R, t.R);
         ++n_orient;
@@ -253,60 +214,49 @@ struct DynamicalIk::Impl {
 
     assembleHessian(*jac_data);
     problem.H.diagonal().array() += options.damping;
-    // Bounds (Eq. 10b, 12): base, then joints.
-    for (int c = 0; c < nb; ++c) {
-      const double lim = c < 3 ? options.base_linear_velocity_limit : options.base_angular_velocity_limit;
-      problem.lb[c] = -lim;
-      problem.ub[c] = lim;
-    }
-    const VectorXd& smin = model.lowerPositionLimits();
-    const VectorXd& smax = model.upperPositionLimits();
-    for (int j = 0; j < n; ++j) {
-      const double vmax = options.use_model_velocity_limits ? model.upperVelocityLimits()[j] : kInf;
-      const auto [lo, hi] = shapedBounds(q.joints[j], smin[j], smax[j], vmax, dt);
-      problem.lb[nb + j] = lo;
-      problem.ub[nb + j] = hi;
-    }
-    // Linear rows (Eq. 13): bounds shaped on the row value a·s with the row's velocity bound.
-    const auto& rows = model.linearConstraints();
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      const double c = rows[r].coefficients.dot(q.joints);
-      const double bv = std::isfinite(rows[r].velocity_bound) ? rows[r].velocity_bound : options.default_velocity_limit;
-      auto [lo, hi] = shapedBounds(c, rows[r].lower, rows[r].upper, bv, dt);
-      if (!std::isfinite(rows[r].lower)) lo = -kInf;
-      if (!std::isfinite(rows[r].upper)) hi = kInf;
-      problem.lbA[static_cast<Eigen::Index>(r)] = lo;
-      problem.ubA[static_cast<Eigen::Index>(r)] = hi;
-    }
+    // Bounds (Eq. 10b, 12): base, then joints; linear rows (Eq. 13) shaped on the row values.
+    const ik::LimitShaping shaping = shapingOf(options);
+    ik::BaseVelocityLimit{options.base_linear_velocity_limit, options.base_angular_velocity_limit}.bounds(
+        nb, problem.lb, problem.ub);
+    joint_limits.velocityBounds(q.joints, dt, shaping, options.use_model_velocity_limits, problem.lb.tail(n),
+                                problem.ub.tail(n));
+    row_limits.velocityBounds(q.joints, dt, shaping, problem.lbA, problem.ubA);
 
     if (!problem.g.allFinite() || !problem.H.diagonal().allFinite() || problem.lb.hasNaN() ||
         problem.ub.hasNaN() || problem.lbA.hasNaN() || problem.ubA.hasNaN()) {
       res.non_finite = true;  // never throw from the hot loop on a diverged state
       res.qp_status = qp::Status::IterationLimit;
+      res.status = ik::Status::Failed;
       nu.setZero();
     } else {
       const qp::Result qr =
-          options.sparse_qp && rows.empty() ? tree_solver.solve(problem, nu) : solver.solve(problem, nu);
+          options.sparse_qp && row_limits.empty() ? tree_solver.solve(problem, nu) : solver.solve(problem, nu);
       res.qp_status = qr.status;
       res.qp_iterations = qr.iterations;
       res.active_bounds = qr.active_bounds;
-      if (qr.status == qp::Status::NotConvex || !nu.allFinite()) nu.setZero();
+      res.status = statusOf(qr.status);
+      if (qr.status == qp::Status::NotConvex || !nu.allFinite()) {
+        nu.setZero();
+        res.status = ik::Status::Failed;
+      }
     }
 
     integrate(dt);
     forwardKinematics(model, data, q);
-    for (Target& t : targets) {
-      t.p_prev = t.p;
-      t.R_prev = t.R;
-      t.has_previous = t.has_position || t.has_orientation;
-      t.pdot_prev = t.pdot;
-      t.omega_prev = t.omega;
-      t.has_previous_velocity = t.position_velocity_given || t.orientation_velocity_given;
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const ik::FrameTask& t = targets[i];
+      History& h = history[i];
+      h.p_prev = t.p;
+      h.R_prev = t.R;
+      h.has_previous = t.has_position || t.has_orientation;
+      h.pdot_prev = t.velocity;
+      h.omega_prev = t.angular_velocity;
+      h.has_previous_velocity = t.velocity_given || t.angular_velocity_given;
     }
     // Constraint satisfaction at q_k.
-    for (int j = 0; j < n; ++j)
-      res.limit_violation = std::max({res.limit_violation, smin[j] - q.joints[j], q.joints[j] - smax[j]});
-    res.row_violation = linearRowViolation(model, q);
+    res.iterations = 1;
+    res.limit_violation = joint_limits.violation(q.joints);
+    res.row_violation = row_limits.violation(q.joints);
     return res;
   }
 
@@ -349,8 +299,8 @@ struct DynamicalIk::Impl {
   double currentMnte() {
     double sum = 0.0;
     int count = 0;
-    for (const Target& t : targets) {
-      if (!t.alive || !t.enabled || !t.hasOrientation() || !t.has_orientation) continue;
+    for (const ik::FrameTask& t : tasks.all()) {
+      if (!t.orientationSet()) continue;
       sum += metrics::normalizedTraceError(updateFramePlacement(model, data, t.frame).R, t.R);
       ++count;
     }
@@ -359,12 +309,15 @@ struct DynamicalIk::Impl {
 };
 
 DynamicalIk::DynamicalIk(const Model& model, DynamicalIkOptions options)
-    : impl_(std::make_unique<Impl>(model, options)) {}
+    : DynamicalIk(std::make_shared<const Model>(model), options) {}
+DynamicalIk::DynamicalIk(std::shared_ptr<const Model> model, DynamicalIkOptions options)
+    : impl_(std::make_unique<Impl>(std::move(model), options)) {}
 DynamicalIk::~DynamicalIk() = default;
 DynamicalIk::DynamicalIk(DynamicalIk&&) noexcept = default;
 DynamicalIk& DynamicalIk::operator=(DynamicalIk&&) noexcept = default;
 
 const Model& DynamicalIk::model() const { return impl_->model; }
+const std::shared_ptr<const Model>& DynamicalIk::sharedModel() const { return impl_->model_ptr; }
 const DynamicalIkOptions& DynamicalIk::options() const { return impl_->options; }
 void DynamicalIk::setOptions(const DynamicalIkOptions& options) {
   impl_->options = options;
@@ -372,68 +325,8 @@ void DynamicalIk::setOptions(const DynamicalIkOptions& options) {
   impl_->tree_solver = qp::TreeBoxSolver(detail::variableTree(impl_->model), options.qp);
 }
 
-TargetId DynamicalIk::addPositionTarget(std::string_view frame, double gain, double weight) {
-  return impl_->add(frame, TargetType::Position, gain, 0.0, weight, 0.0);
-}
-TargetId DynamicalIk::addOrientationTarget(std::string_view frame, double gain, double weight) {
-  return impl_->add(frame, TargetType::Orientation, 0.0, gain, 0.0, weight);
-}
-TargetId DynamicalIk::addPoseTarget(std::string_view frame, double position_gain, double orientation_gain,
-                                    double position_weight, double orientation_weight) {
-  return impl_->add(frame, TargetType::Pose, position_gain, orientation_gain, position_weight, orientation_weight);
-}
-void DynamicalIk::removeTarget(TargetId t) { impl_->target(t).alive = false; }
-void DynamicalIk::setEnabled(TargetId t, bool enabled) { impl_->target(t).enabled = enabled; }
-void DynamicalIk::setGains(TargetId t, double position_gain, double orientation_gain) {
-  checkFinite(position_gain, "position gain");
-  checkFinite(orientation_gain, "orientation gain");
-  if (position_gain < 0 || orientation_gain < 0) throw InvalidArgument("DynamicalIk: gains must be ≥ 0");
-  Target& x = impl_->target(t);
-  x.kp = position_gain;
-  x.ko = orientation_gain;
-}
-void DynamicalIk::setWeights(TargetId t, double position_weight, double orientation_weight) {
-  checkFinite(position_weight, "position weight");
-  checkFinite(orientation_weight, "orientation weight");
-  if (position_weight < 0 || orientation_weight < 0) throw InvalidArgument("DynamicalIk: weights must be ≥ 0");
-  Target& x = impl_->target(t);
-  x.wp = position_weight;
-  x.wo = orientation_weight;
-}
-int DynamicalIk::numTargets() const {
-  return static_cast<int>(std::count_if(impl_->targets.begin(), impl_->targets.end(), [](const Target& t) { return t.alive; }));
-}
-TargetType DynamicalIk::targetType(TargetId t) const { return impl_->target(t).type; }
-FrameId DynamicalIk::targetFrame(TargetId t) const { return impl_->target(t).frame; }
-
-void DynamicalIk::setTargetPosition(TargetId t, const Vector3d& p, const Vector3d& velocity) {
-  if (!p.allFinite() || !velocity.allFinite()) throw InvalidArgument("setTargetPosition: non-finite position or velocity");
-  Target& x = impl_->target(t);
-  if (!x.hasPosition()) throw InvalidArgument("setTargetPosition: target is orientation-only");
-  x.p = p;
-  x.pdot = velocity;
-  x.has_position = true;
-  x.position_velocity_given = true;
-}
-void DynamicalIk::setTargetPosition(TargetId t, const Vector3d& p) {
-  setTargetPosition(t, p, Vector3d::Zero());
-  impl_->target(t).position_velocity_given = false;
-}
-void DynamicalIk::setTargetOrientation(TargetId t, const Matrix3d& R, const Vector3d& omega) {
-  if (!R.allFinite() || !omega.allFinite()) throw InvalidArgument("setTargetOrientation: non-finite rotation or angular velocity");
-  if ((R.transpose() * R - Matrix3d::Identity()).cwiseAbs().maxCoeff() > 1e-6 || R.determinant() < 0.0)
-    throw InvalidArgument("setTargetOrientation: not a rotation matrix (RᵀR ≠ I or det < 0)");
-  Target& x = impl_->target(t);
-  if (!x.hasOrientation()) throw InvalidArgument("setTargetOrientation: target is position-only");
-  x.R = R;
-  x.omega = omega;
-  x.has_orientation = true;
-  x.orientation_velocity_given = true;
-}
-void DynamicalIk::setTargetOrientation(TargetId t, const Matrix3d& R) {
-  setTargetOrientation(t, R, Vector3d::Zero());
-  impl_->target(t).orientation_velocity_given = false;
-}
+ik::TaskSet& DynamicalIk::tasks() { return impl_->tasks; }
+const ik::TaskSet& DynamicalIk::tasks() const { return impl_->tasks; }
 
 void DynamicalIk::setState(const Configuration& q) {
   if (q.joints.size() != impl_->model.numJoints())

@@ -12,16 +12,13 @@
 
 namespace kinetrack {
 
-const char* toString(SolveStatus s) {
+const char* ik::toString(ik::Status s) {
   switch (s) {
-    case SolveStatus::Converged:
-      return "converged";
-    case SolveStatus::Stationary:
-      return "stationary";
-    case SolveStatus::IterationLimit:
-      return "iteration-limit";
-    case SolveStatus::Failed:
-      return "failed";
+    case ik::Status::Converged: return "converged";
+    case ik::Status::Stationary: return "stationary";
+    case ik::Status::IterationLimit: return "iteration-limit";
+    case ik::Status::Infeasible: return "infeasible";
+    case ik::Status::Failed: return "failed";
   }
   return "?";
 }
@@ -65,16 +62,17 @@ struct InstantaneousIk::Impl {
   VectorXd delta, hdiag;
   double last_damping = 0.0;  // μ at the end of the previous solve (0: none yet)
 
-  Impl(const Model& model, InstantaneousIkOptions o, std::unique_ptr<InstantaneousIkExternalSolver> ext)
+  Impl(std::shared_ptr<const Model> model_ptr, InstantaneousIkOptions o,
+       std::unique_ptr<InstantaneousIkExternalSolver> ext)
       : options(o),
-        problem(model, o.orientation_residual),
+        problem(std::move(model_ptr), o.orientation_residual),
         external(std::move(ext)),
-        rows(static_cast<int>(model.linearConstraints().size())),
-        qp(model.nv(), rows),
-        dense(model.nv(), rows, o.qp),
-        tree(detail::variableTree(model), o.qp),
-        delta(VectorXd::Zero(model.nv())),
-        hdiag(VectorXd::Zero(model.nv())) {
+        rows(problem.numRows()),
+        qp(problem.numVariables(), rows),
+        dense(problem.numVariables(), rows, o.qp),
+        tree(detail::variableTree(problem.model()), o.qp),
+        delta(VectorXd::Zero(problem.numVariables())),
+        hdiag(VectorXd::Zero(problem.numVariables())) {
     checkOptions(o);
     qp.A = problem.rowMatrix();
   }
@@ -107,11 +105,11 @@ struct InstantaneousIk::Impl {
     const bool use_tree = options.sparse_qp && rows == 0;
     for (;;) {
       if (accurate(*e) && feasible()) {
-        res.status = SolveStatus::Converged;
+        res.status = ik::Status::Converged;
         break;
       }
       if (res.iterations >= options.max_iterations) {
-        res.status = SolveStatus::IterationLimit;
+        res.status = ik::Status::IterationLimit;
         break;
       }
       if (!have_model) {  // Gauss–Newton model and bounds at the (new) centre, chart x = δ
@@ -123,7 +121,7 @@ struct InstantaneousIk::Impl {
         // feasible set and is taken whatever it does to F.
         restoring = !feasible();
         if (!qp.g.allFinite() || !hdiag.allFinite()) {
-          res.status = SolveStatus::Failed;
+          res.status = ik::Status::Failed;
           break;
         }
       }
@@ -148,7 +146,7 @@ struct InstantaneousIk::Impl {
       }
       if (usable && !(pred > options.function_tolerance * F)) {
         // No decrease left to predict: the projected gradient vanishes (to round-off).
-        res.status = accurate(*e) && feasible() ? SolveStatus::Converged : SolveStatus::Stationary;
+        res.status = accurate(*e) && feasible() ? ik::Status::Converged : ik::Status::Stationary;
         break;
       }
       double rho = -1.0;
@@ -166,7 +164,7 @@ struct InstantaneousIk::Impl {
         mu = std::max(options.min_damping, mu * std::max(1.0 / 3.0, 1.0 - t * t * t));
         growth = 2.0;
         if (delta.cwiseAbs().maxCoeff() <= options.step_tolerance) {
-          res.status = accurate(*e) && feasible() ? SolveStatus::Converged : SolveStatus::Stationary;
+          res.status = accurate(*e) && feasible() ? ik::Status::Converged : ik::Status::Stationary;
           break;
         }
       } else {
@@ -174,7 +172,7 @@ struct InstantaneousIk::Impl {
         mu *= growth;
         growth *= 2.0;
         if (mu > options.max_damping) {
-          res.status = SolveStatus::Failed;
+          res.status = ik::Status::Failed;
           break;
         }
       }
@@ -192,15 +190,18 @@ struct InstantaneousIk::Impl {
 };
 
 InstantaneousIk::InstantaneousIk(const Model& model, InstantaneousIkOptions options)
-    : InstantaneousIk(model, options, nullptr) {}
-InstantaneousIk::InstantaneousIk(const Model& model, InstantaneousIkOptions options,
+    : InstantaneousIk(std::make_shared<const Model>(model), options, nullptr) {}
+InstantaneousIk::InstantaneousIk(std::shared_ptr<const Model> model, InstantaneousIkOptions options)
+    : InstantaneousIk(std::move(model), options, nullptr) {}
+InstantaneousIk::InstantaneousIk(std::shared_ptr<const Model> model, InstantaneousIkOptions options,
                                  std::unique_ptr<InstantaneousIkExternalSolver> external)
-    : impl_(std::make_unique<Impl>(model, options, std::move(external))) {}
+    : impl_(std::make_unique<Impl>(std::move(model), options, std::move(external))) {}
 InstantaneousIk::~InstantaneousIk() = default;
 InstantaneousIk::InstantaneousIk(InstantaneousIk&&) noexcept = default;
 InstantaneousIk& InstantaneousIk::operator=(InstantaneousIk&&) noexcept = default;
 
 const Model& InstantaneousIk::model() const { return impl_->problem.model(); }
+const std::shared_ptr<const Model>& InstantaneousIk::sharedModel() const { return impl_->problem.sharedModel(); }
 const InstantaneousIkOptions& InstantaneousIk::options() const { return impl_->options; }
 void InstantaneousIk::setOptions(const InstantaneousIkOptions& options) {
   impl_->checkOptions(options);
@@ -212,25 +213,8 @@ void InstantaneousIk::setOptions(const InstantaneousIkOptions& options) {
   impl_->last_damping = 0.0;
 }
 
-TargetId InstantaneousIk::addPositionTarget(std::string_view frame, double weight) {
-  return impl_->problem.addTarget(frame, TargetType::Position, weight, 0.0);
-}
-TargetId InstantaneousIk::addOrientationTarget(std::string_view frame, double weight) {
-  return impl_->problem.addTarget(frame, TargetType::Orientation, 0.0, weight);
-}
-TargetId InstantaneousIk::addPoseTarget(std::string_view frame, double position_weight, double orientation_weight) {
-  return impl_->problem.addTarget(frame, TargetType::Pose, position_weight, orientation_weight);
-}
-void InstantaneousIk::removeTarget(TargetId t) { impl_->problem.removeTarget(t); }
-void InstantaneousIk::setEnabled(TargetId t, bool enabled) { impl_->problem.setEnabled(t, enabled); }
-void InstantaneousIk::setWeights(TargetId t, double position_weight, double orientation_weight) {
-  impl_->problem.setWeights(t, position_weight, orientation_weight);
-}
-int InstantaneousIk::numTargets() const { return impl_->problem.numTargets(); }
-TargetType InstantaneousIk::targetType(TargetId t) const { return impl_->problem.targetType(t); }
-FrameId InstantaneousIk::targetFrame(TargetId t) const { return impl_->problem.targetFrame(t); }
-void InstantaneousIk::setTargetPosition(TargetId t, const Vector3d& p) { impl_->problem.setTargetPosition(t, p); }
-void InstantaneousIk::setTargetOrientation(TargetId t, const Matrix3d& R) { impl_->problem.setTargetOrientation(t, R); }
+ik::TaskSet& InstantaneousIk::tasks() { return impl_->problem.tasks(); }
+const ik::TaskSet& InstantaneousIk::tasks() const { return impl_->problem.tasks(); }
 
 void InstantaneousIk::setState(const Configuration& q) {
   impl_->problem.setCentre(q);

@@ -10,6 +10,7 @@
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "composite_reduction.hpp"
+#include "kinetrack/ik/limits.hpp"
 #include "solver_detail.hpp"
 
 namespace kinetrack {
@@ -18,28 +19,15 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct Target {
-  FrameId frame;
-  LinkId link;
-  TargetType type = TargetType::Pose;
-  double wp = 1.0, wo = 1.0;
-  bool alive = true, enabled = true;
-  bool has_position = false, has_orientation = false;
-  Vector3d p = Vector3d::Zero();
-  Matrix3d R = Matrix3d::Identity();
-  // At the last evaluated point: which residuals count, the frame origin, the residuals and, for
-  // OrientationResidual::Sine, its Jacobian factor L = ½(tr(E)·I − Eᵀ) (∂r_o/∂ω = −L, E = R_t h_oᵀ).
+// Per target, at the last evaluated point: which residuals count, the frame origin, the residuals
+// and, for OrientationResidual::Sine, its Jacobian factor L = ½(tr(E)·I − Eᵀ) (∂r_o/∂ω = −L,
+// E = R_t h_oᵀ).
+struct Residual {
   bool use_p = false, use_o = false;
   Vector3d origin = Vector3d::Zero();
   Vector3d rp = Vector3d::Zero(), ro = Vector3d::Zero();
   Matrix3d L = Matrix3d::Identity();
-  bool hasPosition() const { return type != TargetType::Orientation; }
-  bool hasOrientation() const { return type != TargetType::Position; }
 };
-
-void checkWeight(double w) {
-  if (!std::isfinite(w) || w < 0.0) throw InvalidArgument("InstantaneousIk: weights must be finite and ≥ 0");
-}
 
 // Left Jacobian of SO(3): exp(sk(φ + dφ)) = exp(sk(J_l(φ) dφ))·exp(sk(φ)) to first order, so the
 // world angular velocity of the chart's base rotation is ω = J_l(x_ω)·ẋ_ω.
@@ -61,8 +49,12 @@ Matrix3d leftJacobian(const Vector3d& phi) {
 }  // namespace
 
 struct InstantaneousIkProblem::Impl {
-  Model model;
-  std::vector<Target> targets;
+  std::shared_ptr<const Model> model_ptr;
+  const Model& model;
+  ik::TaskSet tasks;
+  std::vector<Residual> residuals;  // per task id
+  ik::JointLimits joint_limits;
+  ik::RowLimits row_limits;
   // Two kinematic states: the centre and the last evaluated (trial) point; recentre() swaps them.
   Data data[2];
   Configuration q[2];
@@ -75,24 +67,23 @@ struct InstantaneousIkProblem::Impl {
   std::vector<Vector6d> fc;
   std::vector<Vector6d> S;
   std::vector<std::pair<int, int>> pattern;
-  MatrixXd A;
 
   OrientationResidual residual;
 
-  Impl(const Model& m, OrientationResidual r)
-      : model(m),
+  Impl(std::shared_ptr<const Model> m, OrientationResidual r)
+      : model_ptr(std::move(m)),
+        model(*model_ptr),
+        tasks(model_ptr, "InstantaneousIk"),
+        joint_limits(model),
+        row_limits(model),
         data{Data(model), Data(model)},
         q{Configuration(model), Configuration(model)},
         zero(VectorXd::Zero(model.nv())),
         Mc(static_cast<std::size_t>(model.numLinks()), Matrix6d::Zero()),
         fc(static_cast<std::size_t>(model.numLinks()), Vector6d::Zero()),
         S(static_cast<std::size_t>(model.nv()), Vector6d::Zero()),
-        A(MatrixXd::Zero(static_cast<Eigen::Index>(model.linearConstraints().size()), model.nv())),
         residual(r) {
     const int nb = model.nvBase();
-    for (std::size_t r = 0; r < model.linearConstraints().size(); ++r)
-      A.row(static_cast<Eigen::Index>(r)).tail(model.numJoints()) =
-          model.linearConstraints()[r].coefficients.transpose();
     for (int c = 0; c < nb; ++c)
       for (int d = 0; d <= c; ++d) pattern.emplace_back(c, d);
     for (int j = 0; j < model.numJoints(); ++j) {
@@ -101,12 +92,6 @@ struct InstantaneousIkProblem::Impl {
     }
     evaluate(zero);
     centre_slot = eval_slot;
-  }
-
-  Target& target(TargetId t) {
-    if (!t.valid() || t.value >= static_cast<int>(targets.size()) || !targets[static_cast<std::size_t>(t.value)].alive)
-      throw InvalidArgument("InstantaneousIk: invalid or removed target id " + std::to_string(t.value));
-    return targets[static_cast<std::size_t>(t.value)];
   }
 
   const PoseError& evaluate(const Eigen::Ref<const VectorXd>& x) {
@@ -129,30 +114,34 @@ struct InstantaneousIkProblem::Impl {
     PoseError& e = err[slot];
     e = PoseError{};
     double mnte_sum = 0.0;
-    for (Target& t : targets) {
-      t.use_p = t.alive && t.enabled && t.hasPosition() && t.has_position && t.wp > 0.0;
-      t.use_o = t.alive && t.enabled && t.hasOrientation() && t.has_orientation && t.wo > 0.0;
-      if (!t.use_p && !t.use_o) continue;
+    const std::vector<ik::FrameTask>& targets = tasks.all();
+    if (residuals.size() != targets.size()) residuals.resize(targets.size());  // allocates only after adds
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const ik::FrameTask& t = targets[i];
+      Residual& x = residuals[i];
+      x.use_p = t.positionSet() && t.position_weight > 0.0;
+      x.use_o = t.orientationSet() && t.orientation_weight > 0.0;
+      if (!x.use_p && !x.use_o) continue;
       const Transform& F = updateFramePlacement(model, d, t.frame);
-      t.origin = F.p;
-      if (t.use_p) {
-        t.rp = t.p - F.p;
-        const double r2 = t.rp.squaredNorm();
-        e.cost += 0.5 * t.wp * r2;
+      x.origin = F.p;
+      if (x.use_p) {
+        x.rp = t.p - F.p;
+        const double r2 = x.rp.squaredNorm();
+        e.cost += 0.5 * t.position_weight * r2;
         e.max_position = std::max(e.max_position, std::sqrt(r2));
         ++e.position_targets;
       }
-      if (t.use_o) {
+      if (x.use_o) {
         const Matrix3d E = t.R * F.R.transpose();  // world-frame error rotation (SPEC §2.1)
-        t.ro = so3::vee(E);                        // sin θ · axis
+        x.ro = so3::vee(E);                        // sin θ · axis
         const double tr = E.trace();
-        const auto [theta, one_minus_cos] = detail::rotationError(t.ro, tr);  // ½ tr(I − hᵀR) = 1 − cos θ
+        const auto [theta, one_minus_cos] = detail::rotationError(x.ro, tr);  // ½ tr(I − hᵀR) = 1 − cos θ
         if (residual == OrientationResidual::Chordal) {
-          e.cost += t.wo * one_minus_cos;  // ½‖(R_t − h)/√2‖²_F
+          e.cost += t.orientation_weight * one_minus_cos;  // ½‖(R_t − h)/√2‖²_F
         } else {
-          t.L = -0.5 * E.transpose();
-          t.L.diagonal().array() += 0.5 * tr;
-          e.cost += 0.5 * t.wo * t.ro.squaredNorm();
+          x.L = -0.5 * E.transpose();
+          x.L.diagonal().array() += 0.5 * tr;
+          e.cost += 0.5 * t.orientation_weight * x.ro.squaredNorm();
         }
         e.max_orientation = std::max(e.max_orientation, theta);
         mnte_sum += one_minus_cos;
@@ -182,33 +171,37 @@ struct InstantaneousIkProblem::Impl {
     for (auto& M : Mc) M.setZero();
     for (auto& f : fc) f.setZero();
     const Vector3d& ref = kin.link[0].p;
-    for (const Target& t : targets) {
-      if (!t.use_p && !t.use_o) continue;
+    const std::vector<ik::FrameTask>& targets = tasks.all();
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const ik::FrameTask& t = targets[i];
+      const Residual& x = residuals[i];
+      if (!x.use_p && !x.use_o) continue;
       const std::size_t l = static_cast<std::size_t>(t.link.value);
       Matrix6d& M = Mc[l];
       Vector6d& f = fc[l];
-      if (t.use_p) {
-        const Vector3d p = t.origin - ref;
-        const Vector3d wr = t.wp * t.rp;
+      const double wp = t.position_weight, wo = t.orientation_weight;
+      if (x.use_p) {
+        const Vector3d p = x.origin - ref;
+        const Vector3d wr = wp * x.rp;
         f.head<3>() += p.cross(wr);
         f.tail<3>() += wr;
         if (H) {
           const Matrix3d P = so3::skew(p);
-          M.topLeftCorner<3, 3>() -= t.wp * P * P;
-          M.topRightCorner<3, 3>() += t.wp * P;
-          M.bottomLeftCorner<3, 3>() -= t.wp * P;
-          M.bottomRightCorner<3, 3>().diagonal().array() += t.wp;
+          M.topLeftCorner<3, 3>() -= wp * P * P;
+          M.topRightCorner<3, 3>() += wp * P;
+          M.bottomLeftCorner<3, 3>() -= wp * P;
+          M.bottomRightCorner<3, 3>().diagonal().array() += wp;
         }
       }
-      if (t.use_o) {
+      if (x.use_o) {
         if (residual == OrientationResidual::Chordal) {
           // F_o = w(1 − cos θ): gradient −w r_o, Gauss–Newton Hessian w·I (the 9-row residual
           // (R_t − h)/√2 has ‖∂/∂ω‖² = ‖ω‖²) — DYN's QP blocks with r_o in place of v*.
-          f.head<3>() += t.wo * t.ro;
-          if (H) M.topLeftCorner<3, 3>().diagonal().array() += t.wo;
+          f.head<3>() += wo * x.ro;
+          if (H) M.topLeftCorner<3, 3>().diagonal().array() += wo;
         } else {
-          f.head<3>() += t.wo * (t.L.transpose() * t.ro);
-          if (H) M.topLeftCorner<3, 3>().noalias() += t.wo * (t.L.transpose() * t.L);
+          f.head<3>() += wo * (x.L.transpose() * x.ro);
+          if (H) M.topLeftCorner<3, 3>().noalias() += wo * (x.L.transpose() * x.L);
         }
       }
     }
@@ -234,65 +227,25 @@ struct InstantaneousIkProblem::Impl {
 };
 
 InstantaneousIkProblem::InstantaneousIkProblem(const Model& model, OrientationResidual residual)
-    : impl_(std::make_unique<Impl>(model, residual)) {}
+    : InstantaneousIkProblem(std::make_shared<const Model>(model), residual) {}
+InstantaneousIkProblem::InstantaneousIkProblem(std::shared_ptr<const Model> model, OrientationResidual residual)
+    : impl_(std::make_unique<Impl>(std::move(model), residual)) {}
 InstantaneousIkProblem::~InstantaneousIkProblem() = default;
 InstantaneousIkProblem::InstantaneousIkProblem(InstantaneousIkProblem&&) noexcept = default;
 InstantaneousIkProblem& InstantaneousIkProblem::operator=(InstantaneousIkProblem&&) noexcept = default;
 
 const Model& InstantaneousIkProblem::model() const { return impl_->model; }
+const std::shared_ptr<const Model>& InstantaneousIkProblem::sharedModel() const { return impl_->model_ptr; }
 OrientationResidual InstantaneousIkProblem::orientationResidual() const { return impl_->residual; }
 void InstantaneousIkProblem::setOrientationResidual(OrientationResidual residual) {
   impl_->residual = residual;
   refreshCentre();
 }
 int InstantaneousIkProblem::numVariables() const { return impl_->model.nv(); }
-int InstantaneousIkProblem::numRows() const { return static_cast<int>(impl_->model.linearConstraints().size()); }
+int InstantaneousIkProblem::numRows() const { return impl_->row_limits.size(); }
 
-TargetId InstantaneousIkProblem::addTarget(std::string_view frame, TargetType type, double position_weight,
-                                           double orientation_weight) {
-  checkWeight(position_weight);
-  checkWeight(orientation_weight);
-  Target t;
-  t.frame = impl_->model.frameId(frame);
-  t.link = impl_->model.frameLink(t.frame);
-  t.type = type;
-  t.wp = type == TargetType::Orientation ? 0.0 : position_weight;
-  t.wo = type == TargetType::Position ? 0.0 : orientation_weight;
-  impl_->targets.push_back(t);
-  return TargetId(static_cast<std::int32_t>(impl_->targets.size() - 1));
-}
-void InstantaneousIkProblem::removeTarget(TargetId t) { impl_->target(t).alive = false; }
-void InstantaneousIkProblem::setEnabled(TargetId t, bool enabled) { impl_->target(t).enabled = enabled; }
-void InstantaneousIkProblem::setWeights(TargetId t, double position_weight, double orientation_weight) {
-  checkWeight(position_weight);
-  checkWeight(orientation_weight);
-  Target& x = impl_->target(t);
-  x.wp = x.hasPosition() ? position_weight : 0.0;
-  x.wo = x.hasOrientation() ? orientation_weight : 0.0;
-}
-int InstantaneousIkProblem::numTargets() const {
-  return static_cast<int>(
-      std::count_if(impl_->targets.begin(), impl_->targets.end(), [](const Target& t) { return t.alive; }));
-}
-TargetType InstantaneousIkProblem::targetType(TargetId t) const { return impl_->target(t).type; }
-FrameId InstantaneousIkProblem::targetFrame(TargetId t) const { return impl_->target(t).frame; }
-
-void InstantaneousIkProblem::setTargetPosition(TargetId t, const Vector3d& p) {
-  if (!p.allFinite()) throw InvalidArgument("InstantaneousIk::setTargetPosition: non-finite position");
-  Target& x = impl_->target(t);
-  if (!x.hasPosition()) throw InvalidArgument("InstantaneousIk::setTargetPosition: target is orientation-only");
-  x.p = p;
-  x.has_position = true;
-}
-void InstantaneousIkProblem::setTargetOrientation(TargetId t, const Matrix3d& R) {
-  if (!R.allFinite()) throw InvalidArgument("InstantaneousIk::setTargetOrientation: non-finite rotation");
-  if ((R.transpose() * R - Matrix3d::Identity()).cwiseAbs().maxCoeff() > 1e-6 || R.determinant() < 0.0)
-    throw InvalidArgument("InstantaneousIk::setTargetOrientation: not a rotation matrix (RᵀR ≠ I or det < 0)");
-  Target& x = impl_->target(t);
-  if (!x.hasOrientation()) throw InvalidArgument("InstantaneousIk::setTargetOrientation: target is position-only");
-  x.R = R;
-  x.has_orientation = true;
-}
+ik::TaskSet& InstantaneousIkProblem::tasks() { return impl_->tasks; }
+const ik::TaskSet& InstantaneousIkProblem::tasks() const { return impl_->tasks; }
 
 void InstantaneousIkProblem::setCentre(const Configuration& q) {
   const Model& m = impl_->model;
@@ -342,26 +295,12 @@ void InstantaneousIkProblem::chartBounds(Eigen::Ref<VectorXd> lb, Eigen::Ref<Vec
   const VectorXd& s = centre().joints;
   lb.head(nb).setConstant(-kInf);
   ub.head(nb).setConstant(kInf);
-  // ±infinity stays infinite; a finite limit becomes the distance to it.
-  lb.tail(n) = m.lowerPositionLimits() - s;
-  ub.tail(n) = m.upperPositionLimits() - s;
-  for (int r = 0; r < rows; ++r) {
-    const LinearConstraint& row = m.linearConstraints()[static_cast<std::size_t>(r)];
-    const double as = row.coefficients.dot(s);
-    lbA[r] = row.lower - as;
-    ubA[r] = row.upper - as;
-  }
+  impl_->joint_limits.displacementBounds(s, lb.tail(n), ub.tail(n));
+  impl_->row_limits.displacementBounds(s, lbA, ubA);
 }
-const MatrixXd& InstantaneousIkProblem::rowMatrix() const { return impl_->A; }
+const MatrixXd& InstantaneousIkProblem::rowMatrix() const { return impl_->row_limits.matrix(); }
 
-double InstantaneousIkProblem::limitViolation() const {
-  const Model& m = impl_->model;
-  const VectorXd& s = centre().joints;
-  double v = 0.0;
-  for (int j = 0; j < m.numJoints(); ++j)
-    v = std::max({v, m.lowerPositionLimits()[j] - s[j], s[j] - m.upperPositionLimits()[j]});
-  return v;
-}
-double InstantaneousIkProblem::rowViolation() const { return linearRowViolation(impl_->model, centre()); }
+double InstantaneousIkProblem::limitViolation() const { return impl_->joint_limits.violation(centre().joints); }
+double InstantaneousIkProblem::rowViolation() const { return impl_->row_limits.violation(centre().joints); }
 
 }  // namespace kinetrack

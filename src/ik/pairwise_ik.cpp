@@ -35,28 +35,31 @@ int resolveThreads(int threads) {
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
-void checkWeight(double w) {
-  if (!std::isfinite(w) || w < 0.0)
-    throw InvalidArgument("PairwiseIk: weights must be finite and ≥ 0, got " + std::to_string(w));
-}
-
 detail::RotationError angleBetween(const Matrix3d& target, const Matrix3d& actual) {
   const Matrix3d E = target * actual.transpose();
   return detail::rotationError(so3::vee(E), E.trace());
 }
 
-struct Target {
-  FrameId frame;
-  LinkId link;
-  TargetType type = TargetType::Orientation;
-  double weight = 1.0;
-  bool alive = true, enabled = true, has_value = false;
-  Matrix3d R = Matrix3d::Identity();
-  Vector3d p = Vector3d::Zero();
-  // Partition: the subsystem reaching this target and the target's id there (-1: none).
+bool active(const ik::FrameTask& t) { return t.alive && t.enabled && t.weight() > 0.0; }
+bool hasValue(const ik::FrameTask& t) {
+  return t.type == TargetType::Position ? t.has_position : t.has_orientation;
+}
+
+// Pair-wise holds orientation targets and position targets on the root link (they place the base).
+void pairwiseRule(const Model& model, const ik::FrameTask& t, std::string_view frame) {
+  if (t.type == TargetType::Pose)
+    throw InvalidArgument("PairwiseIk: pose target on '" + std::string(frame) +
+                          "': add an orientation target (and a position target on the root link)");
+  if (t.type == TargetType::Position && t.link.value != 0)
+    throw InvalidArgument("PairwiseIk::addPosition: frame '" + std::string(frame) + "' is on link '" +
+                          model.linkName(t.link) + "'; position targets must be on the root link '" +
+                          model.linkName(LinkId(0)) + "' (they place the base; subsystems hold orientations)");
+}
+
+// Where a target sits in the partition: its subsystem and its id there (-1: none).
+struct Placement {
   int subsystem = -1;
   TargetId sub_id;
-  [[nodiscard]] bool active() const { return alive && enabled && weight > 0.0; }
 };
 
 // One subsystem at run time (cache-line aligned: neighbours may run on different threads).
@@ -76,15 +79,18 @@ enum class RowKind : std::uint8_t { Enforced, Untouched, Unenforced };
 }  // namespace
 
 struct PairwiseIk::Impl {
-  Model model;
+  std::shared_ptr<const Model> model_ptr;
+  const Model& model;
   PairwiseIkOptions options;
   int threads = 1;
   std::unique_ptr<detail::WorkerPool> pool;
-  std::vector<Target> targets;
+  ik::TaskSet tasks;
+  std::vector<Placement> placement;  // per task id, as of the last partition
+  std::uint64_t partition_revision = ~std::uint64_t{0}, synced_weights = 0;
   Configuration q;
   Data data;  // forward kinematics of every frame at q
 
-  // Partition (valid unless dirty).
+  // Partition (valid unless dirty or the tasks' structure changed).
   bool dirty = true;
   bool resync = true;  // subsystems must take their joints from q (after setState / re-partition)
   std::vector<Subsystem> subs;
@@ -95,33 +101,31 @@ struct PairwiseIk::Impl {
   std::vector<SolveResult> results;
   int root_orientation = -1, root_position = -1;  // target indices placing the base (-1: none)
 
-  Impl(const Model& m, PairwiseIkOptions o) : model(m), options(o), q(model), data(model) {
+  Impl(std::shared_ptr<const Model> m, PairwiseIkOptions o)
+      : model_ptr(std::move(m)),
+        model(*model_ptr),
+        options(o),
+        tasks(model_ptr, "PairwiseIk", pairwiseRule),
+        q(model),
+        data(model) {
     validate(o);
     threads = resolveThreads(o.threads);
     if (threads > 1) pool = std::make_unique<detail::WorkerPool>(threads, o.spin_microseconds);
     framesForwardKinematics(model, data, q);
   }
 
-  Target& target(TargetId t) {
-    if (!t.valid() || t.value >= static_cast<int>(targets.size()) || !targets[static_cast<std::size_t>(t.value)].alive)
-      throw InvalidArgument("PairwiseIk: invalid or removed target id " + std::to_string(t.value));
-    return targets[static_cast<std::size_t>(t.value)];
-  }
+  bool stale() const { return dirty || tasks.structureRevision() != partition_revision; }
 
-  TargetId addTarget(std::string_view frame, TargetType type, double weight) {
-    checkWeight(weight);
-    Target t;
-    t.frame = model.frameId(frame);
-    t.link = model.frameLink(t.frame);
-    t.type = type;
-    t.weight = weight;
-    if (type == TargetType::Position && t.link.value != 0)
-      throw InvalidArgument("PairwiseIk::addPositionTarget: frame '" + std::string(frame) + "' is on link '" +
-                            model.linkName(t.link) + "'; position targets must be on the root link '" +
-                            model.linkName(LinkId(0)) + "' (they place the base; subsystems hold orientations)");
-    targets.push_back(t);
-    dirty = true;
-    return TargetId(static_cast<std::int32_t>(targets.size() - 1));
+  // Subsystem weights follow the tasks' (a weight change that keeps every task active).
+  void syncWeights() {
+    if (tasks.weightRevision() == synced_weights) return;
+    const std::vector<ik::FrameTask>& targets = tasks.all();
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const Placement& pl = placement[i];
+      if (pl.subsystem >= 0)
+        subs[static_cast<std::size_t>(pl.subsystem)].ik.tasks().setWeights(pl.sub_id, 0.0, targets[i].weight());
+    }
+    synced_weights = tasks.weightRevision();
   }
 
   // ---- partition ------------------------------------------------------------------------------
@@ -156,13 +160,14 @@ struct PairwiseIk::Impl {
     const auto& rows = model.linearConstraints();
     subs.clear();
     infos.clear();
-    for (Target& t : targets) t.subsystem = -1;
+    const std::vector<ik::FrameTask>& targets = tasks.all();
+    placement.assign(targets.size(), Placement{});
     // The first active orientation target of each link, and the root's position target.
     std::vector<int> first(static_cast<std::size_t>(nl), -1);
     root_position = -1;
     for (std::size_t i = 0; i < targets.size(); ++i) {
-      const Target& t = targets[i];
-      if (!t.active()) continue;
+      const ik::FrameTask& t = targets[i];
+      if (!active(t)) continue;
       if (t.type == TargetType::Orientation && first[static_cast<std::size_t>(t.link.value)] < 0)
         first[static_cast<std::size_t>(t.link.value)] = static_cast<int>(i);
       if (t.type == TargetType::Position && root_position < 0) root_position = static_cast<int>(i);
@@ -261,6 +266,8 @@ struct PairwiseIk::Impl {
     });
     results.assign(subs.size(), SolveResult{});
     dirty = false;
+    partition_revision = tasks.structureRevision();
+    synced_weights = tasks.weightRevision();
     resync = true;
   }
 
@@ -280,9 +287,10 @@ struct PairwiseIk::Impl {
       info.joints.push_back(JointId(j));
     }
     std::vector<int> mine;
+    const std::vector<ik::FrameTask>& targets = tasks.all();
     for (std::size_t i = 0; i < targets.size(); ++i) {
-      Target& t = targets[i];
-      if (!t.active() || t.type != TargetType::Orientation || t.link.value == 0 || subOfJoint(t.link.value - 1) != s)
+      const ik::FrameTask& t = targets[i];
+      if (!active(t) || t.type != TargetType::Orientation || t.link.value == 0 || subOfJoint(t.link.value - 1) != s)
         continue;
       mine.push_back(static_cast<int>(i));
       const std::string& frame = model.frameName(t.frame);
@@ -295,14 +303,15 @@ struct PairwiseIk::Impl {
       b.addLinearConstraint(row.name, rowTermsOf(model, row), row.lower, row.upper, row.velocity_bound);
     }
     info.rows = rows;
-    Subsystem sub{InstantaneousIk(b.build(), options.solver), joints, {}, info.parent_link.value == 0 ? -1 : ref,
+    Subsystem sub{InstantaneousIk(std::make_shared<const Model>(b.build()), options.solver), joints, {}, info.parent_link.value == 0 ? -1 : ref,
                   info.parent_link, Configuration(), SolveResult{}, nullptr};
     sub.warm = Configuration(sub.ik.model());
     for (int i : mine) {
-      Target& t = targets[static_cast<std::size_t>(i)];
-      t.subsystem = s;
-      t.sub_id = sub.ik.addOrientationTarget(model.frameName(t.frame), t.weight);
-      sub.targets.emplace_back(i, t.sub_id);
+      const ik::FrameTask& t = targets[static_cast<std::size_t>(i)];
+      Placement& pl = placement[static_cast<std::size_t>(i)];
+      pl.subsystem = s;
+      pl.sub_id = sub.ik.tasks().addOrientation(model.frameName(t.frame), {.weight = t.weight()});
+      sub.targets.emplace_back(i, pl.sub_id);
     }
     subs.push_back(std::move(sub));
     infos.push_back(std::move(info));
@@ -314,8 +323,8 @@ struct PairwiseIk::Impl {
   // removed), else the link's orientation at the state before this solve; the base on the root.
   Matrix3d parentOrientation(const Subsystem& s) const {
     if (s.reference < 0) return q.base_rotation;
-    const Target& t = targets[static_cast<std::size_t>(s.reference)];
-    if (!t.has_value) return data.link[static_cast<std::size_t>(s.parent_link.value)].R;
+    const ik::FrameTask& t = tasks.all()[static_cast<std::size_t>(s.reference)];
+    if (!hasValue(t)) return data.link[static_cast<std::size_t>(s.parent_link.value)].R;
     return t.R * model.framePlacement(t.frame).R.transpose();
   }
 
@@ -325,8 +334,8 @@ struct PairwiseIk::Impl {
     try {
       const Matrix3d R_AW = parentOrientation(s).transpose();
       for (const auto& [full, sub_id] : s.targets) {
-        const Target& t = targets[static_cast<std::size_t>(full)];
-        if (t.has_value) s.ik.setTargetOrientation(sub_id, R_AW * t.R);
+        const ik::FrameTask& t = tasks.all()[static_cast<std::size_t>(full)];
+        if (hasValue(t)) s.ik.tasks().setOrientation(sub_id, R_AW * t.R);
       }
       if (resync) {
         for (std::size_t k = 0; k < s.joints.size(); ++k)
@@ -350,17 +359,18 @@ struct PairwiseIk::Impl {
   void placeBase() {
     if (model.baseType() != BaseType::Floating) return;
     if (root_orientation >= 0) {
-      const Target& t = targets[static_cast<std::size_t>(root_orientation)];
-      if (t.has_value) q.base_rotation = t.R * model.framePlacement(t.frame).R.transpose();
+      const ik::FrameTask& t = tasks.all()[static_cast<std::size_t>(root_orientation)];
+      if (hasValue(t)) q.base_rotation = t.R * model.framePlacement(t.frame).R.transpose();
     }
     if (root_position >= 0) {
-      const Target& t = targets[static_cast<std::size_t>(root_position)];
-      if (t.has_value) q.base_position = t.p - q.base_rotation * model.framePlacement(t.frame).p;
+      const ik::FrameTask& t = tasks.all()[static_cast<std::size_t>(root_position)];
+      if (hasValue(t)) q.base_position = t.p - q.base_rotation * model.framePlacement(t.frame).p;
     }
   }
 
   PairwiseSolveResult solve() {
-    if (dirty) partition();
+    if (stale()) partition();
+    syncWeights();
     const auto t0 = std::chrono::steady_clock::now();
     placeBase();
     const int count = static_cast<int>(subs.size());
@@ -383,9 +393,9 @@ struct PairwiseIk::Impl {
     for (int i = 0; i < count; ++i) {
       const SolveResult& r = subs[static_cast<std::size_t>(i)].result;
       results[static_cast<std::size_t>(i)] = r;
-      res.status = std::max(res.status, r.status);
-      res.not_converged += r.status != SolveStatus::Converged;
-      res.max_iterations = std::max(res.max_iterations, r.iterations);
+      res.status = ik::worst(res.status, r.status);
+      res.not_converged += r.status != ik::Status::Converged;
+      res.iterations = std::max(res.iterations, r.iterations);
       res.total_iterations += r.iterations;
       res.max_pair_orientation_error = std::max(res.max_pair_orientation_error, r.max_orientation_error);
     }
@@ -398,8 +408,8 @@ struct PairwiseIk::Impl {
   void evaluateErrors(PairwiseSolveResult& res) const {
     int count = 0;
     double sum = 0.0;
-    for (const Target& t : targets) {
-      if (!t.active() || !t.has_value) continue;
+    for (const ik::FrameTask& t : tasks.all()) {
+      if (!active(t) || !hasValue(t)) continue;
       const Transform& F = data.frame[static_cast<std::size_t>(t.frame.value)];
       if (t.type == TargetType::Position) {
         res.max_position_error = std::max(res.max_position_error, (t.p - F.p).norm());
@@ -424,12 +434,15 @@ struct PairwiseIk::Impl {
 };
 
 PairwiseIk::PairwiseIk(const Model& model, PairwiseIkOptions options)
-    : impl_(std::make_unique<Impl>(model, options)) {}
+    : PairwiseIk(std::make_shared<const Model>(model), options) {}
+PairwiseIk::PairwiseIk(std::shared_ptr<const Model> model, PairwiseIkOptions options)
+    : impl_(std::make_unique<Impl>(std::move(model), options)) {}
 PairwiseIk::~PairwiseIk() = default;
 PairwiseIk::PairwiseIk(PairwiseIk&&) noexcept = default;
 PairwiseIk& PairwiseIk::operator=(PairwiseIk&&) noexcept = default;
 
 const Model& PairwiseIk::model() const { return impl_->model; }
+const std::shared_ptr<const Model>& PairwiseIk::sharedModel() const { return impl_->model_ptr; }
 const PairwiseIkOptions& PairwiseIk::options() const { return impl_->options; }
 int PairwiseIk::threads() const { return impl_->threads; }
 
@@ -445,57 +458,8 @@ void PairwiseIk::setOptions(const PairwiseIkOptions& options) {
   impl_->dirty = true;  // new solver options or merge rule: rebuild the subsystems
 }
 
-TargetId PairwiseIk::addOrientationTarget(std::string_view frame, double weight) {
-  return impl_->addTarget(frame, TargetType::Orientation, weight);
-}
-TargetId PairwiseIk::addPositionTarget(std::string_view frame, double weight) {
-  return impl_->addTarget(frame, TargetType::Position, weight);
-}
-void PairwiseIk::removeTarget(TargetId t) {
-  impl_->target(t).alive = false;
-  impl_->dirty = true;
-}
-void PairwiseIk::setEnabled(TargetId t, bool enabled) {
-  Target& x = impl_->target(t);
-  if (x.enabled == enabled) return;
-  x.enabled = enabled;
-  impl_->dirty = true;
-}
-void PairwiseIk::setWeight(TargetId t, double weight) {
-  checkWeight(weight);
-  Target& x = impl_->target(t);
-  const bool was_active = x.active();
-  x.weight = weight;
-  if (was_active != x.active())
-    impl_->dirty = true;
-  else if (!impl_->dirty && x.subsystem >= 0)
-    impl_->subs[static_cast<std::size_t>(x.subsystem)].ik.setWeights(x.sub_id, 0.0, weight);
-}
-int PairwiseIk::numTargets() const {
-  return static_cast<int>(
-      std::count_if(impl_->targets.begin(), impl_->targets.end(), [](const Target& t) { return t.alive; }));
-}
-TargetType PairwiseIk::targetType(TargetId t) const { return impl_->target(t).type; }
-FrameId PairwiseIk::targetFrame(TargetId t) const { return impl_->target(t).frame; }
-
-void PairwiseIk::setTargetOrientation(TargetId t, const Matrix3d& R) {
-  if (!R.allFinite()) throw InvalidArgument("PairwiseIk::setTargetOrientation: non-finite rotation");
-  if ((R.transpose() * R - Matrix3d::Identity()).cwiseAbs().maxCoeff() > 1e-6 || R.determinant() < 0.0)
-    throw InvalidArgument("PairwiseIk::setTargetOrientation: not a rotation matrix (RᵀR ≠ I or det < 0)");
-  Target& x = impl_->target(t);
-  if (x.type != TargetType::Orientation)
-    throw InvalidArgument("PairwiseIk::setTargetOrientation: target is position-only");
-  x.R = R;
-  x.has_value = true;
-}
-void PairwiseIk::setTargetPosition(TargetId t, const Vector3d& p) {
-  if (!p.allFinite()) throw InvalidArgument("PairwiseIk::setTargetPosition: non-finite position");
-  Target& x = impl_->target(t);
-  if (x.type != TargetType::Position)
-    throw InvalidArgument("PairwiseIk::setTargetPosition: target is orientation-only");
-  x.p = p;
-  x.has_value = true;
-}
+ik::TaskSet& PairwiseIk::tasks() { return impl_->tasks; }
+const ik::TaskSet& PairwiseIk::tasks() const { return impl_->tasks; }
 
 void PairwiseIk::setState(const Configuration& q) {
   const Model& m = impl_->model;
@@ -514,11 +478,11 @@ const Data& PairwiseIk::data() const { return impl_->data; }
 PairwiseSolveResult PairwiseIk::solve() { return impl_->solve(); }
 
 const std::vector<PairwiseSubsystem>& PairwiseIk::subsystems() {
-  if (impl_->dirty) impl_->partition();
+  if (impl_->stale()) impl_->partition();
   return impl_->infos;
 }
 const std::vector<int>& PairwiseIk::unenforcedRows() {
-  if (impl_->dirty) impl_->partition();
+  if (impl_->stale()) impl_->partition();
   return impl_->unenforced;
 }
 const std::vector<SolveResult>& PairwiseIk::subsystemResults() const { return impl_->results; }

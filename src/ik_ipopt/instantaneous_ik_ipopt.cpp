@@ -262,13 +262,13 @@ class IpoptSolver final : public InstantaneousIkExternalSolver {
         case Ipopt::Solve_Succeeded:
         case Ipopt::Solved_To_Acceptable_Level:
         case Ipopt::User_Requested_Stop:
-          res.status = SolveStatus::Stationary;
+          res.status = ik::Status::Stationary;
           break;
         case Ipopt::Maximum_Iterations_Exceeded:
-          res.status = SolveStatus::IterationLimit;
+          res.status = ik::Status::IterationLimit;
           break;
         default:
-          res.status = SolveStatus::Failed;
+          res.status = ik::Status::Failed;
           break;
       }
       if (x != nullptr) {
@@ -278,17 +278,17 @@ class IpoptSolver final : public InstantaneousIkExternalSolver {
         const PoseError& e = problem.evaluate(t.x_eval);
         ++res.evaluations;
         // After a failure keep the warm start unless the last iterate is better.
-        if (std::isfinite(e.cost) && (res.status != SolveStatus::Failed || e.cost <= start_cost)) problem.recentre();
+        if (std::isfinite(e.cost) && (res.status != ik::Status::Failed || e.cost <= start_cost)) problem.recentre();
       }
     } else if (!start_ok) {
-      res.status = initialized_ ? SolveStatus::IterationLimit : SolveStatus::Failed;
+      res.status = initialized_ ? ik::Status::IterationLimit : ik::Status::Failed;
     }
     const PoseError& e = problem.centreError();
     res.limit_violation = problem.limitViolation();
     res.row_violation = problem.rowViolation();
     if (withinTolerances(e, options) && res.limit_violation <= options.feasibility_tolerance &&
         res.row_violation <= options.feasibility_tolerance)
-      res.status = SolveStatus::Converged;
+      res.status = ik::Status::Converged;
     res.cost = e.cost;
     res.max_orientation_error = e.max_orientation;
     res.max_position_error = e.max_position;
@@ -309,10 +309,13 @@ std::unique_ptr<InstantaneousIkExternalSolver> makeIpoptInstantaneousIkSolver() 
   return std::make_unique<IpoptSolver>();
 }
 
-InstantaneousIk makeInstantaneousIk(const Model& model, InstantaneousIkOptions options) {
+InstantaneousIk makeInstantaneousIk(std::shared_ptr<const Model> model, InstantaneousIkOptions options) {
   if (options.backend == InstantaneousIkBackend::Ipopt)
-    return InstantaneousIk(model, options, makeIpoptInstantaneousIkSolver());
-  return InstantaneousIk(model, options);
+    return InstantaneousIk(std::move(model), options, makeIpoptInstantaneousIkSolver());
+  return InstantaneousIk(std::move(model), options);
+}
+InstantaneousIk makeInstantaneousIk(const Model& model, InstantaneousIkOptions options) {
+  return makeInstantaneousIk(std::make_shared<const Model>(model), options);
 }
 
 }  // namespace kinetrack

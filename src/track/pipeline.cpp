@@ -122,17 +122,21 @@ TrackRecord runTracking(const Model& model, const Capture& capture, const Retarg
   if (truth != nullptr && static_cast<int>(truth->size()) != clip.numFrames())
     throw InvalidArgument("runTracking: ground truth has " + std::to_string(truth->size()) + " frames, the clip " +
                           std::to_string(clip.numFrames()));
-  ClipTracker tracker = options.make_frame_solver
-                            ? ClipTracker(model, clip, plan.bindings, plan.alignment, options.make_frame_solver(model))
-                            : ClipTracker(model, clip, plan.bindings, plan.alignment, options);
+  checkBindings(clip, plan.bindings);
+  TrackerOptions o = options;
+  o.first_frame_interval = meanFrameInterval(clip);
+  StreamTracker tracker(std::make_shared<const Model>(model), streamTargets(plan.bindings), o);
   tracker.setState(plan.initial);
   std::optional<SphericalJointError> meter;
   if (truth != nullptr) meter.emplace(model, clip);
+  std::vector<Matrix3d> R(plan.bindings.size(), Matrix3d::Identity());
+  std::vector<Vector3d> p(plan.bindings.size(), Vector3d::Zero());
   TrackRecord record;
   record.reserve(static_cast<std::size_t>(clip.numFrames()));
   for (int f = 0; f < clip.numFrames(); ++f) {
     const auto t0 = std::chrono::steady_clock::now();
-    const FrameOutcome o = tracker.track(f);
+    const bool valid = clipFrameTargets(clip, plan.bindings, plan.alignment, f, R, p);
+    const FrameOutcome o = tracker.track(clip.times[static_cast<std::size_t>(f)], R, p, valid);
     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
     double err2 = 0.0;
     int count = 0;

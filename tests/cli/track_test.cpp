@@ -190,7 +190,7 @@ TEST(CliTrack, BadInputExitsTwoWithAMessageAndNoOutput) {
       {"unknown model", {"--model", "human99", "--input", "{bvh}"}, "human99"},
       {"bad map file", {"--model", "human66", "--input", "{bvh}", "--map", badmap}, "map.json"},
       {"bad calibration", {"--model", "human66", "--input", "{bvh}", "--calibration", "frame:99999"}, "frame:99999"},
-      {"bad gain", {"--model", "human66", "--input", "{bvh}", "--gain", "2.5"}, "gain"},
+      {"bad kappa", {"--model", "human66", "--input", "{bvh}", "--kappa", "2.5"}, "kappa"},
       {"from-clip needs bvh", {"--model", "from-clip", "--input", goodcsv}, "from-clip"},
   };
   for (const BadTrack& c : cases) {

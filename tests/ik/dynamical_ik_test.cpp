@@ -96,9 +96,9 @@ struct TargetFeeder {
       : model(ik.model()), data(ik.model()), J(6, ik.model().nv()) {
     for (const auto& name : orientation_frames) {
       frames.push_back(model.frameId(name));
-      orientation.push_back(ik.addOrientationTarget(name, gain));
+      orientation.push_back(ik.tasks().addOrientation(name, {.gain = gain}));
     }
-    position.push_back(ik.addPositionTarget(position_frame, gain));
+    position.push_back(ik.tasks().addPosition(position_frame, {.gain = gain}));
     frames.push_back(model.frameId(position_frame));
   }
   void feed(DynamicalIk& ik, const Configuration& q, const VectorXd& nu, bool with_velocity = true) {
@@ -109,14 +109,14 @@ struct TargetFeeder {
       const Transform& F = data.frame[static_cast<std::size_t>(frames[i].value)];
       if (i < orientation.size()) {
         if (with_velocity)
-          ik.setTargetOrientation(orientation[i], F.R, v.tail<3>());
+          ik.tasks().setOrientation(orientation[i], F.R, v.tail<3>());
         else
-          ik.setTargetOrientation(orientation[i], F.R);
+          ik.tasks().setOrientation(orientation[i], F.R);
       } else {
         if (with_velocity)
-          ik.setTargetPosition(position[0], F.p, v.head<3>());
+          ik.tasks().setPosition(position[0], F.p, v.head<3>());
         else
-          ik.setTargetPosition(position[0], F.p);
+          ik.tasks().setPosition(position[0], F.p);
       }
     }
   }
@@ -253,14 +253,14 @@ TEST(DynamicalIk, ConvergesFromZeroToStaticOrientationsUpTo170Degrees) {
   double initial = 0.0;
   std::vector<TargetId> ids;
   for (const auto& s : kSegments) {
-    const TargetId id = ik.addOrientationTarget(s, 10.0);
+    const TargetId id = ik.tasks().addOrientation(s, {.gain = 10.0});
     const Vector3d axis = Vector3d(n(rng), n(rng), n(rng)).normalized();
     const double th = angle(rng);
-    ik.setTargetOrientation(id, so3::exp(th * axis));  // every segment starts th away (q = 0)
+    ik.tasks().setOrientation(id, so3::exp(th * axis));  // every segment starts th away (q = 0)
     initial += 1.0 - std::cos(th);
   }
-  const TargetId pos = ik.addPositionTarget("Pelvis", 10.0);
-  ik.setTargetPosition(pos, Vector3d(0.3, -0.2, 1.0));
+  const TargetId pos = ik.tasks().addPosition("Pelvis", {.gain = 10.0});
+  ik.tasks().setPosition(pos, Vector3d(0.3, -0.2, 1.0));
   EXPECT_NEAR(ik.mnte(), initial / kSegments.size(), 1e-12);
   EXPECT_GT(ik.mnte(), 1.0);
   for (int k = 0; k < 1500; ++k) ik.step(0.01);
@@ -272,8 +272,8 @@ TEST(DynamicalIk, EscapesTheExactlyOppositeOrientation) {
   // solver leave it.
   const Model m = makeHuman66();
   DynamicalIk ik(m);
-  const TargetId id = ik.addOrientationTarget("Pelvis", 10.0);
-  ik.setTargetOrientation(id, so3::exp(M_PI * Vector3d(1.0, 2.0, -0.5).normalized()));
+  const TargetId id = ik.tasks().addOrientation("Pelvis", {.gain = 10.0});
+  ik.tasks().setOrientation(id, so3::exp(M_PI * Vector3d(1.0, 2.0, -0.5).normalized()));
   EXPECT_NEAR(ik.mnte(), 2.0, 1e-12);
   int k = 0;
   while (ik.mnte() > 1e-10 && k < 3000) {
@@ -333,10 +333,10 @@ TEST(DynamicalIk, AStateOutsideALimitReturnsInside) {
   const JointId knee = m.jointId("jRightKnee_roty");  // limits [0°, 135°]
   q.joints[knee.value] = -0.3;
   ik.setState(q);
-  const TargetId id = ik.addOrientationTarget("RightLowerLeg", 10.0);
+  const TargetId id = ik.tasks().addOrientation("RightLowerLeg", {.gain = 10.0});
   Data d(m);
   forwardKinematics(m, d, q);
-  ik.setTargetOrientation(id, updateFramePlacement(m, d, m.frameId("RightLowerLeg")).R);  // target wants −0.3 too
+  ik.tasks().setOrientation(id, updateFramePlacement(m, d, m.frameId("RightLowerLeg")).R);  // target wants −0.3 too
   double previous = 0.3;
   for (int k = 0; k < 200; ++k) {
     const StepResult r = ik.step(0.01);
@@ -353,8 +353,8 @@ TEST(DynamicalIk, AStateOutsideALimitReturnsInside) {
 double finalMnteForGain(double gain, double dt, bool* flagged) {
   const Model m = makeHuman66();
   DynamicalIk ik(m);
-  const TargetId id = ik.addOrientationTarget("RightForeArm", gain);
-  ik.setTargetOrientation(id, so3::exp(Vector3d(0.3, 0.2, -0.4)));
+  const TargetId id = ik.tasks().addOrientation("RightForeArm", {.gain = gain});
+  ik.tasks().setOrientation(id, so3::exp(Vector3d(0.3, 0.2, -0.4)));
   *flagged = false;
   for (int k = 0; k < 300; ++k) {
     const StepResult r = ik.step(dt);
@@ -376,9 +376,9 @@ TEST(DynamicalIk, DiscreteGainBelowTwoConvergesAboveTwoDivergesAndIsReported) {
 TEST(DynamicalIk, ADivergedStateIsHeldAndReportedNotThrown) {
   const Model m = makeHuman66();
   DynamicalIk ik(m);
-  const TargetId id = ik.addPoseTarget("RightHand", 300.0, 300.0);  // K·Δt = 3
-  ik.setTargetOrientation(id, so3::exp(Vector3d(0.3, 0.2, -0.4)));
-  ik.setTargetPosition(id, Vector3d(0.5, -0.5, 0.5));
+  const TargetId id = ik.tasks().addPose("RightHand", {.gain = 300.0}, {.gain = 300.0});  // K·Δt = 3
+  ik.tasks().setOrientation(id, so3::exp(Vector3d(0.3, 0.2, -0.4)));
+  ik.tasks().setPosition(id, Vector3d(0.5, -0.5, 0.5));
   bool non_finite = false;
   for (int k = 0; k < 3000 && !non_finite; ++k) {
     StepResult r;
@@ -395,8 +395,8 @@ TEST(DynamicalIk, PerStepGainModeKeepsKDtConstantUnderVariableDt) {
   DynamicalIkOptions o;
   o.gain_mode = GainMode::PerStep;
   DynamicalIk ik(m, o);
-  const TargetId id = ik.addOrientationTarget("Head", 0.5);  // κ = K·Δt = 0.5
-  ik.setTargetOrientation(id, so3::exp(Vector3d(0.5, -0.3, 0.2)));
+  const TargetId id = ik.tasks().addOrientation("Head", {.gain = 0.5});  // κ = K·Δt = 0.5
+  ik.tasks().setOrientation(id, so3::exp(Vector3d(0.5, -0.3, 0.2)));
   std::mt19937_64 rng(9);
   std::uniform_real_distribution<double> u(0.002, 0.05);
   for (int k = 0; k < 100; ++k) {
@@ -429,7 +429,7 @@ TEST(DynamicalIk, BaseOrientationStaysOrthonormalWithBaumgarte) {
 #endif
   const Model m = floatingBody();
   DynamicalIk ik(m);
-  const TargetId id = ik.addOrientationTarget("base", 5.0);
+  const TargetId id = ik.tasks().addOrientation("base", {.gain = 5.0});
   // A target spinning at 2 rad/s about a tilted axis, given with its velocity.
   const Vector3d w = 2.0 * Vector3d(1.0, -0.5, 0.8).normalized();
   Matrix3d R = Matrix3d::Identity();
@@ -439,7 +439,7 @@ TEST(DynamicalIk, BaseOrientationStaysOrthonormalWithBaumgarte) {
   for (int k = 0; k < kSteps; ++k) {
     R = step_rotation * R;
     if (k % 1000 == 0) R = so3::project(R);
-    ik.setTargetOrientation(id, R, w);
+    ik.tasks().setOrientation(id, R, w);
     ik.step(dt);
     const Matrix3d& B = ik.state().base_rotation;
     worst = std::max(worst, (B.transpose() * B - Matrix3d::Identity()).cwiseAbs().maxCoeff());
@@ -483,28 +483,28 @@ TEST(DynamicalIk, StepDoesNotAllocate) {
 TEST(DynamicalIk, TargetsCanBeDisabledRemovedAndReweighted) {
   const Model m = makeHuman66();
   DynamicalIk ik(m);
-  const TargetId head = ik.addOrientationTarget("Head", 10.0);
-  const TargetId hand = ik.addOrientationTarget("RightHand", 10.0);
-  ik.setTargetOrientation(head, so3::exp(Vector3d(0, 0, 1)));
-  ik.setTargetOrientation(hand, so3::exp(Vector3d(0.5, 0, 0)));
-  ik.setEnabled(hand, false);
+  const TargetId head = ik.tasks().addOrientation("Head", {.gain = 10.0});
+  const TargetId hand = ik.tasks().addOrientation("RightHand", {.gain = 10.0});
+  ik.tasks().setOrientation(head, so3::exp(Vector3d(0, 0, 1)));
+  ik.tasks().setOrientation(hand, so3::exp(Vector3d(0.5, 0, 0)));
+  ik.tasks().setEnabled(hand, false);
   ik.step(0.01);
   const double neck = ik.state().joints[m.jointId("jT1C7_rotz").value];
   EXPECT_EQ(ik.state().joints[m.jointId("jRightWrist_rotx").value], 0.0);  // disabled: untouched
   EXPECT_NE(neck, 0.0);
-  ik.setEnabled(hand, true);
-  ik.setWeights(hand, 0.0, 2.0);
-  ik.setGains(hand, 0.0, 20.0);
-  ik.removeTarget(head);
-  EXPECT_EQ(ik.numTargets(), 1);
-  EXPECT_THROW(ik.setTargetOrientation(head, Matrix3d::Identity()), InvalidArgument);
+  ik.tasks().setEnabled(hand, true);
+  ik.tasks().setWeights(hand, 0.0, 2.0);
+  ik.tasks().setGains(hand, 0.0, 20.0);
+  ik.tasks().remove(head);
+  EXPECT_EQ(ik.tasks().size(), 1);
+  EXPECT_THROW(ik.tasks().setOrientation(head, Matrix3d::Identity()), InvalidArgument);
   for (int k = 0; k < 200; ++k) ik.step(0.01);
   EXPECT_LT(ik.mnte(), 1e-10);
-  EXPECT_THROW(ik.addOrientationTarget("NoSuchFrame"), InvalidArgument);
+  EXPECT_THROW(ik.tasks().addOrientation("NoSuchFrame"), InvalidArgument);
   EXPECT_THROW(ik.step(0.0), InvalidArgument);
   EXPECT_THROW(ik.step(std::nan("")), InvalidArgument);
-  EXPECT_THROW(ik.setTargetOrientation(hand, 2.0 * Matrix3d::Identity()), InvalidArgument);
-  EXPECT_THROW(ik.setTargetPosition(hand, Vector3d::Zero()), InvalidArgument);  // orientation-only
+  EXPECT_THROW(ik.tasks().setOrientation(hand, 2.0 * Matrix3d::Identity()), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setPosition(hand, Vector3d::Zero()), InvalidArgument);  // orientation-only
 }
 
 TEST(DynamicalIk, CompositeHessianEqualsTheStackedJacobianForm) {
@@ -528,12 +528,12 @@ TEST(DynamicalIk, CompositeHessianEqualsTheStackedJacobianForm) {
   for (std::size_t i = 0; i < frames.size(); ++i) {
     const FrameId f = m.frameId(frames[i]);
     const double wp = w(rng), wo = w(rng), kp = 3.0, ko = 7.0;
-    const TargetId id = ik.addPoseTarget(frames[i], kp, ko, wp, wo);
+    const TargetId id = ik.tasks().addPose(frames[i], {.weight = wp, .gain = kp}, {.weight = wo, .gain = ko});
     const Transform& F = d.frame[static_cast<std::size_t>(f.value)];
     const Vector3d pt = F.p + Vector3d(0.1, -0.2, 0.05 * i), vt(0.3, 0.1, -0.2), wt(-0.1, 0.4, 0.2);
     const Matrix3d Rt = so3::exp(Vector3d(0.2, -0.1, 0.3 + 0.1 * i)) * F.R;
-    ik.setTargetPosition(id, pt, vt);
-    ik.setTargetOrientation(id, Rt, wt);
+    ik.tasks().setPosition(id, pt, vt);
+    ik.tasks().setOrientation(id, Rt, wt);
     frameJacobian(m, d, f, J);
     Vector6d vstar;
     vstar << vt + kp * (pt - F.p), wt + ko * so3::vee(Rt * F.R.transpose());
@@ -563,10 +563,10 @@ TEST(DynamicalIk, HessianStaysAccurateFarFromTheWorldOrigin) {
   MatrixXd H = MatrixXd::Zero(m.nv(), m.nv());
   Matrix6Xd J(6, m.nv());
   for (const auto& s : {"Head", "RightHand", "LeftFoot"}) {
-    const TargetId id = ik.addPoseTarget(s, 10.0, 10.0);
+    const TargetId id = ik.tasks().addPose(s, {.gain = 10.0}, {.gain = 10.0});
     const FrameId f = m.frameId(s);
-    ik.setTargetPosition(id, d.frame[static_cast<std::size_t>(f.value)].p + Vector3d(0.1, 0, 0));
-    ik.setTargetOrientation(id, d.frame[static_cast<std::size_t>(f.value)].R);
+    ik.tasks().setPosition(id, d.frame[static_cast<std::size_t>(f.value)].p + Vector3d(0.1, 0, 0));
+    ik.tasks().setOrientation(id, d.frame[static_cast<std::size_t>(f.value)].R);
     frameJacobian(m, d, f, J);
     H += J.transpose() * J;
   }
@@ -591,11 +591,11 @@ TEST(DynamicalIk, HighDiscreteGainsConvergeOnTheWholeBody) {
   for (double K : {120.0, 140.0, 170.0}) {
     DynamicalIk ik(m);
     for (const auto& s : kSegments) {
-      const TargetId id = ik.addOrientationTarget(s, K);
-      ik.setTargetOrientation(id, d.frame[static_cast<std::size_t>(m.frameId(s).value)].R);
+      const TargetId id = ik.tasks().addOrientation(s, {.gain = K});
+      ik.tasks().setOrientation(id, d.frame[static_cast<std::size_t>(m.frameId(s).value)].R);
     }
-    const TargetId p = ik.addPositionTarget("Pelvis", K);
-    ik.setTargetPosition(p, target.base_position);
+    const TargetId p = ik.tasks().addPosition("Pelvis", {.gain = K});
+    ik.tasks().setPosition(p, target.base_position);
     for (int k = 0; k < 1000; ++k) ik.step(0.01);
     EXPECT_LT(ik.mnte(), 1e-10) << "K = " << K;
   }
@@ -610,8 +610,8 @@ TEST(DynamicalIk, ResidualIsWorldFrameAndSatisfiedTargetsGiveZeroVelocity) {
   Data d(m);
   framesForwardKinematics(m, d, q);
   for (const auto& s : kSegments) {
-    const TargetId id = ik.addOrientationTarget(s, 10.0);
-    ik.setTargetOrientation(id, d.frame[static_cast<std::size_t>(m.frameId(s).value)].R);
+    const TargetId id = ik.tasks().addOrientation(s, {.gain = 10.0});
+    ik.tasks().setOrientation(id, d.frame[static_cast<std::size_t>(m.frameId(s).value)].R);
   }
   const StepResult r = ik.step(0.01);
   EXPECT_LT(r.residual_norm, 1e-12);

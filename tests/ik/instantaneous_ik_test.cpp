@@ -63,7 +63,7 @@ RecoveryStats recover(const Model& m, const InstantaneousIkOptions& options, con
   RecoveryStats s;
   testing::forRandomRecoveries(ik, targets, cases, seed, range, [&](const Configuration& truth, const SolveResult& r) {
     ++s.cases;
-    s.converged += r.status == SolveStatus::Converged;
+    s.converged += r.status == ik::Status::Converged;
     s.max_iterations = std::max(s.max_iterations, r.iterations);
     s.worst_orientation = std::max(s.worst_orientation, r.max_orientation_error);
     s.worst_position = std::max(s.worst_position, r.max_position_error);
@@ -98,9 +98,9 @@ TEST(InstantaneousIkProblem, GradientMatchesFiniteDifferencesInTheChart) {
     ik.setState(randomConfiguration(m, rng));
     const std::vector<std::string> frames = {"Head", "RightHand", "LeftFoot", "RightHandCOM", "T8"};
     for (std::size_t i = 0; i < frames.size(); ++i) {
-      const TargetId t = ik.addPoseTarget(frames[i], 0.5 + i, 2.0 - 0.3 * i);
-      ik.setTargetPosition(t, Vector3d(0.3 * i, -0.2, 1.0));
-      ik.setTargetOrientation(t, so3::exp(Vector3d(0.4, -1.0 + 0.5 * i, 2.0)));
+      const TargetId t = ik.tasks().addPose(frames[i], {.weight = 0.5 + i}, {.weight = 2.0 - 0.3 * i});
+      ik.tasks().setPosition(t, Vector3d(0.3 * i, -0.2, 1.0));
+      ik.tasks().setOrientation(t, so3::exp(Vector3d(0.4, -1.0 + 0.5 * i, 2.0)));
     }
     InstantaneousIkProblem& p = ik.problem();
     p.refreshCentre();
@@ -248,14 +248,14 @@ TEST(InstantaneousIk, SineResidualHasASpuriousMinimumAtPiTheChordalOneDoesNot) {
     o.orientation_residual = residual;
     o.max_iterations = 200;
     InstantaneousIk ik(m, o);
-    const TargetId t = ik.addOrientationTarget("Head");
-    ik.setTargetOrientation(t, so3::exp(2.6 * Vector3d(1.0, 2.0, -0.5).normalized()));
+    const TargetId t = ik.tasks().addOrientation("Head");
+    ik.tasks().setOrientation(t, so3::exp(2.6 * Vector3d(1.0, 2.0, -0.5).normalized()));
     const SolveResult r = ik.solve();
     if (residual == OrientationResidual::Chordal) {
-      EXPECT_EQ(r.status, SolveStatus::Converged);
+      EXPECT_EQ(r.status, ik::Status::Converged);
       EXPECT_LT(ik.mnte(), 1e-12);
     } else {
-      EXPECT_EQ(r.status, SolveStatus::Stationary) << toString(r.status);
+      EXPECT_EQ(r.status, ik::Status::Stationary) << toString(r.status);
       EXPECT_NEAR(r.max_orientation_error, M_PI, 1e-3);
       EXPECT_LT(r.cost, 1e-12);  // sin²θ vanishes there
     }
@@ -308,8 +308,8 @@ void expectSameOptimum(const Model& m, const std::vector<std::string>& frames, c
   if (linearRowViolation(m, q0) > 0.0) q0.joints = feasibleRandom(m, rng).joints;
   const OutOfReachOutcome native = solveFrom(m, InstantaneousIkBackend::Native, frames, root, far, q0);
   const OutOfReachOutcome ipopt = solveFrom(m, InstantaneousIkBackend::Ipopt, frames, root, far, q0);
-  EXPECT_EQ(native.result.status, SolveStatus::Stationary) << toString(native.result.status);
-  EXPECT_EQ(ipopt.result.status, SolveStatus::Stationary) << toString(ipopt.result.status);
+  EXPECT_EQ(native.result.status, ik::Status::Stationary) << toString(native.result.status);
+  EXPECT_EQ(ipopt.result.status, ik::Status::Stationary) << toString(ipopt.result.status);
   EXPECT_GT(native.result.cost, 1e-3);  // really out of reach
   EXPECT_NEAR(native.result.cost, ipopt.result.cost, 1e-9 * native.result.cost);
   const OutOfReachOutcome native_from_ipopt = solveFrom(m, InstantaneousIkBackend::Native, frames, root, far, ipopt.q);
@@ -371,11 +371,11 @@ TEST(InstantaneousIk, AStateOutsideALimitReturnsInsideEvenWhenTheTargetWantsItTh
     Data d(m);
     forwardKinematics(m, d, q);
     for (const char* segment : {"RightUpperLeg", "RightLowerLeg"}) {  // satisfied at −0.3 only
-      const TargetId id = ik.addOrientationTarget(segment);
-      ik.setTargetOrientation(id, updateFramePlacement(m, d, m.frameId(segment)).R);
+      const TargetId id = ik.tasks().addOrientation(segment);
+      ik.tasks().setOrientation(id, updateFramePlacement(m, d, m.frameId(segment)).R);
     }
     const SolveResult r = ik.solve();
-    EXPECT_EQ(r.status, SolveStatus::Stationary) << toString(r.status);
+    EXPECT_EQ(r.status, ik::Status::Stationary) << toString(r.status);
     EXPECT_LE(r.limit_violation, 1e-9);
     EXPECT_NEAR(ik.state().joints[knee.value], 0.0, 1e-7);  // at the limit (Ipopt: just inside)
     EXPECT_GT(r.cost, 1e-3);
@@ -397,7 +397,7 @@ TEST(InstantaneousIk, TracksASmoothMotionAt100HzWithFewIterations) {
         const Configuration truth = smoothMotion(m, 0.01 * k);
         targets.set(ik, truth);
         const SolveResult r = ik.solve();
-        converged += r.status == SolveStatus::Converged;
+        converged += r.status == ik::Status::Converged;
         worst_iterations = std::max(worst_iterations, r.iterations);
         worst_joint = std::max(worst_joint, jointError(ik.state(), truth));
         ASSERT_LE(r.limit_violation, 1e-9);
@@ -423,12 +423,12 @@ TEST(InstantaneousIk, IterationCapIsReported) {
     ik.setState(perturbed(m, truth, rng, 0.2, 0.3));
     targets.set(ik, truth);
     const SolveResult r = ik.solve();
-    EXPECT_EQ(r.status, SolveStatus::IterationLimit);
+    EXPECT_EQ(r.status, ik::Status::IterationLimit);
     EXPECT_EQ(r.iterations, 1);
     EXPECT_LT(r.cost, r.initial_cost);
     o.max_iterations = 50;
     ik.setOptions(o);
-    EXPECT_EQ(ik.solve().status, SolveStatus::Converged);
+    EXPECT_EQ(ik.solve().status, ik::Status::Converged);
   }
 }
 
@@ -441,7 +441,7 @@ TEST(InstantaneousIk, SatisfiedTargetsNeedNoIteration) {
   ik.setState(q);
   targets.set(ik, q);
   const SolveResult r = ik.solve();
-  EXPECT_EQ(r.status, SolveStatus::Converged);
+  EXPECT_EQ(r.status, ik::Status::Converged);
   EXPECT_EQ(r.iterations, 0);
   EXPECT_EQ(ik.state().joints, q.joints);
   EXPECT_LT(ik.mnte(), 1e-20);
@@ -465,40 +465,40 @@ TEST(InstantaneousIk, NativeSolveDoesNotAllocate) {
 TEST(InstantaneousIk, TargetsCanBeDisabledRemovedAndReweighted) {
   const Model m = makeHuman66();
   InstantaneousIk ik(m);
-  const TargetId head = ik.addOrientationTarget("Head");
-  const TargetId hand = ik.addOrientationTarget("RightHand");
-  ik.setTargetOrientation(head, so3::exp(Vector3d(0, 0, 1)));
-  ik.setTargetOrientation(hand, so3::exp(Vector3d(0.5, 0, 0)));
-  ik.setEnabled(hand, false);
-  EXPECT_EQ(ik.solve().status, SolveStatus::Converged);
+  const TargetId head = ik.tasks().addOrientation("Head");
+  const TargetId hand = ik.tasks().addOrientation("RightHand");
+  ik.tasks().setOrientation(head, so3::exp(Vector3d(0, 0, 1)));
+  ik.tasks().setOrientation(hand, so3::exp(Vector3d(0.5, 0, 0)));
+  ik.tasks().setEnabled(hand, false);
+  EXPECT_EQ(ik.solve().status, ik::Status::Converged);
   EXPECT_EQ(ik.state().joints[m.jointId("jRightWrist_rotx").value], 0.0);  // disabled: untouched
-  ik.setEnabled(hand, true);
-  ik.setWeights(hand, 0.0, 2.0);
-  ik.removeTarget(head);
-  EXPECT_EQ(ik.numTargets(), 1);
-  EXPECT_EQ(ik.targetType(hand), TargetType::Orientation);
-  EXPECT_EQ(ik.targetFrame(hand), m.frameId("RightHand"));
-  EXPECT_THROW(ik.setTargetOrientation(head, Matrix3d::Identity()), InvalidArgument);
-  EXPECT_EQ(ik.solve().status, SolveStatus::Converged);
+  ik.tasks().setEnabled(hand, true);
+  ik.tasks().setWeights(hand, 0.0, 2.0);
+  ik.tasks().remove(head);
+  EXPECT_EQ(ik.tasks().size(), 1);
+  EXPECT_EQ(ik.tasks().type(hand), TargetType::Orientation);
+  EXPECT_EQ(ik.tasks().frame(hand), m.frameId("RightHand"));
+  EXPECT_THROW(ik.tasks().setOrientation(head, Matrix3d::Identity()), InvalidArgument);
+  EXPECT_EQ(ik.solve().status, ik::Status::Converged);
   EXPECT_LT(ik.mnte(), 1e-12);
 }
 
 TEST(InstantaneousIk, BadArgumentsThrow) {
   const Model m = makeHuman66();
   InstantaneousIk ik(m);
-  const TargetId o = ik.addOrientationTarget("Head");
-  const TargetId p = ik.addPositionTarget("Pelvis");
-  EXPECT_THROW(ik.addOrientationTarget("NoSuchFrame"), InvalidArgument);
-  EXPECT_THROW(ik.addPositionTarget("Head", -1.0), InvalidArgument);
-  EXPECT_THROW(ik.addPoseTarget("Head", 1.0, std::nan("")), InvalidArgument);
-  EXPECT_THROW(ik.setWeights(o, 1.0, kInf), InvalidArgument);
-  EXPECT_THROW(ik.setTargetOrientation(o, 2.0 * Matrix3d::Identity()), InvalidArgument);
-  EXPECT_THROW(ik.setTargetOrientation(o, -Matrix3d::Identity()), InvalidArgument);  // det < 0
-  EXPECT_THROW(ik.setTargetPosition(o, Vector3d::Zero()), InvalidArgument);          // orientation-only
-  EXPECT_THROW(ik.setTargetOrientation(p, Matrix3d::Identity()), InvalidArgument);   // position-only
-  EXPECT_THROW(ik.setTargetPosition(p, Vector3d(0, std::nan(""), 0)), InvalidArgument);
-  EXPECT_THROW(ik.setTargetPosition(TargetId(7), Vector3d::Zero()), InvalidArgument);
-  EXPECT_THROW(ik.setEnabled(TargetId(), true), InvalidArgument);
+  const TargetId o = ik.tasks().addOrientation("Head");
+  const TargetId p = ik.tasks().addPosition("Pelvis");
+  EXPECT_THROW(ik.tasks().addOrientation("NoSuchFrame"), InvalidArgument);
+  EXPECT_THROW(ik.tasks().addPosition("Head", {.weight = -1.0}), InvalidArgument);
+  EXPECT_THROW(ik.tasks().addPose("Head", {.weight = 1.0}, {.weight = std::nan("")}), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setWeights(o, 1.0, kInf), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setOrientation(o, 2.0 * Matrix3d::Identity()), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setOrientation(o, -Matrix3d::Identity()), InvalidArgument);  // det < 0
+  EXPECT_THROW(ik.tasks().setPosition(o, Vector3d::Zero()), InvalidArgument);          // orientation-only
+  EXPECT_THROW(ik.tasks().setOrientation(p, Matrix3d::Identity()), InvalidArgument);   // position-only
+  EXPECT_THROW(ik.tasks().setPosition(p, Vector3d(0, std::nan(""), 0)), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setPosition(TargetId(7), Vector3d::Zero()), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setEnabled(TargetId(), true), InvalidArgument);
   Configuration bad(m);
   bad.joints.resize(3);
   EXPECT_THROW(ik.setState(bad), InvalidArgument);

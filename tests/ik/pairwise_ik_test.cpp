@@ -58,8 +58,8 @@ RecoveryStats recover(const Model& m, const std::vector<std::string>& frames, co
   RecoveryStats s;
   testing::forRandomRecoveries(ik, targets, cases, seed, range, [&](const Configuration& truth, const PairwiseSolveResult& r) {
     ++s.cases;
-    s.converged += r.status == SolveStatus::Converged;
-    s.max_iterations = std::max(s.max_iterations, r.max_iterations);
+    s.converged += r.status == ik::Status::Converged;
+    s.max_iterations = std::max(s.max_iterations, r.iterations);
     s.worst_pair = std::max(s.worst_pair, r.max_pair_orientation_error);
     s.worst_world = std::max(s.worst_world, r.max_orientation_error);
     s.worst_independent = std::max(s.worst_independent, targets.maxAngle(ik.state(), truth));
@@ -168,7 +168,7 @@ TEST(PairwiseIk, ABranchWithoutATargetBecomesOneSubsystemWithSeveralChildren) {
   ik.setState(perturbed(m, truth, rng, 0.1, 0.2));
   targets.set(ik, truth);
   const PairwiseSolveResult r = ik.solve();
-  EXPECT_EQ(r.status, SolveStatus::Converged);
+  EXPECT_EQ(r.status, ik::Status::Converged);
   EXPECT_LE(r.max_orientation_error, kWorldTolerance);
 }
 
@@ -185,7 +185,7 @@ TEST(PairwiseIk, JointsOnNoPathKeepTheirValues) {
   const Configuration start = feasibleRandom(m, rng);
   ik.setState(start);
   targets.set(ik, feasibleRandom(m, rng));
-  EXPECT_EQ(ik.solve().status, SolveStatus::Converged);
+  EXPECT_EQ(ik.solve().status, ik::Status::Converged);
   for (const char* side : {"Right", "Left"})
     for (const char* axis : {"rotx", "roty", "rotz"}) {
       for (const std::string& joint :
@@ -226,7 +226,7 @@ TEST(PairwiseIk, ATenTimesTighterPairToleranceKeepsEveryWorldErrorWithinTheLoose
       ik.setState(perturbed(m, truth, rng, 0.1, 0.3));
       targets.set(ik, truth);
       const PairwiseSolveResult r = ik.solve();
-      EXPECT_EQ(r.status, SolveStatus::Converged);
+      EXPECT_EQ(r.status, ik::Status::Converged);
       EXPECT_LE(r.max_pair_orientation_error, 1e-7);
       EXPECT_LE(r.max_orientation_error, 1e-6) << m.name();
       EXPECT_LE(targets.maxAngle(ik.state(), truth), 1e-6) << m.name();
@@ -251,7 +251,7 @@ TEST(PairwiseIk, Human48OutOfReachTargetsKeepTheLimits) {
     ik.setState(feasibleRandom(m, rng));
     targets.set(ik, far);
     const PairwiseSolveResult r = ik.solve();
-    EXPECT_NE(r.status, SolveStatus::Converged);
+    EXPECT_NE(r.status, ik::Status::Converged);
     EXPECT_GT(r.not_converged, 10);  // (a few Euler triples past the limits have an equivalent inside)
     EXPECT_LE(r.limit_violation, 1e-9);
     EXPECT_LE(positionLimitViolation(m, ik.state()), 1e-9);
@@ -279,7 +279,7 @@ TEST(PairwiseIk, ICubWithTheRetargetingMapEnforcesEveryCoupledRow) {
     ik.setState(perturbed(m, truth, rng, 0.05, 0.2));
     targets.set(ik, truth);
     const PairwiseSolveResult r = ik.solve();
-    EXPECT_EQ(r.status, SolveStatus::Converged);
+    EXPECT_EQ(r.status, ik::Status::Converged);
     EXPECT_LE(r.max_pair_orientation_error, 1e-6);
     EXPECT_LE(r.max_orientation_error, kWorldTolerance);
     EXPECT_LE(r.limit_violation, 1e-9);
@@ -309,7 +309,7 @@ TEST(PairwiseIk, ICubWithEveryLinkTargetedReportsTheRowsItCannotEnforce) {
       ik.setState(perturbed(m, truth, rng, 0.05, 0.2));
       targets.set(ik, truth);
       const PairwiseSolveResult r = ik.solve();
-      EXPECT_EQ(r.status, SolveStatus::Converged) << toString(r.status);
+      EXPECT_EQ(r.status, ik::Status::Converged) << toString(r.status);
       EXPECT_LE(r.max_pair_orientation_error, 1e-6);
       EXPECT_LE(r.max_orientation_error, kWorldTolerance);
       EXPECT_LE(r.limit_violation, 1e-9);
@@ -351,8 +351,8 @@ TEST(PairwiseIk, TracksASmoothMotionAt100HzWithFewIterations) {
     for (int k = 1; k <= 300; ++k) {
       targets.set(ik, smoothMotion(m, 0.01 * k));
       const PairwiseSolveResult r = ik.solve();
-      converged += r.status == SolveStatus::Converged;
-      worst_iterations = std::max(worst_iterations, r.max_iterations);
+      converged += r.status == ik::Status::Converged;
+      worst_iterations = std::max(worst_iterations, r.iterations);
       worst = std::max(worst, r.max_orientation_error);
       ASSERT_LE(r.limit_violation, 1e-9);
       EXPECT_GT(r.wall_time, 0.0);
@@ -399,13 +399,13 @@ TEST(PairwiseIk, ManyThreadsAndFewSubsystemsWork) {
   for (int k = 0; k < 50; ++k) {
     targets.set(ik, smoothMotion(m, 0.01 * k));
     const PairwiseSolveResult r = ik.solve();
-    EXPECT_EQ(r.status, SolveStatus::Converged);
+    EXPECT_EQ(r.status, ik::Status::Converged);
     EXPECT_LE(r.max_orientation_error, kWorldTolerance);
   }
   o.threads = 0;  // one per hardware thread
   ik.setOptions(o);
   EXPECT_GE(ik.threads(), 1);
-  EXPECT_EQ(ik.solve().status, SolveStatus::Converged);
+  EXPECT_EQ(ik.solve().status, ik::Status::Converged);
 }
 
 // ---- targets, allocation, API ---------------------------------------------------------------
@@ -416,8 +416,8 @@ TEST(PairwiseIk, DisablingATargetMergesItsTwoPairs) {
   Targets targets(ik, humanSegmentNames(), "Pelvis");
   ASSERT_EQ(ik.subsystems().size(), 22u);
   const TargetId forearm = targets.orientation[9];
-  ASSERT_EQ(m.frameName(ik.targetFrame(forearm)), "RightForeArm");
-  ik.setEnabled(forearm, false);
+  ASSERT_EQ(m.frameName(ik.tasks().frame(forearm)), "RightForeArm");
+  ik.tasks().setEnabled(forearm, false);
   ASSERT_EQ(ik.subsystems().size(), 21u);  // upper arm → hand: elbow and wrist, 6 joints
   const auto merged = std::find_if(ik.subsystems().begin(), ik.subsystems().end(), [&](const PairwiseSubsystem& s) {
     return m.linkName(s.child_links.front()) == "RightHand";
@@ -429,19 +429,19 @@ TEST(PairwiseIk, DisablingATargetMergesItsTwoPairs) {
   const Configuration truth = feasibleRandom(m, rng);
   targets.set(ik, truth);
   ik.setState(perturbed(m, truth, rng, 0.1, 0.2));
-  EXPECT_EQ(ik.solve().status, SolveStatus::Converged);
-  ik.setWeight(forearm, 0.0);  // weight 0 is inactive too
-  ik.setEnabled(forearm, true);
+  EXPECT_EQ(ik.solve().status, ik::Status::Converged);
+  ik.tasks().setWeight(forearm, 0.0);  // weight 0 is inactive too
+  ik.tasks().setEnabled(forearm, true);
   EXPECT_EQ(ik.subsystems().size(), 21u);
-  ik.setWeight(forearm, 2.0);
+  ik.tasks().setWeight(forearm, 2.0);
   EXPECT_EQ(ik.subsystems().size(), 22u);
-  ik.setWeight(forearm, 3.0);  // same partition, new weight in its subsystem
+  ik.tasks().setWeight(forearm, 3.0);  // same partition, new weight in its subsystem
   EXPECT_EQ(ik.subsystems().size(), 22u);
-  ik.removeTarget(forearm);
-  EXPECT_EQ(ik.numTargets(), 23);
+  ik.tasks().remove(forearm);
+  EXPECT_EQ(ik.tasks().size(), 23);
   EXPECT_EQ(ik.subsystems().size(), 21u);
   const PairwiseSolveResult r = ik.solve();
-  EXPECT_EQ(r.status, SolveStatus::Converged);
+  EXPECT_EQ(r.status, ik::Status::Converged);
   EXPECT_LE(r.max_orientation_error, kWorldTolerance);
   EXPECT_LT(ik.mnte(), 1e-12);
 }
@@ -449,19 +449,19 @@ TEST(PairwiseIk, DisablingATargetMergesItsTwoPairs) {
 TEST(PairwiseIk, TheBaseComesFromTheRootTargets) {
   const Model m = makeHuman66();
   PairwiseIk ik(m, withThreads(1));
-  const TargetId o = ik.addOrientationTarget("Pelvis");
-  const TargetId p = ik.addPositionTarget("Pelvis");
+  const TargetId o = ik.tasks().addOrientation("Pelvis");
+  const TargetId p = ik.tasks().addPosition("Pelvis");
   const Matrix3d R = so3::exp(Vector3d(0.3, -0.2, 1.0));
-  ik.setTargetOrientation(o, R);
-  ik.setTargetPosition(p, Vector3d(1.0, 2.0, 0.9));
+  ik.tasks().setOrientation(o, R);
+  ik.tasks().setPosition(p, Vector3d(1.0, 2.0, 0.9));
   const PairwiseSolveResult r = ik.solve();
   EXPECT_EQ(r.subsystems, 0);
   EXPECT_EQ(ik.state().base_rotation, R);
   EXPECT_EQ(ik.state().base_position, Vector3d(1.0, 2.0, 0.9));
   EXPECT_LT(r.max_orientation_error, 1e-15);  // FK round-off only
   EXPECT_LT(r.max_position_error, 1e-15);
-  EXPECT_EQ(ik.targetType(p), TargetType::Position);
-  EXPECT_EQ(ik.targetFrame(o), m.frameId("Pelvis"));
+  EXPECT_EQ(ik.tasks().type(p), TargetType::Position);
+  EXPECT_EQ(ik.tasks().frame(o), m.frameId("Pelvis"));
 }
 
 long allocationsOfOneSolve(const Model& m, int threads) {
@@ -478,18 +478,18 @@ TEST(PairwiseIk, SolveDoesNotAllocate) {
 TEST(PairwiseIk, BadArgumentsThrow) {
   const Model m = makeHuman66();
   PairwiseIk ik(m, withThreads(1));
-  const TargetId o = ik.addOrientationTarget("Head");
-  const TargetId p = ik.addPositionTarget("Pelvis");
-  EXPECT_THROW(ik.addOrientationTarget("NoSuchFrame"), InvalidArgument);
-  EXPECT_THROW(ik.addPositionTarget("Head"), InvalidArgument);  // not on the root link
-  EXPECT_THROW(ik.addOrientationTarget("Head", -1.0), InvalidArgument);
-  EXPECT_THROW(ik.setWeight(o, std::nan("")), InvalidArgument);
-  EXPECT_THROW(ik.setTargetOrientation(o, 2.0 * Matrix3d::Identity()), InvalidArgument);
-  EXPECT_THROW(ik.setTargetOrientation(o, -Matrix3d::Identity()), InvalidArgument);
-  EXPECT_THROW(ik.setTargetPosition(o, Vector3d::Zero()), InvalidArgument);
-  EXPECT_THROW(ik.setTargetOrientation(p, Matrix3d::Identity()), InvalidArgument);
-  EXPECT_THROW(ik.setTargetPosition(p, Vector3d(0, std::nan(""), 0)), InvalidArgument);
-  EXPECT_THROW(ik.setEnabled(TargetId(9), true), InvalidArgument);
+  const TargetId o = ik.tasks().addOrientation("Head");
+  const TargetId p = ik.tasks().addPosition("Pelvis");
+  EXPECT_THROW(ik.tasks().addOrientation("NoSuchFrame"), InvalidArgument);
+  EXPECT_THROW(ik.tasks().addPosition("Head"), InvalidArgument);  // not on the root link
+  EXPECT_THROW(ik.tasks().addOrientation("Head", {.weight = -1.0}), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setWeight(o, std::nan("")), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setOrientation(o, 2.0 * Matrix3d::Identity()), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setOrientation(o, -Matrix3d::Identity()), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setPosition(o, Vector3d::Zero()), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setOrientation(p, Matrix3d::Identity()), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setPosition(p, Vector3d(0, std::nan(""), 0)), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setEnabled(TargetId(9), true), InvalidArgument);
   Configuration bad(m);
   bad.joints.resize(3);
   EXPECT_THROW(ik.setState(bad), InvalidArgument);

@@ -40,16 +40,16 @@ struct FkTargets {
   FkTargets(Ik& ik, const std::vector<std::string>& names, const std::string& root_name) : model(ik.model()), data(ik.model()) {
     for (const auto& name : names) {
       frames.push_back(model.frameId(name));
-      orientation.push_back(ik.addOrientationTarget(name));
+      orientation.push_back(ik.tasks().addOrientation(name));
     }
     root = model.frameId(root_name);
-    position = ik.addPositionTarget(root_name);
+    position = ik.tasks().addPosition(root_name);
   }
   void set(Ik& ik, const Configuration& q) {
     framesForwardKinematics(model, data, q);
     for (std::size_t i = 0; i < frames.size(); ++i)
-      ik.setTargetOrientation(orientation[i], data.frame[static_cast<std::size_t>(frames[i].value)].R);
-    ik.setTargetPosition(position, data.frame[static_cast<std::size_t>(root.value)].p);
+      ik.tasks().setOrientation(orientation[i], data.frame[static_cast<std::size_t>(frames[i].value)].R);
+    ik.tasks().setPosition(position, data.frame[static_cast<std::size_t>(root.value)].p);
   }
   /// Largest angle (rad) between the targets of `truth` and their frames at q, computed here
   /// (independent of the solver's report).

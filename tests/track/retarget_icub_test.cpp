@@ -28,7 +28,7 @@ Check retargetAndCheck(const Model& robot, const std::string& path, track::Track
   const track::Capture capture = track::loadCapture(path);
   const auto pairs = track::composeMaps(io::resolveSegmentMap(capture.clip.segment_names, ""), io::builtinRobotMap("icub"));
   const track::Retargeting plan = track::planTracking(robot, capture, pairs);
-  o.ik.use_model_velocity_limits = true;
+  o.dynamical.use_model_velocity_limits = true;
   Check c;
   Configuration previous;
   double t_prev = 0.0;
@@ -85,7 +85,8 @@ TEST(RetargetIcub, PairwiseBaselineKeepsTheLimitsAndRows) {
   if (files.empty()) GTEST_SKIP() << "../shared/data not found";
   files.resize(std::min<std::size_t>(files.size(), 3));
   track::TrackerOptions o;
-  o.make_frame_solver = [](const Model& m) { return track::makeFrameSolver(PairwiseIk(m, PairwiseIkOptions{2, 200.0, {}, true})); };
+  o.method = track::Method::Pairwise;
+  o.pairwise = PairwiseIkOptions{2, 200.0, {}, true};
   for (const std::string& f : files) {
     SCOPED_TRACE(f);
     const Check c = retargetAndCheck(robot, f, o);

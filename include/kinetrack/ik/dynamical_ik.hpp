@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "kinetrack/core/types.hpp"
-#include "kinetrack/ik/target.hpp"
+#include "kinetrack/ik/limits.hpp"
+#include "kinetrack/ik/status.hpp"
+#include "kinetrack/ik/tasks.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/model/model.hpp"
@@ -88,8 +90,12 @@ struct DynamicalIkOptions {
   qp::Options qp;                   ///< QP solver options
 };
 
-/// Outcome of one step. Numerical trouble is reported here, never thrown.
-struct StepResult {
+/// Outcome of one step (status, QP steps = 1, limit and row violations at q_k: ik::Result).
+/// Numerical trouble is reported here, never thrown. status: Converged when the QP was solved,
+/// Infeasible / IterationLimit from the QP, Failed for non-finite data or a non-convex QP (ν = 0,
+/// state held). Unlike the per-frame solvers, `mnte` is at q_{k−1}, where the step evaluates its
+/// residuals (DynamicalIk::mnte() gives it at q_k).
+struct StepResult : ik::Result {
   qp::Status qp_status = qp::Status::Optimal;
   int qp_iterations = 0;
   int active_bounds = 0;
@@ -100,46 +106,32 @@ struct StepResult {
   /// ν was set to 0; the state is held.
   bool non_finite = false;
   double residual_norm = 0.0;      ///< ‖r‖ at q_{k−1} (before the step)
-  double mnte = 0.0;               ///< MNTE of the orientation targets at q_{k−1}
-  double limit_violation = 0.0;    ///< largest position-limit violation at q_k (rad or m)
-  double row_violation = 0.0;      ///< largest linear-constraint violation at q_k
 };
 
 /// The DYN solver for one model. Built once; targets may be added, removed, enabled and
 /// re-weighted between steps. step() does not allocate (adding a target does).
 class DynamicalIk {
  public:
+  /// Copies `model` (or shares it: docs/conventions.md, ownership).
   explicit DynamicalIk(const Model& model, DynamicalIkOptions options = {});
+  explicit DynamicalIk(std::shared_ptr<const Model> model, DynamicalIkOptions options = {});
   ~DynamicalIk();
   DynamicalIk(DynamicalIk&&) noexcept;
   DynamicalIk& operator=(DynamicalIk&&) noexcept;
 
   [[nodiscard]] const Model& model() const;
+  [[nodiscard]] const std::shared_ptr<const Model>& sharedModel() const;
   [[nodiscard]] const DynamicalIkOptions& options() const;
   /// Changing options between steps is allowed (the QP's sizes do not depend on them).
   void setOptions(const DynamicalIkOptions& options);
 
-  // --- targets -------------------------------------------------------------------------------
-  /// Adds a target on a model frame (throws InvalidArgument listing frames for an unknown name).
-  /// Gains K in 1/s (or κ with GainMode::PerStep) and weights (the QP's W) per component.
-  TargetId addPositionTarget(std::string_view frame, double gain = 10.0, double weight = 1.0);
-  TargetId addOrientationTarget(std::string_view frame, double gain = 10.0, double weight = 1.0);
-  TargetId addPoseTarget(std::string_view frame, double position_gain = 10.0, double orientation_gain = 10.0,
-                         double position_weight = 1.0, double orientation_weight = 1.0);
-  void removeTarget(TargetId t);
-  void setEnabled(TargetId t, bool enabled);
-  void setGains(TargetId t, double position_gain, double orientation_gain);
-  void setWeights(TargetId t, double position_weight, double orientation_weight);
-  [[nodiscard]] int numTargets() const;  ///< live (not removed) targets
-  [[nodiscard]] TargetType targetType(TargetId t) const;
-  [[nodiscard]] FrameId targetFrame(TargetId t) const;
-
-  /// Target measurements for the next step. Velocities are world-frame (ṗ in m/s, ω in rad/s);
-  /// the overloads without velocity use options().velocity_source.
-  void setTargetPosition(TargetId t, const Vector3d& p, const Vector3d& velocity);
-  void setTargetPosition(TargetId t, const Vector3d& p);
-  void setTargetOrientation(TargetId t, const Matrix3d& R, const Vector3d& omega);
-  void setTargetOrientation(TargetId t, const Matrix3d& R);
+  // --- targets ---------------------------------------------------------------------------------
+  /// The targets (ik/tasks.hpp): positions, orientations and poses on model frames with weights
+  /// W (the QP's, per component) and gains K in 1/s (or κ with GainMode::PerStep). Values and
+  /// their velocities are set between steps; a value given without velocity uses
+  /// options().velocity_source.
+  [[nodiscard]] ik::TaskSet& tasks();
+  [[nodiscard]] const ik::TaskSet& tasks() const;
 
   // --- state ---------------------------------------------------------------------------------
   /// Sets q (and clears ν); throws InvalidArgument on a wrong size or non-finite value.

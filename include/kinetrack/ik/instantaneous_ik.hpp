@@ -23,7 +23,7 @@
 #include <memory>
 #include <string_view>
 
-#include "kinetrack/ik/target.hpp"
+#include "kinetrack/ik/status.hpp"
 #include "kinetrack/ik/instantaneous_ik_problem.hpp"
 #include "kinetrack/qp/qp.hpp"
 
@@ -39,15 +39,6 @@ enum class IpoptHessian : std::uint8_t {
   GaussNewton,    ///< Σ JᵀWJ (exact Jacobians; the residual-curvature term dropped)
   LimitedMemory,  ///< Ipopt's L-BFGS (hessian_approximation = limited-memory)
 };
-
-/// How a solve ended. Numerical outcomes are reported here, never thrown.
-enum class SolveStatus : std::uint8_t {
-  Converged,       ///< every target within the pose-error tolerances, limits and rows hold
-  Stationary,      ///< a constrained minimum that misses the tolerances (targets out of reach)
-  IterationLimit,  ///< max_iterations reached first; the state is the best iterate found
-  Failed,          ///< no decrease possible (damping overflow, non-finite values, QP failure)
-};
-const char* toString(SolveStatus s);
 
 struct InstantaneousIkOptions {
   InstantaneousIkBackend backend = InstantaneousIkBackend::Native;
@@ -91,10 +82,9 @@ inline bool withinTolerances(const PoseError& e, const InstantaneousIkOptions& o
   return e.max_orientation <= o.orientation_tolerance && e.max_position <= o.position_tolerance;
 }
 
-/// Outcome of one solve.
-struct SolveResult {
-  SolveStatus status = SolveStatus::Converged;
-  int iterations = 0;                  ///< Native: QP solves (accepted + rejected); Ipopt: its iterations
+/// Outcome of one solve (ik::Result: status, iterations — Native: QP solves, accepted and
+/// rejected; Ipopt: its iterations —, MNTE, limit and row violations at the returned state).
+struct SolveResult : ik::Result {
   int rejected_steps = 0;              ///< Native: steps rejected by the decrease test
   int qp_iterations = 0;               ///< Native: active-set changes summed over the QPs
   int evaluations = 0;                 ///< residual evaluations (forward kinematics passes)
@@ -102,9 +92,6 @@ struct SolveResult {
   double cost = 0.0;                   ///< F at the returned state
   double max_orientation_error = 0.0;  ///< rad, at the returned state
   double max_position_error = 0.0;     ///< m
-  double mnte = 0.0;                   ///< MNTE at the returned state
-  double limit_violation = 0.0;        ///< largest position-limit violation (rad or m)
-  double row_violation = 0.0;          ///< largest linear-row violation
   double damping = 0.0;                ///< Native: final μ
 };
 
@@ -126,36 +113,27 @@ class InstantaneousIk {
   /// Throws InvalidArgument for invalid options, or for backend Ipopt (which needs the solver of
   /// kinetrack::ik_ipopt: use makeInstantaneousIk from kinetrack/ik_ipopt/instantaneous_ik_ipopt.hpp).
   explicit InstantaneousIk(const Model& model, InstantaneousIkOptions options = {});
+  explicit InstantaneousIk(std::shared_ptr<const Model> model, InstantaneousIkOptions options = {});
   /// With an external solver for backend Ipopt (may be null for Native).
-  InstantaneousIk(const Model& model, InstantaneousIkOptions options,
+  InstantaneousIk(std::shared_ptr<const Model> model, InstantaneousIkOptions options,
                   std::unique_ptr<InstantaneousIkExternalSolver> external);
   ~InstantaneousIk();
   InstantaneousIk(InstantaneousIk&&) noexcept;
   InstantaneousIk& operator=(InstantaneousIk&&) noexcept;
 
   [[nodiscard]] const Model& model() const;
+  [[nodiscard]] const std::shared_ptr<const Model>& sharedModel() const;
   [[nodiscard]] const InstantaneousIkOptions& options() const;
   /// Changing options between solves is allowed; throws InvalidArgument for invalid values or
   /// for backend Ipopt without an external solver.
   void setOptions(const InstantaneousIkOptions& options);
 
-  // --- targets (static poses per frame: no gains, no velocities) ----------------------------
-  /// Adds a target on a model frame (throws InvalidArgument listing the frames for an unknown
-  /// name, or for a negative / non-finite weight). Weights w (the K_r² of SPEC §3) multiply
-  /// the target's terms of F: ½‖r_p‖² (m²) and 1 − cos θ (or ½ sin²θ).
-  TargetId addPositionTarget(std::string_view frame, double weight = 1.0);
-  TargetId addOrientationTarget(std::string_view frame, double weight = 1.0);
-  TargetId addPoseTarget(std::string_view frame, double position_weight = 1.0, double orientation_weight = 1.0);
-  void removeTarget(TargetId t);
-  void setEnabled(TargetId t, bool enabled);
-  void setWeights(TargetId t, double position_weight, double orientation_weight);
-  [[nodiscard]] int numTargets() const;
-  [[nodiscard]] TargetType targetType(TargetId t) const;
-  [[nodiscard]] FrameId targetFrame(TargetId t) const;
-  /// World target position (m) / orientation R_WT for the next solve. Throws InvalidArgument on
-  /// non-finite input, a non-rotation, or the wrong kind of target.
-  void setTargetPosition(TargetId t, const Vector3d& p);
-  void setTargetOrientation(TargetId t, const Matrix3d& R);
+  // --- targets -------------------------------------------------------------------------------
+  /// The targets (ik/tasks.hpp; static poses per frame: gains and velocities are not used).
+  /// Weights w (the K_r² of SPEC §3) multiply the target's terms of F: ½‖r_p‖² (m²) and
+  /// 1 − cos θ (or ½ sin²θ).
+  [[nodiscard]] ik::TaskSet& tasks();
+  [[nodiscard]] const ik::TaskSet& tasks() const;
 
   // --- state ---------------------------------------------------------------------------------
   /// Sets q (the warm start of the next solve); throws InvalidArgument on a wrong size or

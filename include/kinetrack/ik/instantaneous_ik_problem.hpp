@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "kinetrack/core/types.hpp"
-#include "kinetrack/ik/target.hpp"
+#include "kinetrack/ik/tasks.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/model/model.hpp"
@@ -55,34 +55,27 @@ struct PoseError {
 /// target does).
 class InstantaneousIkProblem {
  public:
+  /// Copies `model` (or shares it: docs/conventions.md, ownership).
   explicit InstantaneousIkProblem(const Model& model, OrientationResidual residual = OrientationResidual::Chordal);
+  explicit InstantaneousIkProblem(std::shared_ptr<const Model> model,
+                                  OrientationResidual residual = OrientationResidual::Chordal);
   ~InstantaneousIkProblem();
   InstantaneousIkProblem(InstantaneousIkProblem&&) noexcept;
   InstantaneousIkProblem& operator=(InstantaneousIkProblem&&) noexcept;
 
   [[nodiscard]] const Model& model() const;
+  [[nodiscard]] const std::shared_ptr<const Model>& sharedModel() const;
   [[nodiscard]] OrientationResidual orientationResidual() const;
   /// Switches the orientation term (re-evaluates the centre).
   void setOrientationResidual(OrientationResidual residual);
   [[nodiscard]] int numVariables() const;  ///< nv (chart dimension)
   [[nodiscard]] int numRows() const;       ///< linear rows m of the model
 
-  // --- targets (ids are indices, never reused) -------------------------------------------------
-  /// Adds a target on a model frame with weights w_p, w_o ≥ 0 (finite). Throws InvalidArgument
-  /// for an unknown frame (listing the valid ones) or a bad weight.
-  TargetId addTarget(std::string_view frame, TargetType type, double position_weight, double orientation_weight);
-  void removeTarget(TargetId t);
-  void setEnabled(TargetId t, bool enabled);
-  void setWeights(TargetId t, double position_weight, double orientation_weight);
-  [[nodiscard]] int numTargets() const;
-  [[nodiscard]] TargetType targetType(TargetId t) const;
-  [[nodiscard]] FrameId targetFrame(TargetId t) const;
-  /// World position (m) of a position or pose target; throws for non-finite p or an
-  /// orientation-only target.
-  void setTargetPosition(TargetId t, const Vector3d& p);
-  /// World orientation R_WT of an orientation or pose target; throws for a non-rotation or a
-  /// position-only target.
-  void setTargetOrientation(TargetId t, const Matrix3d& R);
+  // --- targets ---------------------------------------------------------------------------------
+  /// The targets (ik/tasks.hpp): weights w_p, w_o multiply the target's terms of F (gains are
+  /// not used). A target counts when it is enabled, has a value and a weight > 0.
+  [[nodiscard]] ik::TaskSet& tasks();
+  [[nodiscard]] const ik::TaskSet& tasks() const;
 
   // --- chart ------------------------------------------------------------------------------------
   /// Sets the centre q̄ and evaluates there (x = 0). Throws InvalidArgument on a wrong size or a

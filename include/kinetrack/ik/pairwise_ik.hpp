@@ -47,7 +47,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kinetrack/ik/instantaneous_ik.hpp"  // InstantaneousIkOptions, SolveStatus, SolveResult, TargetId
+#include "kinetrack/ik/instantaneous_ik.hpp"  // InstantaneousIkOptions, SolveResult, ik::TaskSet
 
 namespace kinetrack {
 
@@ -70,13 +70,13 @@ struct PairwiseIkOptions {
   bool merge_coupled_subsystems = false;
 };
 
-/// Outcome of one pair-wise solve. Numerical outcomes are reported here, never thrown.
-struct PairwiseSolveResult {
-  /// The worst subsystem status (Converged < Stationary < IterationLimit < Failed).
-  SolveStatus status = SolveStatus::Converged;
+/// Outcome of one pair-wise solve (ik::Result: status = the worst subsystem status, iterations =
+/// the largest iteration count of a subsystem (LM QP solves), MNTE, limit violation, and
+/// row_violation = the largest violation of the rows a subsystem enforces and of the rows that
+/// involve no solved joint). Numerical outcomes are reported here, never thrown.
+struct PairwiseSolveResult : ik::Result {
   int subsystems = 0;                   ///< subsystems solved
   int not_converged = 0;                ///< subsystems whose status is not Converged
-  int max_iterations = 0;               ///< largest iteration count of a subsystem (LM QP solves)
   int total_iterations = 0;             ///< iterations summed over the subsystems
   /// Largest angle (rad) between a child target and its frame, the parent frame placed at its
   /// measured orientation: what options.solver.orientation_tolerance bounds.
@@ -84,11 +84,6 @@ struct PairwiseSolveResult {
   /// At the assembled configuration, world frame, over every active target with a value:
   double max_orientation_error = 0.0;   ///< rad
   double max_position_error = 0.0;      ///< m (root position targets)
-  double mnte = 0.0;                    ///< MNTE (DYN Eq. 15) of the orientation targets
-  double limit_violation = 0.0;         ///< largest position-limit violation (rad or m)
-  /// Largest violation of the rows a subsystem enforces and of the rows that involve no solved
-  /// joint (those keep their value).
-  double row_violation = 0.0;
   double unenforced_row_violation = 0.0;  ///< largest violation of the rows in unenforcedRows()
   double wall_time = 0.0;               ///< s, the whole solve() (partition excluded)
 };
@@ -112,11 +107,13 @@ class PairwiseIk {
   /// Throws InvalidArgument for invalid options (threads < 0, negative spin time, invalid solver
   /// options, a backend other than Native).
   explicit PairwiseIk(const Model& model, PairwiseIkOptions options = {});
+  explicit PairwiseIk(std::shared_ptr<const Model> model, PairwiseIkOptions options = {});
   ~PairwiseIk();
   PairwiseIk(PairwiseIk&&) noexcept;
   PairwiseIk& operator=(PairwiseIk&&) noexcept;
 
   [[nodiscard]] const Model& model() const;
+  [[nodiscard]] const std::shared_ptr<const Model>& sharedModel() const;
   [[nodiscard]] const PairwiseIkOptions& options() const;
   /// Changing options between solves is allowed (a new thread count restarts the pool; new
   /// solver options re-partition). Throws InvalidArgument like the constructor.
@@ -125,24 +122,14 @@ class PairwiseIk {
   [[nodiscard]] int threads() const;
 
   // --- targets ---------------------------------------------------------------------------------
-  /// Orientation target on a model frame with weight w (the K_r² of SPEC §3; relative weight of
-  /// targets within one subsystem). Throws InvalidArgument for an unknown frame (listing the
-  /// frames) or a negative / non-finite weight.
-  TargetId addOrientationTarget(std::string_view frame, double weight = 1.0);
-  /// Position target on a frame of the root link (it places the base: p_B = p_t − R_B·p_BF).
-  /// Throws InvalidArgument for an unknown frame, a frame on another link (pair-wise subsystems
-  /// hold orientations only), or a bad weight. Only the first active one places the base.
-  TargetId addPositionTarget(std::string_view frame, double weight = 1.0);
-  void removeTarget(TargetId t);
-  void setEnabled(TargetId t, bool enabled);
-  void setWeight(TargetId t, double weight);
-  [[nodiscard]] int numTargets() const;  ///< live (not removed) targets
-  [[nodiscard]] TargetType targetType(TargetId t) const;
-  [[nodiscard]] FrameId targetFrame(TargetId t) const;
-  /// World target orientation R_WT / position (m) for the next solve. Throws InvalidArgument on
-  /// non-finite input, a non-rotation, or the wrong kind of target.
-  void setTargetOrientation(TargetId t, const Matrix3d& R);
-  void setTargetPosition(TargetId t, const Vector3d& p);
+  /// The targets (ik/tasks.hpp): orientation targets with weight w (the K_r² of SPEC §3; relative
+  /// weight of targets within one subsystem) and position targets on frames of the root link
+  /// (the first active one places the base: p_B = p_t − R_B·p_BF). Adding a pose target or a
+  /// position target on another link throws InvalidArgument (pair-wise subsystems hold
+  /// orientations only). Gains and velocities are not used. A change of the active set (add,
+  /// remove, enable, a weight to or from 0) re-partitions at the next solve.
+  [[nodiscard]] ik::TaskSet& tasks();
+  [[nodiscard]] const ik::TaskSet& tasks() const;
 
   // --- state -----------------------------------------------------------------------------------
   /// Sets q, the warm start of the next solve (and the values of joints on no path). Throws

@@ -23,5 +23,6 @@ std::unique_ptr<InstantaneousIkExternalSolver> makeIpoptInstantaneousIkSolver();
 /// An InstantaneousIk with the backend options.backend names: Native, or Ipopt with the solver
 /// above installed. Throws InvalidArgument as InstantaneousIk's constructor does.
 InstantaneousIk makeInstantaneousIk(const Model& model, InstantaneousIkOptions options = {});
+InstantaneousIk makeInstantaneousIk(std::shared_ptr<const Model> model, InstantaneousIkOptions options = {});
 
 }  // namespace kinetrack
