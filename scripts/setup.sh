@@ -2,6 +2,10 @@
 # Installs every Debian package kinetrack needs to build, test and benchmark (idempotent:
 # packages already present are skipped), then configures and builds into ./build.
 # Usage: scripts/setup.sh [--no-build] [--build-type Release|Debug] [--sanitize]
+#                         [--target NAME]... [--quiet [--log FILE]]
+#   --target NAME  build only NAME (repeatable; default: everything, tests and benchmarks too)
+#   --quiet        one line per stage and a build percentage instead of the tools' output, which
+#                  goes to the log (default <build dir>/setup.log); its tail is shown on failure
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,15 +13,53 @@ build=1
 build_type=Release
 sanitize=OFF
 build_dir=build
+quiet=0
+log=""
+targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=0 ;;
     --build-type) build_type="$2"; shift ;;
     --sanitize) sanitize=ON; build_type=Debug; build_dir=build-asan ;;
+    --target) targets+=("$2"); shift ;;
+    --quiet) quiet=1 ;;
+    --log) log="$2"; shift ;;
     *) echo "setup.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
   shift
 done
+
+# Quiet mode: stage lines on stdout, everything the tools print appended to $log.
+if [ "$quiet" -eq 1 ]; then
+  log="${log:-$build_dir/setup.log}"
+  mkdir -p "$(dirname "$log")"
+  : >"$log"
+fi
+stage() { if [ "$quiet" -eq 1 ]; then echo "$*"; fi; }
+# Runs a command, its output to the log in quiet mode; on failure shows the log's tail.
+run() {
+  if [ "$quiet" -eq 0 ]; then "$@"; return; fi
+  if ! "$@" >>"$log" 2>&1; then fail; fi
+}
+fail() {
+  echo "setup.sh: failed; the last lines of $log:" >&2
+  tail -n 40 "$log" >&2
+  exit 1
+}
+# Reads the build's output: appends it to the log and shows cmake's "[ NN%]" as one line
+# (rewritten in place on a terminal, printed once at the end otherwise).
+progress() {
+  local line pct=0 label="$1" start=$SECONDS
+  while IFS= read -r line; do
+    printf '%s\n' "$line" >>"$log"
+    if [[ $line =~ ^\[\ *([0-9]+)%\] ]]; then
+      pct=${BASH_REMATCH[1]}
+      if [ -t 1 ]; then printf '\r%s %3d%% (%ds)' "$label" "$pct" $((SECONDS - start)); fi
+    fi
+  done
+  if [ -t 1 ]; then printf '\r'; fi
+  printf '%s %3d%% (%ds)\n' "$label" "$pct" $((SECONDS - start))
+}
 
 packages=(
   build-essential cmake pkg-config git
@@ -34,14 +76,31 @@ for p in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup.sh: installing ${missing[*]}"
+  if [ "$quiet" -eq 1 ]; then
+    stage "[1/3] installing ${#missing[@]} packages (${missing[*]})…"
+  else
+    echo "setup.sh: installing ${missing[*]}"
+  fi
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
-  $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+  run $SUDO apt-get update
+  run $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  stage "[1/3] packages: all installed"
 fi
 
 if [ "$build" -eq 1 ]; then
-  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DKINETRACK_SANITIZE="$sanitize"
-  cmake --build "$build_dir" -j "$(nproc)"
+  stage "[2/3] configuring ($build_type)…"
+  run cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DKINETRACK_SANITIZE="$sanitize"
+  build_args=(--build "$build_dir" -j "$(nproc)")
+  what="kinetrack"
+  if [ ${#targets[@]} -gt 0 ]; then
+    build_args+=(--target "${targets[@]}")
+    what="${targets[*]}"
+  fi
+  if [ "$quiet" -eq 0 ]; then
+    cmake "${build_args[@]}"
+  elif ! cmake "${build_args[@]}" 2>&1 | progress "[3/3] building $what…"; then
+    fail
+  fi
 fi

@@ -3,16 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
 
 namespace kinetrack::cli {
@@ -35,40 +30,17 @@ double parseFiniteDouble(std::string_view text, std::string_view what) {
   return value;
 }
 
-LoadedModel loadModel(const ModelSpec& spec) {
-  const auto& builtins = builtinModelNames();
-  const bool builtin = std::find(builtins.begin(), builtins.end(), spec.model) != builtins.end();
-  const BaseType base = spec.fixed_base ? BaseType::Fixed : BaseType::Floating;
-
-  if (builtin) {
-    const double h = spec.height.value_or(1.75);
-    HumanModelOptions options;
-    options.dimensions = HumanDimensions::fromHeight(h);  // throws InvalidArgument out of [0.5, 2.5] m
-    options.base = base;
-    Model m = spec.model == "human66" ? makeHuman66(options) : makeHuman48(options);
-    return {std::move(m), "built-in", h};
-  }
-
+LoadedModel loadModelAndWarn(const ModelSpec& spec) {
   namespace fs = std::filesystem;
+  const auto& builtins = builtinModelNames();
   std::error_code ec;
-  const fs::file_status status = fs::status(spec.model, ec);
-  const bool looks_like_path = spec.model.find_first_of("/.") != std::string::npos;
-  if (!fs::exists(status) && !looks_like_path) {
-    std::string valid;
-    for (const auto& n : builtins) valid += (valid.empty() ? "" : ", ") + n;
-    throw UsageError("unknown model '" + spec.model + "': not a built-in model (" + valid +
-                     ") and no such file");
-  }
-  if (fs::is_directory(status)) throw ParseError(spec.model, 0, "is a directory, not a URDF file");
-  if (spec.height && fs::exists(status))
+  // The library says "height"; the user typed --height (exit code 2 either way).
+  if (spec.height && std::find(builtins.begin(), builtins.end(), spec.model) == builtins.end() &&
+      fs::exists(spec.model, ec) && !fs::is_directory(spec.model, ec))
     throw UsageError("--height applies only to built-in models, not to the URDF file '" + spec.model + "'");
-
-  io::UrdfOptions options;
-  options.base = base;
-  std::vector<std::string> warnings;
-  Model m = io::loadUrdf(spec.model, options, &warnings);
-  for (const auto& w : warnings) std::cerr << "kinetrack: warning: " << w << '\n';
-  return {std::move(m), spec.model, std::nullopt};
+  LoadedModel lm = io::loadModel(spec);
+  for (const auto& w : lm.warnings) std::cerr << "kinetrack: warning: " << w << '\n';
+  return lm;
 }
 
 void prepareOutputDirectory(const std::string& dir) {
@@ -78,29 +50,6 @@ void prepareOutputDirectory(const std::string& dir) {
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "--out exists and is not a directory");
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "cannot create output directory: " + ec.message());
-}
-
-void writeFileAtomically(const std::string& path_text, const std::string& text) {
-  namespace fs = std::filesystem;
-  const fs::path path(path_text);
-  const fs::path tmp = path.parent_path() / (("." + path.filename().string() + ".tmp") + std::to_string(static_cast<long>(::getpid())));
-  std::error_code ec;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw ParseError(path_text, 0, std::string("cannot write: ") + std::strerror(errno));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      fs::remove(tmp, ec);
-      throw ParseError(path_text, 0, "cannot write: write failed");
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw ParseError(path_text, 0, "cannot write: " + ec.message());
-  }
 }
 
 }  // namespace kinetrack::cli

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kinetrack/io/model_source.hpp"
 #include "kinetrack/model/model.hpp"
 
 namespace kinetrack::cli {
@@ -36,23 +37,14 @@ void addModelCommands(CLI::App& app, Action& action);
 /// Registers `kinetrack demo` on `app`.
 void addDemoCommand(CLI::App& app, Action& action);
 
-/// Which model to load: a built-in name (builtinModelNames()) or a URDF path.
-struct ModelSpec {
-  std::string model;             ///< built-in name or URDF path
-  std::optional<double> height;  ///< body height (m), built-in models only (default 1.75)
-  bool fixed_base = false;       ///< fixed instead of floating base
-};
+/// Which model to load (a built-in name or a URDF path) and the loaded model: the library's
+/// model registry (kinetrack/io/model_source.hpp).
+using io::LoadedModel;
+using io::ModelSpec;
 
-struct LoadedModel {
-  Model model;
-  std::string source;  ///< "built-in" or the URDF path
-  std::optional<double> height;  ///< body height of a built-in model (m)
-};
-
-/// Loads the model named by `spec`. URDF warnings (e.g. mimic joints) are printed to stderr.
-/// Throws UsageError (unknown name, --height with a URDF), InvalidArgument (height out of
-/// range) or ParseError (missing or malformed file).
-LoadedModel loadModel(const ModelSpec& spec);
+/// io::loadModel(spec), printing the URDF warnings to stderr ("kinetrack: warning: …"). Throws
+/// as io::loadModel, except UsageError for --height with a URDF file.
+LoadedModel loadModelAndWarn(const ModelSpec& spec);
 
 /// The 23 Xsens segment names in the order of the built-in human models.
 const std::vector<std::string>& segmentNames();
@@ -63,10 +55,6 @@ bool hasSegments(const Model& model);
 /// Creates the output directory `dir` (and parents). Throws UsageError for an empty name,
 /// ParseError when it exists as a file or cannot be created.
 void prepareOutputDirectory(const std::string& dir);
-
-/// Writes `text` to `path` through a temporary file beside it and a rename, so a failure never
-/// leaves a partial file. Throws ParseError naming `path`.
-void writeFileAtomically(const std::string& path, const std::string& text);
 
 /// Parses a whole string as a finite double ("1e-3", "-0.5"); throws UsageError naming `what`.
 double parseFiniteDouble(std::string_view text, std::string_view what);

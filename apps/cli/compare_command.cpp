@@ -16,12 +16,14 @@
 
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/io/segment_map.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "kinetrack/track/segment_pairs.hpp"
 #include "plotting.hpp"
 #include "track_job.hpp"
 
@@ -136,8 +138,7 @@ int runCompare(const CompareConfig& cfg) {
       if (robot) {
         pairs = track::composeMaps(clip_map, io::builtinRobotMap("icub"));
       } else {
-        for (const io::SegmentMapEntry& e : clip_map.entries)
-          if (model.findFrame(e.model_frame)) pairs.push_back({e.clip_segment, e.model_frame, e.offset, e.weight});
+        pairs = track::segmentPairsOnModel(model, clip_map).pairs;
       }
       track::PlanOptions po;
       po.calibration = "first";
@@ -166,7 +167,7 @@ int runCompare(const CompareConfig& cfg) {
     for (std::size_t f = 0; f < s.time_us.size(); ++f)
       csv += fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g}\n", s.model, s.scenario, s.method, f, s.log_mnte[f], s.log_rmse[f], s.time_us[f]);
   const fs::path csv_path = fs::path(cfg.out) / "compare.csv";
-  writeFileAtomically(csv_path.string(), csv);
+  io::writeFileAtomically(csv_path.string(), csv);
 
   fmt::print("DYN Fig. 7 on real captures: median (IQR) after a {:g} s transient\n\n", cfg.transient);
   fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", "model", "scenario", "method", "log10 MNTE", "log10 RMSE", "time (us)");

@@ -27,6 +27,7 @@
 #include "cli_common.hpp"
 #include "plotting.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/ik/dynamical_ik.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
@@ -254,7 +255,7 @@ int runConvergence(const ConvergenceConfig& cfg) {
   }
   if (!cfg.no_plot) script = findScript(cfg.plot_script, "plot_convergence.py");
 
-  const LoadedModel lm = loadModel(cfg.model);
+  const LoadedModel lm = loadModelAndWarn(cfg.model);
   const Model& m = lm.model;
   prepareOutputDirectory(cfg.out);  // fail before the work, not after
   const TargetPose target = makeTargetPose(m, cfg);
@@ -278,7 +279,7 @@ int runConvergence(const ConvergenceConfig& cfg) {
 
   const fs::path dir(cfg.out);
   const fs::path csv = dir / "convergence.csv";
-  writeFileAtomically(csv.string(), convergenceCsv(runs, cfg.rate));
+  io::writeFileAtomically(csv.string(), convergenceCsv(runs, cfg.rate));
 
   printSummary(runs, cfg.rate);
   fmt::print("\nwrote {} ({} gains x {} rows)\n", csv.string(), runs.size(), steps + 1);

@@ -10,11 +10,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <system_error>
-#include <unistd.h>
 
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/configuration.hpp"
@@ -217,7 +217,7 @@ void printInfoText(const LoadedModel& lm) {
 }
 
 int runInfo(const InfoConfig& cfg) {
-  const LoadedModel lm = loadModel(cfg.model);
+  const LoadedModel lm = loadModelAndWarn(cfg.model);
   if (cfg.json)
     std::cout << infoJson(lm).dump(2) << '\n';
   else
@@ -229,7 +229,7 @@ int runInfo(const InfoConfig& cfg) {
 
 int runExport(const ExportConfig& cfg) {
   namespace fs = std::filesystem;
-  const LoadedModel lm = loadModel(cfg.model);
+  const LoadedModel lm = loadModelAndWarn(cfg.model);
 
   const fs::path out(cfg.out);
   std::error_code ec;
@@ -238,20 +238,7 @@ int runExport(const ExportConfig& cfg) {
   const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) throw ParseError(cfg.out, 0, "cannot write: directory '" + dir.string() + "' does not exist");
 
-  // Write to a temporary file beside the target, then rename: never leave a partial output file.
-  const fs::path tmp = dir / fmt::format(".{}.tmp{}", out.filename().string(), static_cast<long>(::getpid()));
-  try {
-    io::saveUrdf(lm.model, tmp.string());
-  } catch (const ParseError& e) {
-    fs::remove(tmp, ec);
-    throw ParseError(cfg.out, 0, "cannot write: " + e.message());
-  }
-  fs::rename(tmp, out, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw ParseError(cfg.out, 0, "cannot write: " + ec.message());
-  }
+  io::writeFileAtomically(cfg.out, io::toUrdf(lm.model));  // never leaves a partial output file
   fmt::print("wrote {} ({} DoF, {} links, {} frames) to {}\n", lm.model.name(), lm.model.numJoints(),
              lm.model.numLinks(), lm.model.numFrames(), cfg.out);
   return kExitOk;
@@ -281,7 +268,7 @@ void applyJointAssignment(const Model& model, const std::string& text, Configura
 }
 
 int runFk(const FkConfig& cfg) {
-  const LoadedModel lm = loadModel(cfg.model);
+  const LoadedModel lm = loadModelAndWarn(cfg.model);
   const Model& m = lm.model;
 
   Configuration q(m);

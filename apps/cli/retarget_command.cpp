@@ -56,7 +56,7 @@ int runRetarget(const RetargetConfig& cfg) {
     throw UsageError("--plot-script: no such file '" + cfg.plot_script + "'");
   ModelSpec spec;
   spec.model = cfg.robot;
-  Model robot = loadModel(spec).model;
+  Model robot = loadModelAndWarn(spec).model;
   if (isIcub(robot)) robot = icubForRetargeting(robot, cfg.shoulder_velocity, cfg.torso_velocity);
   const track::Capture capture = track::loadCapture(cfg.input);
   const io::SegmentMap clip_map = io::resolveSegmentMap(capture.clip.segment_names, cfg.segment_map);

@@ -12,8 +12,8 @@
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/segment_map.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "kinetrack/track/segment_pairs.hpp"
 #include "track_job.hpp"
 #include "track_report.hpp"
 
@@ -38,32 +38,6 @@ io::BvhUnits parseUnits(const std::string& u) {
   throw UsageError("--units: expected auto, m, cm, in or cmu, got '" + u + "'");
 }
 
-/// Clip segment → model frame pairs: the segment map (built-in, detected, automatic or a JSON
-/// file), keeping the entries whose frame the model has.
-std::vector<track::SegmentPair> resolvePairs(const Model& model, const track::Capture& capture, const std::string& spec,
-                                             std::vector<std::string>& skipped, std::vector<std::string>& unmapped) {
-  std::vector<track::SegmentPair> pairs;
-  if (capture.kind == track::CaptureKind::TargetCsv && spec.empty()) {
-    // Pose targets are named after model frames.
-    for (const std::string& s : capture.clip.segment_names) pairs.push_back({s, s, Matrix3d::Identity(), 1.0});
-    for (const auto& p : pairs) static_cast<void>(model.frameId(p.model_frame));  // throws, listing the valid frames
-    return pairs;
-  }
-  const io::SegmentMap map = io::resolveSegmentMap(capture.clip.segment_names, spec);
-  unmapped = map.unmapped;
-  for (const io::SegmentMapEntry& e : map.entries) {
-    if (!model.findFrame(e.model_frame)) {
-      skipped.push_back(e.clip_segment + " -> " + e.model_frame);
-      continue;
-    }
-    pairs.push_back({e.clip_segment, e.model_frame, e.offset, e.weight});
-  }
-  if (pairs.empty())
-    throw InvalidArgument("segment map '" + (spec.empty() ? std::string("auto") : spec) + "': no mapped segment is a frame of model '" +
-                          model.name() + "'");
-  return pairs;
-}
-
 int runTrack(const TrackConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
   track::CaptureOptions co;
@@ -82,7 +56,7 @@ int runTrack(const TrackConfig& cfg) {
     clip_model = io::modelFromBvh(*capture.bvh, bo);
     if (cfg.rate <= 0.0) truth = io::bvhConfigurations(clip_model, *capture.bvh, bo);
   } else {
-    loaded = loadModel(cfg.model);
+    loaded = loadModelAndWarn(cfg.model);
   }
   const Model& model = from_clip ? clip_model : loaded->model;
 
@@ -91,10 +65,12 @@ int runTrack(const TrackConfig& cfg) {
   if (from_clip) {
     plan = track::retargetFromClip(model, capture.clip);
   } else {
-    const auto pairs = resolvePairs(model, capture, cfg.map, skipped, unmapped);
+    track::SegmentPairs pairs = track::resolveSegmentPairs(model, capture, cfg.map);
+    skipped = std::move(pairs.skipped);
+    unmapped = std::move(pairs.unmapped);
     track::PlanOptions po;
     po.calibration = cfg.calibration;
-    plan = track::planTracking(model, capture, pairs, po);
+    plan = track::planTracking(model, capture, pairs.pairs, po);
   }
 
   track::TrackerOptions to;

@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/io/atomic_file.hpp"
 
 namespace kinetrack::cli {
 namespace {
@@ -48,22 +47,7 @@ nlohmann::json summaryJson(const track::TrackSummary& s, const Model& model, con
   return j;
 }
 
-void writeSummaryJson(const std::string& path, const nlohmann::json& j) {
-  const std::string tmp = path + ".part";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw ParseError(path, 0, "cannot open for writing");
-    out << j.dump(2) << '\n';
-    if (!out.flush()) {
-      std::remove(tmp.c_str());
-      throw ParseError(path, 0, "write failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw ParseError(path, 0, "cannot rename the temporary file into place");
-  }
-}
+void writeSummaryJson(const std::string& path, const nlohmann::json& j) { io::writeFileAtomically(path, j.dump(2) + '\n'); }
 
 void printSummary(const track::TrackSummary& s, const Model& model, const std::string& input, const track::Retargeting& plan,
                   const std::vector<std::string>& skipped, const std::vector<std::string>& unmapped, double seconds) {

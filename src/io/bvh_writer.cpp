@@ -11,13 +11,13 @@
 #include <cstring>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/model/model_builder.hpp"
 
 namespace kinetrack::io {
 
 using detail::appendNumber;
-using detail::writeFileAtomically;
 
 namespace {
 

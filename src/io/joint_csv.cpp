@@ -46,7 +46,7 @@ std::string formatNumber(double v) {
 // Writer
 
 JointCsvWriter::JointCsvWriter(const Model& model, std::string path)
-    : path_(std::move(path)), temp_path_(path_ + ".part"), num_joints_(model.numJoints()) {
+    : path_(std::move(path)), num_joints_(model.numJoints()) {
   std::string header;
   for (const char* c : kBaseColumns) header.append(c).push_back(',');
   for (const std::string& n : model.jointNames()) {
@@ -56,37 +56,20 @@ JointCsvWriter::JointCsvWriter(const Model& model, std::string path)
   header.append("gap\n");
   max_row_ = static_cast<std::size_t>(kNumBase + num_joints_) * kMaxField + 4;
   buffer_.resize(std::max<std::size_t>(std::size_t{1} << 20, 4 * max_row_));
-  file_ = std::fopen(temp_path_.c_str(), "wb");
-  if (!file_) throw ParseError(path_, 0, "cannot open '" + temp_path_ + "' for writing: " + std::strerror(errno));
-  // Unbuffered: rows are already batched in buffer_, and stdio would allocate its own buffer
-  // lazily inside the first write().
-  std::setvbuf(file_, nullptr, _IONBF, 0);
-  if (std::fwrite(header.data(), 1, header.size(), file_) != header.size()) {
-    const std::string reason = std::strerror(errno);
-    discard();
-    throw ParseError(path_, 0, "write error on '" + temp_path_ + "': " + reason);
-  }
+  file_ = AtomicFile(path_);
+  file_.write(header);  // on failure the destructor of file_ removes the temporary file
 }
 
-JointCsvWriter::~JointCsvWriter() { discard(); }
-
-void JointCsvWriter::discard() noexcept {
-  if (file_) {
-    std::fclose(file_);
-    file_ = nullptr;
-  }
-  if (!committed_) std::remove(temp_path_.c_str());
-}
+JointCsvWriter::~JointCsvWriter() = default;  // file_ removes the temporary file unless committed
 
 void JointCsvWriter::flushBuffer() {
   if (used_ == 0) return;
-  if (std::fwrite(buffer_.data(), 1, used_, file_) != used_)
-    throw ParseError(path_, 0, "write error on '" + temp_path_ + "': " + std::strerror(errno));
+  file_.write(std::string_view(buffer_.data(), used_));
   used_ = 0;
 }
 
 void JointCsvWriter::write(double time, const Configuration& q, bool gap) {
-  if (!file_) throw InvalidArgument("JointCsvWriter::write: '" + path_ + "' is already committed or failed");
+  if (!file_.isOpen()) throw InvalidArgument("JointCsvWriter::write: '" + path_ + "' is already committed or failed");
   if (q.joints.size() != num_joints_)
     throw InvalidArgument("JointCsvWriter::write: expected " + std::to_string(num_joints_) + " joint coordinates, got " +
                           std::to_string(q.joints.size()));
@@ -117,27 +100,14 @@ void JointCsvWriter::write(double time, const Configuration& q, bool gap) {
 }
 
 void JointCsvWriter::commit() {
-  if (!file_) throw InvalidArgument("JointCsvWriter::commit: '" + path_ + "' is already committed or failed");
+  if (!file_.isOpen()) throw InvalidArgument("JointCsvWriter::commit: '" + path_ + "' is already committed or failed");
   try {
     flushBuffer();
   } catch (...) {
-    discard();
+    file_.discard();
     throw;
   }
-  const bool ok = std::fflush(file_) == 0;
-  const int close_result = std::fclose(file_);
-  file_ = nullptr;
-  if (!ok || close_result != 0) {
-    const std::string reason = std::strerror(errno);
-    discard();
-    throw ParseError(path_, 0, "write error on '" + temp_path_ + "': " + reason);
-  }
-  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    discard();
-    throw ParseError(path_, 0, "cannot rename '" + temp_path_ + "' to the output file: " + reason);
-  }
-  committed_ = true;
+  file_.commit();  // removes the temporary file when it fails
 }
 
 // ---------------------------------------------------------------------------------------------

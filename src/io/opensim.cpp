@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/atomic_file.hpp"
 #include "text_util.hpp"
 
 namespace kinetrack::io {
@@ -215,6 +216,6 @@ std::string toMot(const MotTable& t) {
   return out;
 }
 
-void writeMot(const MotTable& table, const std::string& path) { detail::writeFileAtomically(path, toMot(table)); }
+void writeMot(const MotTable& table, const std::string& path) { writeFileAtomically(path, toMot(table)); }
 
 }  // namespace kinetrack::io

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "text_util.hpp"
 
@@ -19,7 +20,6 @@ namespace kinetrack::io {
 
 using detail::appendNumber;
 using detail::splitFields;
-using detail::writeFileAtomically;
 
 namespace {
 

@@ -72,22 +72,4 @@ void appendNumber(std::string& out, double v) {
   out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
-void writeFileAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".part";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw ParseError(path, 0, "cannot open '" + tmp + "' for writing: " + std::strerror(errno));
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int saved = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    std::remove(tmp.c_str());
-    throw ParseError(path, 0, "write error on '" + tmp + "': " + std::strerror(written ? errno : saved));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw ParseError(path, 0, "cannot rename '" + tmp + "' to the output file: " + reason);
-  }
-}
-
 }  // namespace kinetrack::io::detail

@@ -26,9 +26,4 @@ bool nextDataLine(std::string_view text, std::size_t& pos, int& line_number, std
 /// Appends the shortest representation of `v` that reads back exactly (std::to_chars).
 void appendNumber(std::string& out, double v);
 
-/// Writes `text` to "<path>.part" and renames it to `path`, so that `path` is either the old
-/// file or the complete new one; the temporary is removed on failure. Throws ParseError naming
-/// `path` when the file cannot be written.
-void writeFileAtomically(const std::string& path, const std::string& text);
-
 }  // namespace kinetrack::io::detail

@@ -202,8 +202,8 @@ TEST(ModelBuilder, AxisClassification) {
       {{0.6, 0, 0.8}, AxisKind::General}, {{1, 1e-6, 0}, AxisKind::General}};
   std::string parent = "root";
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const std::string child = "l" + std::to_string(i);
-    b.addJoint(revolute("j" + std::to_string(i), parent, child, cases[i].first));
+    const std::string child = std::string("l") + std::to_string(i);  // "l" + …: bogus -Wrestrict (GCC PR 105329)
+    b.addJoint(revolute(std::string("j") + std::to_string(i), parent, child, cases[i].first));
     parent = child;
   }
   const Model m = b.build();

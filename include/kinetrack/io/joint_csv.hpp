@@ -8,13 +8,13 @@
 // quaternion (w, x, y, z) of R_WB with w ≥ 0. gap is 1 when the solver held its state because
 // the input frame had missing or NaN data. The file never contains NaN.
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "kinetrack/core/types.hpp"
+#include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/model.hpp"
 
@@ -82,17 +82,15 @@ class JointCsvWriter {
 
  private:
   void flushBuffer();
-  void discard() noexcept;
 
-  std::string path_, temp_path_;
-  std::FILE* file_ = nullptr;
+  std::string path_;
+  AtomicFile file_;             // "<path>.part" until commit()
   std::vector<char> buffer_;    // rows waiting for fwrite
   std::size_t used_ = 0;        // bytes of buffer_ in use
   std::size_t max_row_ = 0;     // upper bound of one row's length
   int num_joints_ = 0;
   double last_time_ = 0.0;
   long rows_ = 0;
-  bool committed_ = false;
 };
 
 }  // namespace kinetrack::io

@@ -1,0 +1,39 @@
+#pragma once
+// Model registry: a model named on a command line or in a config, either a built-in human
+// model (builtinModelNames(): "human66", "human48") or the path of a URDF file, loaded into a
+// Model. The library never prints: URDF warnings (e.g. mimic joints) are returned.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kinetrack/model/model.hpp"
+
+namespace kinetrack::io {
+
+/// Which model to load.
+struct ModelSpec {
+  std::string model;             ///< built-in name (builtinModelNames()) or URDF path
+  std::optional<double> height;  ///< body height (m), built-in models only; default 1.75 m
+  bool fixed_base = false;       ///< fixed instead of floating base (BaseType)
+};
+
+/// A loaded model and where it came from.
+struct LoadedModel {
+  Model model;
+  std::string source;                 ///< "built-in" or the URDF path
+  std::optional<double> height;       ///< body height of a built-in model (m); empty for a URDF
+  std::vector<std::string> warnings;  ///< URDF reader warnings (mimic joints, ignored elements)
+};
+
+/// Loads the model named by `spec`: a built-in human model at spec.height (1.75 m when empty),
+/// or else the URDF file at the path spec.model (loadUrdf). The base is floating unless
+/// spec.fixed_base.
+///
+/// Throws InvalidArgument when spec.model is neither a built-in name nor an existing file and
+/// does not look like a path (no '/' or '.'): "unknown model 'x': not a built-in model (human66,
+/// human48) and no such file"; when spec.height is given for an existing URDF file; or when the
+/// height is outside [0.5, 2.5] m (HumanDimensions::fromHeight). Throws ParseError(file, line, …)
+/// for a missing, unreadable or malformed URDF file, or a directory.
+LoadedModel loadModel(const ModelSpec& spec);
+
+}  // namespace kinetrack::io

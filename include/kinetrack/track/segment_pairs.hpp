@@ -1,0 +1,36 @@
+#pragma once
+// Which model frame each clip segment of a capture drives: the segment map (built-in, detected,
+// automatic or a JSON file, io::resolveSegmentMap) restricted to the frames a model has.
+#include <string>
+#include <vector>
+
+#include "kinetrack/io/segment_map.hpp"
+#include "kinetrack/model/model.hpp"
+#include "kinetrack/track/pipeline.hpp"
+#include "kinetrack/track/retarget.hpp"
+
+namespace kinetrack::track {
+
+/// Clip segment → model frame pairs of one capture on one model, and what was left out.
+struct SegmentPairs {
+  std::vector<SegmentPair> pairs;     ///< clip order
+  std::vector<std::string> skipped;   ///< map entries whose frame the model lacks, "segment -> frame"
+  std::vector<std::string> unmapped;  ///< clip segments the map does not name (clip order)
+};
+
+/// The entries of a resolved segment map `map` (io::resolveSegmentMap) whose model frame `model`
+/// has, as pairs with the entry's offset and weight; the others are listed in `skipped`, and
+/// map.unmapped is copied to `unmapped`. May return no pair; does not throw.
+SegmentPairs segmentPairsOnModel(const Model& model, const io::SegmentMap& map);
+
+/// The pairs `kinetrack track` tracks: for a pose-target CSV without `map_spec`, one identity
+/// pair per clip segment onto the model frame of the same name (pose targets are named after
+/// model frames); otherwise segmentPairsOnModel(model, io::resolveSegmentMap(clip segment
+/// names, map_spec)), where `map_spec` is "" or "auto", a built-in map name or a JSON file.
+/// Throws InvalidArgument when a pose-target segment is not a frame of the model (listing the
+/// valid frames), when no mapped segment is a frame of the model, or as io::resolveSegmentMap
+/// (ParseError for a bad map file, InvalidArgument for an unknown map or a map naming segments
+/// the clip lacks).
+SegmentPairs resolveSegmentPairs(const Model& model, const Capture& capture, const std::string& map_spec);
+
+}  // namespace kinetrack::track
