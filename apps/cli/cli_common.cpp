@@ -52,4 +52,20 @@ void prepareOutputDirectory(const std::string& dir) {
   if (ec || !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "cannot create output directory: " + ec.message());
 }
 
+ProgressBar::ProgressBar(int total, bool enabled, std::string unit)
+    : total_(total), enabled_(enabled && isatty(STDERR_FILENO)), unit_(std::move(unit)) {}
+
+void ProgressBar::update(int done, std::string_view label) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (done < total_ && label.empty() && now - last_ < std::chrono::milliseconds(100)) return;
+  last_ = now;
+  const int width = 40, filled = total_ ? static_cast<int>(static_cast<long>(width) * done / total_) : width;
+  std::fprintf(stderr, "\r[%s%s] %3d%%  %s %d/%d%s%.*s\033[K", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+               std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), total_ ? 100 * done / total_ : 100,
+               unit_.c_str(), done, total_, label.empty() ? "" : "  ", static_cast<int>(label.size()), label.data());
+  if (done >= total_) std::fputc('\n', stderr);
+  std::fflush(stderr);
+}
+
 }  // namespace kinetrack::cli

@@ -3,6 +3,7 @@
 // used by every subcommand, model loading from a built-in name or a URDF path, and small
 // formatting helpers. The library never prints; everything shown to the user is decided here.
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -55,6 +56,22 @@ bool hasSegments(const Model& model);
 /// Creates the output directory `dir` (and parents). Throws UsageError for an empty name,
 /// ParseError when it exists as a file or cannot be created.
 void prepareOutputDirectory(const std::string& dir);
+
+/// A one-line progress bar on stderr, drawn only when stderr is a terminal and `enabled`:
+/// "[#####     ]  50%  <unit> 12/24  <label>" (items done / total, what runs now), redrawn at most
+/// every 100 ms unless a label is given, ended with a newline once every item is done.
+class ProgressBar {
+ public:
+  ProgressBar(int total, bool enabled, std::string unit = "frame");
+  /// `done` items of the total are finished; `label` names the one running now.
+  void update(int done, std::string_view label = {});
+
+ private:
+  int total_;
+  bool enabled_;
+  std::string unit_;
+  std::chrono::steady_clock::time_point last_{};
+};
 
 /// Parses a whole string as a finite double ("1e-3", "-0.5"); throws UsageError naming `what`.
 double parseFiniteDouble(std::string_view text, std::string_view what);

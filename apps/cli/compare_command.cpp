@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "kinetrack/metrics/tracking.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/icub.hpp"
+#include "kinetrack/track/experiments.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
 #include "plotting.hpp"
@@ -42,50 +44,8 @@ struct CompareConfig {
   double tpose_seconds = 4.0;
   double transient = 2.0;
   bool no_plot = false;
+  bool quiet = false;
 };
-
-struct Scenario {
-  std::string name;
-  std::string file;   ///< relative to --data
-  bool hold_first = false;  ///< T-pose: frame 0 held as a static target
-};
-
-const std::vector<Scenario>& scenarios() {
-  static const std::vector<Scenario> s = {
-      {"T-pose", "bvh/cmu_cgspeed/cmu_01_01.bvh", true},
-      {"walking", "bvh/bandai/dataset-2_walk_normal_001.bvh", false},
-      {"running", "bvh/bandai/dataset-2_run_normal_001.bvh", false},
-  };
-  return s;
-}
-
-/// The capture's first frame repeated for `seconds` at its frame rate (a static target).
-track::Capture holdFirstFrame(const track::Capture& c, double seconds) {
-  track::Capture h = c;
-  const double dt = c.clip.numFrames() > 1 ? c.clip.times[1] - c.clip.times[0] : 1.0 / 120.0;
-  const int n = std::max(2, static_cast<int>(std::lround(seconds / dt)));
-  const std::size_t ns = c.clip.segment_names.size();
-  h.clip.times.resize(static_cast<std::size_t>(n));
-  h.clip.poses.resize(static_cast<std::size_t>(n) * ns);
-  h.clip.valid.resize(static_cast<std::size_t>(n) * ns);
-  for (int f = 0; f < n; ++f) {
-    h.clip.times[static_cast<std::size_t>(f)] = f * dt;
-    for (std::size_t s = 0; s < ns; ++s) {
-      h.clip.poses[static_cast<std::size_t>(f) * ns + s] = c.clip.poses[s];
-      h.clip.valid[static_cast<std::size_t>(f) * ns + s] = c.clip.valid[s];
-    }
-  }
-  h.clip.linear_velocity.clear();
-  h.clip.angular_velocity.clear();
-  return h;
-}
-
-struct Series {
-  std::string model, scenario, method;
-  std::vector<double> log_mnte, log_rmse, time_us;
-};
-
-double log10Floor(double v) { return std::log10(std::max(v, 1e-16)); }
 
 std::string iqrCell(const std::vector<double>& v, const char* format) {
   if (v.empty()) return "-";
@@ -101,78 +61,46 @@ std::string iqrCell(const std::vector<double>& v, const char* format) {
 
 int runCompare(const CompareConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
-  std::vector<std::string> methods;
+  track::CompareOptions options;
+  options.data = cfg.data;
+  options.icub = cfg.icub;
+  options.threads = cfg.threads;
+  options.tpose_seconds = cfg.tpose_seconds;
+  options.transient = cfg.transient;
+  options.methods.clear();
   for (std::size_t p = 0; p <= cfg.methods.size();) {
     const std::size_t c = std::min(cfg.methods.find(',', p), cfg.methods.size());
-    if (c > p) methods.push_back(cfg.methods.substr(p, c - p));
+    if (c > p) {
+      track::TrackerOptions probe;
+      setSolver(probe, cfg.methods.substr(p, c - p), cfg.threads);  // validates the name
+      options.methods.push_back(probe.method);
+    }
     p = c + 1;
   }
-  if (methods.empty()) throw UsageError("--methods: no method given");
-  for (const std::string& m : methods) {
-    track::TrackerOptions probe;
-    setSolver(probe, m, cfg.threads);  // validates the name
-  }
+  if (options.methods.empty()) throw UsageError("--methods: no method given");
   fs::path script;
   if (!cfg.no_plot) {
     if (!cfg.plot_script.empty() && !fs::is_regular_file(cfg.plot_script))
       throw UsageError("--plot-script: no such file '" + cfg.plot_script + "'");
     script = findScript(cfg.plot_script, "plot_compare.py");
   }
-  std::vector<std::pair<std::string, Model>> models = {{"human66", makeHuman66()}, {"human48", makeHuman48()}};
-  if (fs::is_regular_file(cfg.icub)) {
-    models.emplace_back("iCub", icubForRetargeting(io::loadUrdf(cfg.icub)));
-  } else {
-    fmt::print(stderr, "kinetrack: warning: {} not found: iCub left out\n", cfg.icub);
-  }
   prepareOutputDirectory(cfg.out);
-
-  std::vector<Series> series;
-  for (const Scenario& sc : scenarios()) {
-    const fs::path file = fs::path(cfg.data) / sc.file;
-    track::Capture capture = track::loadCapture(file.string());
-    if (sc.hold_first) capture = holdFirstFrame(capture, cfg.tpose_seconds);
-    const io::SegmentMap clip_map = io::resolveSegmentMap(capture.clip.segment_names, "");
-    for (const auto& [model_name, model] : models) {
-      std::vector<track::SegmentPair> pairs;
-      const bool robot = isIcub(model);
-      if (robot) {
-        pairs = track::composeMaps(clip_map, io::builtinRobotMap("icub"));
-      } else {
-        pairs = track::segmentPairsOnModel(model, clip_map).pairs;
-      }
-      track::PlanOptions po;
-      po.calibration = "first";
-      const track::Retargeting plan = track::planTracking(model, capture, pairs, po);
-      for (const std::string& method : methods) {
-        track::TrackerOptions to;
-        to.dynamical.use_model_velocity_limits = robot;
-        setSolver(to, method, cfg.threads);
-        const track::TrackRecord r = track::runTracking(model, capture, plan, to, {});
-        Series s{model_name, sc.name, method, {}, {}, {}};
-        const double t0 = r.times.front();
-        const double cut = std::min(cfg.transient, 0.5 * (r.times.back() - t0));
-        for (std::size_t f = 0; f < r.times.size(); ++f) {
-          if (r.gap[f] || r.times[f] - t0 < cut) continue;
-          s.log_mnte.push_back(log10Floor(r.mnte[f]));
-          s.log_rmse.push_back(log10Floor(r.rmse[f]));
-          s.time_us.push_back(r.step_us[f]);
-        }
-        series.push_back(std::move(s));
-      }
-    }
-  }
-
-  std::string csv = "model,scenario,method,frame,log10_mnte,log10_rmse,time_us\n";
-  for (const Series& s : series)
-    for (std::size_t f = 0; f < s.time_us.size(); ++f)
-      csv += fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g}\n", s.model, s.scenario, s.method, f, s.log_mnte[f], s.log_rmse[f], s.time_us[f]);
+  std::optional<ProgressBar> bar;
+  const track::CompareResult result =
+      track::runCompare(options, [&](int i, int n, const std::string& model, const std::string& scenario, track::Method m) {
+        if (!bar) bar.emplace(n, !cfg.quiet, "run");
+        bar->update(i, fmt::format("{} {} {}", model, scenario, track::toString(m)));
+      });
+  if (bar) bar->update(static_cast<int>(result.series.size()));
+  for (const std::string& w : result.warnings) fmt::print(stderr, "kinetrack: warning: {}\n", w);
   const fs::path csv_path = fs::path(cfg.out) / "compare.csv";
-  io::writeFileAtomically(csv_path.string(), csv);
+  io::writeFileAtomically(csv_path.string(), track::compareCsv(result));
+  const std::vector<track::CompareSeries>& series = result.series;
 
   fmt::print("DYN Fig. 7 on real captures: median (IQR) after a {:g} s transient\n\n", cfg.transient);
   fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", "model", "scenario", "method", "log10 MNTE", "log10 RMSE", "time (us)");
-  for (const Series& s : series)
-    fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", s.model, s.scenario, s.method, iqrCell(s.log_mnte, "{:.2f} ({:.2f})"),
+  for (const track::CompareSeries& s : series)
+    fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", s.model, s.scenario, track::toString(s.method), iqrCell(s.log_mnte, "{:.2f} ({:.2f})"),
                iqrCell(s.log_rmse, "{:.2f} ({:.2f})"), iqrCell(s.time_us, "{:.1f} ({:.1f})"));
   fmt::print("\nwrote {}\n", csv_path.string());
   if (!cfg.no_plot) {
@@ -199,6 +127,7 @@ void addCompareCommand(CLI::App& experiment, Action& action) {
   cmd->add_option("--tpose-seconds", cfg->tpose_seconds, "length of the held T-pose")->capture_default_str();
   cmd->add_option("--plot-script", cfg->plot_script, "path of scripts/plot_compare.py (default: searched)");
   cmd->add_flag("--no-plot", cfg->no_plot, "write the CSV and table only");
+  cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
   cmd->callback([&action, cfg] { action = [cfg] { return runCompare(*cfg); }; });
 }
 

@@ -28,11 +28,7 @@
 #include "plotting.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/atomic_file.hpp"
-#include "kinetrack/core/so3.hpp"
-#include "kinetrack/ik/dynamical_ik.hpp"
-#include "kinetrack/kinematics/forward_kinematics.hpp"
-#include "kinetrack/model/configuration.hpp"
-#include "kinetrack/model/data.hpp"
+#include "kinetrack/track/experiments.hpp"
 
 namespace kinetrack::cli {
 
@@ -64,26 +60,8 @@ struct ConvergenceConfig {
   std::string jacobian = "midpoint";
 };
 
-/// The target of the experiment: a configuration and the frames that carry targets.
-struct TargetPose {
-  Configuration q;
-  double yaw = 0.0;                      ///< base yaw of q (rad)
-  std::vector<std::string> orientation;  ///< frames with an orientation target
-  std::optional<std::string> position;   ///< frame with a position target (the floating base)
-  std::vector<Matrix3d> R;               ///< world orientations at q, one per orientation frame
-  Vector3d p = Vector3d::Zero();         ///< world position of the position frame at q
-};
-
-/// One gain's run: MNTE at t_k = k Δt, k = 0..steps, and what the solver reported.
-struct GainRun {
-  double gain = 0.0;
-  std::vector<double> mnte;    ///< steps + 1 values
-  double last_residual = 0.0;  ///< ‖r‖ (rad and m mixed) before the last step
-  bool unstable_gain = false;  ///< StepResult::unstable_gain at some step
-  bool diverging = false;      ///< StepResult::diverging at some step
-  int qp_not_optimal = 0;      ///< steps whose QP status was not Optimal
-  qp::Status worst_status = qp::Status::Optimal;
-};
+using track::ConvergenceTarget;
+using track::GainRun;
 
 std::vector<double> parseGains(const std::vector<std::string>& texts) {
   if (texts.empty()) throw UsageError("--gains: give at least one gain, e.g. --gains 0,1,10");
@@ -96,93 +74,7 @@ std::vector<double> parseGains(const std::vector<std::string>& texts) {
   return gains;
 }
 
-/// Random static pose: joints uniform in [−range, range] ∩ [s_min, s_max] (the whole limit range
-/// when the two do not meet), base uniform in a ball of `radius` with a uniform yaw. Orientation
-/// targets on the 23 segments when the model has them, else on every link; a position target on
-/// the root link of a floating base.
-TargetPose makeTargetPose(const Model& m, const ConvergenceConfig& cfg) {
-  std::mt19937_64 rng(cfg.seed);
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  TargetPose t;
-  t.q = Configuration(m);
-  const double range = cfg.joint_range * kDeg;
-  for (int j = 0; j < m.numJoints(); ++j) {
-    double lo = std::max(m.lowerPositionLimits()[j], -range), hi = std::min(m.upperPositionLimits()[j], range);
-    if (lo > hi) {  // limits entirely outside ±range: both are finite here
-      lo = m.lowerPositionLimits()[j];
-      hi = m.upperPositionLimits()[j];
-    }
-    t.q.joints[j] = std::uniform_real_distribution<double>(lo, hi)(rng);
-  }
-  if (m.baseType() == BaseType::Floating) {
-    Vector3d p;
-    do p = Vector3d(unit(rng), unit(rng), unit(rng));
-    while (p.squaredNorm() > 1.0);
-    t.q.base_position = cfg.base_radius * p;
-    t.yaw = M_PI * unit(rng);
-    t.q.base_rotation = so3::exp(Vector3d(0.0, 0.0, t.yaw));
-  }
-
-  if (hasSegments(m)) {
-    for (const std::string& s : segmentNames()) t.orientation.push_back(m.frameName(m.linkFrame(m.linkId(s))));
-  } else {
-    for (int l = 0; l < m.numLinks(); ++l) t.orientation.push_back(m.frameName(m.linkFrame(LinkId(l))));
-  }
-  if (m.baseType() == BaseType::Floating) t.position = m.frameName(m.linkFrame(LinkId(0)));
-
-  Data data(m);
-  framesForwardKinematics(m, data, t.q);
-  for (const std::string& f : t.orientation) t.R.push_back(data.frame[m.frameId(f).value].R);
-  if (t.position) t.p = data.frame[m.frameId(*t.position).value].p;
-  return t;
-}
-
-/// Runs DYN from the zero configuration with gain K on every target for `steps` steps of Δt.
-GainRun runGain(const Model& m, const TargetPose& target, double gain, double dt, long steps, bool midpoint) {
-  DynamicalIkOptions options;
-  options.gain_mode = GainMode::Continuous;
-  options.midpoint_jacobian = midpoint;
-  DynamicalIk ik(m, options);
-  for (std::size_t i = 0; i < target.orientation.size(); ++i) {
-    const TargetId id = ik.tasks().addOrientation(target.orientation[i], {.gain = gain});
-    ik.tasks().setOrientation(id, target.R[i], Vector3d::Zero());  // static pose: ω = 0
-  }
-  if (target.position) {
-    const TargetId id = ik.tasks().addPosition(*target.position, {.gain = gain});
-    ik.tasks().setPosition(id, target.p, Vector3d::Zero());
-  }
-  ik.setState(Configuration(m));
-
-  GainRun run;
-  run.gain = gain;
-  run.mnte.reserve(static_cast<std::size_t>(steps) + 1);
-  run.mnte.push_back(ik.mnte());
-  for (long k = 0; k < steps; ++k) {
-    const StepResult r = ik.step(dt);
-    run.unstable_gain = run.unstable_gain || r.unstable_gain;
-    run.diverging = run.diverging || r.diverging;
-    run.last_residual = r.residual_norm;
-    if (r.qp_status != qp::Status::Optimal) {
-      ++run.qp_not_optimal;
-      run.worst_status = r.qp_status;
-    }
-    run.mnte.push_back(ik.mnte());
-  }
-  return run;
-}
-
 // --- output ---------------------------------------------------------------------------------
-
-/// Creates `dir` (and parents) if needed; throws ParseError when it cannot be a directory.
-/// CSV `time,gain,mnte`, one row per recorded step per gain; numbers in shortest round-trip form.
-std::string convergenceCsv(const std::vector<GainRun>& runs, double rate) {
-  std::string csv = "time,gain,mnte\n";
-  auto out = std::back_inserter(csv);
-  for (const GainRun& r : runs)
-    for (std::size_t k = 0; k < r.mnte.size(); ++k)
-      fmt::format_to(out, "{},{},{}\n", static_cast<double>(k) / rate, r.gain, r.mnte[k]);
-  return csv;
-}
 
 std::string mnteAt(const GainRun& r, double t, double rate) {
   const auto k = static_cast<std::size_t>(std::llround(t * rate));
@@ -244,7 +136,15 @@ int runConvergence(const ConvergenceConfig& cfg) {
     throw UsageError("--jacobian: '" + cfg.jacobian + "'; valid: midpoint, previous");
   if (steps_real > 1e7)
     throw UsageError(fmt::format("--duration x --rate = {:g} steps per gain; at most 1e7", steps_real));
-  const long steps = static_cast<long>(steps_real);
+  track::ConvergenceOptions options;
+  options.gains = gains;
+  options.rate = cfg.rate;
+  options.duration = cfg.duration;
+  options.seed = cfg.seed;
+  options.joint_range = cfg.joint_range;
+  options.base_radius = cfg.base_radius;
+  options.midpoint_jacobian = cfg.jacobian == "midpoint";
+  const long steps = options.steps();
   const double dt = 1.0 / cfg.rate;
 
   fs::path script;
@@ -258,7 +158,7 @@ int runConvergence(const ConvergenceConfig& cfg) {
   const LoadedModel lm = loadModelAndWarn(cfg.model);
   const Model& m = lm.model;
   prepareOutputDirectory(cfg.out);  // fail before the work, not after
-  const TargetPose target = makeTargetPose(m, cfg);
+  const ConvergenceTarget target = track::convergenceTarget(m, options);
 
   fmt::print("experiment convergence (DYN Fig. 8): model {} ({} DoF, {} base), {} orientation target(s){}\n", m.name(),
              m.numJoints(), toString(m.baseType()), target.orientation.size(),
@@ -275,11 +175,11 @@ int runConvergence(const ConvergenceConfig& cfg) {
       cfg.jacobian == "midpoint" ? "mid-step configuration" : "previous configuration (paper)");
 
   std::vector<GainRun> runs;
-  for (double k : gains) runs.push_back(runGain(m, target, k, dt, steps, cfg.jacobian == "midpoint"));
+  for (double k : gains) runs.push_back(track::runConvergenceGain(m, target, k, options));
 
   const fs::path dir(cfg.out);
   const fs::path csv = dir / "convergence.csv";
-  io::writeFileAtomically(csv.string(), convergenceCsv(runs, cfg.rate));
+  io::writeFileAtomically(csv.string(), track::convergenceCsv(runs, cfg.rate));
 
   printSummary(runs, cfg.rate);
   fmt::print("\nwrote {} ({} gains x {} rows)\n", csv.string(), runs.size(), steps + 1);

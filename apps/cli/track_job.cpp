@@ -19,28 +19,6 @@ double meanFrameTime(const std::vector<double>& t) {
   return t.size() > 1 ? (t.back() - t.front()) / static_cast<double>(t.size() - 1) : 1.0 / 60.0;
 }
 
-class ProgressBar {
- public:
-  ProgressBar(int total, bool enabled) : total_(total), enabled_(enabled && isatty(STDERR_FILENO)) {}
-  void update(int done) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (done + 1 < total_ && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    const int width = 40, filled = total_ ? static_cast<int>(static_cast<long>(width) * (done + 1) / total_) : width;
-    std::fprintf(stderr, "\r[%s%s] %3d%%  frame %d/%d", std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                 std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), total_ ? 100 * (done + 1) / total_ : 100, done + 1,
-                 total_);
-    if (done + 1 >= total_) std::fputc('\n', stderr);
-    std::fflush(stderr);
-  }
-
- private:
-  int total_;
-  bool enabled_;
-  std::chrono::steady_clock::time_point last_{};
-};
-
 }  // namespace
 
 void setSolver(track::TrackerOptions& options, const std::string& solver, int threads) {
@@ -69,7 +47,7 @@ TrackJobResult runTrackJob(const Model& model, const track::Capture& capture, co
       [&](int f, const Configuration& q, const track::FrameOutcome& o) {
         writer.write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
         if (keep) tracked.push_back(q);
-        bar.update(f);
+        bar.update(f + 1);
       },
       truth);
   TrackJobResult result;

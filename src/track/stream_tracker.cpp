@@ -119,6 +119,12 @@ void TrackRecord::add(double time, const FrameOutcome& o, double us, double err2
   status.push_back(o.gap ? std::int8_t{-1} : static_cast<std::int8_t>(o.status));
 }
 
+double transientCut(const std::vector<double>& times, double transient_s) {
+  if (times.empty()) return 0.0;
+  // A clip shorter than twice the transient keeps its second half for the statistics.
+  return std::min(transient_s, 0.5 * (times.back() - times.front()));
+}
+
 TrackSummary summarize(const TrackRecord& r, double transient_s, bool has_truth) {
   TrackSummary s;
   s.frames = static_cast<int>(r.times.size());
@@ -126,8 +132,7 @@ TrackSummary summarize(const TrackRecord& r, double transient_s, bool has_truth)
   s.has_truth = has_truth;
   if (s.frames == 0) return s;
   const double t0 = r.times.front();
-  // A clip shorter than twice the transient keeps its second half for the statistics.
-  const double t_cut = std::min(transient_s, 0.5 * (r.times.back() - t0));
+  const double t_cut = transientCut(r.times, transient_s);
   std::vector<double> mnte, rmse, us;
   double err2 = 0.0, substeps = 0.0;
   long joints = 0;

@@ -99,4 +99,8 @@ struct TrackRecord {
 };
 TrackSummary summarize(const TrackRecord& record, double transient_s, bool has_truth);
 
+/// Start (s, relative to times.front()) of the statistics window of a run: frames earlier than
+/// this are the transient. A run shorter than twice `transient_s` keeps its second half.
+double transientCut(const std::vector<double>& times, double transient_s);
+
 }  // namespace kinetrack::track
