@@ -34,18 +34,8 @@ int runDemo(const DemoConfig& cfg) {
   fmt::print("kinetrack demo: a synthetic {:.0f} s walk at {:.0f} Hz (23 segment poses, no files) tracked on {} "
              "({} DoF, body height {:.2f} m) from its zero pose\n\n",
              cfg.duration, cfg.rate, model.name(), model.numJoints(), cfg.height);
-  track::Capture capture;
-  capture.kind = track::CaptureKind::TargetCsv;
-  track::SyntheticWalk walk = track::syntheticWalk(model, cfg.duration, cfg.rate);
-  capture.clip = std::move(walk.clip);
-  capture.has_position.assign(capture.clip.segment_names.size(), 0);
-  capture.has_position[0] = 1;  // the pelvis carries a position target
-  capture.has_orientation.assign(capture.clip.segment_names.size(), 1);
-  std::vector<track::SegmentPair> pairs;
-  for (const std::string& s : capture.clip.segment_names) pairs.push_back({s, s, Matrix3d::Identity(), 1.0});
-  track::PlanOptions po;
-  po.calibration = "none";
-  const track::Retargeting plan = track::planTracking(model, capture, pairs, po);
+  const auto [capture, setup] = track::syntheticWalkJob(model, cfg.duration, cfg.rate);
+  const track::Retargeting& plan = setup.plan;
 
   std::optional<io::JointCsvWriter> writer;
   if (!cfg.out.empty()) writer.emplace(model, cfg.out);
@@ -54,7 +44,7 @@ int runDemo(const DemoConfig& cfg) {
       [&](int f, const Configuration& q, const track::FrameOutcome& o) {
         if (writer) writer->write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
       },
-      &walk.truth);
+      &setup.truth);
   const track::TrackSummary s = track::summarize(record, cfg.transient, true);
   if (writer) writer->commit();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -45,32 +45,14 @@ int runTrack(const TrackConfig& cfg) {
   co.rate = cfg.rate;
   const track::Capture capture = track::loadCapture(cfg.input, co);
 
-  const bool from_clip = cfg.model.model == "from-clip";
-  std::optional<LoadedModel> loaded;
-  Model clip_model;
-  std::vector<Configuration> truth;
-  if (from_clip) {
+  track::TrackSetup setup;
+  if (cfg.model.model == "from-clip") {
     if (!capture.bvh) throw UsageError("--model from-clip needs a BVH input");
-    io::BvhOptions bo;
-    bo.units = co.units;
-    clip_model = io::modelFromBvh(*capture.bvh, bo);
-    if (cfg.rate <= 0.0) truth = io::bvhConfigurations(clip_model, *capture.bvh, bo);
+    setup = track::setupFromClip(capture, co.units, cfg.rate <= 0.0);  // re-timed: no truth
   } else {
-    loaded = loadModelAndWarn(cfg.model);
-  }
-  const Model& model = from_clip ? clip_model : loaded->model;
-
-  std::vector<std::string> skipped, unmapped;
-  track::Retargeting plan;
-  if (from_clip) {
-    plan = track::retargetFromClip(model, capture.clip);
-  } else {
-    track::SegmentPairs pairs = track::resolveSegmentPairs(model, capture, cfg.map);
-    skipped = std::move(pairs.skipped);
-    unmapped = std::move(pairs.unmapped);
     track::PlanOptions po;
     po.calibration = cfg.calibration;
-    plan = track::planTracking(model, capture, pairs.pairs, po);
+    setup = track::setupOnModel(loadModelAndWarn(cfg.model).model, capture, cfg.map, po);
   }
 
   track::TrackerOptions to;
@@ -78,7 +60,9 @@ int runTrack(const TrackConfig& cfg) {
   to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
   to.max_substeps = cfg.max_substeps;
   setSolver(to, cfg.solver, cfg.threads);
-  return runTrackJob(model, capture, plan, to, cfg.output, cfg.input, truth.empty() ? nullptr : &truth, skipped, unmapped, start).status;
+  return runTrackJob(setup.model, capture, setup.plan, to, cfg.output, cfg.input, setup.truth.empty() ? nullptr : &setup.truth,
+                     setup.skipped, setup.unmapped, start)
+      .status;
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/mvnx.hpp"
 #include "kinetrack/io/target_csv.hpp"
+#include "kinetrack/track/segment_pairs.hpp"
+#include "kinetrack/track/synthetic.hpp"
 
 namespace kinetrack::track {
 namespace {
@@ -114,6 +116,46 @@ Retargeting planTracking(const Model& model, const Capture& capture, const std::
   rt.bindings.erase(std::remove_if(rt.bindings.begin(), rt.bindings.end(), [](const TargetBinding& b) { return !b.orientation && !b.position; }),
                     rt.bindings.end());
   return rt;
+}
+
+TrackSetup setupFromClip(const Capture& capture, io::BvhUnits units, bool with_truth) {
+  if (!capture.bvh) throw InvalidArgument("--model from-clip needs a BVH input");
+  io::BvhOptions bo;
+  bo.units = units;
+  TrackSetup s;
+  s.model = io::modelFromBvh(*capture.bvh, bo);
+  if (with_truth) s.truth = io::bvhConfigurations(s.model, *capture.bvh, bo);
+  s.plan = retargetFromClip(s.model, capture.clip);
+  return s;
+}
+
+TrackSetup setupOnModel(Model model, const Capture& capture, const std::string& map_spec, const PlanOptions& options) {
+  TrackSetup s;
+  s.model = std::move(model);
+  SegmentPairs pairs = resolveSegmentPairs(s.model, capture, map_spec);
+  s.skipped = std::move(pairs.skipped);
+  s.unmapped = std::move(pairs.unmapped);
+  s.plan = planTracking(s.model, capture, pairs.pairs, options);
+  return s;
+}
+
+std::pair<Capture, TrackSetup> syntheticWalkJob(Model model, double duration, double rate) {
+  Capture capture;
+  capture.kind = CaptureKind::TargetCsv;
+  SyntheticWalk walk = syntheticWalk(model, duration, rate);
+  capture.clip = std::move(walk.clip);
+  capture.has_position.assign(capture.clip.segment_names.size(), 0);
+  capture.has_position[0] = 1;  // the pelvis carries a position target
+  capture.has_orientation.assign(capture.clip.segment_names.size(), 1);
+  std::vector<SegmentPair> pairs;
+  for (const std::string& seg : capture.clip.segment_names) pairs.push_back({seg, seg, Matrix3d::Identity(), 1.0});
+  PlanOptions po;
+  po.calibration = "none";
+  TrackSetup s;
+  s.model = std::move(model);
+  s.plan = planTracking(s.model, capture, pairs, po);
+  s.truth = std::move(walk.truth);
+  return {std::move(capture), std::move(s)};
 }
 
 TrackRecord runTracking(const Model& model, const Capture& capture, const Retargeting& plan, const TrackerOptions& options,

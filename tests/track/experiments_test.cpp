@@ -67,3 +67,22 @@ TEST(Experiments, HeldFirstFrameAndTransientWindow) {
 
 }  // namespace
 }  // namespace kinetrack
+
+namespace kinetrack {
+namespace {
+
+TEST(Pipeline, SyntheticWalkJobAndSetups) {
+  const auto [capture, setup] = track::syntheticWalkJob(makeHuman66(), 0.5, 100.0);
+  EXPECT_EQ(capture.clip.numFrames(), 51);
+  EXPECT_EQ(setup.truth.size(), 51u);
+  EXPECT_EQ(setup.plan.bindings.size(), 23u);
+  EXPECT_TRUE(setup.plan.bindings[0].position);   // the pelvis carries the position target
+  EXPECT_FALSE(setup.plan.bindings[1].position);
+  EXPECT_THROW(track::setupFromClip(capture, io::BvhUnits::Auto, true), InvalidArgument);  // not a BVH
+  const track::TrackSetup on48 = track::setupOnModel(makeHuman48(), capture, "");
+  EXPECT_EQ(on48.model.name(), makeHuman48().name());
+  EXPECT_EQ(on48.plan.bindings.size(), 23u);  // pose targets named after the model's frames
+}
+
+}  // namespace
+}  // namespace kinetrack

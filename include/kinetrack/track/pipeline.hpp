@@ -51,6 +51,28 @@ struct PlanOptions {
 Retargeting planTracking(const Model& model, const Capture& capture, const std::vector<SegmentPair>& map,
                          const PlanOptions& options = {});
 
+/// What a track job needs besides the capture and the options: the model to track on, its
+/// targets and calibration, and ground truth when known.
+struct TrackSetup {
+  Model model;
+  Retargeting plan;
+  std::vector<Configuration> truth;  ///< one configuration per frame, or empty
+  std::vector<std::string> skipped;  ///< map entries whose frame the model lacks ("segment -> frame")
+  std::vector<std::string> unmapped; ///< clip segments the map does not name
+};
+
+/// `--model from-clip`: the BVH's own skeleton (io::modelFromBvh with `units`), every segment
+/// targeted (retargetFromClip), and, with `with_truth`, the file's own joint values as ground
+/// truth. Throws InvalidArgument for a capture that is not a BVH.
+TrackSetup setupFromClip(const Capture& capture, io::BvhUnits units, bool with_truth);
+/// `model`: segment pairs through `map_spec` (resolveSegmentPairs: "" = auto, a built-in map
+/// name or a JSON file) and planTracking with `options`. Throws as those do.
+TrackSetup setupOnModel(Model model, const Capture& capture, const std::string& map_spec, const PlanOptions& options = {});
+/// The demo's embedded job: a syntheticWalk of `model` (`duration` s at `rate` Hz) as a
+/// pose-target capture (orientations of the 23 segments, the pelvis position), tracked from the
+/// zero pose without calibration, with the walk's configurations as ground truth.
+std::pair<Capture, TrackSetup> syntheticWalkJob(Model model, double duration, double rate);
+
 /// Called after every frame with the frame index, the model's configuration (held at gaps) and
 /// the frame's outcome.
 using FrameSink = std::function<void(int frame, const Configuration& q, const FrameOutcome& outcome)>;
