@@ -142,33 +142,49 @@ struct DynamicalIk::Impl {
   StepResult step(double dt) {
     if (!(dt > 0.0) || !std::isfinite(dt)) throw InvalidArgument("DynamicalIk::step: dt must be finite and > 0");
     StepResult res;
-    const int nb = model.nvBase();
-    const int n = model.numJoints();
-    // H keeps its structural zeros from step to step: assembleHessian() writes exactly the
-    // entries (c, d), d supporting c's link, of the lower triangle.
-    for (auto& M : Mc) M.setZero();
-    for (auto& f : fc) f.setZero();
-    // Jacobians at the mid-step configuration predicted with the previous ν: the frame
-    // displacement over the step, ∫J(q(τ))ν dτ, is then Δt·J(q_mid)ν + O(Δt³) instead of O(Δt²).
-    // Only for monotone error dynamics (K·Δt ≤ 1): above, ν alternates in sign from step to
-    // step, the predicted midpoint lands on the wrong side and the loop can lock into a
-    // period-2 cycle; the paper's J(q_{k−1}) is used there.
-    const std::vector<ik::FrameTask>& targets = tasks.all();
-    if (history.size() != targets.size()) history.resize(targets.size());  // allocates only after adds
+    if (history.size() != tasks.all().size()) history.resize(tasks.all().size());  // allocates only after adds
+    const Data& jac_data = jacobianData(dt);
+    assembleTasks(jac_data, dt, res);
+    assembleHessian(jac_data);
+    problem.H.diagonal().array() += options.damping;
+    writeBounds(dt);
+    solveQp(res);
+    integrate(dt);
+    forwardKinematics(model, data, q);
+    rememberTargets();
+    // Constraint satisfaction at q_k.
+    res.iterations = 1;
+    res.limit_violation = joint_limits.violation(q.joints);
+    res.row_violation = row_limits.violation(q.joints);
+    return res;
+  }
+
+  // Kinematics for the task Jacobians. At the mid-step configuration predicted with the previous
+  // ν: the frame displacement over the step, ∫J(q(τ))ν dτ, is then Δt·J(q_mid)ν + O(Δt³) instead
+  // of O(Δt²). Only for monotone error dynamics (K·Δt ≤ 1): above, ν alternates in sign from step
+  // to step, the predicted midpoint lands on the wrong side and the loop can lock into a period-2
+  // cycle; the paper's J(q_{k−1}) is used there.
+  const Data& jacobianData(double dt) {
     double gain_dt = 0.0;
-    for (const ik::FrameTask& t : targets)
+    for (const ik::FrameTask& t : tasks.all())
       if (t.alive && t.enabled) {
         const double k = std::max(t.position_gain, t.orientation_gain);
         gain_dt = std::max(gain_dt, options.gain_mode == GainMode::PerStep ? k : k * dt);
       }
-    const Data* jac_data = &data;
-    if (options.midpoint_jacobian && gain_dt <= 1.0 && nu.cwiseAbs().maxCoeff() > 0.0) {
-      predictMidpoint(dt);
-      forwardKinematics(model, mid_data, q_mid);
-      jac_data = &mid_data;
-    }
+    if (!(options.midpoint_jacobian && gain_dt <= 1.0 && nu.cwiseAbs().maxCoeff() > 0.0)) return data;
+    predictMidpoint(dt);
+    forwardKinematics(model, mid_data, q_mid);
+    return mid_data;
+  }
 
-    // Residuals and corrected velocities at q_{k−1} (Eq. 5, 9), in the world frame (SPEC §2.1).
+  // Residuals and corrected velocities at q_{k−1} (Eq. 5, 9), in the world frame (SPEC §2.1),
+  // into the composites of the QP (assembleHessian); the residual norm, MNTE and gain flags.
+  void assembleTasks(const Data& jac_data, double dt, StepResult& res) {
+    // H keeps its structural zeros from step to step: assembleHessian() writes exactly the
+    // entries (c, d), d supporting c's link, of the lower triangle.
+    for (auto& M : Mc) M.setZero();
+    for (auto& f : fc) f.setZero();
+    const std::vector<ik::FrameTask>& targets = tasks.all();
     double residual2 = 0.0, mnte_sum = 0.0;
     int n_orient = 0;
     for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -178,8 +194,7 @@ struct DynamicalIk::Impl {
       const bool use_o = t.orientationSet();
       if (!use_p && !use_o) continue;
       const Transform& F = updateFramePlacement(model, data, t.frame);
-      const Vector3d p_jac =
-          (jac_data == &data ? F.p : frameOrigin(model, *jac_data, t.frame)) - jac_data->link[0].p;
+      const Vector3d p_jac = (&jac_data == &data ? F.p : frameOrigin(model, jac_data, t.frame)) - jac_data.link[0].p;
       const LinkId link = model.frameLink(t.frame);
       const double kp = options.gain_mode == GainMode::PerStep ? t.position_gain / dt : t.position_gain;
       const double ko = options.gain_mode == GainMode::PerStep ? t.orientation_gain / dt : t.orientation_gain;
@@ -211,38 +226,45 @@ struct DynamicalIk::Impl {
       growth_streak = 0;
     res.diverging = growth_streak >= 3;
     previous_residual = res.residual_norm;
+  }
 
-    assembleHessian(*jac_data);
-    problem.H.diagonal().array() += options.damping;
-    // Bounds (Eq. 10b, 12): base, then joints; linear rows (Eq. 13) shaped on the row values.
+  // Bounds (Eq. 10b, 12): base, then joints; linear rows (Eq. 13) shaped on the row values.
+  void writeBounds(double dt) {
+    const int nb = model.nvBase(), n = model.numJoints();
     const ik::LimitShaping shaping = shapingOf(options);
     ik::BaseVelocityLimit{options.base_linear_velocity_limit, options.base_angular_velocity_limit}.bounds(
         nb, problem.lb, problem.ub);
     joint_limits.velocityBounds(q.joints, dt, shaping, options.use_model_velocity_limits, problem.lb.tail(n),
                                 problem.ub.tail(n));
     row_limits.velocityBounds(q.joints, dt, shaping, problem.lbA, problem.ubA);
+  }
 
-    if (!problem.g.allFinite() || !problem.H.diagonal().allFinite() || problem.lb.hasNaN() ||
-        problem.ub.hasNaN() || problem.lbA.hasNaN() || problem.ubA.hasNaN()) {
-      res.non_finite = true;  // never throw from the hot loop on a diverged state
+  // ν from the QP (Eq. 10); a non-finite problem or result leaves ν = 0 (never throw from the
+  // hot loop on a diverged state).
+  void solveQp(StepResult& res) {
+    if (!problem.g.allFinite() || !problem.H.diagonal().allFinite() || problem.lb.hasNaN() || problem.ub.hasNaN() ||
+        problem.lbA.hasNaN() || problem.ubA.hasNaN()) {
+      res.non_finite = true;
       res.qp_status = qp::Status::IterationLimit;
       res.status = ik::Status::Failed;
       nu.setZero();
-    } else {
-      const qp::Result qr =
-          options.sparse_qp && row_limits.empty() ? tree_solver.solve(problem, nu) : solver.solve(problem, nu);
-      res.qp_status = qr.status;
-      res.qp_iterations = qr.iterations;
-      res.active_bounds = qr.active_bounds;
-      res.status = statusOf(qr.status);
-      if (qr.status == qp::Status::NotConvex || !nu.allFinite()) {
-        nu.setZero();
-        res.status = ik::Status::Failed;
-      }
+      return;
     }
+    const qp::Result qr =
+        options.sparse_qp && row_limits.empty() ? tree_solver.solve(problem, nu) : solver.solve(problem, nu);
+    res.qp_status = qr.status;
+    res.qp_iterations = qr.iterations;
+    res.active_bounds = qr.active_bounds;
+    res.status = statusOf(qr.status);
+    if (qr.status == qp::Status::NotConvex || !nu.allFinite()) {
+      nu.setZero();
+      res.status = ik::Status::Failed;
+    }
+  }
 
-    integrate(dt);
-    forwardKinematics(model, data, q);
+  // The targets of this step become the previous ones (finite differences, mean velocities).
+  void rememberTargets() {
+    const std::vector<ik::FrameTask>& targets = tasks.all();
     for (std::size_t i = 0; i < targets.size(); ++i) {
       const ik::FrameTask& t = targets[i];
       History& h = history[i];
@@ -253,11 +275,6 @@ struct DynamicalIk::Impl {
       h.omega_prev = t.angular_velocity;
       h.has_previous_velocity = t.velocity_given || t.angular_velocity_given;
     }
-    // Constraint satisfaction at q_k.
-    res.iterations = 1;
-    res.limit_violation = joint_limits.violation(q.joints);
-    res.row_violation = row_limits.violation(q.joints);
-    return res;
   }
 
   // q_mid = q ⊕ ½Δt·ν_{k−1}, without allocating.
