@@ -99,13 +99,13 @@ void runInstantaneous(benchmark::State& state, const kt::Model& m, const std::ve
 
 void BM_InstIk_human66_stream(benchmark::State& state, kt::InstantaneousIkBackend backend) {
   const kt::Model m = kt::makeHuman66();
-  runInstantaneous(state, m, kt::humanSegmentNames(), "Pelvis", kt::bench::makeWaveStream(m, kt::humanSegmentNames(), "Pelvis", 1000),
-                   backend);
+  runInstantaneous(state, m, kt::humanSegmentNames(), "Pelvis",
+                   kt::bench::makeWaveStream(m, kt::humanSegmentNames(), "Pelvis", 1000), backend);
 }
 void BM_InstIk_human48_stream(benchmark::State& state, kt::InstantaneousIkBackend backend) {
   const kt::Model m = kt::makeHuman48();
-  runInstantaneous(state, m, kt::humanSegmentNames(), "Pelvis", kt::bench::makeWaveStream(m, kt::humanSegmentNames(), "Pelvis", 1000),
-                   backend);
+  runInstantaneous(state, m, kt::humanSegmentNames(), "Pelvis",
+                   kt::bench::makeWaveStream(m, kt::humanSegmentNames(), "Pelvis", 1000), backend);
 }
 void BM_InstIk_icub_stream(benchmark::State& state, kt::InstantaneousIkBackend backend) {
   const kt::Model m = icub();
@@ -113,7 +113,8 @@ void BM_InstIk_icub_stream(benchmark::State& state, kt::InstantaneousIkBackend b
     state.SkipWithError("../shared/models/icub not found");
     return;
   }
-  runInstantaneous(state, m, m.linkNames(), "root_link", kt::bench::makeWaveStream(m, m.linkNames(), "root_link", 1000), backend);
+  runInstantaneous(state, m, m.linkNames(), "root_link", kt::bench::makeWaveStream(m, m.linkNames(), "root_link", 1000),
+                   backend);
 }
 void BM_InstIk_human66_walk(benchmark::State& state, kt::InstantaneousIkBackend backend) {
   const kt::Model m = kt::makeHuman66();
@@ -137,7 +138,7 @@ void BM_DynStep_human66_walk(benchmark::State& state) {
     const std::size_t base = static_cast<std::size_t>(f) * static_cast<std::size_t>(ns);
     for (int s = 0; s < ns; ++s)
       ik.tasks().setOrientation(ids[static_cast<std::size_t>(s)], walk.clip.pose(f, s).R,
-                              walk.clip.angular_velocity[base + static_cast<std::size_t>(s)]);
+                                walk.clip.angular_velocity[base + static_cast<std::size_t>(s)]);
     ik.tasks().setPosition(pos, walk.clip.pose(f, 0).p, walk.clip.linear_velocity[base]);
   };
   for (std::size_t k = 0; k < 100; ++k) {

@@ -27,10 +27,10 @@ namespace {
 const std::vector<std::string>& kHumanSegments = kt::humanSegmentNames();
 // iCub links playing the role of the 23 human segments.
 const std::vector<std::string> kIcubSegments = {
-    "root_link",   "torso_1",      "torso_2",     "chest",     "neck_1",      "neck_2",
-    "head",        "r_shoulder_1", "r_shoulder_2", "r_upper_arm", "r_forearm", "r_hand",
-    "l_shoulder_1", "l_shoulder_2", "l_upper_arm", "l_forearm",  "l_hand",     "r_upper_leg",
-    "r_lower_leg", "r_foot",       "l_upper_leg", "l_lower_leg", "l_foot"};
+    "root_link",    "torso_1",      "torso_2",      "chest",       "neck_1",    "neck_2",
+    "head",         "r_shoulder_1", "r_shoulder_2", "r_upper_arm", "r_forearm", "r_hand",
+    "l_shoulder_1", "l_shoulder_2", "l_upper_arm",  "l_forearm",   "l_hand",    "r_upper_leg",
+    "r_lower_leg",  "r_foot",       "l_upper_leg",  "l_lower_leg", "l_foot"};
 
 struct Fixture {
   std::string name;
@@ -179,8 +179,8 @@ void BM_KDL_Jacobians(benchmark::State& state, int which) {
 
 }  // namespace
 
-#define KINETRACK_BENCH(fn)                                             \
-  BENCHMARK_CAPTURE(fn, human66, 0)->Unit(benchmark::kMicrosecond);     \
+#define KINETRACK_BENCH(fn)                                         \
+  BENCHMARK_CAPTURE(fn, human66, 0)->Unit(benchmark::kMicrosecond); \
   BENCHMARK_CAPTURE(fn, icub, 1)->Unit(benchmark::kMicrosecond)
 
 KINETRACK_BENCH(BM_FK);

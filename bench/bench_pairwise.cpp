@@ -135,19 +135,19 @@ void BM_WholeBody(benchmark::State& state, bool walk) {
 }  // namespace
 
 // Tolerance argument: 1 µrad (the default) and 300 µrad (≈ DYN's tracking error on the stream).
-#define KT_PAIR_BENCH(threads, walk, label)                             \
-  BENCHMARK_CAPTURE(BM_Pairwise, t##threads##_##label, threads, walk)   \
-      ->Name("BM_Pairwise/t" #threads "/human66_" #label)               \
-      ->Arg(1)                                                          \
-      ->Arg(300)                                                        \
-      ->Unit(benchmark::kMicrosecond)                                   \
+#define KT_PAIR_BENCH(threads, walk, label)                           \
+  BENCHMARK_CAPTURE(BM_Pairwise, t##threads##_##label, threads, walk) \
+      ->Name("BM_Pairwise/t" #threads "/human66_" #label)             \
+      ->Arg(1)                                                        \
+      ->Arg(300)                                                      \
+      ->Unit(benchmark::kMicrosecond)                                 \
       ->UseRealTime()
-#define KT_WHOLE_BENCH(walk, label)                      \
-  BENCHMARK_CAPTURE(BM_WholeBody, label, walk)           \
-      ->Name("BM_WholeBody/human66_" #label)             \
-      ->Arg(1)                                           \
-      ->Arg(300)                                         \
-      ->Unit(benchmark::kMicrosecond)                    \
+#define KT_WHOLE_BENCH(walk, label)            \
+  BENCHMARK_CAPTURE(BM_WholeBody, label, walk) \
+      ->Name("BM_WholeBody/human66_" #label)   \
+      ->Arg(1)                                 \
+      ->Arg(300)                               \
+      ->Unit(benchmark::kMicrosecond)          \
       ->UseRealTime()
 
 KT_PAIR_BENCH(1, false, stream);

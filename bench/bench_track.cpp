@@ -27,9 +27,10 @@ std::string tempCsv() { return (std::filesystem::temp_directory_path() / "kinetr
 // Tracks every frame and writes the joint CSV (as `kinetrack track --out`); returns the frames.
 long trackToCsv(const kt::Model& model, const kt::track::Capture& capture, const kt::track::Retargeting& plan) {
   kt::io::JointCsvWriter writer(model, tempCsv());
-  kt::track::runTracking(model, capture, plan, {}, [&](int f, const kt::Configuration& q, const kt::track::FrameOutcome& o) {
-    writer.write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
-  });
+  kt::track::runTracking(model, capture, plan, {},
+                         [&](int f, const kt::Configuration& q, const kt::track::FrameOutcome& o) {
+                           writer.write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
+                         });
   writer.commit();
   return capture.clip.numFrames();
 }
@@ -74,7 +75,8 @@ void BM_TrackBvhFile(benchmark::State& state, const char* relative) {
   state.counters["frames_per_s"] = benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsRate);
 }
 BENCHMARK_CAPTURE(BM_TrackBvhFile, cmu_01_01, "data/bvh/cmu_cgspeed/cmu_01_01.bvh")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_TrackBvhFile, pymo_walk, "data/bvh/pymo/AV_8Walk_Meredith_HVHA_Rep1.bvh")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TrackBvhFile, pymo_walk, "data/bvh/pymo/AV_8Walk_Meredith_HVHA_Rep1.bvh")
+    ->Unit(benchmark::kMillisecond);
 
 void BM_TrackFromClip(benchmark::State& state, const char* relative) {
   const std::string path = kt::testing::sharedFile(relative);

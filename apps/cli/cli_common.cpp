@@ -26,7 +26,8 @@ double parseFiniteDouble(std::string_view text, std::string_view what) {
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size())
     throw UsageError(std::string(what) + ": '" + std::string(text) + "' is not a number");
-  if (!std::isfinite(value)) throw UsageError(std::string(what) + ": '" + std::string(text) + "' is not a finite number");
+  if (!std::isfinite(value))
+    throw UsageError(std::string(what) + ": '" + std::string(text) + "' is not a finite number");
   return value;
 }
 
@@ -47,7 +48,8 @@ void prepareOutputDirectory(const std::string& dir) {
   namespace fs = std::filesystem;
   if (dir.empty()) throw UsageError("--out: empty directory name");
   std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "--out exists and is not a directory");
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw ParseError(dir, 0, "--out exists and is not a directory");
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "cannot create output directory: " + ec.message());
 }
@@ -61,7 +63,8 @@ void ProgressBar::update(int done, std::string_view label) {
   if (done < total_ && label.empty() && now - last_ < std::chrono::milliseconds(100)) return;
   last_ = now;
   const int width = 40, filled = total_ ? static_cast<int>(static_cast<long>(width) * done / total_) : width;
-  std::fprintf(stderr, "\r[%s%s] %3d%%  %s %d/%d%s%.*s\033[K", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+  std::fprintf(stderr, "\r[%s%s] %3d%%  %s %d/%d%s%.*s\033[K",
+               std::string(static_cast<std::size_t>(filled), '#').c_str(),
                std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), total_ ? 100 * done / total_ : 100,
                unit_.c_str(), done, total_, label.empty() ? "" : "  ", static_cast<int>(label.size()), label.data());
   if (done >= total_) std::fputc('\n', stderr);

@@ -86,8 +86,8 @@ int runCompare(const CompareConfig& cfg) {
   }
   prepareOutputDirectory(cfg.out);
   std::optional<ProgressBar> bar;
-  const track::CompareResult result =
-      track::runCompare(options, [&](int i, int n, const std::string& model, const std::string& scenario, track::Method m) {
+  const track::CompareResult result = track::runCompare(
+      options, [&](int i, int n, const std::string& model, const std::string& scenario, track::Method m) {
         if (!bar) bar.emplace(n, !cfg.quiet, "run");
         bar->update(i, fmt::format("{} {} {}", model, scenario, track::toString(m)));
       });
@@ -98,10 +98,12 @@ int runCompare(const CompareConfig& cfg) {
   const std::vector<track::CompareSeries>& series = result.series;
 
   fmt::print("DYN Fig. 7 on real captures: median (IQR) after a {:g} s transient\n\n", cfg.transient);
-  fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", "model", "scenario", "method", "log10 MNTE", "log10 RMSE", "time (us)");
+  fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", "model", "scenario", "method", "log10 MNTE", "log10 RMSE",
+             "time (us)");
   for (const track::CompareSeries& s : series)
-    fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", s.model, s.scenario, track::toString(s.method), iqrCell(s.log_mnte, "{:.2f} ({:.2f})"),
-               iqrCell(s.log_rmse, "{:.2f} ({:.2f})"), iqrCell(s.time_us, "{:.1f} ({:.1f})"));
+    fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", s.model, s.scenario, track::toString(s.method),
+               iqrCell(s.log_mnte, "{:.2f} ({:.2f})"), iqrCell(s.log_rmse, "{:.2f} ({:.2f})"),
+               iqrCell(s.time_us, "{:.1f} ({:.1f})"));
   fmt::print("\nwrote {}\n", csv_path.string());
   if (!cfg.no_plot) {
     const fs::path png = fs::path(cfg.out) / "compare.png";
@@ -121,8 +123,10 @@ void addCompareCommand(CLI::App& experiment, Action& action) {
   cmd->add_option("--out", cfg->out, "output directory")->capture_default_str();
   cmd->add_option("--data", cfg->data, "the shared data folder (../shared/data)")->capture_default_str();
   cmd->add_option("--icub", cfg->icub, "iCub URDF (left out with a warning when missing)")->capture_default_str();
-  cmd->add_option("--methods", cfg->methods, "comma-separated: dynamical, wholebody, wholebody-ipopt, pairwise")->capture_default_str();
-  cmd->add_option("--threads", cfg->threads, "threads of the pairwise method (0 = one per hardware thread)")->capture_default_str();
+  cmd->add_option("--methods", cfg->methods, "comma-separated: dynamical, wholebody, wholebody-ipopt, pairwise")
+      ->capture_default_str();
+  cmd->add_option("--threads", cfg->threads, "threads of the pairwise method (0 = one per hardware thread)")
+      ->capture_default_str();
   cmd->add_option("--transient", cfg->transient, "seconds excluded from the statistics")->capture_default_str();
   cmd->add_option("--tpose-seconds", cfg->tpose_seconds, "length of the held T-pose")->capture_default_str();
   cmd->add_option("--plot-script", cfg->plot_script, "path of scripts/plot_compare.py (default: searched)");

@@ -31,9 +31,10 @@ struct DemoConfig {
 int runDemo(const DemoConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
   const Model model = makeBuiltinModel(cfg.model, cfg.height);
-  fmt::print("kinetrack demo: a synthetic {:.0f} s walk at {:.0f} Hz (23 segment poses, no files) tracked on {} "
-             "({} DoF, body height {:.2f} m) from its zero pose\n\n",
-             cfg.duration, cfg.rate, model.name(), model.numJoints(), cfg.height);
+  fmt::print(
+      "kinetrack demo: a synthetic {:.0f} s walk at {:.0f} Hz (23 segment poses, no files) tracked on {} "
+      "({} DoF, body height {:.2f} m) from its zero pose\n\n",
+      cfg.duration, cfg.rate, model.name(), model.numJoints(), cfg.height);
   const auto [capture, setup] = track::syntheticWalkJob(model, cfg.duration, cfg.rate);
   const track::Retargeting& plan = setup.plan;
 
@@ -60,10 +61,15 @@ int runDemo(const DemoConfig& cfg) {
 
 void addDemoCommand(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<DemoConfig>();
-  CLI::App* cmd = app.add_subcommand("demo", "track a built-in synthetic walk on a built-in human model (no files needed)");
-  cmd->add_option("--model", cfg->model, "built-in model")->check(CLI::IsMember({"human66", "human48"}))->capture_default_str();
+  CLI::App* cmd =
+      app.add_subcommand("demo", "track a built-in synthetic walk on a built-in human model (no files needed)");
+  cmd->add_option("--model", cfg->model, "built-in model")
+      ->check(CLI::IsMember({"human66", "human48"}))
+      ->capture_default_str();
   cmd->add_option("--height", cfg->height, "body height (m, 0.5 to 2.5)")->capture_default_str();
-  cmd->add_option("--duration", cfg->duration, "length of the walk (s)")->check(CLI::Range(0.1, 3600.0))->capture_default_str();
+  cmd->add_option("--duration", cfg->duration, "length of the walk (s)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
   cmd->add_option("--rate", cfg->rate, "frame rate (Hz)")->check(CLI::Range(1.0, 10000.0))->capture_default_str();
   cmd->add_option("--transient", cfg->transient, "seconds excluded from the statistics")->capture_default_str();
   cmd->add_option("--out", cfg->out, "also write the joint trajectory CSV");

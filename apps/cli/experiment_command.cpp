@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "cli_common.hpp"
-#include "plotting.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/track/experiments.hpp"
+#include "plotting.hpp"
 
 namespace kinetrack::cli {
 

@@ -49,7 +49,8 @@ struct FkConfig {
 void addModelArgument(CLI::App& cmd, ModelSpec& spec, bool with_fixed_base) {
   cmd.add_option("MODEL", spec.model, "built-in model (human66, human48) or URDF file")->required();
   cmd.add_option_function<double>(
-      "--height", [&spec](const double& h) { spec.height = h; }, "body height of a built-in model (m, 0.5 to 2.5; default 1.75)");
+      "--height", [&spec](const double& h) { spec.height = h; },
+      "body height of a built-in model (m, 0.5 to 2.5; default 1.75)");
   if (with_fixed_base) cmd.add_flag("--fixed-base", spec.fixed_base, "fixed instead of floating base");
 }
 
@@ -88,8 +89,8 @@ Json infoJson(const LoadedModel& lm) {
   Json links = Json::array();
   for (int l = 0; l < m.numLinks(); ++l) {
     const LinkId parent = m.parent(LinkId(l));
-    links.push_back({{"name", m.linkName(LinkId(l))},
-                     {"parent", parent.valid() ? Json(m.linkName(parent)) : Json(nullptr)}});
+    links.push_back(
+        {{"name", m.linkName(LinkId(l))}, {"parent", parent.valid() ? Json(m.linkName(parent)) : Json(nullptr)}});
   }
   j["links"] = std::move(links);
 
@@ -236,7 +237,8 @@ int runExport(const ExportConfig& cfg) {
   if (cfg.out.empty()) throw UsageError("--out: empty file name");
   if (fs::is_directory(out, ec)) throw ParseError(cfg.out, 0, "is a directory; --out needs a file name");
   const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec)) throw ParseError(cfg.out, 0, "cannot write: directory '" + dir.string() + "' does not exist");
+  if (!fs::is_directory(dir, ec))
+    throw ParseError(cfg.out, 0, "cannot write: directory '" + dir.string() + "' does not exist");
 
   io::writeFileAtomically(cfg.out, io::toUrdf(lm.model));  // never leaves a partial output file
   fmt::print("wrote {} ({} DoF, {} links, {} frames) to {}\n", lm.model.name(), lm.model.numJoints(),

@@ -52,7 +52,8 @@ fs::path findScript(const std::string& explicit_path, const std::string& name) {
   return {};
 }
 
-void runPlot(const fs::path& script, const std::string& name, const std::vector<std::string>& args, const fs::path& png) {
+void runPlot(const fs::path& script, const std::string& name, const std::vector<std::string>& args,
+             const fs::path& png) {
   if (script.empty()) {
     fmt::print(stderr,
                "kinetrack: warning: no plot: scripts/{} not found (run from the source tree or give --plot-script "
@@ -75,8 +76,8 @@ void runPlot(const fs::path& script, const std::string& name, const std::vector<
                "kinetrack: warning: no plot: python3 has no matplotlib (Debian: apt-get install python3-matplotlib); "
                "the data files are written\n");
   } else {
-    fmt::print(stderr, "kinetrack: warning: no plot: {} {} failed (exit status {}); the data files are written\n", kPython,
-               script.string(), status);
+    fmt::print(stderr, "kinetrack: warning: no plot: {} {} failed (exit status {}); the data files are written\n",
+               kPython, script.string(), status);
   }
 }
 

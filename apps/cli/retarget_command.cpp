@@ -71,13 +71,18 @@ int runRetarget(const RetargetConfig& cfg) {
   setSolver(to, cfg.solver, cfg.threads);  // the per-frame baselines know position limits and rows, not velocities
   std::vector<std::string> skipped;
   for (const io::SegmentMapEntry& e : clip_map.entries)
-    if (std::none_of(pairs.begin(), pairs.end(), [&](const track::SegmentPair& p) { return p.clip_segment == e.clip_segment; }))
+    if (std::none_of(pairs.begin(), pairs.end(),
+                     [&](const track::SegmentPair& p) { return p.clip_segment == e.clip_segment; }))
       skipped.push_back(e.clip_segment + " -> " + e.model_frame + " (not in robot map '" + robot_map.name + "')");
-  const TrackJobResult r = runTrackJob(robot, capture, plan, to, cfg.output, cfg.input, nullptr, skipped, clip_map.unmapped, start);
+  const TrackJobResult r =
+      runTrackJob(robot, capture, plan, to, cfg.output, cfg.input, nullptr, skipped, clip_map.unmapped, start);
   if (!cfg.plot.empty()) {
     const std::string limits = cfg.plot + ".limits.csv";
     writeLimits(robot, limits);
-    runPlot(findScript(cfg.plot_script, "plot_retarget.py"), "plot_retarget.py", {cfg.output.out, limits, cfg.plot, "--title", fmt::format("{} retargeted to {}", fs::path(cfg.input).filename().string(), robot.name())}, cfg.plot);
+    runPlot(findScript(cfg.plot_script, "plot_retarget.py"), "plot_retarget.py",
+            {cfg.output.out, limits, cfg.plot, "--title",
+             fmt::format("{} retargeted to {}", fs::path(cfg.input).filename().string(), robot.name())},
+            cfg.plot);
     std::error_code ec;
     fs::remove(limits, ec);
   }
@@ -88,24 +93,38 @@ int runRetarget(const RetargetConfig& cfg) {
 
 void addRetargetCommand(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<RetargetConfig>();
-  CLI::App* cmd = app.add_subcommand("retarget", "retarget human motion (BVH, MVNX) onto a humanoid robot URDF (iCub built in)");
-  cmd->add_option("--robot", cfg->robot, "robot URDF (the iCub gets its coupled shoulder rows and real velocity limits)")->required();
+  CLI::App* cmd =
+      app.add_subcommand("retarget", "retarget human motion (BVH, MVNX) onto a humanoid robot URDF (iCub built in)");
+  cmd->add_option("--robot", cfg->robot,
+                  "robot URDF (the iCub gets its coupled shoulder rows and real velocity limits)")
+      ->required();
   cmd->add_option("--input", cfg->input, "capture file: .bvh or .mvnx")->required();
-  cmd->add_option("--out", cfg->output.out, "robot joint trajectory CSV: time, base position, base quaternion, joints, gap")->required();
-  cmd->add_option("--map", cfg->map, "robot map: human segment -> robot frame (default: the built-in icub map for the iCub; or a JSON file)");
-  cmd->add_option("--segment-map", cfg->segment_map, "capture skeleton map: auto (default), a built-in map name, or a JSON file");
-  cmd->add_option("--calibration", cfg->calibration, "calibration pose: first (BVH default), frame:N, rest, npose (MVNX default), ...");
-  cmd->add_option("--solver", cfg->solver, "dynamical (default), wholebody, wholebody-ipopt, pairwise")->capture_default_str();
-  cmd->add_option("--threads", cfg->threads, "threads of --solver pairwise (0 = one per hardware thread)")->capture_default_str();
-  cmd->add_option("--shoulder-velocity", cfg->shoulder_velocity, "iCub shoulder velocity limit (rad/s)")->capture_default_str();
+  cmd->add_option("--out", cfg->output.out,
+                  "robot joint trajectory CSV: time, base position, base quaternion, joints, gap")
+      ->required();
+  cmd->add_option(
+      "--map", cfg->map,
+      "robot map: human segment -> robot frame (default: the built-in icub map for the iCub; or a JSON file)");
+  cmd->add_option("--segment-map", cfg->segment_map,
+                  "capture skeleton map: auto (default), a built-in map name, or a JSON file");
+  cmd->add_option("--calibration", cfg->calibration,
+                  "calibration pose: first (BVH default), frame:N, rest, npose (MVNX default), ...");
+  cmd->add_option("--solver", cfg->solver, "dynamical (default), wholebody, wholebody-ipopt, pairwise")
+      ->capture_default_str();
+  cmd->add_option("--threads", cfg->threads, "threads of --solver pairwise (0 = one per hardware thread)")
+      ->capture_default_str();
+  cmd->add_option("--shoulder-velocity", cfg->shoulder_velocity, "iCub shoulder velocity limit (rad/s)")
+      ->capture_default_str();
   cmd->add_option("--torso-velocity", cfg->torso_velocity, "iCub torso velocity limit (rad/s)")->capture_default_str();
-  cmd->add_option("--max-step-deg", cfg->max_step_deg, "largest target rotation per solver step, degrees")->capture_default_str();
+  cmd->add_option("--max-step-deg", cfg->max_step_deg, "largest target rotation per solver step, degrees")
+      ->capture_default_str();
   cmd->add_option("--summary-json", cfg->output.summary_json, "write the run's summary as JSON");
   cmd->add_option("--bvh-out", cfg->output.bvh_out, "write the robot's motion as BVH");
   cmd->add_option("--mot-out", cfg->output.mot_out, "write the robot's joint trajectories as an OpenSim MOT file");
   cmd->add_option("--plot", cfg->plot, "PNG of joint angles and velocities against the limits (Fig. 3 layout)");
   cmd->add_option("--plot-script", cfg->plot_script, "path of scripts/plot_retarget.py (default: searched)");
-  cmd->add_option("--transient", cfg->output.transient, "seconds excluded from the accuracy statistics")->capture_default_str();
+  cmd->add_option("--transient", cfg->output.transient, "seconds excluded from the accuracy statistics")
+      ->capture_default_str();
   cmd->add_flag("--quiet", cfg->output.quiet, "no progress bar");
   cmd->callback([&action, cfg] { action = [cfg] { return runRetarget(*cfg); }; });
 }

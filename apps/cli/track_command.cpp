@@ -60,8 +60,8 @@ int runTrack(const TrackConfig& cfg) {
   to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
   to.max_substeps = cfg.max_substeps;
   setSolver(to, cfg.solver, cfg.threads);
-  return runTrackJob(setup.model, capture, setup.plan, to, cfg.output, cfg.input, setup.truth.empty() ? nullptr : &setup.truth,
-                     setup.skipped, setup.unmapped, start)
+  return runTrackJob(setup.model, capture, setup.plan, to, cfg.output, cfg.input,
+                     setup.truth.empty() ? nullptr : &setup.truth, setup.skipped, setup.unmapped, start)
       .status;
 }
 
@@ -70,31 +70,43 @@ int runTrack(const TrackConfig& cfg) {
 void addTrackCommand(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<TrackConfig>();
   CLI::App* cmd = app.add_subcommand("track", "track a capture (BVH, MVNX, pose-target CSV) onto a model with DYN");
-  cmd->add_option("--model", cfg->model.model, "built-in model (human66, human48), URDF path, or from-clip (BVH skeleton)")->required();
+  cmd->add_option("--model", cfg->model.model,
+                  "built-in model (human66, human48), URDF path, or from-clip (BVH skeleton)")
+      ->required();
   cmd->add_option("--height", cfg->model.height, "body height of a built-in model (m)");
-  cmd->add_option("--input", cfg->input, "capture file: .bvh, .mvnx, or .csv pose targets (docs/formats.md)")->required();
-  cmd->add_option("--out", cfg->output.out, "joint trajectory CSV: time, base position, base quaternion (w,x,y,z), joints, gap")->required();
+  cmd->add_option("--input", cfg->input, "capture file: .bvh, .mvnx, or .csv pose targets (docs/formats.md)")
+      ->required();
+  cmd->add_option("--out", cfg->output.out,
+                  "joint trajectory CSV: time, base position, base quaternion (w,x,y,z), joints, gap")
+      ->required();
   cmd->add_option("--summary-json", cfg->output.summary_json, "write the run's summary as JSON");
   cmd->add_option("--bvh-out", cfg->output.bvh_out, "write the tracked motion of the model as BVH (Blender)");
   cmd->add_option("--mot-out", cfg->output.mot_out, "write the joint trajectories as an OpenSim MOT file");
-  cmd->add_option("--map", cfg->map, "segment map: auto (default), a built-in map name, or a JSON file (docs/segment_maps.md)");
+  cmd->add_option("--map", cfg->map,
+                  "segment map: auto (default), a built-in map name, or a JSON file (docs/segment_maps.md)");
   cmd->add_option("--calibration", cfg->calibration,
-                  "calibration pose: none, first, frame:N, rest (BVH), identity|npose|tpose (MVNX); default first (BVH), npose (MVNX), none (CSV)");
-  cmd->add_option("--solver", cfg->solver,
-                  "dynamical (DYN, default), wholebody (per-frame Levenberg-Marquardt), wholebody-ipopt (per-frame Ipopt), "
-                  "pairwise (per-frame, one subsystem per pair of adjacent targets, on a thread pool)")
+                  "calibration pose: none, first, frame:N, rest (BVH), identity|npose|tpose (MVNX); default first "
+                  "(BVH), npose (MVNX), none (CSV)");
+  cmd->add_option(
+         "--solver", cfg->solver,
+         "dynamical (DYN, default), wholebody (per-frame Levenberg-Marquardt), wholebody-ipopt (per-frame Ipopt), "
+         "pairwise (per-frame, one subsystem per pair of adjacent targets, on a thread pool)")
       ->capture_default_str();
-  cmd->add_option("--threads", cfg->threads, "threads of --solver pairwise (0 = one per hardware thread)")->capture_default_str();
+  cmd->add_option("--threads", cfg->threads, "threads of --solver pairwise (0 = one per hardware thread)")
+      ->capture_default_str();
   cmd->add_option("--kappa", cfg->kappa,
                   "DYN per-step gain kappa = K*dt of every target, 0 < kappa < 2 (1 = dead-beat); "
                   "--gain elsewhere is K in 1/s")
       ->capture_default_str();
   cmd->add_option("--rate", cfg->rate, "frame rate of the input (Hz), replacing the file's frame times");
   cmd->add_option("--units", cfg->units, "BVH length unit: auto, m, cm, in, cmu")->capture_default_str();
-  cmd->add_option("--transient", cfg->output.transient, "seconds excluded from the accuracy statistics")->capture_default_str();
-  cmd->add_option("--max-step-deg", cfg->max_step_deg, "largest target rotation per solver step (sub-stepping), degrees")
+  cmd->add_option("--transient", cfg->output.transient, "seconds excluded from the accuracy statistics")
       ->capture_default_str();
-  cmd->add_option("--max-substeps", cfg->max_substeps, "largest number of solver steps per frame")->capture_default_str();
+  cmd->add_option("--max-step-deg", cfg->max_step_deg,
+                  "largest target rotation per solver step (sub-stepping), degrees")
+      ->capture_default_str();
+  cmd->add_option("--max-substeps", cfg->max_substeps, "largest number of solver steps per frame")
+      ->capture_default_str();
   cmd->add_flag("--quiet", cfg->output.quiet, "no progress bar");
   cmd->callback([&action, cfg] { action = [cfg] { return runTrack(*cfg); }; });
 }

@@ -57,7 +57,8 @@ TrackJobResult runTrackJob(const Model& model, const track::Capture& capture, co
   // Secondary outputs first, the main CSV last: a failure leaves no complete-looking output.
   if (!output.bvh_out.empty()) io::writeBvh(model, tracked, meanFrameTime(capture.clip.times), output.bvh_out);
   if (!output.mot_out.empty()) io::writeMot(motTable(model, capture.clip.times, tracked), output.mot_out);
-  if (!output.summary_json.empty()) writeSummaryJson(output.summary_json, summaryJson(s, model, input, plan, skipped, unmapped));
+  if (!output.summary_json.empty())
+    writeSummaryJson(output.summary_json, summaryJson(s, model, input, plan, skipped, unmapped));
   writer.commit();
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -40,17 +40,23 @@ nlohmann::json summaryJson(const track::TrackSummary& s, const Model& model, con
   j["substeps_mean"] = s.substeps_mean;
   j["non_finite_steps"] = s.non_finite;
   if (s.solvedFrames() > 0)
-    j["solve_status"] = {{"converged", s.converged},   {"stationary", s.stationary}, {"iteration_limit", s.iteration_limit},
-                         {"infeasible", s.infeasible}, {"failed", s.failed}};
+    j["solve_status"] = {{"converged", s.converged},
+                         {"stationary", s.stationary},
+                         {"iteration_limit", s.iteration_limit},
+                         {"infeasible", s.infeasible},
+                         {"failed", s.failed}};
   j["map_entries_skipped"] = skipped;
   j["clip_segments_unmapped"] = unmapped;
   return j;
 }
 
-void writeSummaryJson(const std::string& path, const nlohmann::json& j) { io::writeFileAtomically(path, j.dump(2) + '\n'); }
+void writeSummaryJson(const std::string& path, const nlohmann::json& j) {
+  io::writeFileAtomically(path, j.dump(2) + '\n');
+}
 
-void printSummary(const track::TrackSummary& s, const Model& model, const std::string& input, const track::Retargeting& plan,
-                  const std::vector<std::string>& skipped, const std::vector<std::string>& unmapped, double seconds) {
+void printSummary(const track::TrackSummary& s, const Model& model, const std::string& input,
+                  const track::Retargeting& plan, const std::vector<std::string>& skipped,
+                  const std::vector<std::string>& unmapped, double seconds) {
   fmt::print("tracked {} on {} ({} DoF, {} targets)\n", input, model.name(), model.numJoints(), plan.bindings.size());
   if (!unmapped.empty()) {
     std::string list;
@@ -69,14 +75,16 @@ void printSummary(const track::TrackSummary& s, const Model& model, const std::s
   fmt::print("  {:<28} {:.3e} rad/s\n", "ang. velocity RMSE median", s.rmse_median);
   if (s.has_truth) fmt::print("  {:<28} {:.4f} deg\n", "joint RMS vs clip angles", s.joint_rms_deg);
   fmt::print("  {:<28} {:.2e} rad\n", "max joint-limit violation", s.limit_violation_max_rad);
-  if (!model.linearConstraints().empty()) fmt::print("  {:<28} {:.2e}\n", "max coupled-row violation", s.row_violation_max);
-  fmt::print("  {:<28} {:.1f} / {:.1f} / {:.1f} us ({:.2f} solver steps per frame)\n", "time per frame p50/p99/max", s.step_us_p50,
-             s.step_us_p99, s.step_us_max, s.substeps_mean);
+  if (!model.linearConstraints().empty())
+    fmt::print("  {:<28} {:.2e}\n", "max coupled-row violation", s.row_violation_max);
+  fmt::print("  {:<28} {:.1f} / {:.1f} / {:.1f} us ({:.2f} solver steps per frame)\n", "time per frame p50/p99/max",
+             s.step_us_p50, s.step_us_p99, s.step_us_max, s.substeps_mean);
   if (s.solvedFrames() > 0)
     fmt::print("  {:<28} {} converged, {} stationary (out of reach), {} iteration limit, {} infeasible, {} failed\n",
                "per-frame solves", s.converged, s.stationary, s.iteration_limit, s.infeasible, s.failed);
   if (s.non_finite > 0) fmt::print("  WARNING: {} frames produced a non-finite step (state held)\n", s.non_finite);
-  fmt::print("  {:<28} {:.2f} s ({:.0f} frames/s including I/O)\n", "wall time", seconds, seconds > 0 ? s.frames / seconds : 0.0);
+  fmt::print("  {:<28} {:.2f} s ({:.0f} frames/s including I/O)\n", "wall time", seconds,
+             seconds > 0 ? s.frames / seconds : 0.0);
 }
 
 io::MotTable motTable(const Model& model, const std::vector<double>& times, const std::vector<Configuration>& q) {

@@ -19,8 +19,9 @@ nlohmann::json summaryJson(const track::TrackSummary& s, const Model& model, con
 /// Writes `j` (temporary file + rename). Throws ParseError when the file cannot be written.
 void writeSummaryJson(const std::string& path, const nlohmann::json& j);
 /// Prints the summary table to stdout.
-void printSummary(const track::TrackSummary& s, const Model& model, const std::string& input, const track::Retargeting& plan,
-                  const std::vector<std::string>& skipped, const std::vector<std::string>& unmapped, double seconds);
+void printSummary(const track::TrackSummary& s, const Model& model, const std::string& input,
+                  const track::Retargeting& plan, const std::vector<std::string>& skipped,
+                  const std::vector<std::string>& unmapped, double seconds);
 /// Joint trajectories as an OpenSim coordinate table (base as pelvis_tx/ty/tz and XYZ-fixed
 /// angles pelvis_tilt/list/rotation in degrees, joints in degrees; prismatic joints in m).
 io::MotTable motTable(const Model& model, const std::vector<double>& times, const std::vector<Configuration>& q);

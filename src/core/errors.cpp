@@ -14,6 +14,9 @@ std::string formatParseError(const std::string& file, int line, const std::strin
 }  // namespace
 
 ParseError::ParseError(std::string file, int line, const std::string& message)
-    : std::runtime_error(formatParseError(file, line, message)), file_(std::move(file)), line_(line), message_(message) {}
+    : std::runtime_error(formatParseError(file, line, message)),
+      file_(std::move(file)),
+      line_(line),
+      message_(message) {}
 
 }  // namespace kinetrack

@@ -4,18 +4,17 @@
 #include <algorithm>
 #include <cmath>
 
+#include "composite_reduction.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "kinetrack/metrics/tracking.hpp"
-#include "composite_reduction.hpp"
 
 namespace kinetrack {
 
 namespace {
-
 
 // What a step remembers of each target's previous value (finite differences, mean velocity).
 struct History {
@@ -49,7 +48,7 @@ struct DynamicalIk::Impl {
   ik::JointLimits joint_limits;
   ik::RowLimits row_limits;
   Data data;
-  Data mid_data;        // kinematics at the predicted mid-step configuration
+  Data mid_data;             // kinematics at the predicted mid-step configuration
   std::vector<Matrix6d> Mc;  // composite target "inertias" per link (see assembleHessian)
   std::vector<Vector6d> fc;  // composite target "wrenches" per link
   std::vector<Vector6d> S;   // column screws (ω; v at the base origin)
@@ -200,8 +199,8 @@ struct DynamicalIk::Impl {
       const double ko = options.gain_mode == GainMode::PerStep ? t.orientation_gain / dt : t.orientation_gain;
       if (use_p) {
         const Vector3d r = t.p - F.p;
-        const Vector3d v = feedForward(t.velocity_given, t.velocity, h.pdot_prev, h,
-                                       [&] { return Vector3d((t.p - h.p_prev) / dt); });
+        const Vector3d v =
+            feedForward(t.velocity_given, t.velocity, h.pdot_prev, h, [&] { return Vector3d((t.p - h.p_prev) / dt); });
         addTarget(link, p_jac, t.position_weight, vstar(v, r, kp, dt), 0.0, Vector3d::Zero());
         residual2 += r.squaredNorm();
         res.max_gain_dt = std::max(res.max_gain_dt, kp * dt);

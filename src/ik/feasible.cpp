@@ -11,7 +11,8 @@ namespace kinetrack {
 
 Configuration nearestFeasible(const Model& model, const Configuration& q) {
   const int n = model.numJoints();
-  if (q.joints.size() != n) throw InvalidArgument("nearestFeasible: expected " + std::to_string(n) + " joint coordinates");
+  if (q.joints.size() != n)
+    throw InvalidArgument("nearestFeasible: expected " + std::to_string(n) + " joint coordinates");
   const auto& rows = model.linearConstraints();
   const int m = static_cast<int>(rows.size());
   const VectorXd& lo = model.lowerPositionLimits();

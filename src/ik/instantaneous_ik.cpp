@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "composite_reduction.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/qp/tree_box_qp.hpp"
-#include "composite_reduction.hpp"
 #include "solver_detail.hpp"
 
 namespace kinetrack {

@@ -5,12 +5,12 @@
 #include <limits>
 #include <string>
 
+#include "composite_reduction.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/ik/limits.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
-#include "composite_reduction.hpp"
-#include "kinetrack/ik/limits.hpp"
 #include "solver_detail.hpp"
 
 namespace kinetrack {

@@ -40,7 +40,9 @@ std::pair<double, double> shapedVelocityBounds(double value, double lower, doubl
 // --- joints ------------------------------------------------------------------------------------
 
 JointLimits::JointLimits(const Model& model)
-    : lower_(model.lowerPositionLimits()), upper_(model.upperPositionLimits()), velocity_(model.upperVelocityLimits()) {}
+    : lower_(model.lowerPositionLimits()),
+      upper_(model.upperPositionLimits()),
+      velocity_(model.upperVelocityLimits()) {}
 
 void JointLimits::velocityBounds(const VectorXd& s, double dt, const LimitShaping& shaping, bool hard_velocity,
                                  Eigen::Ref<VectorXd> lb, Eigen::Ref<VectorXd> ub) const {
@@ -67,8 +69,7 @@ double JointLimits::violation(const VectorXd& s) const {
 // --- rows --------------------------------------------------------------------------------------
 
 RowLimits::RowLimits(const Model& model)
-    : rows_(model.linearConstraints()),
-      A_(MatrixXd::Zero(static_cast<Eigen::Index>(rows_.size()), model.nv())) {
+    : rows_(model.linearConstraints()), A_(MatrixXd::Zero(static_cast<Eigen::Index>(rows_.size()), model.nv())) {
   // The rows have constant normals (Eq. 13: G = A); only their bounds change per step.
   for (std::size_t r = 0; r < rows_.size(); ++r)
     A_.row(static_cast<Eigen::Index>(r)).tail(model.numJoints()) = rows_[r].coefficients.transpose();

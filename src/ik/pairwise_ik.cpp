@@ -21,8 +21,7 @@ namespace kinetrack {
 namespace {
 
 void validate(const PairwiseIkOptions& o) {
-  if (o.threads < 0)
-    throw InvalidArgument("PairwiseIkOptions: threads must be ≥ 0, got " + std::to_string(o.threads));
+  if (o.threads < 0) throw InvalidArgument("PairwiseIkOptions: threads must be ≥ 0, got " + std::to_string(o.threads));
   if (!std::isfinite(o.spin_microseconds) || o.spin_microseconds < 0.0)
     throw InvalidArgument("PairwiseIkOptions: spin_microseconds must be finite and ≥ 0");
   if (o.solver.backend != InstantaneousIkBackend::Native)
@@ -41,9 +40,7 @@ detail::RotationError angleBetween(const Matrix3d& target, const Matrix3d& actua
 }
 
 bool active(const ik::FrameTask& t) { return t.alive && t.enabled && t.weight() > 0.0; }
-bool hasValue(const ik::FrameTask& t) {
-  return t.type == TargetType::Position ? t.has_position : t.has_orientation;
-}
+bool hasValue(const ik::FrameTask& t) { return t.type == TargetType::Position ? t.has_position : t.has_orientation; }
 
 // Pair-wise holds orientation targets and position targets on the root link (they place the base).
 void pairwiseRule(const Model& model, const ik::FrameTask& t, std::string_view frame) {
@@ -65,11 +62,11 @@ struct Placement {
 // One subsystem at run time (cache-line aligned: neighbours may run on different threads).
 struct alignas(64) Subsystem {
   InstantaneousIk ik;
-  std::vector<int> joints;                             // full-model joint index of each sub joint
-  std::vector<std::pair<int, TargetId>> targets;       // (full target index, sub target id)
-  int reference = -1;                                  // full target index giving R_WA (-1: base)
+  std::vector<int> joints;                        // full-model joint index of each sub joint
+  std::vector<std::pair<int, TargetId>> targets;  // (full target index, sub target id)
+  int reference = -1;                             // full target index giving R_WA (-1: base)
   LinkId parent_link;
-  Configuration warm;                                  // scratch for setState
+  Configuration warm;  // scratch for setState
   SolveResult result;
   std::exception_ptr error;
 };
@@ -303,8 +300,14 @@ struct PairwiseIk::Impl {
       b.addLinearConstraint(row.name, rowTermsOf(model, row), row.lower, row.upper, row.velocity_bound);
     }
     info.rows = rows;
-    Subsystem sub{InstantaneousIk(std::make_shared<const Model>(b.build()), options.solver), joints, {}, info.parent_link.value == 0 ? -1 : ref,
-                  info.parent_link, Configuration(), SolveResult{}, nullptr};
+    Subsystem sub{InstantaneousIk(std::make_shared<const Model>(b.build()), options.solver),
+                  joints,
+                  {},
+                  info.parent_link.value == 0 ? -1 : ref,
+                  info.parent_link,
+                  Configuration(),
+                  SolveResult{},
+                  nullptr};
     sub.warm = Configuration(sub.ik.model());
     for (int i : mine) {
       const ik::FrameTask& t = targets[static_cast<std::size_t>(i)];

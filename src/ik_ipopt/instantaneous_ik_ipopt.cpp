@@ -238,7 +238,8 @@ class IpoptSolver final : public InstantaneousIkExternalSolver {
     const PoseError start = problem.refreshCentre();
     res.initial_cost = start.cost;
     res.evaluations = 1;
-    const bool start_ok = withinTolerances(start, options) && problem.limitViolation() <= options.feasibility_tolerance &&
+    const bool start_ok = withinTolerances(start, options) &&
+                          problem.limitViolation() <= options.feasibility_tolerance &&
                           problem.rowViolation() <= options.feasibility_tolerance;
     if (!start_ok && initialized_ && options.max_iterations > 0) {
       auto o = app_->Options();
@@ -261,15 +262,9 @@ class IpoptSolver final : public InstantaneousIkExternalSolver {
       switch (status) {
         case Ipopt::Solve_Succeeded:
         case Ipopt::Solved_To_Acceptable_Level:
-        case Ipopt::User_Requested_Stop:
-          res.status = ik::Status::Stationary;
-          break;
-        case Ipopt::Maximum_Iterations_Exceeded:
-          res.status = ik::Status::IterationLimit;
-          break;
-        default:
-          res.status = ik::Status::Failed;
-          break;
+        case Ipopt::User_Requested_Stop: res.status = ik::Status::Stationary; break;
+        case Ipopt::Maximum_Iterations_Exceeded: res.status = ik::Status::IterationLimit; break;
+        default: res.status = ik::Status::Failed; break;
       }
       if (x != nullptr) {
         // Bounds hold by construction (bound_relax_factor 0); clamp round-off anyway.

@@ -71,7 +71,6 @@ class Tokenizer {
 
   static bool parseDouble(std::string_view s, double& v) { return detail::parseNumber(s, v); }
 
-
  private:
   std::string_view text_;
   std::string source_;
@@ -81,9 +80,8 @@ class Tokenizer {
 
 bool channelFromName(std::string_view s, BvhChannel& c) {
   static const std::pair<const char*, BvhChannel> names[] = {
-      {"Xposition", BvhChannel::Xposition}, {"Yposition", BvhChannel::Yposition},
-      {"Zposition", BvhChannel::Zposition}, {"Xrotation", BvhChannel::Xrotation},
-      {"Yrotation", BvhChannel::Yrotation}, {"Zrotation", BvhChannel::Zrotation}};
+      {"Xposition", BvhChannel::Xposition}, {"Yposition", BvhChannel::Yposition}, {"Zposition", BvhChannel::Zposition},
+      {"Xrotation", BvhChannel::Xrotation}, {"Yrotation", BvhChannel::Yrotation}, {"Zrotation", BvhChannel::Zrotation}};
   for (const auto& [n, v] : names)
     if (s == n) {
       c = v;
@@ -95,9 +93,11 @@ bool channelFromName(std::string_view s, BvhChannel& c) {
 // Parses "{ OFFSET … CHANNELS … (JOINT … | End Site …)* }" after the joint's name.
 void parseJointBody(Tokenizer& tok, BvhFile& f, int index, std::set<std::string>& names) {
   tok.expect("{");
-  const std::string who = f.joints[static_cast<std::size_t>(index)].end_site
-                              ? "End Site of '" + f.joints[static_cast<std::size_t>(f.joints[static_cast<std::size_t>(index)].parent)].name + "'"
-                              : "joint '" + f.joints[static_cast<std::size_t>(index)].name + "'";
+  const std::string who =
+      f.joints[static_cast<std::size_t>(index)].end_site
+          ? "End Site of '" +
+                f.joints[static_cast<std::size_t>(f.joints[static_cast<std::size_t>(index)].parent)].name + "'"
+          : "joint '" + f.joints[static_cast<std::size_t>(index)].name + "'";
   tok.expect("OFFSET");
   Vector3d o;
   for (int k = 0; k < 3; ++k) o[k] = tok.number((who + " OFFSET").c_str());
@@ -222,9 +222,9 @@ BvhFile parseBvh(const std::string& text, const std::string& source) {
         any = true;
       }
       if (col >= f.num_channels)
-        throw ParseError(source, line,
-                         "frame " + std::to_string(row) + ": expected " + std::to_string(f.num_channels) +
-                             " values, got more");
+        throw ParseError(
+            source, line,
+            "frame " + std::to_string(row) + ": expected " + std::to_string(f.num_channels) + " values, got more");
       double v = 0.0;
       if (!Tokenizer::parseDouble(l.substr(i, j - i), v))
         throw ParseError(source, line,
@@ -236,14 +236,14 @@ BvhFile parseBvh(const std::string& text, const std::string& source) {
     if (!any) continue;
     if (col != f.num_channels)
       throw ParseError(source, line,
-                       "frame " + std::to_string(row) + ": expected " + std::to_string(f.num_channels) + " values, got " +
-                           std::to_string(col));
+                       "frame " + std::to_string(row) + ": expected " + std::to_string(f.num_channels) +
+                           " values, got " + std::to_string(col));
     ++row;
   }
   if (row != frames)
-    throw ParseError(source, line,
-                     "truncated file: 'Frames: " + std::to_string(frames) + "' but " + std::to_string(row) +
-                         " motion rows");
+    throw ParseError(
+        source, line,
+        "truncated file: 'Frames: " + std::to_string(frames) + "' but " + std::to_string(row) + " motion rows");
   return f;
 }
 
@@ -260,10 +260,10 @@ std::vector<Vector3d> restPositions(const BvhFile& f) {
   for (std::size_t i = 0; i < f.joints.size(); ++i) {
     const BvhJoint& j = f.joints[i];
     const bool near_root = j.parent < 0 || f.joints[static_cast<std::size_t>(j.parent)].parent < 0;
-    const bool placement = near_root && std::any_of(j.channels.begin(), j.channels.end(), [](BvhChannel c) {
-                             return c == BvhChannel::Xposition || c == BvhChannel::Yposition ||
-                                    c == BvhChannel::Zposition;
-                           });
+    const bool placement =
+        near_root && std::any_of(j.channels.begin(), j.channels.end(), [](BvhChannel c) {
+          return c == BvhChannel::Xposition || c == BvhChannel::Yposition || c == BvhChannel::Zposition;
+        });
     p[i] = (j.parent >= 0 ? p[static_cast<std::size_t>(j.parent)] : Vector3d::Zero()) +
            (placement ? Vector3d::Zero() : j.offset);
   }
@@ -409,7 +409,8 @@ MotionClip bvhToClip(const BvhFile& f, const BvhOptions& options) {
       }
       // Finite but huge channels (1e308) can still overflow the pose: not a valid sample either.
       ok[i] = ok[i] && W.p.allFinite() && W.R.allFinite();
-      const std::size_t s = static_cast<std::size_t>(fr) * static_cast<std::size_t>(ns) + static_cast<std::size_t>(index[i]);
+      const std::size_t s =
+          static_cast<std::size_t>(fr) * static_cast<std::size_t>(ns) + static_cast<std::size_t>(index[i]);
       clip.poses[s] = {C * W.R * C.transpose(), C * W.p};
       clip.valid[s] = ok[i];
     }

@@ -1,7 +1,7 @@
 // BVH writer: a model's links (zero-offset chains collapsed) as a BVH hierarchy, and per frame
 // the local rotation of each BVH joint as Z-X-Y Euler angles in BVH's Y-up axes.
-#include "text_util.hpp"
 #include "kinetrack/io/bvh_writer.hpp"
+#include "text_util.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -11,8 +11,8 @@
 #include <cstring>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/model/model_builder.hpp"
 
 namespace kinetrack::io {
@@ -80,11 +80,13 @@ struct SkeletonBuilder {
       const std::string& name = model.linkName(j.link);
       for (const char ch : name)
         if (std::isspace(static_cast<unsigned char>(ch)))
-          throw InvalidArgument("writeBvh: link name '" + name + "' contains whitespace and cannot be a BVH joint name");
+          throw InvalidArgument("writeBvh: link name '" + name +
+                                "' contains whitespace and cannot be a BVH joint name");
       if (name.empty()) throw InvalidArgument("writeBvh: a link has an empty name");
       if (bvh_parent >= 0) {
         const int stop = joints[static_cast<std::size_t>(bvh_parent)].link.value;
-        for (int l = link; l != stop; l = model.parent(LinkId(l)).value) j.chain.insert(j.chain.begin(), model.jointOfLink(LinkId(l)));
+        for (int l = link; l != stop; l = model.parent(LinkId(l)).value)
+          j.chain.insert(j.chain.begin(), model.jointOfLink(LinkId(l)));
         Transform rest;  // the chain at s = 0
         for (const JointId q : j.chain) {
           rest = compose(rest, jointTransform(model, q, 0.0));
@@ -105,7 +107,8 @@ struct SkeletonBuilder {
 
 std::vector<BvhExportJoint> bvhSkeleton(const Model& model) {
   SkeletonBuilder b{model, std::vector<std::vector<int>>(static_cast<std::size_t>(model.numLinks())), {}};
-  for (int l = 1; l < model.numLinks(); ++l) b.children[static_cast<std::size_t>(model.parent(LinkId(l)).value)].push_back(l);
+  for (int l = 1; l < model.numLinks(); ++l)
+    b.children[static_cast<std::size_t>(model.parent(LinkId(l)).value)].push_back(l);
   b.visit(0, -1);
   std::vector<int> num_children(b.joints.size(), 0);
   for (const BvhExportJoint& j : b.joints)
@@ -214,7 +217,8 @@ std::string toBvh(const Model& model, const std::vector<Configuration>& frames, 
   return out;
 }
 
-void writeBvh(const Model& model, const std::vector<Configuration>& frames, double frame_time, const std::string& path) {
+void writeBvh(const Model& model, const std::vector<Configuration>& frames, double frame_time,
+              const std::string& path) {
   writeFileAtomically(path, toBvh(model, frames, frame_time));
 }
 

@@ -29,8 +29,8 @@ constexpr int kNumBase = 8;
 constexpr std::size_t kMaxField = 25;
 
 void checkColumnName(const std::string& name) {
-  const bool bad = name.empty() || name.find_first_of(",\"\r\n") != std::string::npos || name.front() == ' ' ||
-                   name.back() == ' ';
+  const bool bad =
+      name.empty() || name.find_first_of(",\"\r\n") != std::string::npos || name.front() == ' ' || name.back() == ' ';
   if (bad) throw InvalidArgument("JointCsvWriter: joint name '" + name + "' cannot be a CSV column name");
 }
 
@@ -71,8 +71,8 @@ void JointCsvWriter::flushBuffer() {
 void JointCsvWriter::write(double time, const Configuration& q, bool gap) {
   if (!file_.isOpen()) throw InvalidArgument("JointCsvWriter::write: '" + path_ + "' is already committed or failed");
   if (q.joints.size() != num_joints_)
-    throw InvalidArgument("JointCsvWriter::write: expected " + std::to_string(num_joints_) + " joint coordinates, got " +
-                          std::to_string(q.joints.size()));
+    throw InvalidArgument("JointCsvWriter::write: expected " + std::to_string(num_joints_) +
+                          " joint coordinates, got " + std::to_string(q.joints.size()));
   if (!std::isfinite(time)) throw InvalidArgument("JointCsvWriter::write: time is not finite");
   if (rows_ > 0 && !(time > last_time_))
     throw InvalidArgument("JointCsvWriter::write: time " + formatNumber(time) + " does not increase (previous " +
@@ -118,14 +118,12 @@ JointTrajectory parseJointCsv(const std::string& text, const std::string& source
   t.source = source;
   std::vector<std::string> columns;  // all columns, for messages
   std::vector<std::string_view> fields;
-  std::vector<double> values;        // joint values, row-major
+  std::vector<double> values;  // joint values, row-major
   std::size_t pos = 0;
   int line_number = 0;
   bool have_header = false;
   auto fail = [&](const std::string& msg) { return ParseError(source, line_number, msg); };
-  auto columnError = [&](std::size_t c, const std::string& msg) {
-    return fail("column '" + columns[c] + "': " + msg);
-  };
+  auto columnError = [&](std::size_t c, const std::string& msg) { return fail("column '" + columns[c] + "': " + msg); };
   std::string_view line;
   while (detail::nextDataLine(text, pos, line_number, line)) {
     splitFields(line, fields);
@@ -183,7 +181,8 @@ JointTrajectory readJointCsv(const std::string& path) { return parseJointCsv(det
 
 std::vector<Configuration> toConfigurations(const JointTrajectory& trajectory, const Model& model) {
   std::unordered_map<std::string_view, int> column;
-  for (int c = 0; c < trajectory.numJoints(); ++c) column.emplace(trajectory.joint_names[static_cast<std::size_t>(c)], c);
+  for (int c = 0; c < trajectory.numJoints(); ++c)
+    column.emplace(trajectory.joint_names[static_cast<std::size_t>(c)], c);
   std::vector<int> source_column(static_cast<std::size_t>(model.numJoints()), -1);
   std::string missing, unknown;
   for (int j = 0; j < model.numJoints(); ++j) {
@@ -197,8 +196,8 @@ std::vector<Configuration> toConfigurations(const JointTrajectory& trajectory, c
     if (!model.findJoint(n)) unknown += (unknown.empty() ? "" : ", ") + n;
   if (!missing.empty() || !unknown.empty())
     throw InvalidArgument("joint trajectory '" + trajectory.source + "' does not match model '" + model.name() +
-                          "': model joints missing from the file: [" + missing + "]; file columns unknown to the model: [" +
-                          unknown + "]");
+                          "': model joints missing from the file: [" + missing +
+                          "]; file columns unknown to the model: [" + unknown + "]");
   if (trajectory.joints.rows() != trajectory.numFrames() || trajectory.joints.cols() != trajectory.numJoints() ||
       trajectory.base.size() != trajectory.times.size())
     throw InvalidArgument("toConfigurations: joints must be (frames × joint_names) and base one pose per frame");
@@ -207,7 +206,8 @@ std::vector<Configuration> toConfigurations(const JointTrajectory& trajectory, c
     Configuration& q = out[static_cast<std::size_t>(f)];
     q.base_position = trajectory.base[static_cast<std::size_t>(f)].p;
     q.base_rotation = trajectory.base[static_cast<std::size_t>(f)].R;
-    for (int j = 0; j < model.numJoints(); ++j) q.joints[j] = trajectory.joints(f, source_column[static_cast<std::size_t>(j)]);
+    for (int j = 0; j < model.numJoints(); ++j)
+      q.joints[j] = trajectory.joints(f, source_column[static_cast<std::size_t>(j)]);
   }
   return out;
 }

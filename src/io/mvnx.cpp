@@ -37,7 +37,8 @@ void numbers(const std::string& source, const XMLElement* e, std::size_t count, 
     double v = 0.0;
     const std::string_view tok(s, static_cast<std::size_t>(t - s));
     if (!detail::parseNumber(tok, v))
-      fail(source, e, what + ": value " + std::to_string(out.size() + 1) + " '" + std::string(tok) + "' is not a number");
+      fail(source, e,
+           what + ": value " + std::to_string(out.size() + 1) + " '" + std::string(tok) + "' is not a number");
     out.push_back(v);
     s = t;
   }
@@ -63,7 +64,8 @@ MvnxFrame parseFrame(const std::string& source, const XMLElement* fe, std::size_
     if (name == "orientation") {
       numbers(source, c, 4 * ns, who + " <orientation> (" + std::to_string(ns) + " segments × 4)", buf);
       f.orientation.resize(ns);
-      for (std::size_t i = 0; i < ns; ++i) f.orientation[i] = Eigen::Vector4d(buf[4 * i], buf[4 * i + 1], buf[4 * i + 2], buf[4 * i + 3]);
+      for (std::size_t i = 0; i < ns; ++i)
+        f.orientation[i] = Eigen::Vector4d(buf[4 * i], buf[4 * i + 1], buf[4 * i + 2], buf[4 * i + 3]);
     } else if (name == "position" || name == "velocity" || name == "acceleration" || name == "angularVelocity" ||
                name == "angularAcceleration") {
       numbers(source, c, 3 * ns, who + " <" + name + "> (" + std::to_string(ns) + " segments × 3)", buf);
@@ -136,8 +138,9 @@ MvnxFile parseMvnx(const std::string& xml, const std::string& source) {
       continue;
     }
     if (fr.index <= last_index)
-      fail(source, fe, "frame index " + std::to_string(fr.index) + " does not increase (previous " +
-                           std::to_string(last_index) + ")");
+      fail(source, fe,
+           "frame index " + std::to_string(fr.index) + " does not increase (previous " + std::to_string(last_index) +
+               ")");
     last_index = fr.index;
     if (fr.orientation.empty() || fr.position.empty())
       fail(source, fe, "frame " + std::to_string(fr.index) + " lacks <orientation> or <position>");
@@ -200,7 +203,8 @@ MotionClip mvnxCalibrationPose(const MvnxFile& file, const std::string& type) {
   if (it == file.calibration.end()) {
     std::string have;
     for (const auto& [k, v] : file.calibration) have += (have.empty() ? "" : ", ") + k;
-    throw InvalidArgument(file.source + ": no '" + type + "' calibration frame; present: " + (have.empty() ? "none" : have));
+    throw InvalidArgument(file.source + ": no '" + type +
+                          "' calibration frame; present: " + (have.empty() ? "none" : have));
   }
   return clipFrom(file, {&it->second});
 }

@@ -63,7 +63,8 @@ MarkerTrajectories parseTrc(const std::string& text, const std::string& source, 
     return ParseError(source, static_cast<int>(line_index + 1), msg);
   };
   if (L.size() < 5) throw fail(L.size() - 1, "truncated TRC header (expected 5 header lines)");
-  if (trim(L[0]).substr(0, 12) != "PathFileType") throw fail(0, "not a TRC file: first line must start with PathFileType");
+  if (trim(L[0]).substr(0, 12) != "PathFileType")
+    throw fail(0, "not a TRC file: first line must start with PathFileType");
   const auto keys = tabFields(L[1]);
   const auto vals = tabFields(L[2]);
   double rate = 0, frames_d = -1, markers_d = -1;
@@ -74,7 +75,8 @@ MarkerTrajectories parseTrc(const std::string& text, const std::string& source, 
     if (k == "Units") units = std::string(v);
     double x = 0;
     if (k == "DataRate" || k == "NumFrames" || k == "NumMarkers") {
-      if (!toDouble(v, x)) throw fail(2, "header field " + std::string(k) + ": '" + std::string(v) + "' is not a number");
+      if (!toDouble(v, x))
+        throw fail(2, "header field " + std::string(k) + ": '" + std::string(v) + "' is not a number");
       (k == "DataRate" ? rate : k == "NumFrames" ? frames_d : markers_d) = x;
     }
   }
@@ -83,10 +85,14 @@ MarkerTrajectories parseTrc(const std::string& text, const std::string& source, 
   if (!(rate > 0) || !std::isfinite(rate) || !count(frames_d) || !count(markers_d))
     throw fail(2, "header needs a finite DataRate > 0 and NumFrames and NumMarkers as non-negative integers");
   double scale = 0;
-  if (units == "mm") scale = 1e-3;
-  else if (units == "cm") scale = 1e-2;
-  else if (units == "m") scale = 1.0;
-  else throw fail(2, "header field Units: '" + units + "' (expected mm, cm or m)");
+  if (units == "mm")
+    scale = 1e-3;
+  else if (units == "cm")
+    scale = 1e-2;
+  else if (units == "m")
+    scale = 1.0;
+  else
+    throw fail(2, "header field Units: '" + units + "' (expected mm, cm or m)");
   MarkerTrajectories m;
   m.source = source;
   m.data_rate = rate;
@@ -113,7 +119,8 @@ MarkerTrajectories parseTrc(const std::string& text, const std::string& source, 
     double t = 0;
     if (f.size() < 2 || !toDouble(f[1], t) || !std::isfinite(t)) throw fail(li, "field Time: not a finite number");
     if (!m.times.empty() && !(t > m.times.back()))
-      throw fail(li, "time " + fmt::format("{}", t) + " does not increase (previous " + fmt::format("{}", m.times.back()) + ")");
+      throw fail(li, "time " + fmt::format("{}", t) + " does not increase (previous " +
+                         fmt::format("{}", m.times.back()) + ")");
     m.times.push_back(t);
     for (int k = 0; k < nm; ++k) {
       Vector3d p;
@@ -131,8 +138,8 @@ MarkerTrajectories parseTrc(const std::string& text, const std::string& source, 
     }
   }
   if (m.numFrames() != nf)
-    throw fail(L.size() - 1, "truncated file: NumFrames " + std::to_string(nf) + " but " + std::to_string(m.numFrames()) +
-                                 " data rows");
+    throw fail(L.size() - 1, "truncated file: NumFrames " + std::to_string(nf) + " but " +
+                                 std::to_string(m.numFrames()) + " data rows");
   return m;
 }
 
@@ -203,8 +210,8 @@ std::string toMot(const MotTable& t) {
       t.values.cols() != static_cast<Eigen::Index>(t.columns.size()))
     throw InvalidArgument("toMot: values must be (times × columns)");
   std::string out = t.name + "\nversion=1\nnRows=" + std::to_string(t.times.size()) +
-                    "\nnColumns=" + std::to_string(t.columns.size() + 1) + "\ninDegrees=" + (t.in_degrees ? "yes" : "no") +
-                    "\nendheader\ntime";
+                    "\nnColumns=" + std::to_string(t.columns.size() + 1) +
+                    "\ninDegrees=" + (t.in_degrees ? "yes" : "no") + "\nendheader\ntime";
   for (const auto& c : t.columns) out += "\t" + c;
   out += "\n";
   for (std::size_t i = 0; i < t.times.size(); ++i) {

@@ -57,7 +57,8 @@ class Doc {
     return lineAt(pos);
   }
   [[nodiscard]] int lineAt(std::size_t byte) const {
-    return 1 + static_cast<int>(std::count(text_.begin(), text_.begin() + static_cast<std::ptrdiff_t>(std::min(byte, text_.size())), '\n'));
+    return 1 + static_cast<int>(std::count(
+                   text_.begin(), text_.begin() + static_cast<std::ptrdiff_t>(std::min(byte, text_.size())), '\n'));
   }
   [[noreturn]] void fail(const std::vector<std::string>& keys, const std::string& msg, int occurrence = 1) const {
     std::string field;
@@ -100,7 +101,8 @@ std::vector<std::string> stringArray(const Doc& d, const std::string& key, const
   std::vector<std::string> out;
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (!v[i].is_string() || v[i].get<std::string>().empty())
-      d.fail({key}, "element " + std::to_string(i + 1) + " must be a non-empty string, got " + (v[i].is_string() ? "\"\"" : typeName(v[i])));
+      d.fail({key}, "element " + std::to_string(i + 1) + " must be a non-empty string, got " +
+                        (v[i].is_string() ? "\"\"" : typeName(v[i])));
     out.push_back(v[i].get<std::string>());
   }
   return out;
@@ -171,16 +173,19 @@ SegmentMap parseSegmentMap(const std::string& json_text, const std::string& sour
   if (!duplicate.empty()) d.fail(duplicate, "duplicate key", 2);
   if (!j.is_object()) d.failAt(1, std::string("expected a JSON object at the top level, got ") + typeName(j));
 
-  static const std::set<std::string> kKeys = {"name", "description", "detect", "segments", "unmapped", "offsets", "weights"};
+  static const std::set<std::string> kKeys = {"name",     "description", "detect", "segments",
+                                              "unmapped", "offsets",     "weights"};
   for (const auto& [key, value] : j.items())
-    if (!kKeys.contains(key)) d.fail({key}, "unknown key (expected name, description, detect, segments, unmapped, offsets, weights)");
+    if (!kKeys.contains(key))
+      d.fail({key}, "unknown key (expected name, description, detect, segments, unmapped, offsets, weights)");
 
   SegmentMap m;
   if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty())
     d.fail({"name"}, j.contains("name") ? "must be a non-empty string" : "missing (a non-empty string)");
   m.name = j["name"].get<std::string>();
   if (j.contains("description")) {
-    if (!j["description"].is_string()) d.fail({"description"}, std::string("must be a string, got ") + typeName(j["description"]));
+    if (!j["description"].is_string())
+      d.fail({"description"}, std::string("must be a string, got ") + typeName(j["description"]));
     m.description = j["description"].get<std::string>();
   }
   if (j.contains("detect")) m.detect = stringArray(d, "detect", j["detect"]);
@@ -192,7 +197,8 @@ SegmentMap parseSegmentMap(const std::string& json_text, const std::string& sour
                              (segments.is_object() ? "an empty object" : typeName(segments)));
   std::map<std::string, std::string> target_of;  // model frame → clip segment
   for (const auto& [clip, target] : segments.items()) {
-    if (!target.is_string()) d.fail({"segments", clip}, std::string("target must be a string (a model frame name), got ") + typeName(target));
+    if (!target.is_string())
+      d.fail({"segments", clip}, std::string("target must be a string (a model frame name), got ") + typeName(target));
     const std::string frame = target.get<std::string>();
     if (clip.empty() || frame.empty()) d.fail({"segments", clip}, "empty name");
     if (const auto it = target_of.find(frame); it != target_of.end())
@@ -211,11 +217,13 @@ SegmentMap parseSegmentMap(const std::string& json_text, const std::string& sour
       if (segments.contains(u)) d.fail({"unmapped"}, "'" + u + "' is also mapped in 'segments'");
   }
   if (j.contains("offsets")) {
-    if (!j["offsets"].is_object()) d.fail({"offsets"}, std::string("expected an object, got ") + typeName(j["offsets"]));
+    if (!j["offsets"].is_object())
+      d.fail({"offsets"}, std::string("expected an object, got ") + typeName(j["offsets"]));
     for (const auto& [clip, value] : j["offsets"].items()) entry("offsets", clip).offset = parseOffset(d, clip, value);
   }
   if (j.contains("weights")) {
-    if (!j["weights"].is_object()) d.fail({"weights"}, std::string("expected an object, got ") + typeName(j["weights"]));
+    if (!j["weights"].is_object())
+      d.fail({"weights"}, std::string("expected an object, got ") + typeName(j["weights"]));
     for (const auto& [clip, value] : j["weights"].items()) {
       SegmentMapEntry& e = entry("weights", clip);
       e.weight = finiteNumber(d, {"weights", clip}, value, "weight");
@@ -258,7 +266,8 @@ std::vector<std::string> namesOf(const std::vector<SegmentMap>& maps) {
 SegmentMap find(const std::vector<SegmentMap>& maps, const std::string& name, const char* kind) {
   for (const auto& m : maps)
     if (m.name == name) return m;
-  throw InvalidArgument(std::string("unknown built-in ") + kind + " map '" + name + "' (built-in: " + joinNames(namesOf(maps)) + ")");
+  throw InvalidArgument(std::string("unknown built-in ") + kind + " map '" + name +
+                        "' (built-in: " + joinNames(namesOf(maps)) + ")");
 }
 
 }  // namespace
@@ -272,7 +281,8 @@ std::optional<std::string> detectSegmentMap(const std::vector<std::string>& clip
   const std::set<std::string> present(clip_segment_names.begin(), clip_segment_names.end());
   const SegmentMap* best = nullptr;
   for (const auto& m : builtins()) {  // sorted by name: ties keep the first
-    if (m.detect.empty() || !std::all_of(m.detect.begin(), m.detect.end(), [&](const auto& n) { return present.contains(n); }))
+    if (m.detect.empty() ||
+        !std::all_of(m.detect.begin(), m.detect.end(), [&](const auto& n) { return present.contains(n); }))
       continue;
     if (best == nullptr || m.detect.size() > best->detect.size()) best = &m;
   }
@@ -302,10 +312,11 @@ SegmentMap resolveSegmentMap(const std::vector<std::string>& clip_segment_names,
     throw InvalidArgument("segment map '" + m.name + "': the clip has no segment " + joinNames(missing) +
                           " (clip segments: " + joinNames(clip_segment_names) + ")");
   if (m.entries.empty())
-    throw InvalidArgument("segment map '" + m.name + "': no segment of the clip is mapped (clip segments: " +
-                          joinNames(clip_segment_names) + ")");
-  std::stable_sort(m.entries.begin(), m.entries.end(),
-                   [&](const SegmentMapEntry& a, const SegmentMapEntry& b) { return index[a.clip_segment] < index[b.clip_segment]; });
+    throw InvalidArgument("segment map '" + m.name +
+                          "': no segment of the clip is mapped (clip segments: " + joinNames(clip_segment_names) + ")");
+  std::stable_sort(m.entries.begin(), m.entries.end(), [&](const SegmentMapEntry& a, const SegmentMapEntry& b) {
+    return index[a.clip_segment] < index[b.clip_segment];
+  });
   m.unmapped.clear();
   std::set<std::string> mapped;
   for (const auto& e : m.entries) mapped.insert(e.clip_segment);

@@ -15,16 +15,31 @@ namespace kinetrack::io {
 namespace {
 
 enum class Side : std::uint8_t { None, Left, Right };
-enum class Part : std::uint8_t { None, Pelvis, Spine, Neck, Head, Shoulder, ShoulderOrArm, UpperArm, ForeArm, Hand, UpperLeg, LowerLeg, Foot, Toe };
+enum class Part : std::uint8_t {
+  None,
+  Pelvis,
+  Spine,
+  Neck,
+  Head,
+  Shoulder,
+  ShoulderOrArm,
+  UpperArm,
+  ForeArm,
+  Hand,
+  UpperLeg,
+  LowerLeg,
+  Foot,
+  Toe
+};
 
 struct NameInfo {
   Side side = Side::None;
   std::string core;       // tokens without side, digits and "twist", concatenated
   bool excluded = false;  // finger, toe digit, face, end site, share bone, accessory
   bool twist = false;
-  std::string vertebra;   // "L5", "L3", "T12" or "T8" when the name is one
+  std::string vertebra;  // "L5", "L3", "T12" or "T8" when the name is one
   Part part = Part::None;
-  int rank = 0;           // higher wins among candidates for the same canonical segment
+  int rank = 0;  // higher wins among candidates for the same canonical segment
 };
 
 std::string lower(std::string s) {
@@ -37,7 +52,8 @@ bool startsWith(const std::string& s, const std::string& prefix) { return s.rfin
 // Namespaces ("mixamorig:") and rig prefixes.
 std::string stripPrefixes(std::string name) {
   if (const std::size_t c = name.rfind(':'); c != std::string::npos) name = name.substr(c + 1);
-  static const char* kPrefixes[] = {"cc_base_", "mixamorig_", "bip001 ", "bip001_", "bip01 ", "bip01_", "def-", "org-", "rl_"};
+  static const char* kPrefixes[] = {"cc_base_", "mixamorig_", "bip001 ", "bip001_", "bip01 ",
+                                    "bip01_",   "def-",       "org-",    "rl_"};
   for (const char* p : kPrefixes)
     if (startsWith(lower(name), p) && name.size() > std::strlen(p)) return name.substr(std::strlen(p));
   return name;
@@ -73,6 +89,8 @@ std::vector<std::string> tokenize(const std::string& s) {
 }
 
 // Words an l/r may be glued to ("lhand", "rfemur").
+// Word lists, kept one block each.
+// clang-format off
 const std::set<std::string> kBodyWords = {"hand", "foot", "hip", "knee", "ankle", "toe", "toes", "shoulder", "elbow", "wrist",
                                           "arm", "forearm", "upperarm", "lowerarm", "leg", "upleg", "upperleg", "lowerleg", "thigh",
                                           "shin", "calf", "shank", "clavicle", "collar", "humerus", "femur", "tibia", "radius",
@@ -82,6 +100,7 @@ const std::set<std::string> kExcluded = {"share", "sharebone", "end", "nub", "si
                                          "eyes", "jaw", "tongue", "teeth", "facial", "brow", "eyebrow", "lip", "lips", "nose", "ear",
                                          "cheek", "breast", "rib", "ribs", "ik", "pole", "target", "dummy", "helper", "prop",
                                          "weapon", "hair", "cloth", "skirt"};
+// clang-format on
 
 NameInfo analyse(const std::string& raw) {
   NameInfo n;
@@ -97,7 +116,8 @@ NameInfo analyse(const std::string& raw) {
   }
   std::vector<std::string> t;
   for (auto& w : tokenize(stripped))
-    if (!std::all_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) t.push_back(w);
+    if (!std::all_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      t.push_back(w);
   auto sideOf = [](const std::string& w) {
     if (w == "left" || w == "l" || w == "lft") return Side::Left;
     if (w == "right" || w == "r" || w == "rt" || w == "rgt") return Side::Right;
@@ -111,14 +131,18 @@ NameInfo analyse(const std::string& raw) {
     t.pop_back();
   } else if (!t.empty()) {
     std::string& w = t.front();
-    if (startsWith(w, "left") && w.size() > 4) n.side = Side::Left, w = w.substr(4);
-    else if (startsWith(w, "right") && w.size() > 5) n.side = Side::Right, w = w.substr(5);
+    if (startsWith(w, "left") && w.size() > 4)
+      n.side = Side::Left, w = w.substr(4);
+    else if (startsWith(w, "right") && w.size() > 5)
+      n.side = Side::Right, w = w.substr(5);
     else if ((w[0] == 'l' || w[0] == 'r') && kBodyWords.contains(w.substr(1)))
       n.side = w[0] == 'l' ? Side::Left : Side::Right, w = w.substr(1);
   }
   for (const auto& w : t) {
-    if (w == "twist") n.twist = true;
-    else n.core += w;
+    if (w == "twist")
+      n.twist = true;
+    else
+      n.core += w;
   }
   if (n.core == "fingerbase") {  // cgspeed CMU: the ASF "lhand" bone (the hand; its parent only twists)
     n.part = Part::Hand, n.rank = 4;
@@ -130,26 +154,47 @@ NameInfo analyse(const std::string& raw) {
       Part part;
       int rank;
     };
-    static const Syn kSided[] = {
-        {"collar", Part::Shoulder, 3},    {"clavicle", Part::Shoulder, 3},  {"collarbone", Part::Shoulder, 3},
-        {"shoulder", Part::ShoulderOrArm, 2},
-        {"arm", Part::UpperArm, 3},       {"upperarm", Part::UpperArm, 3},  {"uparm", Part::UpperArm, 3},
-        {"humerus", Part::UpperArm, 3},   {"forearm", Part::ForeArm, 3},    {"lowerarm", Part::ForeArm, 3},
-        {"elbow", Part::ForeArm, 2},      {"radius", Part::ForeArm, 2},     {"hand", Part::Hand, 3},
-        {"wrist", Part::Hand, 2},         {"upleg", Part::UpperLeg, 3},     {"upperleg", Part::UpperLeg, 3},
-        {"thigh", Part::UpperLeg, 3},     {"femur", Part::UpperLeg, 3},     {"hip", Part::UpperLeg, 2},
-        {"leg", Part::LowerLeg, 3},       {"lowerleg", Part::LowerLeg, 3},  {"shin", Part::LowerLeg, 3},
-        {"calf", Part::LowerLeg, 3},      {"shank", Part::LowerLeg, 3},     {"tibia", Part::LowerLeg, 3},
-        {"knee", Part::LowerLeg, 2},      {"foot", Part::Foot, 3},          {"ankle", Part::Foot, 2},
-        {"toe", Part::Toe, 3},            {"toes", Part::Toe, 3},           {"toebase", Part::Toe, 3},
-        {"ball", Part::Toe, 2}};
+    static const Syn kSided[] = {{"collar", Part::Shoulder, 3},
+                                 {"clavicle", Part::Shoulder, 3},
+                                 {"collarbone", Part::Shoulder, 3},
+                                 {"shoulder", Part::ShoulderOrArm, 2},
+                                 {"arm", Part::UpperArm, 3},
+                                 {"upperarm", Part::UpperArm, 3},
+                                 {"uparm", Part::UpperArm, 3},
+                                 {"humerus", Part::UpperArm, 3},
+                                 {"forearm", Part::ForeArm, 3},
+                                 {"lowerarm", Part::ForeArm, 3},
+                                 {"elbow", Part::ForeArm, 2},
+                                 {"radius", Part::ForeArm, 2},
+                                 {"hand", Part::Hand, 3},
+                                 {"wrist", Part::Hand, 2},
+                                 {"upleg", Part::UpperLeg, 3},
+                                 {"upperleg", Part::UpperLeg, 3},
+                                 {"thigh", Part::UpperLeg, 3},
+                                 {"femur", Part::UpperLeg, 3},
+                                 {"hip", Part::UpperLeg, 2},
+                                 {"leg", Part::LowerLeg, 3},
+                                 {"lowerleg", Part::LowerLeg, 3},
+                                 {"shin", Part::LowerLeg, 3},
+                                 {"calf", Part::LowerLeg, 3},
+                                 {"shank", Part::LowerLeg, 3},
+                                 {"tibia", Part::LowerLeg, 3},
+                                 {"knee", Part::LowerLeg, 2},
+                                 {"foot", Part::Foot, 3},
+                                 {"ankle", Part::Foot, 2},
+                                 {"toe", Part::Toe, 3},
+                                 {"toes", Part::Toe, 3},
+                                 {"toebase", Part::Toe, 3},
+                                 {"ball", Part::Toe, 2}};
     static const Syn kCentral[] = {
-        {"pelvis", Part::Pelvis, 4},  {"hips", Part::Pelvis, 3},     {"hip", Part::Pelvis, 2},       {"root", Part::Pelvis, 1},
-        {"spine", Part::Spine, 3},    {"chest", Part::Spine, 3},     {"upperchest", Part::Spine, 3}, {"lowerback", Part::Spine, 3},
-        {"upperback", Part::Spine, 3}, {"back", Part::Spine, 3},     {"abdomen", Part::Spine, 3},   {"abs", Part::Spine, 3},
-        {"waist", Part::Spine, 3},    {"torso", Part::Spine, 3},     {"thorax", Part::Spine, 3},    {"lumbar", Part::Spine, 3},
-        {"thoracic", Part::Spine, 3}, {"neck", Part::Neck, 3},       {"lowerneck", Part::Neck, 3},  {"upperneck", Part::Neck, 2},
-        {"head", Part::Head, 3},      {"face", Part::Head, 1}};
+        {"pelvis", Part::Pelvis, 4},    {"hips", Part::Pelvis, 3},     {"hip", Part::Pelvis, 2},
+        {"root", Part::Pelvis, 1},      {"spine", Part::Spine, 3},     {"chest", Part::Spine, 3},
+        {"upperchest", Part::Spine, 3}, {"lowerback", Part::Spine, 3}, {"upperback", Part::Spine, 3},
+        {"back", Part::Spine, 3},       {"abdomen", Part::Spine, 3},   {"abs", Part::Spine, 3},
+        {"waist", Part::Spine, 3},      {"torso", Part::Spine, 3},     {"thorax", Part::Spine, 3},
+        {"lumbar", Part::Spine, 3},     {"thoracic", Part::Spine, 3},  {"neck", Part::Neck, 3},
+        {"lowerneck", Part::Neck, 3},   {"upperneck", Part::Neck, 2},  {"head", Part::Head, 3},
+        {"face", Part::Head, 1}};
     for (const Syn& s : n.side == Side::None ? std::span<const Syn>(kCentral) : std::span<const Syn>(kSided))
       if (n.core == s.word) n.part = s.part, n.rank = s.rank;
     // A root bone ("joint_Root", "RL_BoneRoot") is the pelvis only when nothing better exists.
@@ -185,7 +230,8 @@ SegmentMap autoSegmentMap(const std::vector<std::string>& clip_segment_names) {
   for (std::size_t i = 0; i < n; ++i) info[i] = analyse(clip_segment_names[i]);
   // "Shoulder" is the upper arm when that side has a collar/clavicle or no arm bone.
   auto sideHas = [&](Side side, Part part) {
-    return std::any_of(info.begin(), info.end(), [&](const NameInfo& x) { return x.side == side && x.part == part && !x.twist; });
+    return std::any_of(info.begin(), info.end(),
+                       [&](const NameInfo& x) { return x.side == side && x.part == part && !x.twist; });
   };
   for (auto& x : info)
     if (x.part == Part::ShoulderOrArm)
@@ -199,7 +245,8 @@ SegmentMap autoSegmentMap(const std::vector<std::string>& clip_segment_names) {
   std::vector<std::size_t> spine;
   for (std::size_t i = 0; i < n; ++i) {
     const NameInfo& x = info[i];
-    if (!x.vertebra.empty()) offer(x.vertebra, i);
+    if (!x.vertebra.empty())
+      offer(x.vertebra, i);
     else if (x.part == Part::Spine) {
       if (!x.twist) spine.push_back(i);
     } else if (x.part != Part::None) {
@@ -211,9 +258,12 @@ SegmentMap autoSegmentMap(const std::vector<std::string>& clip_segment_names) {
       {}, {"T8"}, {"L3", "T8"}, {"L5", "L3", "T8"}, {"L5", "L3", "T12", "T8"}};
   for (std::size_t k = 0; k < spine.size(); ++k) {
     std::string slot;
-    if (spine.size() < kTrunk.size()) slot = kTrunk[spine.size()][k];
-    else if (k < 3) slot = kTrunk[4][k];
-    else if (k + 1 == spine.size()) slot = "T8";
+    if (spine.size() < kTrunk.size())
+      slot = kTrunk[spine.size()][k];
+    else if (k < 3)
+      slot = kTrunk[4][k];
+    else if (k + 1 == spine.size())
+      slot = "T8";
     if (!slot.empty() && !winner.contains(slot)) winner[slot] = spine[k];
   }
 
@@ -223,8 +273,10 @@ SegmentMap autoSegmentMap(const std::vector<std::string>& clip_segment_names) {
   std::vector<std::string> target(n);
   for (const auto& [canonical, i] : winner) target[i] = canonical;
   for (std::size_t i = 0; i < n; ++i) {
-    if (target[i].empty()) m.unmapped.push_back(clip_segment_names[i]);
-    else m.entries.push_back({clip_segment_names[i], target[i], Matrix3d::Identity(), 1.0});
+    if (target[i].empty())
+      m.unmapped.push_back(clip_segment_names[i]);
+    else
+      m.entries.push_back({clip_segment_names[i], target[i], Matrix3d::Identity(), 1.0});
   }
   return m;
 }

@@ -12,8 +12,8 @@
 #include <unordered_map>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/io/atomic_file.hpp"
 #include "text_util.hpp"
 
 namespace kinetrack::io {
@@ -63,8 +63,7 @@ PoseTargets parseTargetCsv(const std::string& text, const std::string& source) {
         int k = -1;
         for (int s = 0; s < 7 && dot != std::string::npos; ++s)
           if (name.compare(dot + 1, std::string::npos, kSuffix[s]) == 0) k = s;
-        if (dot == 0 || k < 0)
-          throw columnError(c, "expected <segment>.px, .py, .pz, .qw, .qx, .qy or .qz");
+        if (dot == 0 || k < 0) throw columnError(c, "expected <segment>.px, .py, .pz, .qw, .qx, .qy or .qz");
         const std::string segment = name.substr(0, dot);
         const auto [it, added] = segment_index.emplace(segment, clip.numSegments());
         if (added) {
@@ -121,17 +120,20 @@ PoseTargets parseTargetCsv(const std::string& text, const std::string& source) {
       bool p_ok = false, q_ok = false;
       if (out.has_position[static_cast<std::size_t>(s)]) {
         p_ok = true;
-        for (int k = 0; k < 3; ++k) p_ok = value(static_cast<std::size_t>(cols[static_cast<std::size_t>(k)]), pose.p[k]) && p_ok;
+        for (int k = 0; k < 3; ++k)
+          p_ok = value(static_cast<std::size_t>(cols[static_cast<std::size_t>(k)]), pose.p[k]) && p_ok;
         if (!p_ok) pose.p.setConstant(kNaN);
       }
       if (out.has_orientation[static_cast<std::size_t>(s)]) {
         Eigen::Vector4d q;
         q_ok = true;
-        for (int k = 0; k < 4; ++k) q_ok = value(static_cast<std::size_t>(cols[static_cast<std::size_t>(k + 3)]), q[k]) && q_ok;
+        for (int k = 0; k < 4; ++k)
+          q_ok = value(static_cast<std::size_t>(cols[static_cast<std::size_t>(k + 3)]), q[k]) && q_ok;
         if (q_ok) {
           if (std::abs(q.norm() - 1.0) > 1e-3)
-            throw columnError(static_cast<std::size_t>(cols[3]), "quaternion (w, x, y, z) has norm " + formatNumber(q.norm()) +
-                                                                     ", expected 1 within 1e-3");
+            throw columnError(
+                static_cast<std::size_t>(cols[3]),
+                "quaternion (w, x, y, z) has norm " + formatNumber(q.norm()) + ", expected 1 within 1e-3");
           pose.R = so3::fromQuaternionWxyz(q);
         } else {
           pose.R.setConstant(kNaN);
@@ -174,8 +176,7 @@ std::string toTargetCsv(const PoseTargets& targets) {
       "quaternion (w, x, y, z) of R_W,segment; empty field = gap\ntime";
   for (std::size_t s = 0; s < ns; ++s) {
     const std::string& name = clip.segment_names[s];
-    if (name.empty() || name.find_first_of(",\"\r\n") != std::string::npos || name.front() == ' ' ||
-        name.back() == ' ')
+    if (name.empty() || name.find_first_of(",\"\r\n") != std::string::npos || name.front() == ' ' || name.back() == ' ')
       throw InvalidArgument("toTargetCsv: segment name '" + name + "' cannot be a CSV column name");
     if (!targets.has_position[s] && !targets.has_orientation[s])
       throw InvalidArgument("toTargetCsv: segment '" + name + "' has neither position nor orientation");

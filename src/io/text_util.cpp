@@ -1,8 +1,8 @@
 #include "text_util.hpp"
 
 #include <cerrno>
-#include <cstdio>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>

@@ -98,7 +98,9 @@ class Validator {
       static const std::set<std::string> supported = {"revolute", "continuous", "prismatic", "fixed"};
       if (!supported.count(type)) {
         if (std::strcmp(type, "floating") == 0 || std::strcmp(type, "planar") == 0)
-          fail(j, owner + ": joint type '" + type + "' is not supported (supported: revolute, continuous, prismatic, fixed; the base is made floating by the loader option)");
+          fail(j, owner + ": joint type '" + type +
+                      "' is not supported (supported: revolute, continuous, prismatic, fixed; the base is made "
+                      "floating by the loader option)");
         fail(j, owner + ": unknown joint type '" + type + "' (expected revolute, continuous, prismatic or fixed)");
       }
       auto link_ref = [&](const char* tag) -> std::string {
@@ -124,7 +126,8 @@ class Validator {
           std::istringstream in(t);
           double x = 0, y = 0, z = 0;
           in >> x >> y >> z;
-          if (std::strcmp(type, "fixed") != 0 && std::abs(x) + std::abs(y) + std::abs(z) < 1e-12) fail(a, owner + ": <axis> xyz is the zero vector");
+          if (std::strcmp(type, "fixed") != 0 && std::abs(x) + std::abs(y) + std::abs(z) < 1e-12)
+            fail(a, owner + ": <axis> xyz is the zero vector");
         }
       }
       const bool needs_limit = std::strcmp(type, "revolute") == 0 || std::strcmp(type, "prismatic") == 0;
@@ -138,7 +141,8 @@ class Validator {
         const double lo = lim->DoubleAttribute("lower", 0.0), hi = lim->DoubleAttribute("upper", 0.0);
         // Either attribute may be absent (URDF's default 0): never append a null text.
         auto text = [&](const char* a) { return std::string(lim->Attribute(a) ? lim->Attribute(a) : "0 (absent)"); };
-        if (needs_limit && lo > hi) fail(lim, owner + ": <limit> lower " + text("lower") + " exceeds upper " + text("upper"));
+        if (needs_limit && lo > hi)
+          fail(lim, owner + ": <limit> lower " + text("lower") + " exceeds upper " + text("upper"));
       }
       if (auto* m = j->FirstChildElement("mimic")) {
         if (!m->Attribute("joint")) fail(m, owner + ": <mimic> without a joint attribute");
@@ -279,7 +283,8 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
       // urdfdom's TinyXML turns a CRLF inside an attribute into LF, tinyxml2 does not: a name
       // can differ between the two. Never dereference null.
       if (!link || link->parent_joint != joint)
-        throw ParseError(source_name, 0, "joint '" + name + "': urdfdom does not read it as tinyxml2 does (a line break in a name?)");
+        throw ParseError(source_name, 0,
+                         "joint '" + name + "': urdfdom does not read it as tinyxml2 does (a line break in a name?)");
       for (int c : joints_of_parent[link->name]) ready.push(c);
       const urdf::Joint& j = *link->parent_joint;
       const Transform X = originOf(joint_xml[j.name]);
@@ -316,15 +321,17 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
     }
     // A cycle apart from the root's tree passes the one-root check; its joints are never reached.
     if (walked != joint_names.size())
-      throw ParseError(source_name, 0, std::to_string(joint_names.size() - walked) + " of " +
-                                           std::to_string(joint_names.size()) + " joints are not reachable from the root link '" +
-                                           root->name + "' (the joints form a cycle?)");
+      throw ParseError(source_name, 0,
+                       std::to_string(joint_names.size() - walked) + " of " + std::to_string(joint_names.size()) +
+                           " joints are not reachable from the root link '" + root->name +
+                           "' (the joints form a cycle?)");
     for (const urdf::Joint* j : mimic_joints) {
       builder.addMimic(j->name, j->mimic->joint_name, j->mimic->multiplier, j->mimic->offset);
       if (warnings) {
         const auto line = validator.mimicLines().find(j->name);
-        warnings->push_back(source_name + ":" + std::to_string(line == validator.mimicLines().end() ? 0 : line->second) +
-                            ": joint '" + j->name + "' mimics '" + j->mimic->joint_name +
+        warnings->push_back(source_name + ":" +
+                            std::to_string(line == validator.mimicLines().end() ? 0 : line->second) + ": joint '" +
+                            j->name + "' mimics '" + j->mimic->joint_name +
                             "': kept as an independent coordinate plus an equality constraint 'mimic:" + j->name + "'");
       }
     }
@@ -337,15 +344,18 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
   for (int l = 0; l < model.numLinks(); ++l) {
     const Inertial& in = model.inertial(LinkId(l));
     if (!std::isfinite(in.mass) || !in.com.allFinite() || !in.inertia.allFinite())
-      throw ParseError(source_name, 0, "link '" + model.linkName(LinkId(l)) +
-                                           "': its inertial, merged with its fixed children, is not finite (a huge origin?)");
+      throw ParseError(source_name, 0,
+                       "link '" + model.linkName(LinkId(l)) +
+                           "': its inertial, merged with its fixed children, is not finite (a huge origin?)");
   }
   for (int j = 0; j < model.numJoints(); ++j)
     if (!model.jointPlacement(JointId(j)).p.allFinite() || !model.jointPlacement(JointId(j)).R.allFinite())
-      throw ParseError(source_name, 0, "joint '" + model.jointName(JointId(j)) + "': its placement is not finite (a huge origin?)");
+      throw ParseError(source_name, 0,
+                       "joint '" + model.jointName(JointId(j)) + "': its placement is not finite (a huge origin?)");
   for (int f = 0; f < model.numFrames(); ++f)
     if (!model.framePlacement(FrameId(f)).p.allFinite() || !model.framePlacement(FrameId(f)).R.allFinite())
-      throw ParseError(source_name, 0, "frame '" + model.frameName(FrameId(f)) + "': its placement is not finite (a huge origin?)");
+      throw ParseError(source_name, 0,
+                       "frame '" + model.frameName(FrameId(f)) + "': its placement is not finite (a huge origin?)");
   return model;
 }
 

@@ -79,8 +79,8 @@ void writeUrdf(const Model& model, std::ostream& out) {
       out << "    <axis xyz=\"" << vec(model.jointAxis(id)) << "\"/>\n";
       out << "    <limit";
       if (type != JointType::Continuous)
-        out << " lower=\"" << num(model.lowerPositionLimits()[j]) << "\" upper=\"" << num(model.upperPositionLimits()[j])
-            << "\"";
+        out << " lower=\"" << num(model.lowerPositionLimits()[j]) << "\" upper=\""
+            << num(model.upperPositionLimits()[j]) << "\"";
       out << " velocity=\"" << num(model.upperVelocityLimits()[j]) << "\" effort=\"" << num(model.effortLimits()[j])
           << "\"/>\n";
       for (const Mimic& m : model.mimics())
@@ -91,10 +91,12 @@ void writeUrdf(const Model& model, std::ostream& out) {
       continue;
     }
     // A fixed or user frame: a fixed joint to its original parent frame, placed relative to it.
-    const FrameId parent = model.frameParent(fid).valid() ? model.frameParent(fid) : model.linkFrame(model.frameLink(fid));
+    const FrameId parent =
+        model.frameParent(fid).valid() ? model.frameParent(fid) : model.linkFrame(model.frameLink(fid));
     const Transform X = compose(inverse(model.framePlacement(parent)), model.framePlacement(fid));
     const std::string& jn = model.frameJointName(fid);
-    out << "  <joint name=\"" << escape(jn.empty() ? model.frameName(fid) + "_fixed_joint" : jn) << "\" type=\"fixed\">\n";
+    out << "  <joint name=\"" << escape(jn.empty() ? model.frameName(fid) + "_fixed_joint" : jn)
+        << "\" type=\"fixed\">\n";
     writeOrigin(out, X, "    ");
     out << "    <parent link=\"" << escape(model.frameName(parent)) << "\"/>\n";
     out << "    <child link=\"" << escape(model.frameName(fid)) << "\"/>\n";
@@ -105,7 +107,8 @@ void writeUrdf(const Model& model, std::ostream& out) {
     if (c.name.rfind("mimic:", 0) == 0) continue;
     out << "  <!-- linear constraint '" << escape(c.name) << "': " << num(c.lower) << " <=";
     for (int j = 0; j < model.numJoints(); ++j)
-      if (c.coefficients[j] != 0.0) out << " + " << num(c.coefficients[j]) << "*" << escape(model.jointName(JointId(j)));
+      if (c.coefficients[j] != 0.0)
+        out << " + " << num(c.coefficients[j]) << "*" << escape(model.jointName(JointId(j)));
     out << " <= " << num(c.upper) << ", velocity bound " << num(c.velocity_bound) << " -->\n";
   }
   out << "</robot>\n";

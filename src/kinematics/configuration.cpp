@@ -76,9 +76,9 @@ double positionLimitViolation(const Model& model, const Configuration& q, JointI
   double v = 0.0;
   for (int j = 0; j < model.numJoints(); ++j) {
     // A NaN coordinate counts as an infinite violation, never as "inside".
-    const double e = std::isnan(q.joints[j])
-                         ? std::numeric_limits<double>::infinity()
-                         : std::max(model.lowerPositionLimits()[j] - q.joints[j], q.joints[j] - model.upperPositionLimits()[j]);
+    const double e = std::isnan(q.joints[j]) ? std::numeric_limits<double>::infinity()
+                                             : std::max(model.lowerPositionLimits()[j] - q.joints[j],
+                                                        q.joints[j] - model.upperPositionLimits()[j]);
     if (e > v) {
       v = e;
       if (worst) *worst = JointId(j);

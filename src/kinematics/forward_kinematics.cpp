@@ -67,13 +67,31 @@ void forwardKinematics(const Model& model, Data& data, const Configuration& q) {
       const double c = data.joint_cos[static_cast<std::size_t>(jj)];
       const double sn = data.joint_sin[static_cast<std::size_t>(jj)];
       switch (kind) {
-        case AxisKind::X: rotatePrincipal<0>(*Rj, c, sn, T.R); a = Rj->col(0); break;
-        case AxisKind::Y: rotatePrincipal<1>(*Rj, c, sn, T.R); a = Rj->col(1); break;
-        case AxisKind::Z: rotatePrincipal<2>(*Rj, c, sn, T.R); a = Rj->col(2); break;
+        case AxisKind::X:
+          rotatePrincipal<0>(*Rj, c, sn, T.R);
+          a = Rj->col(0);
+          break;
+        case AxisKind::Y:
+          rotatePrincipal<1>(*Rj, c, sn, T.R);
+          a = Rj->col(1);
+          break;
+        case AxisKind::Z:
+          rotatePrincipal<2>(*Rj, c, sn, T.R);
+          a = Rj->col(2);
+          break;
         // Rotation by s about −e_k is rotation by −s about e_k.
-        case AxisKind::NegX: rotatePrincipal<0>(*Rj, c, -sn, T.R); a = -Rj->col(0); break;
-        case AxisKind::NegY: rotatePrincipal<1>(*Rj, c, -sn, T.R); a = -Rj->col(1); break;
-        case AxisKind::NegZ: rotatePrincipal<2>(*Rj, c, -sn, T.R); a = -Rj->col(2); break;
+        case AxisKind::NegX:
+          rotatePrincipal<0>(*Rj, c, -sn, T.R);
+          a = -Rj->col(0);
+          break;
+        case AxisKind::NegY:
+          rotatePrincipal<1>(*Rj, c, -sn, T.R);
+          a = -Rj->col(1);
+          break;
+        case AxisKind::NegZ:
+          rotatePrincipal<2>(*Rj, c, -sn, T.R);
+          a = -Rj->col(2);
+          break;
         case AxisKind::General: break;
       }
     }

@@ -15,8 +15,9 @@ double normalizedTraceError(const Matrix3d& h, const Matrix3d& R) {
 }
 
 double mnte(const std::vector<Matrix3d>& h, const std::vector<Matrix3d>& R) {
-  if (h.size() != R.size()) throw InvalidArgument("mnte: " + std::to_string(h.size()) + " model orientations but " +
-                                                  std::to_string(R.size()) + " targets");
+  if (h.size() != R.size())
+    throw InvalidArgument("mnte: " + std::to_string(h.size()) + " model orientations but " + std::to_string(R.size()) +
+                          " targets");
   if (h.empty()) return 0.0;
   double sum = 0.0;
   for (std::size_t j = 0; j < h.size(); ++j) sum += normalizedTraceError(h[j], R[j]);

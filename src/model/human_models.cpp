@@ -39,21 +39,23 @@ namespace {
 constexpr double kDeg = M_PI / 180.0;
 
 struct Dof {
-  char axis;            // 'x', 'y' or 'z'
-  double lower_deg;     // clinical limits (human48)
+  char axis;         // 'x', 'y' or 'z'
+  double lower_deg;  // clinical limits (human48)
   double upper_deg;
 };
 
 struct SegmentJoint {
-  const char* joint;    // Xsens joint name without the 'j' and axis suffix, e.g. "RightKnee"
-  const char* parent;   // parent segment
-  const char* child;    // child segment
-  Vector3d offset;      // child joint origin in the parent segment frame (m)
+  const char* joint;   // Xsens joint name without the 'j' and axis suffix, e.g. "RightKnee"
+  const char* parent;  // parent segment
+  const char* child;   // child segment
+  Vector3d offset;     // child joint origin in the parent segment frame (m)
   std::vector<Dof> dofs48;
 };
 
 std::vector<SegmentJoint> segmentTable(const HumanDimensions& d) {
   // Limits of the human-gazebo 48-DoF model (DYN §4.2), in degrees; left side mirrored.
+  // One joint per line, columns aligned.
+  // clang-format off
   return {
       {"L5S1", "Pelvis", "L5", {0, 0, d.pelvis_to_l5}, {{'x', -35, 35}, {'y', -30, 75}}},
       {"L4L3", "L5", "L3", {0, 0, d.l5_to_l3}, {{'x', -35, 35}, {'y', -30, 75}}},
@@ -78,6 +80,7 @@ std::vector<SegmentJoint> segmentTable(const HumanDimensions& d) {
       {"LeftAnkle", "LeftLowerLeg", "LeftFoot", {0, 0, -d.shank}, {{'x', -45, 35}, {'y', -30, 50}, {'z', -50, 25}}},
       {"LeftBallFoot", "LeftFoot", "LeftToe", {d.ankle_to_ball_forward, 0, -d.ankle_to_ball_down}, {{'y', -10, 90}}},
   };
+  // clang-format on
 }
 
 Vector3d unitAxis(char a) { return a == 'x' ? Vector3d::UnitX() : a == 'y' ? Vector3d::UnitY() : Vector3d::UnitZ(); }
@@ -126,11 +129,29 @@ Model makeHuman66(const HumanModelOptions& options) { return makeHuman(options, 
 Model makeHuman48(const HumanModelOptions& options) { return makeHuman(options, false); }
 
 const std::vector<std::string>& humanSegmentNames() {
-  static const std::vector<std::string> names = {
-      "Pelvis",       "L5",           "L3",           "T12",           "T8",            "Neck",
-      "Head",         "RightShoulder", "RightUpperArm", "RightForeArm", "RightHand",     "LeftShoulder",
-      "LeftUpperArm", "LeftForeArm",  "LeftHand",     "RightUpperLeg", "RightLowerLeg", "RightFoot",
-      "RightToe",     "LeftUpperLeg", "LeftLowerLeg", "LeftFoot",      "LeftToe"};
+  static const std::vector<std::string> names = {"Pelvis",
+                                                 "L5",
+                                                 "L3",
+                                                 "T12",
+                                                 "T8",
+                                                 "Neck",
+                                                 "Head",
+                                                 "RightShoulder",
+                                                 "RightUpperArm",
+                                                 "RightForeArm",
+                                                 "RightHand",
+                                                 "LeftShoulder",
+                                                 "LeftUpperArm",
+                                                 "LeftForeArm",
+                                                 "LeftHand",
+                                                 "RightUpperLeg",
+                                                 "RightLowerLeg",
+                                                 "RightFoot",
+                                                 "RightToe",
+                                                 "LeftUpperLeg",
+                                                 "LeftLowerLeg",
+                                                 "LeftFoot",
+                                                 "LeftToe"};
   return names;
 }
 

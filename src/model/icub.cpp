@@ -32,11 +32,13 @@ bool isIcub(const Model& model) {
 }
 
 Model icubForRetargeting(const Model& urdf_model, double shoulder_velocity, double torso_velocity) {
-  if (!isIcub(urdf_model)) throw InvalidArgument("icubForRetargeting: model '" + urdf_model.name() + "' lacks the iCub arm joints");
+  if (!isIcub(urdf_model))
+    throw InvalidArgument("icubForRetargeting: model '" + urdf_model.name() + "' lacks the iCub arm joints");
   ModelBuilder b(urdf_model);
   addIcubCouplingConstraints(b, shoulder_velocity);
   for (const char* side : {"l_", "r_"})
-    for (const char* j : {"shoulder_pitch", "shoulder_roll", "shoulder_yaw"}) b.setVelocityLimit(std::string(side) + j, shoulder_velocity);
+    for (const char* j : {"shoulder_pitch", "shoulder_roll", "shoulder_yaw"})
+      b.setVelocityLimit(std::string(side) + j, shoulder_velocity);
   for (const char* j : {"torso_pitch", "torso_roll", "torso_yaw"})
     if (urdf_model.findJoint(j)) b.setVelocityLimit(j, torso_velocity);
   return b.build();

@@ -106,13 +106,15 @@ ModelBuilder& ModelBuilder::addJoint(const JointSpec& spec) {
   const int pf = frameIndex(spec.parent, what);
   checkTransform(spec.placement, what);
   checkInertial(spec.child_inertial, "link '" + spec.child + "'");
-  if (!spec.axis.allFinite() || spec.axis.norm() < 1e-9) throw InvalidArgument(what + ": axis must be finite and non-zero");
+  if (!spec.axis.allFinite() || spec.axis.norm() < 1e-9)
+    throw InvalidArgument(what + ": axis must be finite and non-zero");
   if (std::isnan(spec.lower) || std::isnan(spec.upper) || std::isnan(spec.velocity) || std::isnan(spec.effort))
     throw InvalidArgument(what + ": a limit is NaN");
   if (spec.type != JointType::Continuous && spec.lower > spec.upper)
     throw InvalidArgument(what + ": lower limit " + std::to_string(spec.lower) + " exceeds upper limit " +
                           std::to_string(spec.upper));
-  if (spec.velocity < 0.0 || spec.effort < 0.0) throw InvalidArgument(what + ": velocity and effort limits must be ≥ 0");
+  if (spec.velocity < 0.0 || spec.effort < 0.0)
+    throw InvalidArgument(what + ": velocity and effort limits must be ≥ 0");
 
   JointSpec s = spec;
   // Normalise, but leave an axis that is unit to round-off bit-for-bit (export → reload exact).
@@ -173,7 +175,8 @@ ModelBuilder& ModelBuilder::addLinearConstraint(const std::string& name,
   if (std::isnan(lower) || std::isnan(upper) || std::isnan(velocity_bound) || lower > upper || velocity_bound < 0.0)
     throw InvalidArgument("linear constraint '" + name + "': need lower ≤ upper and a velocity bound ≥ 0, none NaN");
   for (const auto& [joint, c] : terms)
-    if (!std::isfinite(c)) throw InvalidArgument("linear constraint '" + name + "': coefficient of '" + joint + "' is not finite");
+    if (!std::isfinite(c))
+      throw InvalidArgument("linear constraint '" + name + "': coefficient of '" + joint + "' is not finite");
   constraints_.push_back({name, terms, lower, upper, velocity_bound});
   return *this;
 }

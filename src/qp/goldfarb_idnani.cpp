@@ -193,8 +193,8 @@ void GoldfarbIdnani::refine() {
     }
   }
   for (int i = 0; i < n_; ++i) z_[i] = static_cast<double>(acc_[i]);
-  z_ = -z_;                                    // r1
-  d_.noalias() = J_.transpose() * z_;          // Jᵀ r1
+  z_ = -z_;                                                                                    // r1
+  d_.noalias() = J_.transpose() * z_;                                                          // Jᵀ r1
   R_.topLeftCorner(q, q).triangularView<Eigen::Upper>().transpose().solveInPlace(w_.head(q));  // R⁻ᵀ r2
   x_.noalias() += J_.leftCols(q) * w_.head(q);
   x_.noalias() += J_.rightCols(n_ - q) * d_.tail(n_ - q);

@@ -42,12 +42,12 @@ class GoldfarbIdnani {
   // Constraint helpers, k in [0, n + m).
   double normalDot(int k, int side, const VectorXd& v) const;
   double rhs(int k, int side) const;
-  void computeD(int k, int side);  // d = Jᵀ n_k
+  void computeD(int k, int side);                            // d = Jᵀ n_k
   void addActive(int k, int side, bool equality, double u);  // uses d_, updates J, R
   void dropActive(int l);
-  void solveR(int q);  // r(0:q) = R⁻¹ d(0:q)
-  void recomputeFromActiveSet();  // x, u from the active set as equalities (w = R⁻ᵀ(b − Nᵀx0))
-  void refine();  // one iterative-refinement step of the active set's KKT system
+  void solveR(int q);              // r(0:q) = R⁻¹ d(0:q)
+  void recomputeFromActiveSet();   // x, u from the active set as equalities (w = R⁻ᵀ(b − Nᵀx0))
+  void refine();                   // one iterative-refinement step of the active set's KKT system
   bool factor(const MatrixXd& H);  // L, J = L⁻ᵀ, x0 = −H⁻¹g; false if H is not PD
 
   int n_, m_;
@@ -56,7 +56,7 @@ class GoldfarbIdnani {
   VectorXd x_, x0_, d_, z_, r_, u_, w_, row_norm_;
   std::vector<ActiveEntry> act_;
   std::vector<char> act_eq_;
-  std::vector<long double> acc_;  // extended-precision residual in refine()
+  std::vector<long double> acc_;    // extended-precision residual in refine()
   std::vector<signed char> state_;  // per constraint: 0 free, ±1 active side, 2 dependent equality
   std::vector<char> is_eq_;
   int q_ = 0;

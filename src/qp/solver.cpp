@@ -15,9 +15,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::string shape(Eigen::Index rows, Eigen::Index cols) {
-  return std::to_string(rows) + " × " + std::to_string(cols);
-}
+std::string shape(Eigen::Index rows, Eigen::Index cols) { return std::to_string(rows) + " × " + std::to_string(cols); }
 
 void expectShape(const char* what, Eigen::Index rows, Eigen::Index cols, Eigen::Index want_rows,
                  Eigen::Index want_cols) {
@@ -31,9 +29,8 @@ void expectBounds(const char* lo_name, const char* hi_name, const VectorXd& lo, 
     const double l = lo[i], u = hi[i];
     if (std::isnan(l) || std::isnan(u) || l == kInf || u == -kInf || l > u)
       throw InvalidArgument(std::string("qp::Solver::solve: ") + lo_name + "[" + std::to_string(i) + "] = " +
-                            std::to_string(l) + ", " + hi_name + "[" + std::to_string(i) + "] = " +
-                            std::to_string(u) + " (need " + lo_name + " ≤ " + hi_name +
-                            ", neither NaN, no +inf lower or −inf upper)");
+                            std::to_string(l) + ", " + hi_name + "[" + std::to_string(i) + "] = " + std::to_string(u) +
+                            " (need " + lo_name + " ≤ " + hi_name + ", neither NaN, no +inf lower or −inf upper)");
   }
 }
 

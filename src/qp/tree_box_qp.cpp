@@ -8,13 +8,13 @@
 
 namespace kinetrack::qp {
 
-TreeBoxSolver::TreeBoxSolver(std::vector<int> parent, Options options)
-    : parent_(std::move(parent)), options_(options) {
+TreeBoxSolver::TreeBoxSolver(std::vector<int> parent, Options options) : parent_(std::move(parent)), options_(options) {
   const int n = static_cast<int>(parent_.size());
   for (int i = 0; i < n; ++i)
     if (parent_[static_cast<std::size_t>(i)] >= i || parent_[static_cast<std::size_t>(i)] < -1)
-      throw InvalidArgument("TreeBoxSolver: parent[" + std::to_string(i) + "] = " +
-                            std::to_string(parent_[static_cast<std::size_t>(i)]) + " must be −1 or < " + std::to_string(i));
+      throw InvalidArgument("TreeBoxSolver: parent[" + std::to_string(i) +
+                            "] = " + std::to_string(parent_[static_cast<std::size_t>(i)]) + " must be −1 or < " +
+                            std::to_string(i));
   offset_.assign(static_cast<std::size_t>(n) + 1, 0);
   for (int k = 0; k < n; ++k) {
     int depth = 0;
@@ -141,7 +141,9 @@ bool TreeBoxSolver::factorize(const Problem& p) {
     int c = 1;  // chain k, k − 1, …, k − c + 1
     while (c < kMaxChain) {
       const int top = k - c + 1;
-      const int par = count_[static_cast<std::size_t>(top)] > 0 ? anc_[static_cast<std::size_t>(offset_[static_cast<std::size_t>(top)])] : -1;
+      const int par = count_[static_cast<std::size_t>(top)] > 0
+                          ? anc_[static_cast<std::size_t>(offset_[static_cast<std::size_t>(top)])]
+                          : -1;
       if (par < 0 || par != top - 1 || children_[static_cast<std::size_t>(par)] != 1) break;
       ++c;
     }

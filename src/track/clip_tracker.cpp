@@ -70,13 +70,14 @@ ClipTracker::ClipTracker(std::shared_ptr<const io::MotionClip> clip, std::vector
 
 ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
                          const ClipAlignment& alignment, const TrackerOptions& options)
-    : ClipTracker(std::make_shared<const io::MotionClip>(clip), bindings, alignment,
-                  (checkBindings(clip, bindings),
-                   StreamTracker(std::make_shared<const Model>(model), streamTargets(bindings),
-                                 withClipInterval(options, clip)))) {}
+    : ClipTracker(
+          std::make_shared<const io::MotionClip>(clip), bindings, alignment,
+          (checkBindings(clip, bindings), StreamTracker(std::make_shared<const Model>(model), streamTargets(bindings),
+                                                        withClipInterval(options, clip)))) {}
 
 ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
-                         const ClipAlignment& alignment, std::unique_ptr<FrameSolver> solver, int first_frame_iterations)
+                         const ClipAlignment& alignment, std::unique_ptr<FrameSolver> solver,
+                         int first_frame_iterations)
     : ClipTracker(std::make_shared<const io::MotionClip>(clip), bindings, alignment,
                   (checkBindings(clip, bindings),
                    StreamTracker(checkedSolver(std::move(solver), model), streamTargets(bindings),
@@ -84,7 +85,8 @@ ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::ve
 
 ClipTracker::ClipTracker(const Model& model, const io::MotionClip& clip, std::vector<TargetBinding> bindings,
                          const ClipAlignment& alignment, InstantaneousIk solver, int first_frame_iterations)
-    : ClipTracker(model, clip, std::move(bindings), alignment, makeFrameSolver(std::move(solver)), first_frame_iterations) {}
+    : ClipTracker(model, clip, std::move(bindings), alignment, makeFrameSolver(std::move(solver)),
+                  first_frame_iterations) {}
 
 Matrix3d ClipTracker::targetRotation(std::size_t b, int f) const {
   return align_.rotation * clip_->pose(f, bindings_[b].segment).R * bindings_[b].offset;

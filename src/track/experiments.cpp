@@ -35,15 +35,21 @@ void ConvergenceOptions::validate() const {
   if (gains.empty()) throw InvalidArgument("ConvergenceOptions::gains: give at least one gain");
   for (double k : gains)
     if (!std::isfinite(k) || k < 0.0)
-      throw InvalidArgument(fmt::format("ConvergenceOptions::gains: gain {} is negative or not finite; gains K are >= 0 (1/s)", k));
-  if (!std::isfinite(rate) || rate <= 0.0) throw InvalidArgument(fmt::format("ConvergenceOptions::rate: {} Hz; need a finite rate > 0", rate));
+      throw InvalidArgument(
+          fmt::format("ConvergenceOptions::gains: gain {} is negative or not finite; gains K are >= 0 (1/s)", k));
+  if (!std::isfinite(rate) || rate <= 0.0)
+    throw InvalidArgument(fmt::format("ConvergenceOptions::rate: {} Hz; need a finite rate > 0", rate));
   if (!std::isfinite(duration) || duration <= 0.0)
     throw InvalidArgument(fmt::format("ConvergenceOptions::duration: {} s; need a finite duration > 0", duration));
   const double n = std::round(duration * rate);
-  if (n < 1.0) throw InvalidArgument(fmt::format("ConvergenceOptions: duration {} s at rate {} Hz gives no step", duration, rate));
-  if (n > 1e7) throw InvalidArgument(fmt::format("ConvergenceOptions: duration x rate = {:g} steps per gain; at most 1e7", n));
-  if (!std::isfinite(joint_range) || joint_range < 0.0) throw InvalidArgument("ConvergenceOptions::joint_range must be finite and >= 0");
-  if (!std::isfinite(base_radius) || base_radius < 0.0) throw InvalidArgument("ConvergenceOptions::base_radius must be finite and >= 0");
+  if (n < 1.0)
+    throw InvalidArgument(fmt::format("ConvergenceOptions: duration {} s at rate {} Hz gives no step", duration, rate));
+  if (n > 1e7)
+    throw InvalidArgument(fmt::format("ConvergenceOptions: duration x rate = {:g} steps per gain; at most 1e7", n));
+  if (!std::isfinite(joint_range) || joint_range < 0.0)
+    throw InvalidArgument("ConvergenceOptions::joint_range must be finite and >= 0");
+  if (!std::isfinite(base_radius) || base_radius < 0.0)
+    throw InvalidArgument("ConvergenceOptions::base_radius must be finite and >= 0");
 }
 
 long ConvergenceOptions::steps() const { return static_cast<long>(std::round(duration * rate)); }
@@ -193,8 +199,8 @@ CompareResult runCompare(const CompareOptions& options, const CompareProgress& p
     const io::SegmentMap clip_map = io::resolveSegmentMap(capture.clip.segment_names, "");
     for (const auto& [model_name, model] : models) {
       const bool robot = isIcub(model);
-      const std::vector<SegmentPair> pairs = robot ? composeMaps(clip_map, io::builtinRobotMap("icub"))
-                                                   : segmentPairsOnModel(model, clip_map).pairs;
+      const std::vector<SegmentPair> pairs =
+          robot ? composeMaps(clip_map, io::builtinRobotMap("icub")) : segmentPairsOnModel(model, clip_map).pairs;
       PlanOptions po;
       po.calibration = "first";
       const Retargeting plan = planTracking(model, capture, pairs, po);
@@ -226,8 +232,8 @@ std::string compareCsv(const CompareResult& result) {
   auto out = std::back_inserter(csv);
   for (const CompareSeries& s : result.series)
     for (std::size_t f = 0; f < s.time_us.size(); ++f)
-      fmt::format_to(out, "{},{},{},{},{:.6g},{:.6g},{:.6g}\n", s.model, s.scenario, toString(s.method), f, s.log_mnte[f],
-                     s.log_rmse[f], s.time_us[f]);
+      fmt::format_to(out, "{},{},{},{},{:.6g},{:.6g},{:.6g}\n", s.model, s.scenario, toString(s.method), f,
+                     s.log_mnte[f], s.log_rmse[f], s.time_us[f]);
   return csv;
 }
 

@@ -173,7 +173,8 @@ class DynamicalSolver final : public SlotSolver<DynamicalIk> {
       failed = failed || r.non_finite;
     };
     const double dt = in.dt;
-    const int n = std::clamp(static_cast<int>(std::ceil(max_angle / options_.max_step_rotation)), 1, options_.max_substeps);
+    const int n =
+        std::clamp(static_cast<int>(std::ceil(max_angle / options_.max_step_rotation)), 1, options_.max_substeps);
     // The first frame is reached from an arbitrary initial state: its steps get at least
     // kInitialStep each (not a motion to follow in real time, so the velocity bounds should not
     // throttle it), and a few more steps on the final targets polish the linearisation error.

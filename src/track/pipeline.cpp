@@ -30,7 +30,8 @@ void retime(io::MotionClip& clip, double rate) {
 }  // namespace
 
 Capture loadCapture(const std::string& path, const CaptureOptions& options) {
-  if (options.rate < 0.0 || !std::isfinite(options.rate)) throw InvalidArgument("--rate must be a positive frame rate (Hz)");
+  if (options.rate < 0.0 || !std::isfinite(options.rate))
+    throw InvalidArgument("--rate must be a positive frame rate (Hz)");
   Capture c;
   const std::string ext = extensionOf(path);
   if (ext == "bvh") {
@@ -53,7 +54,8 @@ Capture loadCapture(const std::string& path, const CaptureOptions& options) {
     c.has_position = std::move(t.has_position);
     c.has_orientation = std::move(t.has_orientation);
   } else {
-    throw InvalidArgument("input '" + path + "': unknown capture format '." + ext + "' (expected .bvh, .mvnx or .csv pose targets)");
+    throw InvalidArgument("input '" + path + "': unknown capture format '." + ext +
+                          "' (expected .bvh, .mvnx or .csv pose targets)");
   }
   if (c.has_position.empty()) c.has_position.assign(c.clip.segment_names.size(), 1);
   if (c.has_orientation.empty()) c.has_orientation.assign(c.clip.segment_names.size(), 1);
@@ -93,7 +95,8 @@ Retargeting planTracking(const Model& model, const Capture& capture, const std::
         throw InvalidArgument("calibration '" + cal + "': expected frame:N with N a frame index");
       }
       if (frame < 0 || frame >= capture.clip.numFrames())
-        throw InvalidArgument("calibration '" + cal + "': the clip has frames 0.." + std::to_string(capture.clip.numFrames() - 1));
+        throw InvalidArgument("calibration '" + cal + "': the clip has frames 0.." +
+                              std::to_string(capture.clip.numFrames() - 1));
     }
   } else {
     ro.calibration = Calibration::Pose;
@@ -113,7 +116,8 @@ Retargeting planTracking(const Model& model, const Capture& capture, const std::
     b.orientation = capture.has_orientation[s] != 0;
     b.position = capture.has_position[s] != 0 && (b.position || capture.kind == CaptureKind::TargetCsv);
   }
-  rt.bindings.erase(std::remove_if(rt.bindings.begin(), rt.bindings.end(), [](const TargetBinding& b) { return !b.orientation && !b.position; }),
+  rt.bindings.erase(std::remove_if(rt.bindings.begin(), rt.bindings.end(),
+                                   [](const TargetBinding& b) { return !b.orientation && !b.position; }),
                     rt.bindings.end());
   return rt;
 }
@@ -158,8 +162,8 @@ std::pair<Capture, TrackSetup> syntheticWalkJob(Model model, double duration, do
   return {std::move(capture), std::move(s)};
 }
 
-TrackRecord runTracking(const Model& model, const Capture& capture, const Retargeting& plan, const TrackerOptions& options,
-                        const FrameSink& sink, const std::vector<Configuration>* truth) {
+TrackRecord runTracking(const Model& model, const Capture& capture, const Retargeting& plan,
+                        const TrackerOptions& options, const FrameSink& sink, const std::vector<Configuration>* truth) {
   const io::MotionClip& clip = capture.clip;
   if (truth != nullptr && static_cast<int>(truth->size()) != clip.numFrames())
     throw InvalidArgument("runTracking: ground truth has " + std::to_string(truth->size()) + " frames, the clip " +

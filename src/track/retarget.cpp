@@ -20,18 +20,22 @@ std::string joinNames(const std::vector<std::string>& names) {
 
 int segmentIndex(const io::MotionClip& clip, const std::string& name) {
   const int i = clip.findSegment(name);
-  if (i < 0) throw InvalidArgument("segment map: clip has no segment '" + name + "' (segments: " + joinNames(clip.segment_names) + ")");
+  if (i < 0)
+    throw InvalidArgument("segment map: clip has no segment '" + name +
+                          "' (segments: " + joinNames(clip.segment_names) + ")");
   return i;
 }
 
 // The horizontal left-right axis of a pose: left minus right of the first pair present.
 bool lateralAxis(const std::vector<std::string>& frames, const std::vector<Vector3d>& positions, Vector3d& axis) {
-  static const char* pairs[][2] = {{"LeftUpperLeg", "RightUpperLeg"}, {"LeftUpperArm", "RightUpperArm"}, {"LeftShoulder", "RightShoulder"}};
+  static const char* pairs[][2] = {
+      {"LeftUpperLeg", "RightUpperLeg"}, {"LeftUpperArm", "RightUpperArm"}, {"LeftShoulder", "RightShoulder"}};
   for (const auto& p : pairs) {
     const auto l = std::find(frames.begin(), frames.end(), p[0]);
     const auto r = std::find(frames.begin(), frames.end(), p[1]);
     if (l == frames.end() || r == frames.end()) continue;
-    Vector3d d = positions[static_cast<std::size_t>(l - frames.begin())] - positions[static_cast<std::size_t>(r - frames.begin())];
+    Vector3d d = positions[static_cast<std::size_t>(l - frames.begin())] -
+                 positions[static_cast<std::size_t>(r - frames.begin())];
     d.z() = 0.0;
     if (d.norm() < 1e-6) continue;
     axis = d.normalized();
@@ -67,12 +71,14 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
     seg[e] = segmentIndex(clip, map[e].clip_segment);
     frame[e] = model.frameId(map[e].model_frame);  // throws, listing the valid frames
     for (std::size_t k = 0; k < e; ++k)
-      if (frame[k] == frame[e]) throw InvalidArgument("segment map: model frame '" + map[e].model_frame + "' is mapped twice");
+      if (frame[k] == frame[e])
+        throw InvalidArgument("segment map: model frame '" + map[e].model_frame + "' is mapped twice");
   }
   // The root entry: the mapped segment nearest the clip's root.
   auto depth = [&](int s) {
     int d = 0;
-    while (clip.segment_parent[static_cast<std::size_t>(s)] >= 0) s = clip.segment_parent[static_cast<std::size_t>(s)], ++d;
+    while (clip.segment_parent[static_cast<std::size_t>(s)] >= 0)
+      s = clip.segment_parent[static_cast<std::size_t>(s)], ++d;
     return d;
   };
   std::size_t root = 0;
@@ -87,11 +93,13 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
   for (std::size_t e = 0; e < n; ++e) offset[e] = map[e].offset;
 
   if (options.calibration == Calibration::Pose) {
-    if (calib == nullptr || calib_frame < 0 || calib_frame >= calib->numFrames() || calib->segment_names != clip.segment_names)
+    if (calib == nullptr || calib_frame < 0 || calib_frame >= calib->numFrames() ||
+        calib->segment_names != clip.segment_names)
       throw InvalidArgument("retarget: the calibration pose must be a frame of a clip with the clip's segments");
     for (std::size_t e = 0; e < n; ++e)
       if (!calib->isValid(calib_frame, seg[e]))
-        throw InvalidArgument("retarget: calibration frame " + std::to_string(calib_frame) + " has no valid sample of '" + map[e].clip_segment + "'");
+        throw InvalidArgument("retarget: calibration frame " + std::to_string(calib_frame) +
+                              " has no valid sample of '" + map[e].clip_segment + "'");
     std::vector<std::string> names(n);
     std::vector<Vector3d> pc(n), pm(n);
     for (std::size_t e = 0; e < n; ++e) {
@@ -113,12 +121,14 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
     for (std::size_t e = 0; e < n; ++e) entry_of[static_cast<std::size_t>(seg[e])] = static_cast<int>(e);
     std::vector<std::size_t> order(n);
     for (std::size_t e = 0; e < n; ++e) order[e] = e;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return depth(seg[a]) < depth(seg[b]); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return depth(seg[a]) < depth(seg[b]); });
     std::vector<Matrix3d> align(n, Matrix3d::Identity());
     for (const std::size_t e : order) {
       if (e == root) continue;  // the root's orientation is the heading, aligned by W
       Matrix3d parent_align = Matrix3d::Identity();
-      for (int a = clip.segment_parent[static_cast<std::size_t>(seg[e])]; a >= 0; a = clip.segment_parent[static_cast<std::size_t>(a)])
+      for (int a = clip.segment_parent[static_cast<std::size_t>(seg[e])]; a >= 0;
+           a = clip.segment_parent[static_cast<std::size_t>(a)])
         if (const int k = entry_of[static_cast<std::size_t>(a)]; k >= 0) {
           parent_align = align[static_cast<std::size_t>(k)];
           break;
@@ -173,7 +183,8 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
   }
   for (int f = 0; f < model.numFrames(); ++f) {
     if (model.frameKind(FrameId(f)) != FrameKind::Link) continue;
-    if (std::find(frame.begin(), frame.end(), FrameId(f)) == frame.end()) out.model_frames_untracked.push_back(model.frameName(FrameId(f)));
+    if (std::find(frame.begin(), frame.end(), FrameId(f)) == frame.end())
+      out.model_frames_untracked.push_back(model.frameName(FrameId(f)));
   }
   return out;
 }
@@ -185,7 +196,8 @@ std::vector<SegmentPair> composeMaps(const io::SegmentMap& clip_map, const io::S
       if (r.clip_segment == c.model_frame)
         pairs.push_back({c.clip_segment, r.model_frame, c.offset * r.offset, c.weight * r.weight, c.model_frame});
   if (pairs.empty())
-    throw InvalidArgument("robot map '" + robot_map.name + "': none of its segments is mapped from the clip by '" + clip_map.name + "'");
+    throw InvalidArgument("robot map '" + robot_map.name + "': none of its segments is mapped from the clip by '" +
+                          clip_map.name + "'");
   return pairs;
 }
 

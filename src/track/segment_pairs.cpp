@@ -22,7 +22,8 @@ SegmentPairs resolveSegmentPairs(const Model& model, const Capture& capture, con
     // Pose targets are named after model frames.
     SegmentPairs out;
     for (const std::string& s : capture.clip.segment_names) out.pairs.push_back({s, s, Matrix3d::Identity(), 1.0});
-    for (const auto& p : out.pairs) static_cast<void>(model.frameId(p.model_frame));  // throws, listing the valid frames
+    for (const auto& p : out.pairs)
+      static_cast<void>(model.frameId(p.model_frame));  // throws, listing the valid frames
     return out;
   }
   SegmentPairs out = segmentPairsOnModel(model, io::resolveSegmentMap(capture.clip.segment_names, map_spec));

@@ -29,7 +29,8 @@ StreamTracker::StreamTracker(std::unique_ptr<FrameSolver> solver, std::vector<St
   first_frame_iterations_ = options.first_frame_iterations;
   first_frame_interval_ = options.first_frame_interval;
   for (const StreamTarget& t : targets_) {
-    if (!t.orientation && !t.position) throw InvalidArgument("StreamTracker: target on '" + t.frame + "' has neither orientation nor position");
+    if (!t.orientation && !t.position)
+      throw InvalidArgument("StreamTracker: target on '" + t.frame + "' has neither orientation nor position");
     frames_.push_back(solver_->model().frameId(t.frame));  // throws, listing the valid names
     solver_->addTarget(t.frame, t.orientation, t.position, t.weight);
   }
@@ -39,8 +40,8 @@ StreamTracker::StreamTracker(std::unique_ptr<FrameSolver> solver, std::vector<St
 
 FrameOutcome StreamTracker::track(double time, std::span<const Matrix3d> R, std::span<const Vector3d> p, bool valid) {
   if (!std::isfinite(time) || (have_frame_ && !(time > last_time_)))
-    throw InvalidArgument("StreamTracker::track: time " + std::to_string(time) + " s is not after the previous frame's " +
-                          std::to_string(last_time_) + " s");
+    throw InvalidArgument("StreamTracker::track: time " + std::to_string(time) +
+                          " s is not after the previous frame's " + std::to_string(last_time_) + " s");
   const std::size_t nb = targets_.size();
   if (R.size() != nb || p.size() != nb)
     throw InvalidArgument("StreamTracker::track: expected " + std::to_string(nb) + " orientations and positions, got " +
@@ -171,7 +172,8 @@ TrackSummary summarize(const TrackRecord& r, double transient_s, bool has_truth)
   s.step_us_p99 = t.p99;
   s.step_us_max = t.max;
   s.substeps_mean = stepped ? substeps / stepped : 0.0;
-  if (has_truth && joints > 0) s.joint_rms_deg = std::sqrt(err2 / static_cast<double>(joints)) * 180.0 / 3.14159265358979323846;
+  if (has_truth && joints > 0)
+    s.joint_rms_deg = std::sqrt(err2 / static_cast<double>(joints)) * 180.0 / 3.14159265358979323846;
   return s;
 }
 

@@ -22,15 +22,24 @@ struct Wave {
 // Sign conventions of the human models: hip flexion is −roty, knee flexion +roty, ankle
 // dorsiflexion −roty; at zero the arms point sideways, rotx ∓90° at the shoulders lowers them.
 const Wave kWalk[] = {
-    {"jRightHip_roty", -10 * kDeg, 22 * kDeg, 0.0},    {"jLeftHip_roty", -10 * kDeg, 22 * kDeg, 0.5},
-    {"jRightKnee_roty", 5 * kDeg, 55 * kDeg, 0.15, true}, {"jLeftKnee_roty", 5 * kDeg, 55 * kDeg, 0.65, true},
-    {"jRightAnkle_roty", 0.0, 12 * kDeg, 0.3},          {"jLeftAnkle_roty", 0.0, 12 * kDeg, 0.8},
-    {"jRightHip_rotx", 2 * kDeg, 4 * kDeg, 0.25},       {"jLeftHip_rotx", -2 * kDeg, 4 * kDeg, 0.25},
-    {"jRightShoulder_rotx", 80 * kDeg, 3 * kDeg, 0.0},  {"jLeftShoulder_rotx", -80 * kDeg, 3 * kDeg, 0.0},
-    {"jRightShoulder_roty", 0.0, 20 * kDeg, 0.5},       {"jLeftShoulder_roty", 0.0, 20 * kDeg, 0.0},
-    {"jRightElbow_rotz", 15 * kDeg, 10 * kDeg, 0.5},    {"jLeftElbow_rotz", -15 * kDeg, 10 * kDeg, 0.0},
-    {"jL5S1_rotz", 0.0, 4 * kDeg, 0.5},                 {"jT9T8_rotz", 0.0, 5 * kDeg, 0.0},
-    {"jL5S1_roty", -3 * kDeg, 2 * kDeg, 0.0},           {"jC1Head_rotz", 0.0, 3 * kDeg, 0.5},
+    {"jRightHip_roty", -10 * kDeg, 22 * kDeg, 0.0},
+    {"jLeftHip_roty", -10 * kDeg, 22 * kDeg, 0.5},
+    {"jRightKnee_roty", 5 * kDeg, 55 * kDeg, 0.15, true},
+    {"jLeftKnee_roty", 5 * kDeg, 55 * kDeg, 0.65, true},
+    {"jRightAnkle_roty", 0.0, 12 * kDeg, 0.3},
+    {"jLeftAnkle_roty", 0.0, 12 * kDeg, 0.8},
+    {"jRightHip_rotx", 2 * kDeg, 4 * kDeg, 0.25},
+    {"jLeftHip_rotx", -2 * kDeg, 4 * kDeg, 0.25},
+    {"jRightShoulder_rotx", 80 * kDeg, 3 * kDeg, 0.0},
+    {"jLeftShoulder_rotx", -80 * kDeg, 3 * kDeg, 0.0},
+    {"jRightShoulder_roty", 0.0, 20 * kDeg, 0.5},
+    {"jLeftShoulder_roty", 0.0, 20 * kDeg, 0.0},
+    {"jRightElbow_rotz", 15 * kDeg, 10 * kDeg, 0.5},
+    {"jLeftElbow_rotz", -15 * kDeg, 10 * kDeg, 0.0},
+    {"jL5S1_rotz", 0.0, 4 * kDeg, 0.5},
+    {"jT9T8_rotz", 0.0, 5 * kDeg, 0.0},
+    {"jL5S1_roty", -3 * kDeg, 2 * kDeg, 0.0},
+    {"jC1Head_rotz", 0.0, 3 * kDeg, 0.5},
 };
 
 }  // namespace
@@ -76,8 +85,10 @@ SyntheticWalk syntheticWalk(const Model& model, double duration, double rate, do
       q.joints[j] = v;
     }
     const double heading = 8 * kDeg * std::sin(0.25 * omega * t);  // a gentle meander
-    q.base_rotation = so3::exp(Vector3d(0, 0, heading)) * so3::exp(Vector3d(ramp * 3 * kDeg * std::sin(omega * t), 0, 0));
-    const double x = speed * (t - (t < period ? t * t / (2 * period) : period / 2));  // accelerate over the first stride
+    q.base_rotation =
+        so3::exp(Vector3d(0, 0, heading)) * so3::exp(Vector3d(ramp * 3 * kDeg * std::sin(omega * t), 0, 0));
+    const double x =
+        speed * (t - (t < period ? t * t / (2 * period) : period / 2));  // accelerate over the first stride
     q.base_position = Vector3d(x, 0.03 * ramp * std::sin(omega * t), 0.02 * ramp * std::cos(2 * omega * t));
     framesForwardKinematics(model, data, q);
     clip.times.push_back(t);

@@ -2,9 +2,9 @@
 // through the shell and checks exit status, stdout (text and JSON) and stderr.
 #include <gtest/gtest.h>
 
-#include "cli_runner.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cli_runner.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -289,8 +289,8 @@ TEST(Cli, FkJointValues) {
   // Arm down: rotating the right shoulder +90° about x turns the arm from −y to −z.
   const json rad = parseJson(run({"model", "fk", "human66", "--frame", "RightHand,RightShoulder", "--joint",
                                   "jRightShoulder_rotx=1.5707963267948966", "--json"}));
-  const json deg = parseJson(
-      run({"model", "fk", "human66", "--frame", "RightHand,RightShoulder", "--joint", "jRightShoulder_rotx=90deg", "--json"}));
+  const json deg = parseJson(run({"model", "fk", "human66", "--frame", "RightHand,RightShoulder", "--joint",
+                                  "jRightShoulder_rotx=90deg", "--json"}));
   EXPECT_TRUE(nearlyEqual(rad.at("frames"), deg.at("frames"), 1e-12));
   const json& hand = rad.at("frames")[0];
   const json& shoulder = rad.at("frames")[1];
@@ -386,7 +386,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"TruncatedXml", {"model", "info", "{dir}/truncated.urdf"}, "truncated.urdf"},
         BadCase{"UnknownFrame", {"model", "fk", "human66", "--frame", "Nope"}, "unknown frame 'Nope'"},
         BadCase{"UnknownJoint", {"model", "fk", "human66", "--joint", "jNope=1"}, "unknown joint 'jNope'"},
-        BadCase{"NonNumericJoint", {"model", "fk", "human66", "--joint", "jRightKnee_roty=abc"}, "'abc' is not a number"},
+        BadCase{
+            "NonNumericJoint", {"model", "fk", "human66", "--joint", "jRightKnee_roty=abc"}, "'abc' is not a number"},
         BadCase{"NanJoint", {"model", "fk", "human66", "--joint", "jRightKnee_roty=nan"}, "'nan' is not a finite"},
         BadCase{"InfJoint", {"model", "fk", "human66", "--joint", "jRightKnee_roty=inf"}, "'inf' is not a finite"},
         BadCase{"JointWithoutValue", {"model", "fk", "human66", "--joint", "jRightKnee_roty"}, "NAME=VALUE"},
@@ -396,8 +397,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"HeightNotNumber", {"model", "info", "human66", "--height", "tall"}, "--height"},
         BadCase{"HeightWithUrdf", {"model", "info", "{dir}/gripper.urdf", "--height", "1.8"}, "--height"},
         BadCase{"UnknownOption", {"model", "info", "human66", "--bogus"}, "--bogus"},
-        BadCase{"UnknownCommand", {"frobnicate"}, "frobnicate"},
-        BadCase{"MissingModel", {"model", "info"}, "MODEL"},
+        BadCase{"UnknownCommand", {"frobnicate"}, "frobnicate"}, BadCase{"MissingModel", {"model", "info"}, "MODEL"},
         BadCase{"ExportMissingOut", {"model", "export", "human48"}, "--out"},
         BadCase{"ExportToMissingDir", {"model", "export", "human48", "--out", "{dir}/no/such/x.urdf"}, "{dir}/no/such"},
         BadCase{"ExportBadHeight", {"model", "export", "human48", "--height", "9", "--out", "{dir}/x.urdf"}, "height"},

@@ -4,10 +4,10 @@
 // exit status 2 with a message for every kind of bad input.
 #include <gtest/gtest.h>
 
-#include "cli_runner.hpp"
-#include "testing/shared_paths.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cli_runner.hpp"
+#include "testing/shared_paths.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -34,7 +34,9 @@ struct ScratchDir : kinetrack::testing::ScratchDir {
   ScratchDir() : kinetrack::testing::ScratchDir("kinetrack_exp_") {}
 };
 
-RunResult run(const std::vector<std::string>& args, const fs::path& cwd = {}) { return kinetrack::testing::runCli(args, cwd); }
+RunResult run(const std::vector<std::string>& args, const fs::path& cwd = {}) {
+  return kinetrack::testing::runCli(args, cwd);
+}
 
 struct Row {
   double time, gain, mnte;
@@ -271,9 +273,10 @@ TEST(ExperimentCompare, WritesEveryCombinationAndTheTable) {
   KINETRACK_REQUIRE_SHARED(data, "data/bvh/CLIPS.csv");
   ScratchDir dir;
   const fs::path out = dir.path() / "cmp";
-  const RunResult r = run({"experiment", "compare", "--out", out.string(), "--methods", "dynamical,wholebody,pairwise", "--no-plot",
-                           "--tpose-seconds", "2.5", "--data", (fs::path(data).parent_path().parent_path()).string(),
-                           "--icub", (fs::path(data).parent_path().parent_path().parent_path() / "models/icub/iCubGazeboV2_5_model.urdf").string()});
+  const RunResult r = run(
+      {"experiment", "compare", "--out", out.string(), "--methods", "dynamical,wholebody,pairwise", "--no-plot",
+       "--tpose-seconds", "2.5", "--data", (fs::path(data).parent_path().parent_path()).string(), "--icub",
+       (fs::path(data).parent_path().parent_path().parent_path() / "models/icub/iCubGazeboV2_5_model.urdf").string()});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const std::string csv = readFile(out / "compare.csv");
   for (const char* model : {"human66,", "human48,", "iCub,"})

@@ -27,8 +27,8 @@ TEST(CliRetarget, BvhOntoTheIcubWithThePlot) {
   KINETRACK_REQUIRE_SHARED(bvh, "data/bvh/bandai/dataset-2_walk_normal_001.bvh");
   ScratchDir dir;
   const std::string out = dir.file("icub.csv"), png = dir.file("fig3.png");
-  const RunResult r = kinetrack::testing::runCli(
-      {"retarget", "--robot", urdf, "--input", bvh, "--out", out, "--plot", png, "--plot-script", kScript.string(), "--quiet"});
+  const RunResult r = kinetrack::testing::runCli({"retarget", "--robot", urdf, "--input", bvh, "--out", out, "--plot",
+                                                  png, "--plot-script", kScript.string(), "--quiet"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const kinetrack::io::JointTrajectory t = kinetrack::io::readJointCsv(out);
   EXPECT_EQ(t.numFrames(), kinetrack::io::readBvh(bvh).motion.rows());

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/bvh.hpp"
 #include "kinetrack/io/joint_csv.hpp"
 #include "kinetrack/io/opensim.hpp"
-#include "kinetrack/core/so3.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "testing/shared_paths.hpp"
@@ -38,15 +38,15 @@ TEST(CliTrack, FromClipRecoversTheClipAndWritesEveryOutput) {
   ScratchDir dir;
   const std::string out = dir.file("joints.csv"), summary = dir.file("summary.json"), tracked = dir.file("tracked.bvh"),
                     mot = dir.file("joints.mot");
-  const RunResult r = run({"track", "--model", "from-clip", "--input", bvh, "--out", out, "--summary-json", summary, "--bvh-out",
-                           tracked, "--mot-out", mot, "--transient", "0.5"});
+  const RunResult r = run({"track", "--model", "from-clip", "--input", bvh, "--out", out, "--summary-json", summary,
+                           "--bvh-out", tracked, "--mot-out", mot, "--transient", "0.5"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const kinetrack::io::BvhFile in = kinetrack::io::readBvh(bvh);
   const kinetrack::io::JointTrajectory t = kinetrack::io::readJointCsv(out);
   EXPECT_EQ(t.numFrames(), in.motion.rows());
   const nlohmann::json j = nlohmann::json::parse(slurp(summary));
-  for (const char* key : {"frames", "gaps", "mnte_median", "mnte_p95", "rmse_median", "joint_rms_deg", "limit_violation_max_rad",
-                          "step_us_p50", "step_us_p99"})
+  for (const char* key : {"frames", "gaps", "mnte_median", "mnte_p95", "rmse_median", "joint_rms_deg",
+                          "limit_violation_max_rad", "step_us_p50", "step_us_p99"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["frames"].get<int>(), in.motion.rows());
   EXPECT_EQ(j["gaps"].get<int>(), 0);
@@ -91,13 +91,14 @@ TEST(CliTrack, PoseTargetCsvOnHuman48) {
   ScratchDir dir;
   // A three-frame pose-target CSV naming model frames directly: the pelvis and the right
   // forearm, the forearm turning.
-  const std::string input = dir.write("targets.csv",
-                                      "# pose targets\n"
-                                      "time,Pelvis.px,Pelvis.py,Pelvis.pz,Pelvis.qw,Pelvis.qx,Pelvis.qy,Pelvis.qz,RightForeArm.qw,RightForeArm.qx,"
-                                      "RightForeArm.qy,RightForeArm.qz\n"
-                                      "0,0,0,1,1,0,0,0,1,0,0,0\n"
-                                      "0.01,0,0,1,1,0,0,0,0.99875,0,0,0.049979\n"
-                                      "0.02,0,0,1,1,0,0,0,0.995004,0,0,0.099833\n");
+  const std::string input = dir.write(
+      "targets.csv",
+      "# pose targets\n"
+      "time,Pelvis.px,Pelvis.py,Pelvis.pz,Pelvis.qw,Pelvis.qx,Pelvis.qy,Pelvis.qz,RightForeArm.qw,RightForeArm.qx,"
+      "RightForeArm.qy,RightForeArm.qz\n"
+      "0,0,0,1,1,0,0,0,1,0,0,0\n"
+      "0.01,0,0,1,1,0,0,0,0.99875,0,0,0.049979\n"
+      "0.02,0,0,1,1,0,0,0,0.995004,0,0,0.099833\n");
   const std::string out = dir.file("joints.csv");
   const RunResult r = run({"track", "--model", "human48", "--input", input, "--out", out, "--transient", "0"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
@@ -108,7 +109,8 @@ TEST(CliTrack, RateReplacesTheFrameTimesAndAJsonMapOverrides) {
   KINETRACK_REQUIRE_SHARED(bvh, "data/bvh/pymo/AV_8Walk_Meredith_HVHA_Rep1.bvh");
   ScratchDir dir;
   // A user map: only the legs and the pelvis, the right thigh target turned 90° about its x axis.
-  const std::string map = dir.write("legs.json", R"({"name": "legs", "segments": {"Hips": "Pelvis", "RightUpLeg": "RightUpperLeg",
+  const std::string map =
+      dir.write("legs.json", R"({"name": "legs", "segments": {"Hips": "Pelvis", "RightUpLeg": "RightUpperLeg",
       "RightLeg": "RightLowerLeg", "LeftUpLeg": "LeftUpperLeg", "LeftLeg": "LeftLowerLeg"},
       "offsets": {"RightUpLeg": {"rpy_deg": [90, 0, 0]}}})");
   const std::string out = dir.file("joints.csv"), summary = dir.file("s.json");
@@ -126,11 +128,12 @@ TEST(CliTrack, RateReplacesTheFrameTimesAndAJsonMapOverrides) {
   std::string plain_text = slurp(map);
   plain_text = plain_text.substr(0, plain_text.find(",\n      \"offsets\"")) + "}";
   const std::string plain = dir.write("plain.json", plain_text), out2 = dir.file("plain.csv");
-  const RunResult r2 = run({"track", "--model", "human66", "--input", bvh, "--out", out2, "--rate", "60", "--map", plain});
+  const RunResult r2 =
+      run({"track", "--model", "human66", "--input", bvh, "--out", out2, "--rate", "60", "--map", plain});
   ASSERT_EQ(r2.status, 0) << r2.out << r2.err;
   const std::vector<kinetrack::Configuration> with = kinetrack::io::toConfigurations(t, kinetrack::makeHuman66()),
-                                              without = kinetrack::io::toConfigurations(kinetrack::io::readJointCsv(out2),
-                                                                                       kinetrack::makeHuman66());
+                                              without = kinetrack::io::toConfigurations(
+                                                  kinetrack::io::readJointCsv(out2), kinetrack::makeHuman66());
   const kinetrack::Model m = kinetrack::makeHuman66();
   kinetrack::Data a(m), b(m);
   kinetrack::framesForwardKinematics(m, a, with.back());
@@ -146,24 +149,26 @@ TEST(CliTrack, PerFrameBaselinesTrackTheSameClip) {
   for (const char* solver : {"wholebody", "wholebody-ipopt", "pairwise"}) {
     SCOPED_TRACE(solver);
     const std::string out = dir.file(std::string(solver) + ".csv"), summary = dir.file(std::string(solver) + ".json");
-    const RunResult r = run({"track", "--model", "human66", "--input", bvh, "--out", out, "--summary-json", summary, "--solver",
-                             solver, "--transient", "0.5"});
+    const RunResult r = run({"track", "--model", "human66", "--input", bvh, "--out", out, "--summary-json", summary,
+                             "--solver", solver, "--transient", "0.5"});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     const nlohmann::json j = nlohmann::json::parse(slurp(summary));
     EXPECT_EQ(j["frames"].get<int>(), kinetrack::io::readBvh(bvh).motion.rows());
     EXPECT_LT(j["mnte_p95"].get<double>(), 1e-8);
     // Every frame's solve status is counted.
     const nlohmann::json& st = j["solve_status"];
-    EXPECT_EQ(st["converged"].get<int>() + st["stationary"].get<int>() + st["iteration_limit"].get<int>() + st["failed"].get<int>(),
+    EXPECT_EQ(st["converged"].get<int>() + st["stationary"].get<int>() + st["iteration_limit"].get<int>() +
+                  st["failed"].get<int>(),
               j["frames"].get<int>() - j["gaps"].get<int>());
     EXPECT_EQ(st["failed"].get<int>(), 0);
     EXPECT_NE(r.out.find("per-frame solves"), std::string::npos) << r.out;
   }
-  const RunResult bad = run({"track", "--model", "human66", "--input", bvh, "--out", dir.file("x.csv"), "--solver", "magic"});
+  const RunResult bad =
+      run({"track", "--model", "human66", "--input", bvh, "--out", dir.file("x.csv"), "--solver", "magic"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--solver"), std::string::npos) << bad.err;
-  const RunResult threads = run({"track", "--model", "human66", "--input", bvh, "--out", dir.file("x.csv"), "--solver", "pairwise",
-                                 "--threads", "-1"});
+  const RunResult threads = run({"track", "--model", "human66", "--input", bvh, "--out", dir.file("x.csv"), "--solver",
+                                 "pairwise", "--threads", "-1"});
   EXPECT_EQ(threads.status, 2);
   EXPECT_NE(threads.err.find("--threads"), std::string::npos) << threads.err;
   EXPECT_FALSE(fs::exists(dir.file("x.csv")));
@@ -179,9 +184,11 @@ TEST(CliTrack, BadInputExitsTwoWithAMessageAndNoOutput) {
   KINETRACK_REQUIRE_SHARED(bvh, "data/bvh/xsens/xsens_test_mocap.bvh");
   ScratchDir dir;
   const std::string broken = dir.write("broken.bvh", slurp(bvh).substr(0, 3000));
-  const std::string badcsv = dir.write("bad.csv", "time,Pelvis.qw,Pelvis.qx,Pelvis.qy,Pelvis.qz\n0,1,0,0,0\n0,1,0,0,0\n");
+  const std::string badcsv =
+      dir.write("bad.csv", "time,Pelvis.qw,Pelvis.qx,Pelvis.qy,Pelvis.qz\n0,1,0,0,0\n0,1,0,0,0\n");
   const std::string badmap = dir.write("map.json", "{\"segments\": {\"Hips\": 3}}");
-  const std::string goodcsv = dir.write("good.csv", "time,Pelvis.qw,Pelvis.qx,Pelvis.qy,Pelvis.qz\n0,1,0,0,0\n0.1,1,0,0,0\n");
+  const std::string goodcsv =
+      dir.write("good.csv", "time,Pelvis.qw,Pelvis.qx,Pelvis.qy,Pelvis.qz\n0,1,0,0,0\n0.1,1,0,0,0\n");
   const std::vector<BadTrack> cases = {
       {"missing input", {"--model", "human66", "--input", "{dir}/none.bvh"}, "none.bvh"},
       {"unknown format", {"--model", "human66", "--input", "{dir}/map.json"}, "unknown capture format"},

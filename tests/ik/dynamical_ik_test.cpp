@@ -172,7 +172,8 @@ TrackingStats track(DynamicalIk& ik, TargetFeeder& feeder, const Trajectory& tra
     const Configuration qt = traj.at(steps * dt);
     for (int j = 0; j < qt.joints.size(); ++j)
       if (std::abs(wrap(ik.state().joints[j] - qt.joints[j])) > 1e-3)
-        std::printf("%s est %g true %g\n", ik.model().jointName(JointId(j)).c_str(), ik.state().joints[j], qt.joints[j]);
+        std::printf("%s est %g true %g\n", ik.model().jointName(JointId(j)).c_str(), ik.state().joints[j],
+                    qt.joints[j]);
   }
   return s;
 }

@@ -34,8 +34,8 @@ double wrap(double a) { return std::remainder(a, 2.0 * M_PI); }
 
 using Targets = testing::FkTargets<InstantaneousIk>;
 using testing::feasibleRandom;
-using testing::perturbed;
 using testing::icubWithCoupling;
+using testing::perturbed;
 using testing::smoothMotion;
 
 double jointError(const Configuration& a, const Configuration& b) {

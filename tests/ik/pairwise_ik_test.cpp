@@ -29,8 +29,8 @@ namespace {
 
 /// The 15 iCub frames of the shipped retargeting map (maps/robots/icub.json).
 const std::vector<std::string> kIcubMapFrames = {
-    "root_link",   "chest",       "head",      "r_upper_arm", "r_forearm",   "r_hand",      "l_upper_arm", "l_forearm",
-    "l_hand",      "r_upper_leg", "r_lower_leg", "r_foot",    "l_upper_leg", "l_lower_leg", "l_foot"};
+    "root_link", "chest",       "head",        "r_upper_arm", "r_forearm",   "r_hand",      "l_upper_arm", "l_forearm",
+    "l_hand",    "r_upper_leg", "r_lower_leg", "r_foot",      "l_upper_leg", "l_lower_leg", "l_foot"};
 
 PairwiseIkOptions withThreads(int threads) {
   PairwiseIkOptions o;
@@ -40,8 +40,8 @@ PairwiseIkOptions withThreads(int threads) {
 
 using Targets = testing::FkTargets<PairwiseIk>;
 using testing::feasibleRandom;
-using testing::perturbed;
 using testing::icubWithCoupling;
+using testing::perturbed;
 using testing::smoothMotion;
 
 struct RecoveryStats {
@@ -56,19 +56,20 @@ RecoveryStats recover(const Model& m, const std::vector<std::string>& frames, co
   PairwiseIk ik(m, withThreads(1));
   Targets targets(ik, frames, root);
   RecoveryStats s;
-  testing::forRandomRecoveries(ik, targets, cases, seed, range, [&](const Configuration& truth, const PairwiseSolveResult& r) {
-    ++s.cases;
-    s.converged += r.status == ik::Status::Converged;
-    s.max_iterations = std::max(s.max_iterations, r.iterations);
-    s.worst_pair = std::max(s.worst_pair, r.max_pair_orientation_error);
-    s.worst_world = std::max(s.worst_world, r.max_orientation_error);
-    s.worst_independent = std::max(s.worst_independent, targets.maxAngle(ik.state(), truth));
-    s.worst_position = std::max(s.worst_position, r.max_position_error);
-    s.worst_limit = std::max(s.worst_limit, positionLimitViolation(m, ik.state()));
-    s.worst_mnte = std::max(s.worst_mnte, r.mnte);
-    EXPECT_NEAR(r.limit_violation, positionLimitViolation(m, ik.state()), 1e-15);
-    EXPECT_EQ(r.subsystems, static_cast<int>(ik.subsystemResults().size()));
-  });
+  testing::forRandomRecoveries(
+      ik, targets, cases, seed, range, [&](const Configuration& truth, const PairwiseSolveResult& r) {
+        ++s.cases;
+        s.converged += r.status == ik::Status::Converged;
+        s.max_iterations = std::max(s.max_iterations, r.iterations);
+        s.worst_pair = std::max(s.worst_pair, r.max_pair_orientation_error);
+        s.worst_world = std::max(s.worst_world, r.max_orientation_error);
+        s.worst_independent = std::max(s.worst_independent, targets.maxAngle(ik.state(), truth));
+        s.worst_position = std::max(s.worst_position, r.max_position_error);
+        s.worst_limit = std::max(s.worst_limit, positionLimitViolation(m, ik.state()));
+        s.worst_mnte = std::max(s.worst_mnte, r.mnte);
+        EXPECT_NEAR(r.limit_violation, positionLimitViolation(m, ik.state()), 1e-15);
+        EXPECT_EQ(r.subsystems, static_cast<int>(ik.subsystemResults().size()));
+      });
   return s;
 }
 

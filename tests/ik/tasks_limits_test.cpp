@@ -11,9 +11,9 @@
 #include "kinetrack/ik/limits.hpp"
 #include "kinetrack/ik/pairwise_ik.hpp"
 #include "kinetrack/ik/tasks.hpp"
+#include "kinetrack/io/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/icub.hpp"
-#include "kinetrack/io/urdf.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
@@ -73,7 +73,7 @@ TEST(TaskSet, StructureRevisionChangesOnlyWhenTheActiveSetMayChange) {
   const TargetId a = tasks.addOrientation("Head");
   std::uint64_t r = tasks.structureRevision();
   tasks.setOrientation(a, Matrix3d::Identity());
-  tasks.setWeight(a, 2.0);  // still active
+  tasks.setWeight(a, 2.0);    // still active
   tasks.setEnabled(a, true);  // unchanged
   EXPECT_EQ(tasks.structureRevision(), r);
   const std::uint64_t w = tasks.weightRevision();

@@ -74,14 +74,14 @@ TEST(AtomicFile, StreamingCommitsOrRemovesTheTemporary) {
     out.write("b\n");
     EXPECT_TRUE(fs::exists(path + ".part"));
     EXPECT_EQ(readFile(path), "old\n");  // the target is untouched until commit()
-  }  // destroyed without commit(): the old file stays, the temporary goes
+  }                                      // destroyed without commit(): the old file stays, the temporary goes
   EXPECT_EQ(readFile(path), "old\n");
   EXPECT_FALSE(fs::exists(path + ".part"));
 
   AtomicFile out(path);
   out.write("new\n");
   AtomicFile moved = std::move(out);  // ownership of the temporary moves with it
-  EXPECT_FALSE(out.isOpen());  // NOLINT(bugprone-use-after-move): a moved-from file is closed
+  EXPECT_FALSE(out.isOpen());         // NOLINT(bugprone-use-after-move): a moved-from file is closed
   moved.commit();
   EXPECT_TRUE(moved.committed());
   EXPECT_FALSE(moved.isOpen());

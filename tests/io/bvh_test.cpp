@@ -29,9 +29,12 @@ std::vector<std::string> splitCsv(const std::string& line) {
   std::string cur;
   bool quoted = false;
   for (char c : line) {
-    if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) out.push_back(cur), cur.clear();
-    else cur += c;
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      out.push_back(cur), cur.clear();
+    else
+      cur += c;
   }
   out.push_back(cur);
   return out;

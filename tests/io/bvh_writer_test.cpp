@@ -75,7 +75,8 @@ BvhFile expectRoundTrip(const Model& model, const std::vector<Configuration>& fr
 }
 
 int countEndSites(const BvhFile& file) {
-  return static_cast<int>(std::count_if(file.joints.begin(), file.joints.end(), [](const BvhJoint& j) { return j.end_site; }));
+  return static_cast<int>(
+      std::count_if(file.joints.begin(), file.joints.end(), [](const BvhJoint& j) { return j.end_site; }));
 }
 
 TEST(BvhWriter, Human66CollapsesSphericalJointsAndRoundTrips) {

@@ -332,9 +332,9 @@ TEST(FuzzReaders, SegmentMap) {
   std::map<std::string, std::vector<std::string>> names;  // per fixture: the clip's joint names
   for (const Fixture& fx : files) names[fx.name] = clipNames(parseSegmentMap(fx.text, fx.name).name);
   for (const Fixture& fx : generated) names[fx.name] = clipNames(parseSegmentMap(fx.text, fx.name).name);
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("kinetrack_fuzz_" + std::to_string(::getpid()) + "_map.json"))
-                               .string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("kinetrack_fuzz_" + std::to_string(::getpid()) + "_map.json"))
+          .string();
   Stats st{"segmap"};
   auto read = [&](const Fixture& fx, const std::string& text) {
     const SegmentMap m = parseSegmentMap(text, fx.name);
@@ -347,11 +347,31 @@ TEST(FuzzReaders, SegmentMap) {
     EXPECT_EQ(m.entries.size(), b.entries.size()) << fx.name << " is not the built-in map " << m.name;
   }
   for (const Fixture& fx : generated) EXPECT_NO_THROW(read(fx, fx.text)) << fx.name;
-  const Vocabulary words = {
-      {"rpy_deg", "quaternion_wxyz", "weights"},
-      {"\"name\"", "\"description\"", "\"detect\"", "\"segments\"", "\"unmapped\"", "\"offsets\"", "\"weights\"",
-       "\"rpy_deg\"", "\"quaternion_wxyz\"", "\"Pelvis\"", "\"Head\"", "{", "}", "[", "]", ",", ":", "\"", "null",
-       "true", "[]", "{}", "\\u0000", "\\\""}};
+  const Vocabulary words = {{"rpy_deg", "quaternion_wxyz", "weights"},
+                            {"\"name\"",
+                             "\"description\"",
+                             "\"detect\"",
+                             "\"segments\"",
+                             "\"unmapped\"",
+                             "\"offsets\"",
+                             "\"weights\"",
+                             "\"rpy_deg\"",
+                             "\"quaternion_wxyz\"",
+                             "\"Pelvis\"",
+                             "\"Head\"",
+                             "{",
+                             "}",
+                             "[",
+                             "]",
+                             ",",
+                             ":",
+                             "\"",
+                             "null",
+                             "true",
+                             "[]",
+                             "{}",
+                             "\\u0000",
+                             "\\\""}};
   fuzz(st, files, {10 * kScale, 60 * kScale, 4000, words}, read);
   fuzz(st, generated, {10 * kScale, 150 * kScale, 6000, words}, read);
   viaFiles(

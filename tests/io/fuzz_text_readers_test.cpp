@@ -241,7 +241,6 @@ std::string tempPath(const std::string& name) {
       .string();
 }
 
-
 // `frames` random configurations of `model` (seeded), frame 2 a gap, written by JointCsvWriter.
 std::string jointCsvText(const Model& model, int frames, std::uint64_t seed) {
   const std::string path = tempPath("q.csv");
@@ -258,9 +257,9 @@ std::string jointCsvText(const Model& model, int frames, std::uint64_t seed) {
 
 void checkJointCsv(const JointTrajectory& t, const Model& model, Data& data) {
   const std::size_t nf = t.times.size();
-  require(t.joints.rows() == t.numFrames() && t.joints.cols() == t.numJoints() && t.base.size() == nf &&
-              t.gap.size() == nf,
-          "joint csv: sizes");
+  require(
+      t.joints.rows() == t.numFrames() && t.joints.cols() == t.numJoints() && t.base.size() == nf && t.gap.size() == nf,
+      "joint csv: sizes");
   const std::set<std::string> names(t.joint_names.begin(), t.joint_names.end());
   require(names.size() == t.joint_names.size() && !names.contains(""), "joint csv: joint names empty or repeated");
   for (std::size_t f = 0; f < nf; ++f) {
@@ -349,8 +348,7 @@ void checkTargets(const PoseTargets& t, const std::string& source) {
   require(names.size() == ns && !names.contains(""), "targets: segment names empty or repeated");
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t s = k % ns;
-    const bool hp = t.has_position[s], ho = t.has_orientation[s], pv = t.position_valid[k],
-               ov = t.orientation_valid[k];
+    const bool hp = t.has_position[s], ho = t.has_orientation[s], pv = t.position_valid[k], ov = t.orientation_valid[k];
     const Transform& T = c.poses[k];
     require(hp || ho, "targets: a segment with neither position nor orientation");
     require((!pv || hp) && (!ov || ho) && c.valid[k] == ((pv || !hp) && (ov || !ho)), "targets: validity flags");

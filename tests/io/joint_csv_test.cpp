@@ -36,7 +36,6 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-
 TEST(JointCsv, RoundTripHuman66IsExact) {
   const Model model = makeHuman66();
   std::mt19937_64 rng(41);

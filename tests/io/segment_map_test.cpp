@@ -65,8 +65,8 @@ const std::vector<Clip>& clips() {
   return all;
 }
 
-#define REQUIRE_CLIPS()                                                     \
-  KINETRACK_REQUIRE_SHARED(clips_csv_, "data/bvh/CLIPS.csv");               \
+#define REQUIRE_CLIPS()                                       \
+  KINETRACK_REQUIRE_SHARED(clips_csv_, "data/bvh/CLIPS.csv"); \
   ASSERT_EQ(clips().size(), 20u)
 
 std::map<std::string, std::string> asMap(const SegmentMap& m) {
@@ -75,12 +75,14 @@ std::map<std::string, std::string> asMap(const SegmentMap& m) {
   return out;
 }
 
-bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 TEST(SegmentMapBuiltin, EveryMapParsesWithCanonicalTargets) {
   const auto names = builtinSegmentMapNames();
-  EXPECT_EQ(names, (std::vector<std::string>{"bandai", "cmu_cgspeed", "cmu_cgspeed_joint_names", "iclone_cc", "iclone_cc_rl", "pymo",
-                                             "reactidle", "xsens_bvh"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"bandai", "cmu_cgspeed", "cmu_cgspeed_joint_names", "iclone_cc",
+                                             "iclone_cc_rl", "pymo", "reactidle", "xsens_bvh"}));
   const auto& canonical = humanSegmentNames();
   for (const auto& name : names) {
     SCOPED_TRACE(name);
@@ -133,7 +135,9 @@ TEST(SegmentMapBuiltin, DetectedOnEveryClipAndNamesItsJoints) {
     EXPECT_EQ(asMap(r), asMap(m));
     EXPECT_EQ(r.unmapped.size(), c.joints.size() - m.entries.size());
     for (std::size_t k = 1; k < r.entries.size(); ++k) {
-      const auto pos = [&](const std::string& s) { return std::find(c.joints.begin(), c.joints.end(), s) - c.joints.begin(); };
+      const auto pos = [&](const std::string& s) {
+        return std::find(c.joints.begin(), c.joints.end(), s) - c.joints.begin();
+      };
       EXPECT_LT(pos(r.entries[k - 1].clip_segment), pos(r.entries[k].clip_segment));
     }
   }
@@ -142,9 +146,9 @@ TEST(SegmentMapBuiltin, DetectedOnEveryClipAndNamesItsJoints) {
 
 TEST(SegmentMapBuiltin, LimbSegmentsMappedOnEveryFamilyThatHasTheBone) {
   REQUIRE_CLIPS();
-  const std::vector<std::string> limbs = {"Pelvis",        "Head",          "LeftUpperArm",  "RightUpperArm", "LeftForeArm",
-                                          "RightForeArm",  "LeftHand",      "RightHand",     "LeftUpperLeg",  "RightUpperLeg",
-                                          "LeftLowerLeg",  "RightLowerLeg", "LeftFoot",      "RightFoot"};
+  const std::vector<std::string> limbs = {
+      "Pelvis",    "Head",         "LeftUpperArm",  "RightUpperArm", "LeftForeArm",   "RightForeArm", "LeftHand",
+      "RightHand", "LeftUpperLeg", "RightUpperLeg", "LeftLowerLeg",  "RightLowerLeg", "LeftFoot",     "RightFoot"};
   for (const Clip& c : clips()) {
     SCOPED_TRACE(c.file);
     const SegmentMap m = builtinSegmentMap(expectedMap(c.file));
@@ -179,8 +183,8 @@ TEST(SegmentMapAuto, ReproducesTheBuiltinMaps) {
 }
 
 TEST(SegmentMapAuto, MixamoAndBipedNames) {
-  std::vector<std::string> mixamo = {"mixamorig:Hips", "mixamorig:Spine", "mixamorig:Spine1", "mixamorig:Spine2", "mixamorig:Neck",
-                                     "mixamorig:Head", "mixamorig:HeadTop_End"};
+  std::vector<std::string> mixamo = {"mixamorig:Hips", "mixamorig:Spine", "mixamorig:Spine1",     "mixamorig:Spine2",
+                                     "mixamorig:Neck", "mixamorig:Head",  "mixamorig:HeadTop_End"};
   for (const std::string side : {"Left", "Right"}) {
     for (const char* b : {"Shoulder", "Arm", "ForeArm", "Hand"}) mixamo.push_back("mixamorig:" + side + b);
     for (const char* f : {"Thumb", "Index", "Middle", "Ring", "Pinky"})
@@ -188,8 +192,9 @@ TEST(SegmentMapAuto, MixamoAndBipedNames) {
     for (const char* b : {"UpLeg", "Leg", "Foot", "ToeBase", "Toe_End"}) mixamo.push_back("mixamorig:" + side + b);
   }
   const SegmentMap m = autoSegmentMap(mixamo);
-  std::map<std::string, std::string> expected = {{"mixamorig:Hips", "Pelvis"}, {"mixamorig:Spine", "L5"},  {"mixamorig:Spine1", "L3"},
-                                                 {"mixamorig:Spine2", "T8"},   {"mixamorig:Neck", "Neck"}, {"mixamorig:Head", "Head"}};
+  std::map<std::string, std::string> expected = {{"mixamorig:Hips", "Pelvis"}, {"mixamorig:Spine", "L5"},
+                                                 {"mixamorig:Spine1", "L3"},   {"mixamorig:Spine2", "T8"},
+                                                 {"mixamorig:Neck", "Neck"},   {"mixamorig:Head", "Head"}};
   for (const std::string side : {"Left", "Right"}) {
     expected["mixamorig:" + side + "Shoulder"] = side + "Shoulder";
     expected["mixamorig:" + side + "Arm"] = side + "UpperArm";
@@ -206,15 +211,25 @@ TEST(SegmentMapAuto, MixamoAndBipedNames) {
   EXPECT_TRUE(contains(m.unmapped, "mixamorig:LeftHandThumb1"));
 
   // 3ds Max biped: "Bip01 L Thigh", a root named "Bip01", toes "Toe0", fingers "Finger0".
-  std::vector<std::string> biped = {"Bip01", "Bip01 Pelvis", "Bip01 Spine", "Bip01 Spine1", "Bip01 Neck", "Bip01 Head", "Bip01 HeadNub"};
+  std::vector<std::string> biped = {"Bip01",      "Bip01 Pelvis", "Bip01 Spine",  "Bip01 Spine1",
+                                    "Bip01 Neck", "Bip01 Head",   "Bip01 HeadNub"};
   for (const std::string s : {"L", "R"})
     for (const char* b : {"Clavicle", "UpperArm", "Forearm", "Hand", "Finger0", "Thigh", "Calf", "Foot", "Toe0"})
       biped.push_back("Bip01 " + s + " " + b);
-  std::map<std::string, std::string> biped_expected = {
-      {"Bip01 Pelvis", "Pelvis"}, {"Bip01 Spine", "L3"}, {"Bip01 Spine1", "T8"}, {"Bip01 Neck", "Neck"}, {"Bip01 Head", "Head"}};
+  std::map<std::string, std::string> biped_expected = {{"Bip01 Pelvis", "Pelvis"},
+                                                       {"Bip01 Spine", "L3"},
+                                                       {"Bip01 Spine1", "T8"},
+                                                       {"Bip01 Neck", "Neck"},
+                                                       {"Bip01 Head", "Head"}};
   for (const auto& [s, side] : {std::pair<std::string, std::string>{"L", "Left"}, {"R", "Right"}}) {
-    for (const auto& [b, c] : {std::pair<std::string, std::string>{"Clavicle", "Shoulder"}, {"UpperArm", "UpperArm"}, {"Forearm", "ForeArm"},
-                               {"Hand", "Hand"}, {"Thigh", "UpperLeg"}, {"Calf", "LowerLeg"}, {"Foot", "Foot"}, {"Toe0", "Toe"}})
+    for (const auto& [b, c] : {std::pair<std::string, std::string>{"Clavicle", "Shoulder"},
+                               {"UpperArm", "UpperArm"},
+                               {"Forearm", "ForeArm"},
+                               {"Hand", "Hand"},
+                               {"Thigh", "UpperLeg"},
+                               {"Calf", "LowerLeg"},
+                               {"Foot", "Foot"},
+                               {"Toe0", "Toe"}})
       biped_expected["Bip01 " + s + " " + b] = side + c;
   }
   EXPECT_EQ(asMap(autoSegmentMap(biped)), biped_expected);
@@ -239,14 +254,19 @@ TEST(SegmentMapAuto, MvnxSegmentNamesMapToThemselves) {
 
 TEST(SegmentMapAuto, NeverMapsTwoSegmentsToOneTarget) {
   // Hand > Wrist; Hips > Root; a twist bone only as a fallback; sides from prefixes and suffixes.
-  const std::vector<std::string> names = {"Root", "Hips", "LeftWrist", "LeftHand", "l_hand", "Hand_L", "RightArmTwist", "RightArm",
-                                          "NeckTwist", "Spine", "upperarm.L", "LeftUpperArm"};
+  const std::vector<std::string> names = {"Root",      "Hips",   "LeftWrist",     "LeftHand",
+                                          "l_hand",    "Hand_L", "RightArmTwist", "RightArm",
+                                          "NeckTwist", "Spine",  "upperarm.L",    "LeftUpperArm"};
   const SegmentMap m = autoSegmentMap(names);
   std::set<std::string> targets;
   for (const auto& e : m.entries) EXPECT_TRUE(targets.insert(e.model_frame).second) << e.model_frame;
   const auto got = asMap(m);
-  EXPECT_EQ(got, (std::map<std::string, std::string>{{"Hips", "Pelvis"}, {"LeftHand", "LeftHand"}, {"RightArm", "RightUpperArm"},
-                                                     {"NeckTwist", "Neck"}, {"Spine", "T8"}, {"upperarm.L", "LeftUpperArm"}}));
+  EXPECT_EQ(got, (std::map<std::string, std::string>{{"Hips", "Pelvis"},
+                                                     {"LeftHand", "LeftHand"},
+                                                     {"RightArm", "RightUpperArm"},
+                                                     {"NeckTwist", "Neck"},
+                                                     {"Spine", "T8"},
+                                                     {"upperarm.L", "LeftUpperArm"}}));
   EXPECT_EQ(m.unmapped.size(), names.size() - got.size());
 }
 
@@ -282,26 +302,36 @@ TEST(SegmentMapParse, ErrorsNameSourceLineAndField) {
       {"", 1, "invalid JSON"},
       {"[1, 2]", 1, "top level"},
       {"{\n \"name\": \"x\",\n \"segmnets\": {\"A\": \"Head\"}\n}", 3, "field 'segmnets': unknown key"},
-      {"{\n \"name\": \"x\",\n \"segments\": {\n  \"A\": \"Head\",\n  \"B\": 3\n }\n}", 5, "field 'segments.B': target must be a string"},
-      {"{\n \"name\": \"x\",\n \"segments\": {\n  \"A\": \"Head\",\n  \"B\": \"Head\"\n }\n}", 5, "'Head' is already the target of 'A'"},
-      {"{\n \"name\": \"x\",\n \"segments\": {\n  \"A\": \"Head\",\n  \"A\": \"Neck\"\n }\n}", 5, "field 'segments.A': duplicate key"},
-      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"A\": {\"rpy_deg\": [1, 2]}\n }\n}", 5,
-       "field 'offsets.A.rpy_deg': expected 3 numbers, got 2"},
-      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"A\": {\"quaternion_wxyz\": [1, 0, 0]}\n }\n}", 5,
-       "field 'offsets.A.quaternion_wxyz': expected 4 numbers, got 3"},
-      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"A\": {\"quaternion_wxyz\": [0, 0, 0, 0]}\n }\n}", 5,
-       "zero quaternion"},
-      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"A\": {\"rpy_deg\": [1, 1e999, 0]}\n }\n}", 5,
-       "invalid JSON: number overflow parsing '1e999'"},
-      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"A\": {\"rpy\": [1, 2, 3]}\n }\n}", 5,
-       "field 'offsets.A.rpy': unknown key"},
-      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"B\": {\"rpy_deg\": [1, 2, 3]}\n }\n}", 5,
-       "'B' is not a key of 'segments'"},
+      {"{\n \"name\": \"x\",\n \"segments\": {\n  \"A\": \"Head\",\n  \"B\": 3\n }\n}", 5,
+       "field 'segments.B': target must be a string"},
+      {"{\n \"name\": \"x\",\n \"segments\": {\n  \"A\": \"Head\",\n  \"B\": \"Head\"\n }\n}", 5,
+       "'Head' is already the target of 'A'"},
+      {"{\n \"name\": \"x\",\n \"segments\": {\n  \"A\": \"Head\",\n  \"A\": \"Neck\"\n }\n}", 5,
+       "field 'segments.A': duplicate key"},
+      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"A\": {\"rpy_deg\": [1, 2]}\n "
+       "}\n}",
+       5, "field 'offsets.A.rpy_deg': expected 3 numbers, got 2"},
+      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"A\": {\"quaternion_wxyz\": [1, "
+       "0, 0]}\n }\n}",
+       5, "field 'offsets.A.quaternion_wxyz': expected 4 numbers, got 3"},
+      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"A\": {\"quaternion_wxyz\": [0, "
+       "0, 0, 0]}\n }\n}",
+       5, "zero quaternion"},
+      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"A\": {\"rpy_deg\": [1, 1e999, "
+       "0]}\n }\n}",
+       5, "invalid JSON: number overflow parsing '1e999'"},
+      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"A\": {\"rpy\": [1, 2, 3]}\n }\n}",
+       5, "field 'offsets.A.rpy': unknown key"},
+      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"offsets\": {\n  \"B\": {\"rpy_deg\": [1, 2, 3]}\n "
+       "}\n}",
+       5, "'B' is not a key of 'segments'"},
       {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"weights\": {\n  \"A\": \"heavy\"\n }\n}", 5,
        "field 'weights.A': weight must be a number, got string"},
-      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"weights\": {\n  \"A\": 0\n }\n}", 5, "weight must be > 0"},
+      {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"weights\": {\n  \"A\": 0\n }\n}", 5,
+       "weight must be > 0"},
       {"{\n \"name\": \"x\",\n \"segments\": {\"A\": \"Head\"},\n \"unmapped\": [\"A\"]\n}", 4, "'A' is also mapped"},
-      {"{\n \"name\": \"x\",\n \"detect\": \"Hips\",\n \"segments\": {\"A\": \"Head\"}\n}", 3, "field 'detect': expected an array"},
+      {"{\n \"name\": \"x\",\n \"detect\": \"Hips\",\n \"segments\": {\"A\": \"Head\"}\n}", 3,
+       "field 'detect': expected an array"},
       {"{\n \"name\": \"x\",\n \"segments\": {}\n}", 3, "field 'segments': expected a non-empty object"},
       {"{\n \"name\": \"x\"\n}", 0, "field 'segments': missing"},
       {"{\n \"segments\": {\"A\": \"Head\"}\n}", 0, "field 'name': missing"},

@@ -32,8 +32,8 @@ double relDiff(const Matrix3d& a, const Matrix3d& b) {
                                      const char* what) {
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
     if (a[i] != b[i])
-      return ::testing::AssertionFailure() << what << " order differs first at index " << i << ": '" << a[i]
-                                           << "' vs '" << b[i] << "'";
+      return ::testing::AssertionFailure()
+             << what << " order differs first at index " << i << ": '" << a[i] << "' vs '" << b[i] << "'";
   if (a.size() != b.size()) return ::testing::AssertionFailure() << what << " counts differ";
   return ::testing::AssertionSuccess();
 }
@@ -156,7 +156,7 @@ TEST(Urdf, EveryHumanGazeboModelLoads) {
     EXPECT_EQ(m.nv(), expected + 6);
     EXPECT_EQ(m.baseType(), BaseType::Floating);
     EXPECT_EQ(m.linkName(LinkId(0)), "Pelvis");
-    EXPECT_EQ(m.numLinks(), 1 + expected);  // one link per joint: segments + dummy links
+    EXPECT_EQ(m.numLinks(), 1 + expected);       // one link per joint: segments + dummy links
     EXPECT_EQ(m.numFrames(), m.numLinks() + 2);  // + RightHandCOM, LeftHandCOM
     EXPECT_EQ(m.frameKind(m.frameId("RightHandCOM")), FrameKind::Fixed);
     EXPECT_EQ(m.linkName(m.frameLink(m.frameId("LeftHandCOM"))), "LeftHand");
@@ -256,8 +256,9 @@ TEST(Urdf, HumanSubjectRoundTripsExactly) {
 
 TEST(Urdf, SaveAndLoadFile) {
   const Model m = makeHuman48();
-  const std::filesystem::path tmp = std::filesystem::temp_directory_path() /
-                                    ("kinetrack_urdf_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".urdf");
+  const std::filesystem::path tmp =
+      std::filesystem::temp_directory_path() /
+      ("kinetrack_urdf_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".urdf");
   io::saveUrdf(m, tmp.string());
   const Model r = io::loadUrdf(tmp.string());
   std::filesystem::remove(tmp);
@@ -330,7 +331,8 @@ void expectParseError(const std::string& fixture, int line, const std::vector<st
   EXPECT_NE(what.find(fixture), std::string::npos) << what;
   EXPECT_EQ(e->line(), line) << what;
   EXPECT_NE(what.find(path + ":" + std::to_string(line) + ":"), std::string::npos) << what;
-  for (const std::string& piece : expect) EXPECT_NE(what.find(piece), std::string::npos) << "'" << piece << "' not in: " << what;
+  for (const std::string& piece : expect)
+    EXPECT_NE(what.find(piece), std::string::npos) << "'" << piece << "' not in: " << what;
   EXPECT_EQ(what, path + ":" + std::to_string(line) + ": " + e->message());
 }
 
@@ -366,9 +368,10 @@ TEST(UrdfErrors, RevoluteWithoutLimit) {
 TEST(UrdfErrors, TwoRootLinks) { expectParseError("two_roots.urdf", 2, {"2 root links", "base", "floating_box"}); }
 
 TEST(UrdfErrors, InMemoryTextUsesTheSourceName) {
-  const std::string xml = "<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n"
-                          "<joint name='j' type='revolute'>\n<parent link='a'/>\n<child link='b'/>\n"
-                          "<axis xyz='0 0 0'/>\n<limit lower='0' upper='1' velocity='1' effort='1'/>\n</joint>\n</robot>\n";
+  const std::string xml =
+      "<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n"
+      "<joint name='j' type='revolute'>\n<parent link='a'/>\n<child link='b'/>\n"
+      "<axis xyz='0 0 0'/>\n<limit lower='0' upper='1' velocity='1' effort='1'/>\n</joint>\n</robot>\n";
   try {
     (void)io::parseUrdf(xml, "my-robot-description");
     ADD_FAILURE() << "no exception for a zero axis";

@@ -102,8 +102,8 @@ FdStats checkJacobians(const Model& model, int configs, std::uint64_t seed, cons
         for (int r = 0; r < 6; ++r) {
           if (J(r, nb + j) != 0.0 && failures++ < 5)
             ADD_FAILURE() << label << " frame '" << model.frameName(f) << "': column of joint '"
-                          << model.jointName(JointId(j)) << "' (not in the support) has J(" << r << ") = "
-                          << J(r, nb + j) << ", expected exactly 0";
+                          << model.jointName(JointId(j)) << "' (not in the support) has J(" << r
+                          << ") = " << J(r, nb + j) << ", expected exactly 0";
         }
       }
       // frameJacobianSupport: same base and support columns, everything else untouched.
@@ -114,8 +114,8 @@ FdStats checkJacobians(const Model& model, int configs, std::uint64_t seed, cons
         for (int r = 0; r < 6; ++r) {
           const double expected = written ? J(r, k) : kSentinel;
           if (Js(r, k) != expected && failures++ < 5)
-            ADD_FAILURE() << label << " frame '" << model.frameName(f) << "': frameJacobianSupport column " << k << " row "
-                          << r << " = " << Js(r, k) << ", expected " << expected
+            ADD_FAILURE() << label << " frame '" << model.frameName(f) << "': frameJacobianSupport column " << k
+                          << " row " << r << " = " << Js(r, k) << ", expected " << expected
                           << (written ? " (frameJacobian's value)" : " (left untouched)");
         }
       }
@@ -287,9 +287,10 @@ TEST(JacobianFd, BaseColumnsInClosedForm) {
   EXPECT_LT((J.block<3, 3>(0, 0) - Matrix3d::Identity()).norm(), 1e-15);
   EXPECT_LT((J.block<3, 3>(3, 0)).norm(), 1e-15);
   EXPECT_LT((J.block<3, 3>(3, 3) - Matrix3d::Identity()).norm(), 1e-15);
-  EXPECT_LT((J.block<3, 3>(0, 3) - (-so3::skew(d))).norm(), 1e-12) << "linear rows of the base angular columns:\n"
-                                                                   << J.block<3, 3>(0, 3) << "\nexpected −sk(p − p_B):\n"
-                                                                   << -so3::skew(d);
+  EXPECT_LT((J.block<3, 3>(0, 3) - (-so3::skew(d))).norm(), 1e-12)
+      << "linear rows of the base angular columns:\n"
+      << J.block<3, 3>(0, 3) << "\nexpected −sk(p − p_B):\n"
+      << -so3::skew(d);
 }
 
 TEST(JacobianFd, WrongSizeAndInvalidFrameThrow) {

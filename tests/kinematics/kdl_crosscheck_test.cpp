@@ -120,8 +120,8 @@ TEST(KdlCrossCheck, ICubHasEveryFrameChecked) {
 }
 
 TEST(KdlCrossCheck, GeneratedHumanModelsExportedToUrdf) {
-  for (const Model& model : {makeHuman66(), makeHuman48(), makeBuiltinModel("human48", 1.52),
-                             makeBuiltinModel("human66", 2.01)}) {
+  for (const Model& model :
+       {makeHuman66(), makeHuman48(), makeBuiltinModel("human48", 1.52), makeBuiltinModel("human66", 2.01)}) {
     SCOPED_TRACE(model.name());
     testing::KdlOracle kdl = testing::KdlOracle::fromUrdfText(io::toUrdf(model));
     ASSERT_EQ(static_cast<int>(kdl.numJoints()), model.numJoints());

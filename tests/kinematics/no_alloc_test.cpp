@@ -52,7 +52,8 @@ TEST(NoAlloc, GuardSeesOperatorNewAndStdContainers) {
 }
 
 TEST(NoAlloc, GuardSeesEigenHeapAllocations) {
-  if (!kCountsMalloc) GTEST_SKIP() << "malloc is owned by the sanitizer runtime in this build; operator new is still counted";
+  if (!kCountsMalloc)
+    GTEST_SKIP() << "malloc is owned by the sanitizer runtime in this build; operator new is still counted";
   long n = 0;
   {
     AllocationCounter guard;

@@ -16,11 +16,29 @@
 namespace kinetrack {
 namespace {
 
-const std::vector<std::string> kSegments = {
-    "Pelvis",        "L5",           "L3",           "T12",           "T8",           "Neck",
-    "Head",          "RightShoulder", "RightUpperArm", "RightForeArm", "RightHand",    "LeftShoulder",
-    "LeftUpperArm",  "LeftForeArm",  "LeftHand",     "RightUpperLeg", "RightLowerLeg", "RightFoot",
-    "RightToe",      "LeftUpperLeg", "LeftLowerLeg", "LeftFoot",      "LeftToe"};
+const std::vector<std::string> kSegments = {"Pelvis",
+                                            "L5",
+                                            "L3",
+                                            "T12",
+                                            "T8",
+                                            "Neck",
+                                            "Head",
+                                            "RightShoulder",
+                                            "RightUpperArm",
+                                            "RightForeArm",
+                                            "RightHand",
+                                            "LeftShoulder",
+                                            "LeftUpperArm",
+                                            "LeftForeArm",
+                                            "LeftHand",
+                                            "RightUpperLeg",
+                                            "RightLowerLeg",
+                                            "RightFoot",
+                                            "RightToe",
+                                            "LeftUpperLeg",
+                                            "LeftLowerLeg",
+                                            "LeftFoot",
+                                            "LeftToe"};
 
 TEST(HumanModels, SegmentNameListIsTheXsensLayout) { EXPECT_EQ(humanSegmentNames(), kSegments); }
 
@@ -36,7 +54,7 @@ std::map<std::string, JointInfo> jointTable(const Model& m) {
   for (int j = 0; j < m.numJoints(); ++j) {
     const JointId id(j);
     t[m.jointName(id)] = {m.linkName(m.parentLink(id)), m.linkName(m.childLink(id)), m.jointAxis(id), m.jointType(id),
-                          m.lowerPositionLimits()[j], m.upperPositionLimits()[j]};
+                          m.lowerPositionLimits()[j],   m.upperPositionLimits()[j]};
   }
   return t;
 }

@@ -113,9 +113,9 @@ TEST(ModelBuilder, UnknownNamesThrowListingTheValidOnes) {
 
 TEST(ModelBuilder, DuplicateNamesAreRejected) {
   ModelBuilder b = branchingBuilder();
-  EXPECT_THROW(b.addJoint(revolute("j_l1", "torso", "new_link")), InvalidArgument);   // joint name
-  EXPECT_THROW(b.addJoint(revolute("j_new", "torso", "l1")), InvalidArgument);        // child link
-  EXPECT_THROW(b.addJoint(revolute("j_new", "torso", "base")), InvalidArgument);      // the root
+  EXPECT_THROW(b.addJoint(revolute("j_l1", "torso", "new_link")), InvalidArgument);  // joint name
+  EXPECT_THROW(b.addJoint(revolute("j_new", "torso", "l1")), InvalidArgument);       // child link
+  EXPECT_THROW(b.addJoint(revolute("j_new", "torso", "base")), InvalidArgument);     // the root
   EXPECT_THROW(b.addFixedLink("torso", "base", Transform{}), InvalidArgument);
   EXPECT_THROW(b.addFrame("leg", "base", Transform{}), InvalidArgument);
   b.addFrame("marker", "l2", Transform{});
@@ -196,9 +196,9 @@ TEST(ModelBuilder, JointPropertiesAndLimits) {
 TEST(ModelBuilder, AxisClassification) {
   ModelBuilder b("axes", "root");
   const std::vector<std::pair<Vector3d, AxisKind>> cases = {
-      {{1, 0, 0}, AxisKind::X},        {{0, 1, 0}, AxisKind::Y},          {{0, 0, 1}, AxisKind::Z},
-      {{-1, 0, 0}, AxisKind::NegX},    {{0, -1, 0}, AxisKind::NegY},      {{0, 0, -1}, AxisKind::NegZ},
-      {{0, 0, 2.5}, AxisKind::Z},      {{-3, 0, 0}, AxisKind::NegX},      {{1, 1, 0}, AxisKind::General},
+      {{1, 0, 0}, AxisKind::X},           {{0, 1, 0}, AxisKind::Y},         {{0, 0, 1}, AxisKind::Z},
+      {{-1, 0, 0}, AxisKind::NegX},       {{0, -1, 0}, AxisKind::NegY},     {{0, 0, -1}, AxisKind::NegZ},
+      {{0, 0, 2.5}, AxisKind::Z},         {{-3, 0, 0}, AxisKind::NegX},     {{1, 1, 0}, AxisKind::General},
       {{0.6, 0, 0.8}, AxisKind::General}, {{1, 1e-6, 0}, AxisKind::General}};
   std::string parent = "root";
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -226,10 +226,12 @@ TEST(ModelBuilder, InvalidInputsThrow) {
   EXPECT_THROW(b.addJoint(with([](JointSpec& s) { s.upper = kNaN; })), InvalidArgument);
   EXPECT_THROW(b.addJoint(with([](JointSpec& s) { s.velocity = kNaN; })), InvalidArgument);
   EXPECT_THROW(b.addJoint(with([](JointSpec& s) { s.effort = kNaN; })), InvalidArgument);
-  const std::string order = invalidArgumentMessage([&] { b.addJoint(with([](JointSpec& s) {
-    s.lower = 1.0;
-    s.upper = -1.0;
-  })); });
+  const std::string order = invalidArgumentMessage([&] {
+    b.addJoint(with([](JointSpec& s) {
+      s.lower = 1.0;
+      s.upper = -1.0;
+    }));
+  });
   EXPECT_NE(order.find("joint 'j'"), std::string::npos) << order;
   EXPECT_NE(order.find("lower"), std::string::npos) << order;
   EXPECT_THROW(b.addJoint(with([](JointSpec& s) { s.axis = Vector3d::Zero(); })), InvalidArgument);

@@ -65,8 +65,8 @@ TEST(QpIpopt, RandomIkShapedProblemsAgree) {
     // Relative to the size of the objective's terms, |g|ᵀ|x| + |x|ᵀ|H||x| (the condition of
     // evaluating f: with flat directions x can be large while f stays small through cancellation).
     const Eigen::MatrixXd absH = Eigen::MatrixXd(p.H.selfadjointView<Eigen::Lower>()).cwiseAbs();
-    const double fscale = std::max({1.0, std::abs(r.objective),
-                                    p.g.cwiseAbs().dot(x.cwiseAbs()) + x.cwiseAbs().dot(absH * x.cwiseAbs())});
+    const double fscale = std::max(
+        {1.0, std::abs(r.objective), p.g.cwiseAbs().dot(x.cwiseAbs()) + x.cwiseAbs().dot(absH * x.cwiseAbs())});
     const double df = (r.objective - testing::objective(p, ip.x)) / fscale;
     // Ipopt may be feasible only to its tolerance, so it can be below us by that much at most.
     EXPECT_LE(std::abs(df), 1e-10) << "ours " << r.objective << " ipopt " << testing::objective(p, ip.x);
@@ -79,11 +79,12 @@ TEST(QpIpopt, RandomIkShapedProblemsAgree) {
     if (dx > 1e-8) ++x_checked_by_kkt;
     EXPECT_LE(dx, 1e-3);  // sanity bound even then
   }
-  std::printf("[ QpIpopt ] %d problems: %d with active bounds (%d in total), %d with active rows (%d in total), "
-              "%d unconstrained, %d warm re-solves; Ipopt failed on %d; x beyond 1e-8 of Ipopt on %d (KKT-verified); "
-              "worst KKT %.2e, worst |Δx|/|x| %.2e, worst |Δf|/|f| %.2e\n",
-              kRandomProblems, with_active_bounds, total_active_bounds, with_active_rows, total_active_rows,
-              unconstrained, warm_runs, ipopt_failed, x_checked_by_kkt, worst_kkt, worst_x, worst_f);
+  std::printf(
+      "[ QpIpopt ] %d problems: %d with active bounds (%d in total), %d with active rows (%d in total), "
+      "%d unconstrained, %d warm re-solves; Ipopt failed on %d; x beyond 1e-8 of Ipopt on %d (KKT-verified); "
+      "worst KKT %.2e, worst |Δx|/|x| %.2e, worst |Δf|/|f| %.2e\n",
+      kRandomProblems, with_active_bounds, total_active_bounds, with_active_rows, total_active_rows, unconstrained,
+      warm_runs, ipopt_failed, x_checked_by_kkt, worst_kkt, worst_x, worst_f);
   EXPECT_GT(with_active_bounds, kRandomProblems / 2);
   EXPECT_GT(with_active_rows, kRandomProblems / 10);
   EXPECT_GT(unconstrained, 0);

@@ -135,34 +135,40 @@ TEST(QpSolver, DependentAndDuplicatedConstraints) {
     void (*build)(Problem&);
   };
   const Case cases[] = {
-      {"same row twice, same bound", [](Problem& p) {
+      {"same row twice, same bound",
+       [](Problem& p) {
          p.A.row(0).setOnes();
          p.A.row(1).setOnes();
          p.ubA[0] = p.ubA[1] = -1.0;
        }},
-      {"same row twice, different bounds", [](Problem& p) {
+      {"same row twice, different bounds",
+       [](Problem& p) {
          p.A.row(0).setOnes();
          p.A.row(1).setOnes();
          p.ubA[0] = -1.0;
          p.ubA[1] = -2.0;
        }},
-      {"same equality row three times", [](Problem& p) {
+      {"same equality row three times",
+       [](Problem& p) {
          for (int j = 0; j < 3; ++j) {
            p.A.row(j).setLinSpaced(-1.0, 2.0);
            p.lbA[j] = p.ubA[j] = 0.7;
          }
        }},
-      {"row equal to a bound", [](Problem& p) {
+      {"row equal to a bound",
+       [](Problem& p) {
          p.A(0, 4) = 1.0;
          p.ubA[0] = -0.3;
          p.ub[4] = -0.3;
        }},
-      {"negated row equal to a bound", [](Problem& p) {
+      {"negated row equal to a bound",
+       [](Problem& p) {
          p.A(0, 4) = -1.0;
          p.lbA[0] = 0.3;
          p.ub[4] = -0.3;
        }},
-      {"row combination of active bounds", [](Problem& p) {
+      {"row combination of active bounds",
+       [](Problem& p) {
          p.lb.head(3).setConstant(0.2);
          p.ub.head(3).setConstant(0.2);  // x0..x2 fixed
          p.A.row(0) << 1, 1, 1, 0, 0, 0, 0, 0, 0, 0;
@@ -170,13 +176,15 @@ TEST(QpSolver, DependentAndDuplicatedConstraints) {
          p.A.row(1) << 1, -1, 0, 0, 0, 0, 0, 0, 0, 1;
          p.ubA[1] = 0.1;
        }},
-      {"equality row with its duplicate as an inequality", [](Problem& p) {
+      {"equality row with its duplicate as an inequality",
+       [](Problem& p) {
          p.A.row(0) << 1, 2, 3, 0, 0, 0, 0, 0, 0, 0;
          p.A.row(1) = p.A.row(0);
          p.lbA[0] = p.ubA[0] = 0.5;
          p.ubA[1] = 0.5;
        }},
-      {"all rows identical, bound to the same point", [](Problem& p) {
+      {"all rows identical, bound to the same point",
+       [](Problem& p) {
          for (int j = 0; j < 6; ++j) {
            p.A.row(j).setConstant(0.5);
            p.lbA[j] = 1.0;
@@ -464,9 +472,10 @@ TEST(QpSolver, WarmStartMatchesColdAndSavesIterations) {
       }
     }
   }
-  std::printf("[ QpWarm ] %ld solves: %ld active-set changes warm (+%ld constraints re-added) vs %ld cold; "
-              "worst |x_warm − x_cold|/|x| %.2e\n",
-              solves, warm_iterations, warm_readded, cold_iterations, worst);
+  std::printf(
+      "[ QpWarm ] %ld solves: %ld active-set changes warm (+%ld constraints re-added) vs %ld cold; "
+      "worst |x_warm − x_cold|/|x| %.2e\n",
+      solves, warm_iterations, warm_readded, cold_iterations, worst);
   EXPECT_LT(warm_iterations * 3, cold_iterations);
 }
 

@@ -50,7 +50,10 @@ inline Problem randomIkProblem(std::mt19937_64& rng, int n, int m, Activity acti
       xf[i] = N(rng);
     } else if (kind < 0.16) {  // one-sided
       const double v = (activity == Activity::Loose ? uni(0.5, 1.0) : uni(-0.5, 1.0)) * vmax;
-      if (U(rng) < 0.5) p.ub[i] = v; else p.lb[i] = -v;
+      if (U(rng) < 0.5)
+        p.ub[i] = v;
+      else
+        p.lb[i] = -v;
     } else if (kind < 0.20 && activity != Activity::Loose) {  // lb == ub: locked joint / at both limits
       p.lb[i] = p.ub[i] = U(rng) < 0.5 ? 0.0 : uni(-0.3, 0.3);
     } else if (kind < 0.27 && activity != Activity::Loose) {  // tiny box
@@ -64,10 +67,14 @@ inline Problem randomIkProblem(std::mt19937_64& rng, int n, int m, Activity acti
       p.ub[i] = std::tanh(k * (smax - s)) * vmax;
       if (p.lb[i] > p.ub[i]) std::swap(p.lb[i], p.ub[i]);
     }
-    if (std::isfinite(p.lb[i]) && std::isfinite(p.ub[i])) xf[i] = uni(p.lb[i], p.ub[i]);
-    else if (std::isfinite(p.lb[i])) xf[i] = p.lb[i] + std::abs(N(rng));
-    else if (std::isfinite(p.ub[i])) xf[i] = p.ub[i] - std::abs(N(rng));
-    else xf[i] = N(rng);
+    if (std::isfinite(p.lb[i]) && std::isfinite(p.ub[i]))
+      xf[i] = uni(p.lb[i], p.ub[i]);
+    else if (std::isfinite(p.lb[i]))
+      xf[i] = p.lb[i] + std::abs(N(rng));
+    else if (std::isfinite(p.ub[i]))
+      xf[i] = p.ub[i] - std::abs(N(rng));
+    else
+      xf[i] = N(rng);
   }
 
   for (int j = 0; j < m; ++j) {
@@ -104,9 +111,7 @@ struct KktReport {
   double primal = 0.0;           ///< largest bound/row violation
   double dual_sign = 0.0;        ///< largest multiplier of the wrong sign (relative to max(1, ‖λ‖∞))
   double complementarity = 0.0;  ///< largest |λ|·distance to the side it acts on (same scaling)
-  [[nodiscard]] double worst() const {
-    return std::max({stationarity, primal, dual_sign, complementarity});
-  }
+  [[nodiscard]] double worst() const { return std::max({stationarity, primal, dual_sign, complementarity}); }
 };
 
 inline KktReport kkt(const Problem& p, const Eigen::VectorXd& x, const Eigen::VectorXd& lb_mult,
@@ -122,11 +127,15 @@ inline KktReport kkt(const Problem& p, const Eigen::VectorXd& x, const Eigen::Ve
   auto side = [&](double v, double lo, double hi, double lam) {
     r.primal = std::max({r.primal, lo - v, v - hi});
     if (lam > 0) {  // upper side
-      if (hi == kInf) r.dual_sign = std::max(r.dual_sign, lam / mult_scale);
-      else r.complementarity = std::max(r.complementarity, lam * std::abs(hi - v) / mult_scale);
+      if (hi == kInf)
+        r.dual_sign = std::max(r.dual_sign, lam / mult_scale);
+      else
+        r.complementarity = std::max(r.complementarity, lam * std::abs(hi - v) / mult_scale);
     } else if (lam < 0) {
-      if (lo == -kInf) r.dual_sign = std::max(r.dual_sign, -lam / mult_scale);
-      else r.complementarity = std::max(r.complementarity, -lam * std::abs(v - lo) / mult_scale);
+      if (lo == -kInf)
+        r.dual_sign = std::max(r.dual_sign, -lam / mult_scale);
+      else
+        r.complementarity = std::max(r.complementarity, -lam * std::abs(v - lo) / mult_scale);
     }
   };
   for (int i = 0; i < x.size(); ++i) side(x[i], p.lb[i], p.ub[i], lb_mult[i]);

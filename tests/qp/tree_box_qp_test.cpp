@@ -39,7 +39,8 @@ Problem randomProblem(const std::vector<int>& parent, std::mt19937_64& rng, doub
   for (int t = 0; t < n / 2 + 3; ++t) {
     const int leaf = node(rng);
     Eigen::MatrixXd J = Eigen::MatrixXd::Zero(3, n);
-    for (int i = leaf; i >= 0; i = parent[static_cast<std::size_t>(i)]) J.col(i) = Eigen::Vector3d(g(rng), g(rng), g(rng));
+    for (int i = leaf; i >= 0; i = parent[static_cast<std::size_t>(i)])
+      J.col(i) = Eigen::Vector3d(g(rng), g(rng), g(rng));
     p.H += J.transpose() * J;
   }
   p.H.diagonal().array() += lambda;
@@ -48,9 +49,12 @@ Problem randomProblem(const std::vector<int>& parent, std::mt19937_64& rng, doub
     const double r = u(rng);
     if (r < 0.1) continue;  // free
     double lo = -box_scale * u(rng), hi = box_scale * u(rng);
-    if (r < 0.2) lo = hi = 0.3 * g(rng);           // equality
-    else if (r < 0.3) lo = 0.2, hi = 0.2 + u(rng);  // forcing motion
-    else if (r < 0.35) hi = kInf;                   // one-sided
+    if (r < 0.2)
+      lo = hi = 0.3 * g(rng);  // equality
+    else if (r < 0.3)
+      lo = 0.2, hi = 0.2 + u(rng);  // forcing motion
+    else if (r < 0.35)
+      hi = kInf;  // one-sided
     p.lb[i] = lo;
     p.ub[i] = hi;
   }

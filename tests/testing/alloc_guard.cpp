@@ -104,7 +104,6 @@ int posix_memalign(void** out, std::size_t a, std::size_t n) {
 }
 #endif
 
-
 namespace kinetrack::testing {
 
 AllocationCounter::AllocationCounter() {

@@ -37,7 +37,8 @@ struct FkTargets {
   FrameId root;
   TargetId position;
 
-  FkTargets(Ik& ik, const std::vector<std::string>& names, const std::string& root_name) : model(ik.model()), data(ik.model()) {
+  FkTargets(Ik& ik, const std::vector<std::string>& names, const std::string& root_name)
+      : model(ik.model()), data(ik.model()) {
     for (const auto& name : names) {
       frames.push_back(model.frameId(name));
       orientation.push_back(ik.tasks().addOrientation(name));
@@ -59,7 +60,8 @@ struct FkTargets {
     framesForwardKinematics(model, data, truth);
     double worst = 0.0;
     for (FrameId f : frames) {
-      const Matrix3d E = data.frame[static_cast<std::size_t>(f.value)].R * d.frame[static_cast<std::size_t>(f.value)].R.transpose();
+      const Matrix3d E =
+          data.frame[static_cast<std::size_t>(f.value)].R * d.frame[static_cast<std::size_t>(f.value)].R.transpose();
       worst = std::max(worst, so3::log(E).norm());
     }
     return worst;

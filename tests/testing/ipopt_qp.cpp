@@ -85,12 +85,11 @@ class QpTnlp : public Ipopt::TNLP {
       }
     return true;
   }
-  void finalize_solution(Ipopt::SolverReturn, Index n, const Number* x, const Number* z_L, const Number* z_U,
-                         Index m, const Number*, const Number* lambda, Number obj_value, const Ipopt::IpoptData*,
+  void finalize_solution(Ipopt::SolverReturn, Index n, const Number* x, const Number* z_L, const Number* z_U, Index m,
+                         const Number*, const Number* lambda, Number obj_value, const Ipopt::IpoptData*,
                          Ipopt::IpoptCalculatedQuantities*) override {
     out_.x = Eigen::Map<const Eigen::VectorXd>(x, n);
-    out_.bound_multipliers =
-        Eigen::Map<const Eigen::VectorXd>(z_U, n) - Eigen::Map<const Eigen::VectorXd>(z_L, n);
+    out_.bound_multipliers = Eigen::Map<const Eigen::VectorXd>(z_U, n) - Eigen::Map<const Eigen::VectorXd>(z_L, n);
     out_.row_multipliers = Eigen::Map<const Eigen::VectorXd>(lambda, m);
     out_.objective = obj_value;
   }
@@ -99,7 +98,6 @@ class QpTnlp : public Ipopt::TNLP {
   const qp::Problem& p_;
   IpoptQpResult& out_;
 };
-
 
 // Identical rows merged into one with intersected bounds: Ipopt needs linearly independent
 // equality constraints (duplicated equalities make its step computation fail or stall).

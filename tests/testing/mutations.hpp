@@ -130,11 +130,11 @@ void viaFiles(Stats& st, const Fixture& fixture, const char* ext,
               const std::function<void(const std::string& text, const std::string& path)>& parse);
 
 /// In a GoogleTest body: one failure per recorded report of `stats` and one for the count.
-#define KINETRACK_EXPECT_FUZZ_CLEAN(stats)                                                              \
-  do {                                                                                                  \
-    for (const std::string& kinetrack_report_ : (stats).reports) ADD_FAILURE() << kinetrack_report_;    \
+#define KINETRACK_EXPECT_FUZZ_CLEAN(stats)                                                             \
+  do {                                                                                                 \
+    for (const std::string& kinetrack_report_ : (stats).reports) ADD_FAILURE() << kinetrack_report_;   \
     EXPECT_EQ((stats).failures, 0) << (stats).reader << ": inputs that broke the contract (the first " \
-                                   << ::kinetrack::testing::Stats::kMaxReported << " above)";           \
+                                   << ::kinetrack::testing::Stats::kMaxReported << " above)";          \
   } while (false)
 
 // ---- contracts shared by the readers' results --------------------------------------------------

@@ -19,6 +19,6 @@ std::vector<std::string> sharedBvhClips();
 }  // namespace kinetrack::testing
 
 /// In a GoogleTest body: skip the test, with a message, when a ../shared file is missing.
-#define KINETRACK_REQUIRE_SHARED(var, relative)                                                        \
-  const std::string var = ::kinetrack::testing::sharedFile(relative);                                 \
+#define KINETRACK_REQUIRE_SHARED(var, relative)                       \
+  const std::string var = ::kinetrack::testing::sharedFile(relative); \
   if (var.empty()) GTEST_SKIP() << "../shared/" << (relative) << " not found (run with ../shared beside the project)"

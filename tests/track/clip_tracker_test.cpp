@@ -149,10 +149,13 @@ TEST(Retarget, BadMapsAreRejectedWithNames) {
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("NoSuchSegment"), std::string::npos);
   }
-  EXPECT_THROW(track::retarget(m, walk.clip, {{"Head", "NoSuchFrame", Matrix3d::Identity(), 1.0}}, nullptr, 0), InvalidArgument);
-  EXPECT_THROW(track::retarget(m, walk.clip,
-                               {{"Head", "Head", Matrix3d::Identity(), 1.0}, {"Neck", "Head", Matrix3d::Identity(), 1.0}}, nullptr, 0),
+  EXPECT_THROW(track::retarget(m, walk.clip, {{"Head", "NoSuchFrame", Matrix3d::Identity(), 1.0}}, nullptr, 0),
                InvalidArgument);
+  EXPECT_THROW(
+      track::retarget(m, walk.clip,
+                      {{"Head", "Head", Matrix3d::Identity(), 1.0}, {"Neck", "Head", Matrix3d::Identity(), 1.0}},
+                      nullptr, 0),
+      InvalidArgument);
   track::TrackerOptions o;
   o.kappa = 2.0;
   const track::Retargeting plan = plainPlan(m, walk.clip);
@@ -162,7 +165,8 @@ TEST(Retarget, BadMapsAreRejectedWithNames) {
 // Tracks the walk (with a LeftHand dropout at frame `gap`) with a per-frame solver: every frame
 // reaches its targets, the gap holds the state, no limit is crossed; returns the worst joint RMS
 // against the truth (rad).
-double trackWalkWith(const Model& m, const track::SyntheticWalk& walk, int gap, std::unique_ptr<track::FrameSolver> solver) {
+double trackWalkWith(const Model& m, const track::SyntheticWalk& walk, int gap,
+                     std::unique_ptr<track::FrameSolver> solver) {
   const io::MotionClip& clip = walk.clip;
   const track::Retargeting plan = plainPlan(m, clip);
   track::ClipTracker tracker(m, clip, plan.bindings, plan.alignment, std::move(solver));
@@ -182,7 +186,8 @@ double trackWalkWith(const Model& m, const track::SyntheticWalk& walk, int gap, 
     EXPECT_NE(o.status, ik::Status::Failed);
     EXPECT_LT(o.mnte, 1e-10) << f;
     int n = 0;
-    worst = std::max(worst, std::sqrt(meter.sumSquared(tracker.state(), walk.truth[static_cast<std::size_t>(f)], n) / n));
+    worst =
+        std::max(worst, std::sqrt(meter.sumSquared(tracker.state(), walk.truth[static_cast<std::size_t>(f)], n) / n));
   }
   return worst;
 }
@@ -239,8 +244,9 @@ TEST(ClipTracker, PerFrameSolverArgumentsAreChecked) {
   EXPECT_THROW(track::ClipTracker(m, walk.clip, plan.bindings, plan.alignment, std::unique_ptr<track::FrameSolver>()),
                InvalidArgument);
   const Model other = makeHuman48();
-  EXPECT_THROW(track::ClipTracker(m, walk.clip, plan.bindings, plan.alignment, track::makeFrameSolver(PairwiseIk(other))),
-               InvalidArgument);
+  EXPECT_THROW(
+      track::ClipTracker(m, walk.clip, plan.bindings, plan.alignment, track::makeFrameSolver(PairwiseIk(other))),
+      InvalidArgument);
   // Pair-wise subsystems hold orientations: a position target off the root link is refused,
   // naming the frame.
   plan.bindings.push_back({walk.clip.findSegment("LeftHand"), "LeftHand", Matrix3d::Identity(), false, true, 1.0});
@@ -255,7 +261,9 @@ TEST(ClipTracker, PerFrameSolverArgumentsAreChecked) {
 }
 
 // Allocations while tracking frames 10… of a 1 s walk (after 10 warm-up frames).
-long allocationsPerRun(const Model& m, const std::function<track::ClipTracker(const track::SyntheticWalk&, const track::Retargeting&)>& make) {
+long allocationsPerRun(
+    const Model& m,
+    const std::function<track::ClipTracker(const track::SyntheticWalk&, const track::Retargeting&)>& make) {
   const track::SyntheticWalk walk = track::syntheticWalk(m, 1.0, 100.0);
   const track::Retargeting plan = plainPlan(m, walk.clip);
   track::ClipTracker tracker = make(walk, plan);
@@ -268,19 +276,23 @@ long allocationsPerRun(const Model& m, const std::function<track::ClipTracker(co
 
 TEST(ClipTracker, NoAllocationPerFrame) {
   const Model m = makeHuman66();
-  EXPECT_EQ(allocationsPerRun(m, [&](const track::SyntheticWalk& w, const track::Retargeting& p) {
-              return track::ClipTracker(m, w.clip, p.bindings, p.alignment);
-            }),
+  EXPECT_EQ(allocationsPerRun(m,
+                              [&](const track::SyntheticWalk& w, const track::Retargeting& p) {
+                                return track::ClipTracker(m, w.clip, p.bindings, p.alignment);
+                              }),
             0);
-  EXPECT_EQ(allocationsPerRun(m, [&](const track::SyntheticWalk& w, const track::Retargeting& p) {
-              return track::ClipTracker(m, w.clip, p.bindings, p.alignment, InstantaneousIk(m));
-            }),
+  EXPECT_EQ(allocationsPerRun(m,
+                              [&](const track::SyntheticWalk& w, const track::Retargeting& p) {
+                                return track::ClipTracker(m, w.clip, p.bindings, p.alignment, InstantaneousIk(m));
+                              }),
             0);
   PairwiseIkOptions po;
   po.threads = 1;  // a pool allocates nothing per frame either, but its threads are not counted
-  EXPECT_EQ(allocationsPerRun(m, [&](const track::SyntheticWalk& w, const track::Retargeting& p) {
-              return track::ClipTracker(m, w.clip, p.bindings, p.alignment, track::makeFrameSolver(PairwiseIk(m, po)));
-            }),
+  EXPECT_EQ(allocationsPerRun(m,
+                              [&](const track::SyntheticWalk& w, const track::Retargeting& p) {
+                                return track::ClipTracker(m, w.clip, p.bindings, p.alignment,
+                                                          track::makeFrameSolver(PairwiseIk(m, po)));
+                              }),
             0);
 }
 

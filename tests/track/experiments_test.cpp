@@ -22,7 +22,7 @@ TEST(Experiments, ConvergenceFollowsTheDiscreteGainRegimes) {
   for (const track::GainRun& g : r.runs) EXPECT_EQ(g.mnte.size(), static_cast<std::size_t>(o.steps()) + 1);
   EXPECT_GT(r.runs[0].mnte.front(), 1e-2);
   EXPECT_EQ(r.runs[0].mnte.back(), r.runs[0].mnte.front());  // K = 0: no correction
-  EXPECT_LT(r.runs[1].mnte.back(), 1e-6);                   // K·Δt = 0.1
+  EXPECT_LT(r.runs[1].mnte.back(), 1e-6);                    // K·Δt = 0.1
   EXPECT_TRUE(r.runs[2].unstable_gain);                      // K·Δt = 2.5
   EXPECT_FALSE(r.runs[1].unstable_gain);
   // Deterministic in the seed; another seed, another pose.
@@ -76,7 +76,7 @@ TEST(Pipeline, SyntheticWalkJobAndSetups) {
   EXPECT_EQ(capture.clip.numFrames(), 51);
   EXPECT_EQ(setup.truth.size(), 51u);
   EXPECT_EQ(setup.plan.bindings.size(), 23u);
-  EXPECT_TRUE(setup.plan.bindings[0].position);   // the pelvis carries the position target
+  EXPECT_TRUE(setup.plan.bindings[0].position);  // the pelvis carries the position target
   EXPECT_FALSE(setup.plan.bindings[1].position);
   EXPECT_THROW(track::setupFromClip(capture, io::BvhUnits::Auto, true), InvalidArgument);  // not a BVH
   const track::TrackSetup on48 = track::setupOnModel(makeHuman48(), capture, "");

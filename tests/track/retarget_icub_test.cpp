@@ -26,7 +26,8 @@ struct Check {
 
 Check retargetAndCheck(const Model& robot, const std::string& path, track::TrackerOptions o = {}) {
   const track::Capture capture = track::loadCapture(path);
-  const auto pairs = track::composeMaps(io::resolveSegmentMap(capture.clip.segment_names, ""), io::builtinRobotMap("icub"));
+  const auto pairs =
+      track::composeMaps(io::resolveSegmentMap(capture.clip.segment_names, ""), io::builtinRobotMap("icub"));
   const track::Retargeting plan = track::planTracking(robot, capture, pairs);
   o.dynamical.use_model_velocity_limits = true;
   Check c;
@@ -35,20 +36,23 @@ Check retargetAndCheck(const Model& robot, const std::string& path, track::Track
   const VectorXd& lo = robot.lowerPositionLimits();
   const VectorXd& hi = robot.upperPositionLimits();
   const VectorXd& vmax = robot.upperVelocityLimits();
-  const track::TrackRecord record = track::runTracking(robot, capture, plan, o, [&](int f, const Configuration& q, const track::FrameOutcome&) {
-    ++c.frames;
-    for (int j = 0; j < robot.numJoints(); ++j) c.limit = std::max({c.limit, lo[j] - q.joints[j], q.joints[j] - hi[j]});
-    for (const LinearConstraint& r : robot.linearConstraints()) {
-      const double v = r.coefficients.dot(q.joints);
-      c.row = std::max({c.row, r.lower - v, v - r.upper});
-    }
-    const double t = capture.clip.times[static_cast<std::size_t>(f)];
-    if (f > 0)
-      for (int j = 0; j < robot.numJoints(); ++j)
-        c.velocity_excess = std::max(c.velocity_excess, std::abs(q.joints[j] - previous.joints[j]) / (t - t_prev) - vmax[j]);
-    previous = q;
-    t_prev = t;
-  });
+  const track::TrackRecord record =
+      track::runTracking(robot, capture, plan, o, [&](int f, const Configuration& q, const track::FrameOutcome&) {
+        ++c.frames;
+        for (int j = 0; j < robot.numJoints(); ++j)
+          c.limit = std::max({c.limit, lo[j] - q.joints[j], q.joints[j] - hi[j]});
+        for (const LinearConstraint& r : robot.linearConstraints()) {
+          const double v = r.coefficients.dot(q.joints);
+          c.row = std::max({c.row, r.lower - v, v - r.upper});
+        }
+        const double t = capture.clip.times[static_cast<std::size_t>(f)];
+        if (f > 0)
+          for (int j = 0; j < robot.numJoints(); ++j)
+            c.velocity_excess =
+                std::max(c.velocity_excess, std::abs(q.joints[j] - previous.joints[j]) / (t - t_prev) - vmax[j]);
+        previous = q;
+        t_prev = t;
+      });
   c.mnte_median = track::summarize(record, 2.0, false).mnte_median;
   return c;
 }

@@ -86,11 +86,9 @@ TEST(StreamTracker, GivesTheClipTrackersRowsForEveryMethod) {
   track::SyntheticWalk walk = track::syntheticWalk(m, 1.0, 100.0);
   // A gap at frame 0 (the first valid frame comes later) and one mid-clip.
   const int hand = walk.clip.findSegment("LeftHand");
-  for (const int f : {0, 40, 41})
-    walk.clip.valid[static_cast<std::size_t>(f * walk.clip.numSegments() + hand)] = 0;
+  for (const int f : {0, 40, 41}) walk.clip.valid[static_cast<std::size_t>(f * walk.clip.numSegments() + hand)] = 0;
   const track::Retargeting plan = plainPlan(m, walk.clip);
-  for (const track::Method method :
-       {track::Method::Dynamical, track::Method::WholeBody, track::Method::Pairwise}) {
+  for (const track::Method method : {track::Method::Dynamical, track::Method::WholeBody, track::Method::Pairwise}) {
     SCOPED_TRACE(track::toString(method));
     expectSameRows(m, walk.clip, plan, optionsFor(method), walk.clip.numFrames());
   }

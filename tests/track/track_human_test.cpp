@@ -37,18 +37,20 @@ track::TrackSummary trackOn(const Model& model, const track::Capture& capture, c
   po.calibration = calibration;
   const track::Retargeting plan = track::planTracking(model, capture, pairsFor(model, capture), po);
   int rows = 0;
-  const track::TrackRecord record = track::runTracking(model, capture, plan, {}, [&](int f, const Configuration& q, const track::FrameOutcome&) {
-    EXPECT_EQ(f, rows);
-    EXPECT_TRUE(q.joints.allFinite() && q.base_position.allFinite());
-    ++rows;
-  });
+  const track::TrackRecord record =
+      track::runTracking(model, capture, plan, {}, [&](int f, const Configuration& q, const track::FrameOutcome&) {
+        EXPECT_EQ(f, rows);
+        EXPECT_TRUE(q.joints.allFinite() && q.base_position.allFinite());
+        ++rows;
+      });
   EXPECT_EQ(rows, capture.clip.numFrames());
   return track::summarize(record, 2.0, false);
 }
 
 void report(const char* model, const std::string& file, const track::TrackSummary& s) {
-  std::printf("%-8s %-56s MNTE median %.1e p95 %.1e max %.1e, limit viol. %.1e, %.2f steps/frame, %d frames, %d gaps\n", model,
-              file.c_str(), s.mnte_median, s.mnte_p95, s.mnte_max, s.limit_violation_max_rad, s.substeps_mean, s.frames, s.gaps);
+  std::printf("%-8s %-56s MNTE median %.1e p95 %.1e max %.1e, limit viol. %.1e, %.2f steps/frame, %d frames, %d gaps\n",
+              model, file.c_str(), s.mnte_median, s.mnte_p95, s.mnte_max, s.limit_violation_max_rad, s.substeps_mean,
+              s.frames, s.gaps);
 }
 
 TEST(TrackHuman, EveryBvhClipOnHuman66AndAHumanGazeboSubject) {

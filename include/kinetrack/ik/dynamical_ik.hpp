@@ -59,7 +59,7 @@ enum class GainMode : std::uint8_t {
 };
 
 struct DynamicalIkOptions {
-  double damping = 1e-9;            ///< λ in ½λ‖ν‖²: keeps the QP strictly convex when J is singular
+  double damping = 1e-9;  ///< λ in ½λ‖ν‖²: keeps the QP strictly convex when J is singular
   /// Slope k of the tanh limit shaping (Eq. 12–13), 1/rad: the allowed velocity towards a limit
   /// starts to shrink about 2/k from it.
   double limit_gain = 20.0;
@@ -76,7 +76,7 @@ struct DynamicalIkOptions {
   double base_linear_velocity_limit = std::numeric_limits<double>::infinity();
   double base_angular_velocity_limit = std::numeric_limits<double>::infinity();
   BaseIntegrator integrator = BaseIntegrator::ExponentialBaumgarte;
-  double baumgarte_gain = 10.0;     ///< ρ (1/s); clamped so that ρ·Δt ≤ 1
+  double baumgarte_gain = 10.0;  ///< ρ (1/s); clamped so that ρ·Δt ≤ 1
   TargetVelocitySource velocity_source = TargetVelocitySource::Zero;
   GainMode gain_mode = GainMode::Continuous;
   Discretization discretization = Discretization::Consistent;
@@ -87,7 +87,7 @@ struct DynamicalIkOptions {
   /// QP backend: when the model has no linear rows, the branch-sparse box solver
   /// (qp::TreeBoxSolver, O(Σ depth²) per factorisation) instead of the dense Goldfarb–Idnani one.
   bool sparse_qp = true;
-  qp::Options qp;                   ///< QP solver options
+  qp::Options qp;  ///< QP solver options
 };
 
 /// Outcome of one step (status, QP steps = 1, limit and row violations at q_k: ik::Result).
@@ -99,13 +99,13 @@ struct StepResult : ik::Result {
   qp::Status qp_status = qp::Status::Optimal;
   int qp_iterations = 0;
   int active_bounds = 0;
-  double max_gain_dt = 0.0;        ///< max over enabled targets of K·Δt
-  bool unstable_gain = false;      ///< max_gain_dt ≥ 2: the discrete loop diverges (Remark 2)
-  bool diverging = false;          ///< the residual grew for 3 consecutive steps with unstable_gain
+  double max_gain_dt = 0.0;    ///< max over enabled targets of K·Δt
+  bool unstable_gain = false;  ///< max_gain_dt ≥ 2: the discrete loop diverges (Remark 2)
+  bool diverging = false;      ///< the residual grew for 3 consecutive steps with unstable_gain
   /// The QP data were not finite (a diverged state, e.g. after K·Δt ≥ 2): no QP was solved and
   /// ν was set to 0; the state is held.
   bool non_finite = false;
-  double residual_norm = 0.0;      ///< ‖r‖ at q_{k−1} (before the step)
+  double residual_norm = 0.0;  ///< ‖r‖ at q_{k−1} (before the step)
 };
 
 /// The DYN solver for one model. Built once; targets may be added, removed, enabled and

@@ -23,8 +23,8 @@
 #include <memory>
 #include <string_view>
 
-#include "kinetrack/ik/status.hpp"
 #include "kinetrack/ik/instantaneous_ik_problem.hpp"
+#include "kinetrack/ik/status.hpp"
 #include "kinetrack/qp/qp.hpp"
 
 namespace kinetrack {

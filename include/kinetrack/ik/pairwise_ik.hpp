@@ -75,27 +75,27 @@ struct PairwiseIkOptions {
 /// row_violation = the largest violation of the rows a subsystem enforces and of the rows that
 /// involve no solved joint). Numerical outcomes are reported here, never thrown.
 struct PairwiseSolveResult : ik::Result {
-  int subsystems = 0;                   ///< subsystems solved
-  int not_converged = 0;                ///< subsystems whose status is not Converged
-  int total_iterations = 0;             ///< iterations summed over the subsystems
+  int subsystems = 0;        ///< subsystems solved
+  int not_converged = 0;     ///< subsystems whose status is not Converged
+  int total_iterations = 0;  ///< iterations summed over the subsystems
   /// Largest angle (rad) between a child target and its frame, the parent frame placed at its
   /// measured orientation: what options.solver.orientation_tolerance bounds.
   double max_pair_orientation_error = 0.0;
   /// At the assembled configuration, world frame, over every active target with a value:
-  double max_orientation_error = 0.0;   ///< rad
-  double max_position_error = 0.0;      ///< m (root position targets)
+  double max_orientation_error = 0.0;     ///< rad
+  double max_position_error = 0.0;        ///< m (root position targets)
   double unenforced_row_violation = 0.0;  ///< largest violation of the rows in unenforcedRows()
-  double wall_time = 0.0;               ///< s, the whole solve() (partition excluded)
+  double wall_time = 0.0;                 ///< s, the whole solve() (partition excluded)
 };
 
 /// One subsystem of the partition (for inspection, tests and reports).
 struct PairwiseSubsystem {
-  LinkId parent_link;                 ///< A: the link its paths start from (root link or a target link)
-  TargetId parent_target;             ///< the target giving A's orientation (invalid: the base)
-  std::vector<LinkId> child_links;    ///< target links reached (one for a pair)
-  std::vector<TargetId> targets;      ///< the active targets it reaches
-  std::vector<JointId> joints;        ///< its joints, model order
-  std::vector<int> rows;              ///< model rows it enforces (indices into linearConstraints())
+  LinkId parent_link;               ///< A: the link its paths start from (root link or a target link)
+  TargetId parent_target;           ///< the target giving A's orientation (invalid: the base)
+  std::vector<LinkId> child_links;  ///< target links reached (one for a pair)
+  std::vector<TargetId> targets;    ///< the active targets it reaches
+  std::vector<JointId> joints;      ///< its joints, model order
+  std::vector<int> rows;            ///< model rows it enforces (indices into linearConstraints())
 };
 
 /// Pair-wise instantaneous IK for one model. API parallel to InstantaneousIk. Built once; targets

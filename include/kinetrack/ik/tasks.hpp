@@ -36,11 +36,11 @@ struct FrameTask {
   TargetType type = TargetType::Pose;
   double position_weight = 0.0, orientation_weight = 0.0;  ///< 0 for a component the type lacks
   double position_gain = 0.0, orientation_gain = 0.0;
-  bool alive = true;    ///< false once removed (ids are never reused)
+  bool alive = true;  ///< false once removed (ids are never reused)
   bool enabled = true;
-  bool has_position = false, has_orientation = false;  ///< a value was set
-  Vector3d p = Vector3d::Zero();                        ///< p_WT (m)
-  Matrix3d R = Matrix3d::Identity();                    ///< R_WT
+  bool has_position = false, has_orientation = false;           ///< a value was set
+  Vector3d p = Vector3d::Zero();                                ///< p_WT (m)
+  Matrix3d R = Matrix3d::Identity();                            ///< R_WT
   bool velocity_given = false, angular_velocity_given = false;  ///< given with the last value
   Vector3d velocity = Vector3d::Zero();                         ///< ṗ_WT (m/s), zero unless given
   Vector3d angular_velocity = Vector3d::Zero();                 ///< ω_WT (rad/s), zero unless given

@@ -15,19 +15,19 @@ enum class BvhChannel : std::uint8_t { Xposition, Yposition, Zposition, Xrotatio
 
 struct BvhJoint {
   std::string name;
-  int parent = -1;                   ///< index into BvhFile::joints, −1 for the root
+  int parent = -1;                     ///< index into BvhFile::joints, −1 for the root
   Vector3d offset = Vector3d::Zero();  ///< in the parent's frame, file units, file axes (Y up)
-  std::vector<BvhChannel> channels;  ///< in file order
-  int first_channel = 0;             ///< column of its first channel in a motion row
-  bool end_site = false;             ///< an "End Site" (no channels, no name in the file)
+  std::vector<BvhChannel> channels;    ///< in file order
+  int first_channel = 0;               ///< column of its first channel in a motion row
+  bool end_site = false;               ///< an "End Site" (no channels, no name in the file)
 };
 
 struct BvhFile {
   std::string source;
   std::vector<BvhJoint> joints;  ///< parents before children, End Sites included
   int num_channels = 0;
-  double frame_time = 0.0;       ///< s
-  Eigen::MatrixXd motion;        ///< (frames × num_channels), file units and degrees; NaN kept
+  double frame_time = 0.0;  ///< s
+  Eigen::MatrixXd motion;   ///< (frames × num_channels), file units and degrees; NaN kept
 };
 
 /// Parses a BVH file. Throws ParseError (file:line: what) for a missing file, a malformed
@@ -43,9 +43,9 @@ enum class BvhUnits : std::uint8_t { Auto, Metres, Centimetres, Inches, CmuUnits
 /// iClone roots store motion relative to the OFFSET (channels near 0), Bandai's Hips and
 /// reactidle's non-root joints store the absolute local position (channels ≈ OFFSET).
 enum class BvhPositionChannels : std::uint8_t {
-  Auto,         ///< per joint: replace when the mean vertical channel is nearer the OFFSET than 0
-  AddToOffset,  ///< translation = OFFSET + channels
-  ReplaceOffset ///< translation = channels
+  Auto,          ///< per joint: replace when the mean vertical channel is nearer the OFFSET than 0
+  AddToOffset,   ///< translation = OFFSET + channels
+  ReplaceOffset  ///< translation = channels
 };
 
 struct BvhOptions {
@@ -69,8 +69,8 @@ double bvhScale(const BvhFile& file, BvhUnits units);
 
 /// World poses of every joint (End Sites excluded) at every frame by forward kinematics of the
 /// BVH skeleton: local transform = translation(offset and position channels, see
-/// BvhPositionChannels) · rotation channels in file order (intrinsic). Converted to metres and Z up; velocities by central differences.
-/// Frames with a NaN channel mark the joints it affects (and their descendants) invalid.
+/// BvhPositionChannels) · rotation channels in file order (intrinsic). Converted to metres and Z up; velocities by
+/// central differences. Frames with a NaN channel mark the joints it affects (and their descendants) invalid.
 MotionClip bvhToClip(const BvhFile& file, const BvhOptions& options = {});
 
 /// The skeleton's rest pose (every channel 0, position channels added to the OFFSETs) as a

@@ -24,15 +24,15 @@ namespace kinetrack::io {
 
 /// One joint of the BVH hierarchy of a model.
 struct BvhExportJoint {
-  LinkId link;               ///< the model link whose frame and name the BVH joint takes
-  int parent = -1;           ///< index of the parent BVH joint, −1 for the root
+  LinkId link;      ///< the model link whose frame and name the BVH joint takes
+  int parent = -1;  ///< index of the parent BVH joint, −1 for the root
   /// Model joints from the parent BVH joint's link (exclusive) to `link` (inclusive), root side
   /// first; their product of placements and motions is the BVH joint's local transform. Empty
   /// for the root (its pose is the base pose).
   std::vector<JointId> chain;
-  bool position_channels = false;  ///< the root, or a chain with a prismatic joint
-  Vector3d offset = Vector3d::Zero();    ///< OFFSET (cm, BVH axes); 0 with position channels
-  bool end_site = false;                 ///< a leaf: followed by an End Site
+  bool position_channels = false;          ///< the root, or a chain with a prismatic joint
+  Vector3d offset = Vector3d::Zero();      ///< OFFSET (cm, BVH axes); 0 with position channels
+  bool end_site = false;                   ///< a leaf: followed by an End Site
   Vector3d end_offset = Vector3d::Zero();  ///< End Site OFFSET (cm, BVH axes) when end_site
 };
 

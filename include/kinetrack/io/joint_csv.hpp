@@ -84,10 +84,10 @@ class JointCsvWriter {
   void flushBuffer();
 
   std::string path_;
-  AtomicFile file_;             // "<path>.part" until commit()
-  std::vector<char> buffer_;    // rows waiting for fwrite
-  std::size_t used_ = 0;        // bytes of buffer_ in use
-  std::size_t max_row_ = 0;     // upper bound of one row's length
+  AtomicFile file_;           // "<path>.part" until commit()
+  std::vector<char> buffer_;  // rows waiting for fwrite
+  std::size_t used_ = 0;      // bytes of buffer_ in use
+  std::size_t max_row_ = 0;   // upper bound of one row's length
   int num_joints_ = 0;
   double last_time_ = 0.0;
   long rows_ = 0;

@@ -22,10 +22,10 @@ struct MvnxSegment {
 
 /// One frame: per segment, in <segments> order. Vectors empty when the file lacks the field.
 struct MvnxFrame {
-  double time = 0.0;     ///< s (index / frame rate for normal frames; 0 for calibration frames)
-  int index = 0;         ///< the file's index (negative for v3 calibration frames)
-  int line = 0;          ///< line of the <frame> element, for messages
-  std::string type;      ///< "normal", "identity", "npose", "tpose", "tpose-isb", …
+  double time = 0.0;                         ///< s (index / frame rate for normal frames; 0 for calibration frames)
+  int index = 0;                             ///< the file's index (negative for v3 calibration frames)
+  int line = 0;                              ///< line of the <frame> element, for messages
+  std::string type;                          ///< "normal", "identity", "npose", "tpose", "tpose-isb", …
   std::vector<Eigen::Vector4d> orientation;  ///< quaternion (w, x, y, z)
   std::vector<Vector3d> position, velocity, acceleration, angular_velocity, angular_acceleration;
 };
@@ -33,7 +33,7 @@ struct MvnxFrame {
 struct MvnxFile {
   std::string source;
   int version = 0;
-  double frame_rate = 0.0;  ///< Hz
+  double frame_rate = 0.0;    ///< Hz
   std::string configuration;  ///< e.g. "FullBody", "UpperBody"
   std::vector<MvnxSegment> segments;
   std::map<std::string, MvnxFrame> calibration;  ///< by type ("identity", "npose", "tpose", …)

@@ -14,10 +14,10 @@ namespace kinetrack::io {
 struct MarkerTrajectories {
   std::string source;
   std::vector<std::string> names;
-  std::vector<double> times;       ///< s, strictly increasing
+  std::vector<double> times;  ///< s, strictly increasing
   /// Position of marker m at frame f: positions[f * names.size() + m]; NaN when missing.
   std::vector<Vector3d> positions;
-  double data_rate = 0.0;          ///< Hz, from the header
+  double data_rate = 0.0;  ///< Hz, from the header
   [[nodiscard]] int numFrames() const { return static_cast<int>(times.size()); }
   [[nodiscard]] int numMarkers() const { return static_cast<int>(names.size()); }
   [[nodiscard]] const Vector3d& position(int frame, int marker) const {
@@ -43,7 +43,7 @@ struct MotTable {
   std::string name = "Coordinates";
   std::vector<std::string> columns;  ///< without "time"
   std::vector<double> times;
-  Eigen::MatrixXd values;            ///< (rows × columns)
+  Eigen::MatrixXd values;  ///< (rows × columns)
   bool in_degrees = false;
 };
 

@@ -44,7 +44,7 @@ struct SegmentMapEntry {
 struct SegmentMap {
   std::string name;
   std::string description;
-  std::vector<std::string> detect;   ///< names identifying the skeleton family (may be empty)
+  std::vector<std::string> detect;       ///< names identifying the skeleton family (may be empty)
   std::vector<SegmentMapEntry> entries;  ///< file order; clip order after resolveSegmentMap
   /// Clip segments not mapped: the file's "unmapped" list after parsing; every clip segment
   /// without an entry after autoSegmentMap / resolveSegmentMap (clip order).

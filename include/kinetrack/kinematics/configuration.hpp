@@ -28,7 +28,8 @@ struct RandomConfigurationOptions {
 /// A configuration with every joint uniform within its limits (clamped to ±unbounded_range),
 /// uniform random base orientation and a random base position (floating base only; a fixed
 /// base stays at the identity placement).
-Configuration randomConfiguration(const Model& model, std::mt19937_64& rng, const RandomConfigurationOptions& opts = {});
+Configuration randomConfiguration(const Model& model, std::mt19937_64& rng,
+                                  const RandomConfigurationOptions& opts = {});
 
 /// Largest violation of the position limits by q.joints (0 when all are inside; +infinity for a
 /// NaN coordinate), and the joint.

@@ -21,13 +21,13 @@ namespace kinetrack {
 struct HumanDimensions {
   double pelvis_to_l5 = 0, l5_to_l3 = 0, l3_to_t12 = 0, t12_to_t8 = 0, t8_to_neck = 0, neck_to_head = 0;
   double t8_to_shoulder_lateral = 0, t8_to_shoulder_vertical = 0;  ///< T8 → sterno-clavicular joint
-  double clavicle = 0;    ///< sterno-clavicular → gleno-humeral joint (lateral)
-  double upper_arm = 0;   ///< shoulder → elbow
-  double forearm = 0;     ///< elbow → wrist
-  double hand_com = 0;    ///< wrist → hand centre of mass frame (RightHandCOM / LeftHandCOM)
+  double clavicle = 0;        ///< sterno-clavicular → gleno-humeral joint (lateral)
+  double upper_arm = 0;       ///< shoulder → elbow
+  double forearm = 0;         ///< elbow → wrist
+  double hand_com = 0;        ///< wrist → hand centre of mass frame (RightHandCOM / LeftHandCOM)
   double hip_half_width = 0;  ///< pelvis origin → hip joint centre (lateral)
-  double thigh = 0;       ///< hip → knee
-  double shank = 0;       ///< knee → ankle
+  double thigh = 0;           ///< hip → knee
+  double shank = 0;           ///< knee → ankle
   double ankle_to_ball_forward = 0, ankle_to_ball_down = 0;  ///< ankle → ball of the foot
 
   /// Proportions scaled to body height h (m). Throws InvalidArgument unless 0.5 ≤ h ≤ 2.5.

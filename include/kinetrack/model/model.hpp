@@ -38,8 +38,8 @@ struct Transform {
 /// Mass properties of a link in its own frame (URDF <inertial>); mass 0 for massless links.
 struct Inertial {
   double mass = 0.0;
-  Vector3d com = Vector3d::Zero();           ///< centre of mass in the link frame (m)
-  Matrix3d inertia = Matrix3d::Zero();       ///< rotational inertia about the COM, link axes (kg m²)
+  Vector3d com = Vector3d::Zero();      ///< centre of mass in the link frame (m)
+  Matrix3d inertia = Matrix3d::Zero();  ///< rotational inertia about the COM, link axes (kg m²)
 };
 
 /// One row of the linear joint constraints lower ≤ a·s ≤ upper (DYN Eq. 11), with the velocity

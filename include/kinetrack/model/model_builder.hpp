@@ -12,9 +12,9 @@ namespace kinetrack {
 struct JointSpec {
   std::string name;
   JointType type = JointType::Revolute;
-  std::string parent;  ///< an existing link or frame (e.g. a link merged by a fixed joint)
-  std::string child;   ///< name of the new link
-  Transform placement; ///< joint frame in the parent frame (URDF <origin>)
+  std::string parent;                 ///< an existing link or frame (e.g. a link merged by a fixed joint)
+  std::string child;                  ///< name of the new link
+  Transform placement;                ///< joint frame in the parent frame (URDF <origin>)
   Vector3d axis = Vector3d::UnitZ();  ///< in the joint frame; normalised by the builder
   double lower = -std::numeric_limits<double>::infinity();  ///< rad or m
   double upper = std::numeric_limits<double>::infinity();

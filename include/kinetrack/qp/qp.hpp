@@ -43,19 +43,19 @@ enum class Status {
 const char* toString(Status s);
 
 struct Options {
-  int max_iterations = 200;          ///< active-set changes (adds and drops) per solve
-  double feasibility_tol = 1e-10;    ///< constraint violation accepted as satisfied
-  bool warm_start = true;            ///< start from the previous solve's active set
+  int max_iterations = 200;        ///< active-set changes (adds and drops) per solve
+  double feasibility_tol = 1e-10;  ///< constraint violation accepted as satisfied
+  bool warm_start = true;          ///< start from the previous solve's active set
 };
 
 struct Result {
   Status status = Status::Optimal;
-  int iterations = 0;               ///< active-set changes (adds and drops) after the warm start
-  int warm_started = 0;             ///< constraints re-added from the previous active set
-  int active_bounds = 0;            ///< bounds active at the solution
-  int active_rows = 0;              ///< general rows active at the solution
-  double objective = 0.0;           ///< ½ xᵀHx + gᵀx at the returned x
-  double max_violation = 0.0;       ///< largest violation of bounds and rows at the returned x
+  int iterations = 0;          ///< active-set changes (adds and drops) after the warm start
+  int warm_started = 0;        ///< constraints re-added from the previous active set
+  int active_bounds = 0;       ///< bounds active at the solution
+  int active_rows = 0;         ///< general rows active at the solution
+  double objective = 0.0;      ///< ½ xᵀHx + gᵀx at the returned x
+  double max_violation = 0.0;  ///< largest violation of bounds and rows at the returned x
 };
 
 /// Goldfarb–Idnani dual active-set solver (Goldfarb & Idnani 1983). All storage is sized at

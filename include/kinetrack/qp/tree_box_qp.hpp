@@ -35,25 +35,25 @@ class TreeBoxSolver {
   void reset();
 
  private:
-  bool factorize(const Problem& p);            // LᵀL of the free block (packed rows)
-  void solveFree(VectorXd& rhs) const;         // rhs ← (H_FF)⁻¹ rhs on free entries
+  bool factorize(const Problem& p);     // LᵀL of the free block (packed rows)
+  void solveFree(VectorXd& rhs) const;  // rhs ← (H_FF)⁻¹ rhs on free entries
   void product(const Problem& p, const Eigen::Ref<const VectorXd>& x, VectorXd& y) const;  // y = Hx
   std::vector<int> parent_;
   Options options_;
   // Row k of the factor holds its entries for k's free ancestors, nearest first, packed at
   // offset_[k]: the ancestors of an ancestor a_m of k are a_{m+1}, …, so each LTL update is a
   // contiguous axpy on a packed row.
-  std::vector<int> offset_;                    // n + 1 offsets into the packed arrays
-  std::vector<int> full_anc_;                  // all ancestors of k, nearest first (packed)
-  std::vector<int> anc_;                       // free ancestors of free k (packed)
-  std::vector<int> count_;                     // number of free ancestors of k
-  std::vector<int> children_;                  // number of free children of k (chain detection)
-  std::vector<signed char> structure_state_;   // free set the index arrays above were built for
+  std::vector<int> offset_;                   // n + 1 offsets into the packed arrays
+  std::vector<int> full_anc_;                 // all ancestors of k, nearest first (packed)
+  std::vector<int> anc_;                      // free ancestors of free k (packed)
+  std::vector<int> count_;                    // number of free ancestors of k
+  std::vector<int> children_;                 // number of free children of k (chain detection)
+  std::vector<signed char> structure_state_;  // free set the index arrays above were built for
   bool has_structure_ = false;
-  std::vector<double> packed_;                 // factor rows (packed)
-  VectorXd diag_;                              // factor diagonal
+  std::vector<double> packed_;  // factor rows (packed)
+  VectorXd diag_;               // factor diagonal
   VectorXd rhs_, step_, grad_;
-  std::vector<signed char> state_;             // 0 free, −1 at lower bound, +1 at upper bound
+  std::vector<signed char> state_;  // 0 free, −1 at lower bound, +1 at upper bound
   bool has_warm_ = false;
 };
 

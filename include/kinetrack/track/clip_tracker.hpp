@@ -15,8 +15,8 @@ namespace kinetrack::track {
 /// One target: clip segment `segment` drives model frame `frame`. Orientation target
 /// R = W·R_clip·offset, position target p = s·W·p_clip + t (ClipAlignment W, s, t).
 struct TargetBinding {
-  int segment = 0;                       ///< index into MotionClip::segment_names
-  std::string frame;                     ///< model frame name
+  int segment = 0;                         ///< index into MotionClip::segment_names
+  std::string frame;                       ///< model frame name
   Matrix3d offset = Matrix3d::Identity();  ///< fixed rotation, segment frame → model frame
   bool orientation = true;
   bool position = false;

@@ -18,7 +18,7 @@ namespace kinetrack::track {
 
 struct ConvergenceOptions {
   std::vector<double> gains = {0, 1, 5, 10, 50, 250};  ///< K (1/s), ≥ 0, one run each
-  double rate = 100.0;        ///< step rate (Hz): Δt = 1/rate
+  double rate = 100.0;                                 ///< step rate (Hz): Δt = 1/rate
   double duration = 5.0;      ///< simulated time per gain (s): round(duration·rate) steps (1 … 1e7)
   std::uint64_t seed = 1;     ///< seed of the random target pose
   double joint_range = 60.0;  ///< target joints drawn in ±joint_range (deg), within the limits
@@ -88,7 +88,7 @@ const std::vector<CompareScenario>& compareScenarios();
 Capture holdFirstFrame(const Capture& capture, double seconds);
 
 struct CompareOptions {
-  std::string data = "../shared/data";                                  ///< the shared data folder
+  std::string data = "../shared/data";                                   ///< the shared data folder
   std::string icub = "../shared/models/icub/iCubGazeboV2_5_model.urdf";  ///< left out when missing
   std::vector<Method> methods = {Method::Dynamical, Method::WholeBody, Method::WholeBodyIpopt, Method::Pairwise};
   int threads = 0;             ///< pair-wise threads (0 = one per hardware thread)

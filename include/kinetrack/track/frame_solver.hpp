@@ -81,13 +81,13 @@ struct TrackerOptions {
 /// One frame's targets as a StreamTracker hands them to its solver, indexed by slot (the order
 /// of FrameSolver::addTarget). Entries of a kind a slot lacks are ignored.
 struct FrameTargets {
-  double dt = 0.0;     ///< s since the previous solved frame (first frame: first_frame_interval)
-  bool first = true;   ///< the first frame: reached from the current state, not from a frame
+  double dt = 0.0;    ///< s since the previous solved frame (first frame: first_frame_interval)
+  bool first = true;  ///< the first frame: reached from the current state, not from a frame
   /// Per-frame optimisers: at least this many iterations (the tracker asks for
   /// TrackerOptions::first_frame_iterations on the first frame, 0 = the solver's own cap after).
   int min_iterations = 0;
-  std::vector<Matrix3d> R;         ///< target orientations R_WT (model world)
-  std::vector<Vector3d> p;         ///< target positions (m, model world)
+  std::vector<Matrix3d> R;  ///< target orientations R_WT (model world)
+  std::vector<Vector3d> p;  ///< target positions (m, model world)
   // Not first: the previous solved frame's targets and the chords to this frame.
   std::vector<Matrix3d> R_prev;
   std::vector<Vector3d> p_prev;

@@ -25,8 +25,8 @@ struct CaptureOptions {
 /// A capture ready to track: the clip, what each segment carries, and its calibration poses.
 struct Capture {
   CaptureKind kind = CaptureKind::Bvh;
-  io::MotionClip clip;                     ///< BVH: without velocities (not needed to track)
-  std::optional<io::BvhFile> bvh;          ///< the parsed file (BVH only: from-clip model, truth)
+  io::MotionClip clip;                        ///< BVH: without velocities (not needed to track)
+  std::optional<io::BvhFile> bvh;             ///< the parsed file (BVH only: from-clip model, truth)
   std::vector<std::uint8_t> has_position;     ///< per segment (all 1 for BVH/MVNX)
   std::vector<std::uint8_t> has_orientation;  ///< per segment (all 1 for BVH/MVNX)
   /// Named calibration poses (one-frame clips with the clip's segments): "rest" for BVH,
@@ -56,9 +56,9 @@ Retargeting planTracking(const Model& model, const Capture& capture, const std::
 struct TrackSetup {
   Model model;
   Retargeting plan;
-  std::vector<Configuration> truth;  ///< one configuration per frame, or empty
-  std::vector<std::string> skipped;  ///< map entries whose frame the model lacks ("segment -> frame")
-  std::vector<std::string> unmapped; ///< clip segments the map does not name
+  std::vector<Configuration> truth;   ///< one configuration per frame, or empty
+  std::vector<std::string> skipped;   ///< map entries whose frame the model lacks ("segment -> frame")
+  std::vector<std::string> unmapped;  ///< clip segments the map does not name
 };
 
 /// `--model from-clip`: the BVH's own skeleton (io::modelFromBvh with `units`), every segment
@@ -67,7 +67,8 @@ struct TrackSetup {
 TrackSetup setupFromClip(const Capture& capture, io::BvhUnits units, bool with_truth);
 /// `model`: segment pairs through `map_spec` (resolveSegmentPairs: "" = auto, a built-in map
 /// name or a JSON file) and planTracking with `options`. Throws as those do.
-TrackSetup setupOnModel(Model model, const Capture& capture, const std::string& map_spec, const PlanOptions& options = {});
+TrackSetup setupOnModel(Model model, const Capture& capture, const std::string& map_spec,
+                        const PlanOptions& options = {});
 /// The demo's embedded job: a syntheticWalk of `model` (`duration` s at `rate` Hz) as a
 /// pose-target capture (orientations of the 23 segments, the pelvis position), tracked from the
 /// zero pose without calibration, with the walk's configurations as ground truth.
@@ -80,7 +81,8 @@ using FrameSink = std::function<void(int frame, const Configuration& q, const Fr
 /// Tracks every frame of `capture` and returns the per-frame record (times, MNTE, RMSE, wall
 /// time per frame in µs). `truth` (one configuration per frame, e.g. io::bvhConfigurations on a
 /// from-clip model) adds the spherical joint error. `sink` may be empty.
-TrackRecord runTracking(const Model& model, const Capture& capture, const Retargeting& plan, const TrackerOptions& options,
-                        const FrameSink& sink, const std::vector<Configuration>* truth = nullptr);
+TrackRecord runTracking(const Model& model, const Capture& capture, const Retargeting& plan,
+                        const TrackerOptions& options, const FrameSink& sink,
+                        const std::vector<Configuration>* truth = nullptr);
 
 }  // namespace kinetrack::track

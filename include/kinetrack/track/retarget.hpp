@@ -53,7 +53,7 @@ struct RetargetOptions {
 struct Retargeting {
   std::vector<TargetBinding> bindings;
   ClipAlignment alignment;
-  Configuration initial;                 ///< zero configuration with the base on the first target
+  Configuration initial;                            ///< zero configuration with the base on the first target
   std::vector<std::string> model_frames_untracked;  ///< model frames with no target (report)
 };
 
@@ -63,7 +63,8 @@ struct Retargeting {
 /// segment or model frame (listing the valid names), a frame mapped twice, an empty map, or an
 /// invalid calibration sample.
 Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::vector<SegmentPair>& map,
-                     const io::MotionClip* calibration_pose, int calibration_frame, const RetargetOptions& options = {});
+                     const io::MotionClip* calibration_pose, int calibration_frame,
+                     const RetargetOptions& options = {});
 
 /// Every segment of a clip on the model built from it (`--model from-clip`): orientation
 /// targets on the frames of the same names, identity offsets, a position target on the root.

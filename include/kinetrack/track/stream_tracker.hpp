@@ -39,9 +39,11 @@ class StreamTracker {
   /// The solver of options.method on `model` with one slot per target. Throws InvalidArgument
   /// for no targets, an unknown frame (listing the valid ones), a target with neither kind, a
   /// target the method cannot hold, or options out of range.
-  StreamTracker(std::shared_ptr<const Model> model, std::vector<StreamTarget> targets, const TrackerOptions& options = {});
+  StreamTracker(std::shared_ptr<const Model> model, std::vector<StreamTarget> targets,
+                const TrackerOptions& options = {});
   /// With a solver built by the caller (no targets yet; this adds them).
-  StreamTracker(std::unique_ptr<FrameSolver> solver, std::vector<StreamTarget> targets, const TrackerOptions& options = {});
+  StreamTracker(std::unique_ptr<FrameSolver> solver, std::vector<StreamTarget> targets,
+                const TrackerOptions& options = {});
 
   void setState(const Configuration& q) { solver_->setState(q); }
   [[nodiscard]] const Configuration& state() const { return solver_->state(); }
@@ -75,11 +77,11 @@ struct TrackSummary {
   double mnte_median = 0, mnte_p95 = 0, mnte_max = 0;
   double rmse_median = 0;
   bool has_truth = false;
-  double joint_rms_deg = 0;             ///< vs ground truth (from-clip), after the transient
+  double joint_rms_deg = 0;  ///< vs ground truth (from-clip), after the transient
   double limit_violation_max_rad = 0;
-  double row_violation_max = 0;         ///< linear rows (e.g. the iCub's coupled shoulder)
+  double row_violation_max = 0;                              ///< linear rows (e.g. the iCub's coupled shoulder)
   double step_us_p50 = 0, step_us_p99 = 0, step_us_max = 0;  ///< wall time per frame, µs
-  double substeps_mean = 0;             ///< iterations per frame (DYN: steps)
+  double substeps_mean = 0;                                  ///< iterations per frame (DYN: steps)
   int non_finite = 0;
   /// Frames (gaps excluded) by ik::Status: converged, stationary (a constrained minimum short of
   /// the tolerance: targets out of reach), iteration limit, infeasible, failed. DYN frames

@@ -10,8 +10,8 @@
 namespace kinetrack::track {
 
 struct SyntheticWalk {
-  io::MotionClip clip;                ///< world poses of the model's Xsens segments
-  std::vector<Configuration> truth;   ///< the configuration of every frame
+  io::MotionClip clip;               ///< world poses of the model's Xsens segments
+  std::vector<Configuration> truth;  ///< the configuration of every frame
 };
 
 /// `duration` seconds at `rate` Hz of walking at `speed` m/s (stride period 1.1 s) on `model`,
