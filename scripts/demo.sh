@@ -4,6 +4,6 @@
 # output is kept in build/demo-build.log; its tail is shown only when a stage fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --quiet --target kinetrack_cli --log build/demo-build.log
+scripts/setup.sh --demo --quiet --target kinetrack_cli --log build/demo-build.log
 echo
 ./build/apps/cli/kinetrack demo

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs every Debian package kinetrack needs to build, test and benchmark (idempotent:
 # packages already present are skipped), then configures and builds into ./build.
-# Usage: scripts/setup.sh [--no-build] [--build-type Release|Debug] [--sanitize]
+# Usage: scripts/setup.sh [--no-build] [--build-type Release|Debug] [--sanitize] [--demo]
 #                         [--target NAME]... [--quiet [--log FILE]]
+#   --demo         only what the `kinetrack` binary needs: no test/benchmark packages (GoogleTest,
+#                  Google Benchmark, KDL, matplotlib, clang-format), configured without tests and
+#                  benchmarks
 #   --target NAME  build only NAME (repeatable; default: everything, tests and benchmarks too)
 #   --quiet        one line per stage and a build percentage instead of the tools' output, which
 #                  goes to the log (default <build dir>/setup.log); its tail is shown on failure
@@ -16,12 +19,14 @@ build_dir=build
 quiet=0
 log=""
 targets=()
+demo=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=0 ;;
     --build-type) build_type="$2"; shift ;;
     --sanitize) sanitize=ON; build_type=Debug; build_dir=build-asan ;;
     --target) targets+=("$2"); shift ;;
+    --demo) demo=1 ;;
     --quiet) quiet=1 ;;
     --log) log="$2"; shift ;;
     *) echo "setup.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -61,14 +66,22 @@ progress() {
   printf '%s %3d%% (%ds)\n' "$label" "$pct" $((SECONDS - start))
 }
 
+# What the library and the `kinetrack` binary need to build and run (the demo).
 packages=(
   build-essential cmake pkg-config git
   libeigen3-dev liburdfdom-dev libtinyxml2-dev libconsole-bridge-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev googletest libbenchmark-dev
-  liborocos-kdl-dev coinor-libipopt-dev
-  python3 python3-matplotlib
+  coinor-libipopt-dev
 )
+# Tests, benchmarks and their oracles, the plots, the format check.
+if [ "$demo" -eq 0 ]; then
+  packages+=(
+    libgtest-dev libgmock-dev googletest libbenchmark-dev
+    liborocos-kdl-dev
+    python3 python3-matplotlib
+    clang-format-14
+  )
+fi
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
@@ -91,7 +104,10 @@ fi
 
 if [ "$build" -eq 1 ]; then
   stage "[2/3] configuring ($build_type)…"
-  run cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DKINETRACK_SANITIZE="$sanitize"
+  with_tests=ON
+  if [ "$demo" -eq 1 ]; then with_tests=OFF; fi
+  run cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DKINETRACK_SANITIZE="$sanitize" \
+    -DKINETRACK_BUILD_TESTS="$with_tests" -DKINETRACK_BUILD_BENCH="$with_tests"
   build_args=(--build "$build_dir" -j "$(nproc)")
   what="kinetrack"
   if [ ${#targets[@]} -gt 0 ]; then
