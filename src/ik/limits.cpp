@@ -8,11 +8,12 @@
 namespace kinetrack::ik {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-}  // namespace
 
-std::pair<double, double> shapedVelocityBounds(double value, double lower, double upper, double vmax,
-                                               const LimitShaping& shaping, double dt) {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Eq. 12 (see limits.hpp), inlined into the per-joint and per-row loops of the hot path.
+[[gnu::always_inline]] inline std::pair<double, double> shaped(double value, double lower, double upper, double vmax,
+                                                               const LimitShaping& shaping, double dt) {
   const double k = shaping.gain;
   double lo = -vmax, hi = vmax;  // sides without a position limit
   const double vshape = std::isfinite(vmax) ? vmax : shaping.default_velocity;
@@ -36,6 +37,12 @@ std::pair<double, double> shapedVelocityBounds(double value, double lower, doubl
   }
   return {lo, hi};
 }
+}  // namespace
+
+std::pair<double, double> shapedVelocityBounds(double value, double lower, double upper, double vmax,
+                                               const LimitShaping& shaping, double dt) {
+  return shaped(value, lower, upper, vmax, shaping, dt);
+}
 
 // --- joints ------------------------------------------------------------------------------------
 
@@ -48,7 +55,7 @@ void JointLimits::velocityBounds(const VectorXd& s, double dt, const LimitShapin
                                  Eigen::Ref<VectorXd> lb, Eigen::Ref<VectorXd> ub) const {
   for (Eigen::Index j = 0; j < lower_.size(); ++j) {
     const double vmax = hard_velocity ? velocity_[j] : kInf;
-    const auto [lo, hi] = shapedVelocityBounds(s[j], lower_[j], upper_[j], vmax, shaping, dt);
+    const auto [lo, hi] = shaped(s[j], lower_[j], upper_[j], vmax, shaping, dt);
     lb[j] = lo;
     ub[j] = hi;
   }
@@ -81,7 +88,7 @@ void RowLimits::velocityBounds(const VectorXd& s, double dt, const LimitShaping&
     const LinearConstraint& row = rows_[r];
     const double c = row.coefficients.dot(s);
     const double bv = std::isfinite(row.velocity_bound) ? row.velocity_bound : shaping.default_velocity;
-    auto [lo, hi] = shapedVelocityBounds(c, row.lower, row.upper, bv, shaping, dt);
+    auto [lo, hi] = shaped(c, row.lower, row.upper, bv, shaping, dt);
     if (!std::isfinite(row.lower)) lo = -kInf;
     if (!std::isfinite(row.upper)) hi = kInf;
     lbA[static_cast<Eigen::Index>(r)] = lo;
