@@ -15,6 +15,7 @@
 #include "kinetrack/io/segment_map.hpp"
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "kinetrack/track/segment_pairs.hpp"
 #include "plotting.hpp"
 #include "track_job.hpp"
 
@@ -29,16 +30,6 @@ struct RetargetConfig {
   int threads = 0;
   TrackOutput output;
 };
-
-io::SegmentMap robotMap(const Model& robot, const std::string& spec) {
-  if (spec.empty()) {
-    if (!isIcub(robot))
-      throw UsageError("--map is required for robots other than the iCub (built-in robot maps: icub; or a JSON file)");
-    return io::builtinRobotMap("icub");
-  }
-  if (spec.find('/') != std::string::npos || spec.ends_with(".json")) return io::readSegmentMap(spec);
-  return io::builtinRobotMap(spec);
-}
 
 /// Joint limits of the robot for the plot: name, lower, upper, velocity (rad, rad/s).
 void writeLimits(const Model& m, const std::string& path) {
@@ -59,23 +50,16 @@ int runRetarget(const RetargetConfig& cfg) {
   Model robot = loadModelAndWarn(spec).model;
   if (isIcub(robot)) robot = icubForRetargeting(robot, cfg.shoulder_velocity, cfg.torso_velocity);
   const track::Capture capture = track::loadCapture(cfg.input);
-  const io::SegmentMap clip_map = io::resolveSegmentMap(capture.clip.segment_names, cfg.segment_map);
-  const io::SegmentMap robot_map = robotMap(robot, cfg.map);
-  const std::vector<track::SegmentPair> pairs = track::composeMaps(clip_map, robot_map);
+  const track::SegmentPairs pairs = track::resolveRobotPairs(robot, capture, cfg.segment_map, cfg.map);
   track::PlanOptions po;
   po.calibration = cfg.calibration;
-  const track::Retargeting plan = track::planTracking(robot, capture, pairs, po);
+  const track::Retargeting plan = track::planTracking(robot, capture, pairs.pairs, po);
   track::TrackerOptions to;
   to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
   to.dynamical.use_model_velocity_limits = true;  // the robot's (real) velocity limits are hard bounds
   setSolver(to, cfg.solver, cfg.threads);  // the per-frame baselines know position limits and rows, not velocities
-  std::vector<std::string> skipped;
-  for (const io::SegmentMapEntry& e : clip_map.entries)
-    if (std::none_of(pairs.begin(), pairs.end(),
-                     [&](const track::SegmentPair& p) { return p.clip_segment == e.clip_segment; }))
-      skipped.push_back(e.clip_segment + " -> " + e.model_frame + " (not in robot map '" + robot_map.name + "')");
   const TrackJobResult r =
-      runTrackJob(robot, capture, plan, to, cfg.output, cfg.input, nullptr, skipped, clip_map.unmapped, start);
+      runTrackJob(robot, capture, plan, to, cfg.output, cfg.input, nullptr, pairs.skipped, pairs.unmapped, start);
   if (!cfg.plot.empty()) {
     const std::string limits = cfg.plot + ".limits.csv";
     writeLimits(robot, limits);

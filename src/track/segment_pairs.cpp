@@ -1,6 +1,9 @@
 #include "kinetrack/track/segment_pairs.hpp"
 
+#include <algorithm>
+
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/model/icub.hpp"
 
 namespace kinetrack::track {
 
@@ -30,6 +33,31 @@ SegmentPairs resolveSegmentPairs(const Model& model, const Capture& capture, con
   if (out.pairs.empty())
     throw InvalidArgument("segment map '" + (map_spec.empty() ? std::string("auto") : map_spec) +
                           "': no mapped segment is a frame of model '" + model.name() + "'");
+  return out;
+}
+
+io::SegmentMap resolveRobotMap(const Model& robot, const std::string& spec) {
+  if (spec.empty()) {
+    if (!isIcub(robot))
+      throw InvalidArgument(
+          "--map is required for robots other than the iCub (built-in robot maps: icub; or a JSON file)");
+    return io::builtinRobotMap("icub");
+  }
+  if (spec.find('/') != std::string::npos || spec.ends_with(".json")) return io::readSegmentMap(spec);
+  return io::builtinRobotMap(spec);
+}
+
+SegmentPairs resolveRobotPairs(const Model& robot, const Capture& capture, const std::string& segment_map_spec,
+                               const std::string& robot_map_spec) {
+  const io::SegmentMap clip_map = io::resolveSegmentMap(capture.clip.segment_names, segment_map_spec);
+  const io::SegmentMap robot_map = resolveRobotMap(robot, robot_map_spec);
+  SegmentPairs out;
+  out.pairs = composeMaps(clip_map, robot_map);
+  for (const io::SegmentMapEntry& e : clip_map.entries)
+    if (std::none_of(out.pairs.begin(), out.pairs.end(),
+                     [&](const SegmentPair& p) { return p.clip_segment == e.clip_segment; }))
+      out.skipped.push_back(e.clip_segment + " -> " + e.model_frame + " (not in robot map '" + robot_map.name + "')");
+  out.unmapped = clip_map.unmapped;
   return out;
 }
 

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
+#include "testing/shared_paths.hpp"
 
 namespace kinetrack::track {
 namespace {
@@ -52,6 +54,24 @@ TEST(SegmentPairs, MappedClipKeepsClipOrderAndListsUnmappedSegments) {
   for (std::size_t i = 0; i < p.pairs.size(); ++i) EXPECT_EQ(p.pairs[i].clip_segment, humanSegmentNames()[i]);
   EXPECT_EQ(p.unmapped, std::vector<std::string>{"Prop"});
   EXPECT_THROW(resolveSegmentPairs(model, capture, "no_such_map"), InvalidArgument);
+}
+
+TEST(SegmentPairs, RobotMapsAndRobotPairs) {
+  // An unrecognised robot needs an explicit robot map; unknown built-in names are refused.
+  EXPECT_THROW(resolveRobotMap(makeHuman66(), ""), InvalidArgument);
+  EXPECT_THROW(resolveRobotMap(makeHuman66(), "no_such_robot"), InvalidArgument);
+  EXPECT_EQ(resolveRobotMap(makeHuman66(), "icub").entries.size(), io::builtinRobotMap("icub").entries.size());
+  KINETRACK_REQUIRE_SHARED(bvh, "data/bvh/cmu_cgspeed/cmu_01_01.bvh");
+  KINETRACK_REQUIRE_SHARED(urdf, "models/icub/iCubGazeboV2_5_model.urdf");
+  const Model icub = io::loadUrdf(urdf);
+  const Capture capture = loadCapture(bvh);
+  const SegmentPairs p = resolveRobotPairs(icub, capture, "", "");  // the iCub's built-in map
+  ASSERT_FALSE(p.pairs.empty());
+  for (const SegmentPair& pair : p.pairs) EXPECT_TRUE(icub.findFrame(pair.model_frame).has_value()) << pair.model_frame;
+  // Every clip map entry is either paired or reported as skipped.
+  const io::SegmentMap clip_map = io::resolveSegmentMap(capture.clip.segment_names, "");
+  EXPECT_EQ(p.pairs.size() + p.skipped.size(), clip_map.entries.size());
+  EXPECT_EQ(p.unmapped, clip_map.unmapped);
 }
 
 }  // namespace

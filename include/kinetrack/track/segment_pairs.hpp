@@ -33,4 +33,18 @@ SegmentPairs segmentPairsOnModel(const Model& model, const io::SegmentMap& map);
 /// the clip lacks).
 SegmentPairs resolveSegmentPairs(const Model& model, const Capture& capture, const std::string& map_spec);
 
+/// The robot map of `robot`: `robot_map_spec` empty = the built-in map of a recognised robot (the
+/// iCub: io::builtinRobotMap("icub")), a path or a name ending in .json = that JSON file, else a
+/// built-in robot map name. Throws InvalidArgument for an empty spec on an unrecognised robot
+/// (naming the built-in maps) or an unknown name, ParseError for a bad file.
+io::SegmentMap resolveRobotMap(const Model& robot, const std::string& robot_map_spec);
+
+/// The pairs `kinetrack retarget` tracks: the capture's segment map (`segment_map_spec`, as in
+/// resolveSegmentPairs) composed with resolveRobotMap(robot, robot_map_spec) (composeMaps:
+/// offsets compose, weights multiply). `skipped` lists the clip map's entries the robot map
+/// lacks ("segment -> canonical (not in robot map 'name')"), `unmapped` the clip segments the
+/// segment map does not name. Throws as the functions it calls.
+SegmentPairs resolveRobotPairs(const Model& robot, const Capture& capture, const std::string& segment_map_spec,
+                               const std::string& robot_map_spec);
+
 }  // namespace kinetrack::track
