@@ -129,29 +129,15 @@ Model makeHuman66(const HumanModelOptions& options) { return makeHuman(options, 
 Model makeHuman48(const HumanModelOptions& options) { return makeHuman(options, false); }
 
 const std::vector<std::string>& humanSegmentNames() {
-  static const std::vector<std::string> names = {"Pelvis",
-                                                 "L5",
-                                                 "L3",
-                                                 "T12",
-                                                 "T8",
-                                                 "Neck",
-                                                 "Head",
-                                                 "RightShoulder",
-                                                 "RightUpperArm",
-                                                 "RightForeArm",
-                                                 "RightHand",
-                                                 "LeftShoulder",
-                                                 "LeftUpperArm",
-                                                 "LeftForeArm",
-                                                 "LeftHand",
-                                                 "RightUpperLeg",
-                                                 "RightLowerLeg",
-                                                 "RightFoot",
-                                                 "RightToe",
-                                                 "LeftUpperLeg",
-                                                 "LeftLowerLeg",
-                                                 "LeftFoot",
-                                                 "LeftToe"};
+  // Xsens order: pelvis, spine, head, right arm, left arm, right leg, left leg.
+  // clang-format off
+  static const std::vector<std::string> names = {
+      "Pelvis", "L5", "L3", "T12", "T8", "Neck", "Head",
+      "RightShoulder", "RightUpperArm", "RightForeArm", "RightHand",
+      "LeftShoulder", "LeftUpperArm", "LeftForeArm", "LeftHand",
+      "RightUpperLeg", "RightLowerLeg", "RightFoot", "RightToe",
+      "LeftUpperLeg", "LeftLowerLeg", "LeftFoot", "LeftToe"};
+  // clang-format on
   return names;
 }
 

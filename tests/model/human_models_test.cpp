@@ -16,29 +16,15 @@
 namespace kinetrack {
 namespace {
 
-const std::vector<std::string> kSegments = {"Pelvis",
-                                            "L5",
-                                            "L3",
-                                            "T12",
-                                            "T8",
-                                            "Neck",
-                                            "Head",
-                                            "RightShoulder",
-                                            "RightUpperArm",
-                                            "RightForeArm",
-                                            "RightHand",
-                                            "LeftShoulder",
-                                            "LeftUpperArm",
-                                            "LeftForeArm",
-                                            "LeftHand",
-                                            "RightUpperLeg",
-                                            "RightLowerLeg",
-                                            "RightFoot",
-                                            "RightToe",
-                                            "LeftUpperLeg",
-                                            "LeftLowerLeg",
-                                            "LeftFoot",
-                                            "LeftToe"};
+// The 23 Xsens segments, written out here independently of humanSegmentNames().
+// clang-format off
+const std::vector<std::string> kSegments = {
+    "Pelvis", "L5", "L3", "T12", "T8", "Neck", "Head",
+    "RightShoulder", "RightUpperArm", "RightForeArm", "RightHand",
+    "LeftShoulder", "LeftUpperArm", "LeftForeArm", "LeftHand",
+    "RightUpperLeg", "RightLowerLeg", "RightFoot", "RightToe",
+    "LeftUpperLeg", "LeftLowerLeg", "LeftFoot", "LeftToe"};
+// clang-format on
 
 TEST(HumanModels, SegmentNameListIsTheXsensLayout) { EXPECT_EQ(humanSegmentNames(), kSegments); }
 
