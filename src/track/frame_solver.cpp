@@ -180,16 +180,28 @@ class DynamicalSolver final : public SlotSolver<DynamicalIk> {
     // throttle it), and a few more steps on the final targets polish the linearisation error.
     const double h = in.first ? std::max(dt / n, kInitialStep) : dt / n;
     ik::TaskSet& tasks = ik_.tasks();
+    // The frame's own targets first: a value the tasks refuse (not a rotation, not finite) throws
+    // before any step moves the state. The last sub-step aims at them (no interpolation
+    // round-off, no exp); with one sub-step they are already set.
+    auto setFrameTargets = [&] {
+      for (std::size_t b = 0; b < nb; ++b) {
+        if (slots_[b].orientation.valid()) tasks.setOrientation(slots_[b].orientation, in.R[b], (*rot)[b] / dt);
+        if (slots_[b].position.valid()) tasks.setPosition(slots_[b].position, in.p[b], (*dp)[b] / dt);
+      }
+    };
+    setFrameTargets();
     for (int i = 1; i <= n; ++i) {
       const double tau = static_cast<double>(i) / n;
-      for (std::size_t b = 0; b < nb; ++b) {
-        // The last sub-step aims at the frame's own target (no interpolation round-off, no exp).
-        if (slots_[b].orientation.valid())
-          tasks.setOrientation(slots_[b].orientation,
-                               i == n ? in.R[b] : Matrix3d(so3::exp(tau * (*rot)[b]) * (*prev_R)[b]), (*rot)[b] / dt);
-        if (slots_[b].position.valid())
-          tasks.setPosition(slots_[b].position, i == n ? in.p[b] : Vector3d((*prev_p)[b] + tau * (*dp)[b]),
-                            (*dp)[b] / dt);
+      if (i < n) {
+        for (std::size_t b = 0; b < nb; ++b) {
+          if (slots_[b].orientation.valid())
+            tasks.setOrientation(slots_[b].orientation, Matrix3d(so3::exp(tau * (*rot)[b]) * (*prev_R)[b]),
+                                 (*rot)[b] / dt);
+          if (slots_[b].position.valid())
+            tasks.setPosition(slots_[b].position, Vector3d((*prev_p)[b] + tau * (*dp)[b]), (*dp)[b] / dt);
+        }
+      } else if (n > 1) {
+        setFrameTargets();
       }
       absorb(ik_.step(h));
     }

@@ -69,7 +69,17 @@ FrameOutcome StreamTracker::track(double time, std::span<const Matrix3d> R, std:
     in_.rotation[b] = targets_[b].orientation ? so3::log(in_.R[b] * in_.R_prev[b].transpose()) : Vector3d::Zero();
     in_.translation[b] = targets_[b].position ? Vector3d(in_.p[b] - in_.p_prev[b]) : Vector3d::Zero();
   }
-  static_cast<ik::Result&>(out) = solver_->solve(in_);
+  try {
+    static_cast<ik::Result&>(out) = solver_->solve(in_);
+  } catch (...) {
+    // A refused frame (e.g. a matrix that is not a rotation) leaves the stream as it was: the
+    // solvers check values before they move the state, and the previous targets come back.
+    if (!first) {
+      std::swap(in_.R_prev, in_.R);
+      std::swap(in_.p_prev, in_.p);
+    }
+    throw;
+  }
   out.non_finite = out.status == ik::Status::Failed;
   out.rmse = chordRmse(first ? 0.0 : in_.dt, !first);
   have_valid_ = true;

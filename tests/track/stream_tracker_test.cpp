@@ -143,6 +143,39 @@ TEST(StreamTracker, GapsHoldTheStateAndBadInputIsRefused) {
                InvalidArgument);  // pair-wise: position targets only on the root link
 }
 
+TEST(StreamTracker, ARefusedFrameLeavesTheStreamAsItWas) {
+  // Frames 0, 1, 2 tracked straight, and with a refused frame (not a rotation) between 0 and 1:
+  // the same rows, for every method.
+  const Model m = makeHuman66();
+  const track::SyntheticWalk walk = track::syntheticWalk(m, 0.05, 100.0);
+  const track::Retargeting plan = plainPlan(m, walk.clip);
+  const std::size_t nb = plan.bindings.size();
+  for (const track::Method method : {track::Method::Dynamical, track::Method::WholeBody, track::Method::Pairwise}) {
+    SCOPED_TRACE(track::toString(method));
+    auto make = [&] {
+      track::StreamTracker s(std::make_shared<const Model>(m), track::streamTargets(plan.bindings), optionsFor(method));
+      s.setState(plan.initial);
+      return s;
+    };
+    track::StreamTracker straight = make(), refused = make();
+    std::vector<Matrix3d> R(nb);
+    std::vector<Vector3d> p(nb);
+    for (int f = 0; f < 3; ++f) {
+      ASSERT_TRUE(track::clipFrameTargets(walk.clip, plan.bindings, plan.alignment, f, R, p));
+      const double t = walk.clip.times[static_cast<std::size_t>(f)];
+      if (f == 1) {
+        std::vector<Matrix3d> bad = R;
+        bad[nb - 1] = 2.0 * Matrix3d::Identity();
+        EXPECT_THROW(refused.track(t - 0.001, bad, p), InvalidArgument);
+      }
+      const track::FrameOutcome a = straight.track(t, R, p), b = refused.track(t, R, p);
+      EXPECT_EQ(a.mnte, b.mnte) << f;
+      EXPECT_EQ(a.rmse, b.rmse) << f;
+      EXPECT_EQ(straight.state().joints, refused.state().joints) << f;
+    }
+  }
+}
+
 TEST(StreamTracker, MethodNamesRoundTrip) {
   for (const track::Method method : track::allMethods()) EXPECT_EQ(track::parseMethod(track::toString(method)), method);
   EXPECT_THROW(track::parseMethod("newton"), InvalidArgument);

@@ -54,7 +54,9 @@ class StreamTracker {
   /// One frame at `time` (s, greater than the previous frame's): target orientations R_WT and
   /// positions (m) in the model's world, one per target in targets() order (entries of a kind a
   /// target lacks are ignored). `valid` false marks a gap: the state is held and the outcome's
-  /// gap flag set. Throws InvalidArgument for a time out of order, non-finite, or wrong sizes.
+  /// gap flag set. Throws InvalidArgument for a time out of order or non-finite, wrong sizes, or
+  /// a target value the solver refuses (non-finite, not a rotation); a refused frame leaves the
+  /// state and the previous frame as they were (only its time counts for the order).
   FrameOutcome track(double time, std::span<const Matrix3d> R, std::span<const Vector3d> p, bool valid = true);
 
  private:
