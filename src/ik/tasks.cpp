@@ -19,10 +19,9 @@ void checkGain(const std::string& owner, double v, const char* what) {
 }  // namespace
 
 void checkRotation(const Matrix3d& R, std::string_view what, std::string_view where) {
-  // Messages are built only on failure: this runs every frame and must not allocate.
+  if (isRotation(R)) return;  // messages are built only on failure
   if (!R.allFinite()) throw InvalidArgument(std::string(what) + std::string(where) + ": non-finite rotation");
-  if ((R.transpose() * R - Matrix3d::Identity()).cwiseAbs().maxCoeff() > 1e-6 || R.determinant() < 0.0)
-    throw InvalidArgument(std::string(what) + std::string(where) + ": not a rotation matrix (RᵀR ≠ I or det < 0)");
+  throw InvalidArgument(std::string(what) + std::string(where) + ": not a rotation matrix (RᵀR ≠ I or det < 0)");
 }
 
 TaskSet::TaskSet(std::shared_ptr<const Model> model, std::string owner, Rule rule)
@@ -30,10 +29,22 @@ TaskSet::TaskSet(std::shared_ptr<const Model> model, std::string owner, Rule rul
   if (!model_) throw InvalidArgument(owner_ + ": null model");
 }
 
-FrameTask& TaskSet::at(TargetId t) {
-  if (!t.valid() || t.value >= static_cast<int>(tasks_.size()) || !tasks_[static_cast<std::size_t>(t.value)].alive)
-    throw InvalidArgument(owner_ + ": invalid or removed target id " + std::to_string(t.value));
-  return tasks_[static_cast<std::size_t>(t.value)];
+void TaskSet::refuseId(TargetId t) const {
+  throw InvalidArgument(owner_ + ": invalid or removed target id " + std::to_string(t.value));
+}
+
+void TaskSet::refusePosition(const FrameTask& x, const Vector3d& p, const Vector3d& velocity) const {
+  if (!p.allFinite() || !velocity.allFinite())
+    throw InvalidArgument(owner_ + "::setPosition: non-finite position or velocity");
+  if (!x.hasPosition()) throw InvalidArgument(owner_ + "::setPosition: target is orientation-only");
+  throw InvalidArgument(owner_ + "::setPosition: refused");
+}
+
+void TaskSet::refuseOrientation(const FrameTask& x, const Matrix3d& R, const Vector3d& omega) const {
+  if (!omega.allFinite()) throw InvalidArgument(owner_ + "::setOrientation: non-finite angular velocity");
+  checkRotation(R, owner_, "::setOrientation");
+  if (!x.hasOrientation()) throw InvalidArgument(owner_ + "::setOrientation: target is position-only");
+  throw InvalidArgument(owner_ + "::setOrientation: refused");
 }
 
 const FrameTask& TaskSet::operator[](TargetId t) const { return const_cast<TaskSet*>(this)->at(t); }
@@ -102,36 +113,6 @@ void TaskSet::setGains(TargetId t, double position_gain, double orientation_gain
   x.position_gain = x.hasPosition() ? position_gain : 0.0;
   x.orientation_gain = x.hasOrientation() ? orientation_gain : 0.0;
   ++weight_revision_;
-}
-
-void TaskSet::setPosition(TargetId t, const Vector3d& p, const Vector3d& velocity) {
-  if (!p.allFinite() || !velocity.allFinite())
-    throw InvalidArgument(owner_ + "::setPosition: non-finite position or velocity");
-  FrameTask& x = at(t);
-  if (!x.hasPosition()) throw InvalidArgument(owner_ + "::setPosition: target is orientation-only");
-  x.p = p;
-  x.velocity = velocity;
-  x.has_position = true;
-  x.velocity_given = true;
-}
-void TaskSet::setPosition(TargetId t, const Vector3d& p) {
-  setPosition(t, p, Vector3d::Zero());
-  tasks_[static_cast<std::size_t>(t.value)].velocity_given = false;
-}
-
-void TaskSet::setOrientation(TargetId t, const Matrix3d& R, const Vector3d& omega) {
-  if (!omega.allFinite()) throw InvalidArgument(owner_ + "::setOrientation: non-finite angular velocity");
-  checkRotation(R, owner_, "::setOrientation");
-  FrameTask& x = at(t);
-  if (!x.hasOrientation()) throw InvalidArgument(owner_ + "::setOrientation: target is position-only");
-  x.R = R;
-  x.angular_velocity = omega;
-  x.has_orientation = true;
-  x.angular_velocity_given = true;
-}
-void TaskSet::setOrientation(TargetId t, const Matrix3d& R) {
-  setOrientation(t, R, Vector3d::Zero());
-  tasks_[static_cast<std::size_t>(t.value)].angular_velocity_given = false;
 }
 
 int TaskSet::size() const {

@@ -11,6 +11,7 @@
 // (per component), the w = K_r² of the per-frame objective (SPEC §3). Gains K (1/s; or the
 // per-step κ = K·Δt under DynamicalIkOptions::gain_mode = PerStep) are read by DYN only: the
 // per-frame solvers reach each frame's targets by iterating to convergence.
+#include <Eigen/LU>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -55,6 +56,16 @@ struct FrameTask {
   [[nodiscard]] double weight() const { return type == TargetType::Position ? position_weight : orientation_weight; }
 };
 
+/// True when R is a finite rotation matrix (‖RᵀR − I‖∞ ≤ 1e-6, det ≥ 0).
+inline bool isRotation(const Matrix3d& R) {
+  return R.allFinite() && (R.transpose() * R - Matrix3d::Identity()).cwiseAbs().maxCoeff() <= 1e-6 &&
+         R.determinant() >= 0.0;
+}
+
+/// Throws InvalidArgument unless isRotation(R); `what` and `where` prefix the message. Does not
+/// allocate unless it throws.
+void checkRotation(const Matrix3d& R, std::string_view what, std::string_view where = {});
+
 /// The tasks of one solver. Ids index tasks() and are never reused. Adding a task allocates;
 /// setting values, gains, weights and enabling do not.
 class TaskSet {
@@ -86,13 +97,13 @@ class TaskSet {
   // --- values (every frame) ----------------------------------------------------------------------
   /// World target position (m) of a position or pose task, optionally with its velocity (m/s).
   /// Throws InvalidArgument for a non-finite value or an orientation-only task.
-  void setPosition(TargetId t, const Vector3d& p);
-  void setPosition(TargetId t, const Vector3d& p, const Vector3d& velocity);
+  void setPosition(TargetId t, const Vector3d& p) { setPosition(t, p, Vector3d::Zero(), false); }
+  void setPosition(TargetId t, const Vector3d& p, const Vector3d& velocity) { setPosition(t, p, velocity, true); }
   /// World target orientation R_WT of an orientation or pose task, optionally with its angular
   /// velocity ω (rad/s, world frame). Throws InvalidArgument for a non-finite value, a matrix
   /// that is not a rotation (‖RᵀR − I‖∞ > 1e-6 or det < 0) or a position-only task.
-  void setOrientation(TargetId t, const Matrix3d& R);
-  void setOrientation(TargetId t, const Matrix3d& R, const Vector3d& omega);
+  void setOrientation(TargetId t, const Matrix3d& R) { setOrientation(t, R, Vector3d::Zero(), false); }
+  void setOrientation(TargetId t, const Matrix3d& R, const Vector3d& omega) { setOrientation(t, R, omega, true); }
 
   // --- reading -----------------------------------------------------------------------------------
   [[nodiscard]] int size() const;  ///< live (not removed) tasks
@@ -109,7 +120,31 @@ class TaskSet {
   [[nodiscard]] std::uint64_t weightRevision() const { return weight_revision_; }
 
  private:
-  FrameTask& at(TargetId t);
+  // The setters run every frame: checks inline, messages built out of line only on failure.
+  FrameTask& at(TargetId t) {
+    if (!t.valid() || t.value >= static_cast<int>(tasks_.size()) || !tasks_[static_cast<std::size_t>(t.value)].alive)
+      refuseId(t);
+    return tasks_[static_cast<std::size_t>(t.value)];
+  }
+  void setPosition(TargetId t, const Vector3d& p, const Vector3d& velocity, bool given) {
+    FrameTask& x = at(t);
+    if (!p.allFinite() || !velocity.allFinite() || !x.hasPosition()) refusePosition(x, p, velocity);
+    x.p = p;
+    x.velocity = velocity;
+    x.has_position = true;
+    x.velocity_given = given;
+  }
+  void setOrientation(TargetId t, const Matrix3d& R, const Vector3d& omega, bool given) {
+    FrameTask& x = at(t);
+    if (!omega.allFinite() || !isRotation(R) || !x.hasOrientation()) refuseOrientation(x, R, omega);
+    x.R = R;
+    x.angular_velocity = omega;
+    x.has_orientation = true;
+    x.angular_velocity_given = given;
+  }
+  [[noreturn]] void refuseId(TargetId t) const;
+  [[noreturn]] void refusePosition(const FrameTask& x, const Vector3d& p, const Vector3d& velocity) const;
+  [[noreturn]] void refuseOrientation(const FrameTask& x, const Matrix3d& R, const Vector3d& omega) const;
   TargetId add(std::string_view frame, TargetType type, TaskGain position, TaskGain orientation);
   std::shared_ptr<const Model> model_;
   std::string owner_;
@@ -117,9 +152,5 @@ class TaskSet {
   std::vector<FrameTask> tasks_;
   std::uint64_t structure_revision_ = 0, weight_revision_ = 0;
 };
-
-/// Throws InvalidArgument unless R is a finite rotation matrix (‖RᵀR − I‖∞ ≤ 1e-6, det > 0);
-/// `what` and `where` prefix the message. Does not allocate unless it throws.
-void checkRotation(const Matrix3d& R, std::string_view what, std::string_view where = {});
 
 }  // namespace kinetrack::ik
