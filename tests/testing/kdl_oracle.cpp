@@ -26,10 +26,22 @@ KDL::Joint toKdlJoint(const urdf::Joint& j) {
   }
 }
 
+// URDF <inertial> (mass, COM origin, inertia about the COM in the origin's axes) as KDL's
+// rigid-body inertia (COM and rotational inertia about the COM, both in the segment frame).
+KDL::RigidBodyInertia toKdl(const urdf::InertialSharedPtr& i) {
+  if (!i) return KDL::RigidBodyInertia();
+  const KDL::Frame origin = toKdl(i->origin);
+  const KDL::RotationalInertia in_origin_axes(i->ixx, i->iyy, i->izz, i->ixy, i->ixz, i->iyz);
+  // Rotate the inertia into the segment axes (a massless RigidBodyInertia at the COM rotates
+  // like a tensor), then place it at the COM.
+  const KDL::RigidBodyInertia rotated = origin.M * KDL::RigidBodyInertia(0.0, KDL::Vector::Zero(), in_origin_axes);
+  return KDL::RigidBodyInertia(i->mass, origin.p, rotated.getRotationalInertia());
+}
+
 void addChildren(const urdf::LinkConstSharedPtr& link, KDL::Tree& tree) {
   for (const auto& child : link->child_links) {
     const urdf::Joint& j = *child->parent_joint;
-    KDL::Segment seg(child->name, toKdlJoint(j), toKdl(j.parent_to_joint_origin_transform));
+    KDL::Segment seg(child->name, toKdlJoint(j), toKdl(j.parent_to_joint_origin_transform), toKdl(child->inertial));
     if (!tree.addSegment(seg, link->name)) throw std::runtime_error("KDL refused segment " + child->name);
     addChildren(child, tree);
   }
@@ -49,6 +61,7 @@ KdlOracle KdlOracle::fromUrdfText(const std::string& xml) {
     if (seg.getJoint().getType() != KDL::Joint::None) o.q_index_[seg.getJoint().getName()] = GetTreeElementQNr(element);
   }
   o.fk_ = std::make_unique<KDL::TreeFkSolverPos_recursive>(*o.tree_);
+  o.id_ = std::make_unique<KDL::TreeIdSolver_RNE>(*o.tree_, KDL::Vector(0.0, 0.0, -9.80665));
   o.jac_ = std::make_unique<KDL::TreeJntToJacSolver>(*o.tree_);
   return o;
 }
@@ -95,6 +108,22 @@ Eigen::Matrix<double, 6, Eigen::Dynamic> KdlOracle::jointJacobian(const Model& m
     J.col(j).tail<3>() = q.base_rotation * col.tail<3>();
   }
   return J;
+}
+
+VectorXd KdlOracle::inverseDynamics(const Model& model, const Configuration& q, const VectorXd& qd,
+                                    const VectorXd& qdd) {
+  const unsigned nk = tree_->getNrOfJoints();
+  KDL::JntArray kq = jointArray(model, q), kqd(nk), kqdd(nk), torques(nk);
+  for (int j = 0; j < model.numJoints(); ++j) {
+    const unsigned k = q_index_.at(model.jointName(JointId(j)));
+    kqd(k) = qd[j];
+    kqdd(k) = qdd[j];
+  }
+  KDL::WrenchMap none;
+  if (id_->CartToJnt(kq, kqd, kqdd, none, torques) < 0) throw std::runtime_error("KDL inverse dynamics failed");
+  VectorXd tau(model.numJoints());
+  for (int j = 0; j < model.numJoints(); ++j) tau[j] = torques(q_index_.at(model.jointName(JointId(j))));
+  return tau;
 }
 
 }  // namespace kinetrack::testing

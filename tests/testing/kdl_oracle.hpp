@@ -4,6 +4,7 @@
 #include <kdl/jntarray.hpp>
 #include <kdl/tree.hpp>
 #include <kdl/treefksolverpos_recursive.hpp>
+#include <kdl/treeidsolver_recursive_newton_euler.hpp>
 #include <kdl/treejnttojacsolver.hpp>
 #include <map>
 #include <memory>
@@ -37,17 +38,24 @@ class KdlOracle {
   Eigen::Matrix<double, 6, Eigen::Dynamic> jointJacobian(const Model& model, const Configuration& q,
                                                          const std::string& segment);
 
+  /// Joint torques (n, the model's joint order) of KDL's TreeIdSolver_RNE for the fixed-base tree
+  /// at the URDF root, gravity (0, 0, −9.80665) m/s², no external wrenches; q̇, q̈ in the model's
+  /// joint order.
+  VectorXd inverseDynamics(const Model& model, const Configuration& q, const VectorXd& qd, const VectorXd& qdd);
+
   /// KDL's index (q_nr) of a joint, by name (throws std::out_of_range if unknown).
   unsigned qIndex(const std::string& joint) const { return q_index_.at(joint); }
 
   /// The raw KDL solvers, for benchmarks.
   KDL::TreeFkSolverPos_recursive& fkSolver() { return *fk_; }
   KDL::TreeJntToJacSolver& jacSolver() { return *jac_; }
+  KDL::TreeIdSolver_RNE& idSolver() { return *id_; }
 
  private:
   std::unique_ptr<KDL::Tree> tree_;
   std::unique_ptr<KDL::TreeFkSolverPos_recursive> fk_;
   std::unique_ptr<KDL::TreeJntToJacSolver> jac_;
+  std::unique_ptr<KDL::TreeIdSolver_RNE> id_;
   std::map<std::string, unsigned> q_index_;  // joint name → KDL q_nr
   std::string root_;
 };
