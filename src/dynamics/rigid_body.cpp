@@ -95,8 +95,8 @@ void baseMotion(const Model& model, const Configuration& q, const VectorXd& v, V
 void applyWrenches(const Model& model, DynamicsData& d, std::span<const ExternalWrench> wrenches) {
   for (const ExternalWrench& w : wrenches) {
     if (!w.link.valid() || w.link.value >= model.numLinks())
-      throw InvalidArgument("dynamics: external wrench on link id " + std::to_string(w.link.value) + ", the model has " +
-                            std::to_string(model.numLinks()) + " links");
+      throw InvalidArgument("dynamics: external wrench on link id " + std::to_string(w.link.value) +
+                            ", the model has " + std::to_string(model.numLinks()) + " links");
     Vector6d f;
     f << w.moment + w.point.cross(w.force), w.force;
     d.force[static_cast<std::size_t>(w.link.value)] -= f;
@@ -170,7 +170,8 @@ const VectorXd& nonlinearEffects(const Model& model, DynamicsData& d, const Conf
 const MatrixXd& crba(const Model& model, DynamicsData& d, const Configuration& q) {
   const int nb = model.nvBase();
   prepare(model, d, q);
-  for (int l = 0; l < model.numLinks(); ++l) d.composite[static_cast<std::size_t>(l)] = d.inertia[static_cast<std::size_t>(l)];
+  for (int l = 0; l < model.numLinks(); ++l)
+    d.composite[static_cast<std::size_t>(l)] = d.inertia[static_cast<std::size_t>(l)];
   for (int l = model.numLinks() - 1; l > 0; --l)
     d.composite[static_cast<std::size_t>(model.parent(LinkId(l)).value)] += d.composite[static_cast<std::size_t>(l)];
   MatrixXd& M = d.mass_matrix;
@@ -282,8 +283,8 @@ Vector6d spatialMomentum(const Model& model, DynamicsData& d, const Configuratio
   Vector6d h = d.inertia[0] * V0;
   for (int l = 1; l < model.numLinks(); ++l) {
     const auto i = static_cast<std::size_t>(l);
-    d.velocity[i] = d.velocity[static_cast<std::size_t>(model.parent(LinkId(l)).value)] +
-                    d.subspace[i - 1] * v[nb + l - 1];
+    d.velocity[i] =
+        d.velocity[static_cast<std::size_t>(model.parent(LinkId(l)).value)] + d.subspace[i - 1] * v[nb + l - 1];
     h += d.inertia[i] * d.velocity[i];
   }
   return h;
@@ -299,8 +300,8 @@ double kineticEnergy(const Model& model, DynamicsData& d, const Configuration& q
   double e = 0.5 * V0.dot(d.inertia[0] * V0);
   for (int l = 1; l < model.numLinks(); ++l) {
     const auto i = static_cast<std::size_t>(l);
-    d.velocity[i] = d.velocity[static_cast<std::size_t>(model.parent(LinkId(l)).value)] +
-                    d.subspace[i - 1] * v[nb + l - 1];
+    d.velocity[i] =
+        d.velocity[static_cast<std::size_t>(model.parent(LinkId(l)).value)] + d.subspace[i - 1] * v[nb + l - 1];
     e += 0.5 * d.velocity[i].dot(d.inertia[i] * d.velocity[i]);
   }
   return e;

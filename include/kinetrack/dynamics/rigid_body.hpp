@@ -52,9 +52,9 @@ struct DynamicsData {
   std::vector<Vector6d> subspace, U, bias_acceleration;
   std::vector<double> D, u;
   Matrix6d base_subspace = Matrix6d::Identity();  ///< S_B: (ṗ_B, ω_B) → base spatial velocity
-  VectorXd tau;         ///< rnea() result (nv)
-  MatrixXd mass_matrix; ///< crba() result (nv × nv, both triangles)
-  VectorXd ddq;         ///< aba() result (nv)
+  VectorXd tau;                                   ///< rnea() result (nv)
+  MatrixXd mass_matrix;                           ///< crba() result (nv × nv, both triangles)
+  VectorXd ddq;                                   ///< aba() result (nv)
   int nv = 0;
 };
 
