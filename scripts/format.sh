@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 tool=clang-format-14
 command -v "$tool" >/dev/null || { echo "format.sh: $tool not found (apt-get install clang-format-14)" >&2; exit 2; }
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  mapfile -t files < <(git ls-files '*.cpp' '*.hpp')
+  mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp')
 else
   mapfile -t files < <(find include src apps tests bench -name '*.cpp' -o -name '*.hpp')
 fi
