@@ -18,6 +18,8 @@ void addExperimentCommand(CLI::App& app, Action& action);
 void addTrackCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack retarget` (retarget_command.cpp).
 void addRetargetCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack dynamics id` (dynamics_command.cpp).
+void addDynamicsCommand(CLI::App& app, Action& action);
 }  // namespace kinetrack::cli
 
 namespace {
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
   addTrackCommand(app, action);
   addRetargetCommand(app, action);
   addExperimentCommand(app, action);
+  addDynamicsCommand(app, action);
 
   try {
     app.parse(argc, argv);
