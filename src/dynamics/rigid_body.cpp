@@ -34,15 +34,14 @@ inline Vector6d crossForce(const Vector6d& v, const Vector6d& f) {
   return r;
 }
 
-// Spatial inertia at the origin of a body of mass m, centre of mass c and rotational inertia Ic
-// about c (all world): [Ic − m[c]×[c]×, m[c]×; −m[c]×, m·1].
-Matrix6d spatialInertia(double m, const Vector3d& c, const Matrix3d& Ic) {
-  Matrix6d I;
-  const Matrix3d C = so3::skew(c);
-  I.topLeftCorner<3, 3>() = Ic - m * C * C;
-  I.topRightCorner<3, 3>() = m * C;
-  I.bottomLeftCorner<3, 3>() = -m * C;
-  I.bottomRightCorner<3, 3>() = m * Matrix3d::Identity();
+// Spatial inertia about the origin of a body of mass m, world centre of mass c and world
+// rotational inertia Ic about c: I_O = Ic + m((c·c)1 − c cᵀ) (parallel axes), h = m c.
+SpatialInertia spatialInertia(double m, const Vector3d& c, const Matrix3d& Ic) {
+  SpatialInertia I;
+  I.mass = m;
+  I.first_moment = m * c;
+  I.rotational = Ic - I.first_moment * c.transpose();
+  I.rotational.diagonal().array() += m * c.squaredNorm();
   return I;
 }
 
@@ -59,6 +58,7 @@ void prepare(const Model& model, DynamicsData& d, const Configuration& q) {
                           std::to_string(q.joints.size()));
   forwardKinematics(model, d.kinematics, q);
   for (int l = 0; l < model.numLinks(); ++l) {
+    if (!d.massive[static_cast<std::size_t>(l)]) continue;  // stays zero
     const Inertial& in = model.inertial(LinkId(l));
     const Transform& X = d.kinematics.link[static_cast<std::size_t>(l)];
     d.inertia[static_cast<std::size_t>(l)] =
@@ -105,10 +105,22 @@ void applyWrenches(const Model& model, DynamicsData& d, std::span<const External
 
 }  // namespace
 
+Matrix6d SpatialInertia::matrix() const {
+  Matrix6d M;
+  const Matrix3d H = so3::skew(first_moment);
+  M.topLeftCorner<3, 3>() = rotational;
+  M.topRightCorner<3, 3>() = H;
+  M.bottomLeftCorner<3, 3>() = -H;
+  M.bottomRightCorner<3, 3>() = mass * Matrix3d::Identity();
+  return M;
+}
+
 DynamicsData::DynamicsData(const Model& model)
     : kinematics(model),
-      inertia(static_cast<std::size_t>(model.numLinks()), Matrix6d::Zero()),
-      composite(static_cast<std::size_t>(model.numLinks()), Matrix6d::Zero()),
+      inertia(static_cast<std::size_t>(model.numLinks())),
+      composite(static_cast<std::size_t>(model.numLinks())),
+      articulated(static_cast<std::size_t>(model.numLinks()), Matrix6d::Zero()),
+      massive(static_cast<std::size_t>(model.numLinks()), 0),
       velocity(static_cast<std::size_t>(model.numLinks()), Vector6d::Zero()),
       acceleration(static_cast<std::size_t>(model.numLinks()), Vector6d::Zero()),
       force(static_cast<std::size_t>(model.numLinks()), Vector6d::Zero()),
@@ -121,7 +133,10 @@ DynamicsData::DynamicsData(const Model& model)
       tau(VectorXd::Zero(model.nv())),
       mass_matrix(MatrixXd::Zero(model.nv(), model.nv())),
       ddq(VectorXd::Zero(model.nv())),
-      nv(model.nv()) {}
+      nv(model.nv()) {
+  for (int l = 0; l < model.numLinks(); ++l)
+    massive[static_cast<std::size_t>(l)] = model.inertial(LinkId(l)).mass > 0.0;
+}
 
 const VectorXd& rnea(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v, const VectorXd& a,
                      std::span<const ExternalWrench> wrenches, const Vector3d& gravity) {
@@ -147,8 +162,10 @@ const VectorXd& rnea(const Model& model, DynamicsData& d, const Configuration& q
       // Ṡ = V × S for an axis fixed in the moving body (world coordinates).
       d.acceleration[i] = d.acceleration[p] + S * a[nb + l - 1] + crossMotion(d.velocity[i], S) * v[nb + l - 1];
     }
-    const Vector6d h = d.inertia[i] * d.velocity[i];
-    d.force[i] = d.inertia[i] * d.acceleration[i] + crossForce(d.velocity[i], h);
+    if (d.massive[i])
+      d.force[i] = d.inertia[i].apply(d.acceleration[i]) + crossForce(d.velocity[i], d.inertia[i].apply(d.velocity[i]));
+    else
+      d.force[i].setZero();
   }
   applyWrenches(model, d, wrenches);
   // Backward: joint forces, accumulated onto parents.
@@ -178,7 +195,7 @@ const MatrixXd& crba(const Model& model, DynamicsData& d, const Configuration& q
   // M(c, k) = S_kᵀ Ic(l_c) S_c for every joint k supporting c's link (and the base): the branch
   // sparsity of a tree; other entries stay zero.
   for (int j = 0; j < model.numJoints(); ++j) {
-    const Vector6d F = d.composite[static_cast<std::size_t>(j + 1)] * d.subspace[static_cast<std::size_t>(j)];
+    const Vector6d F = d.composite[static_cast<std::size_t>(j + 1)].apply(d.subspace[static_cast<std::size_t>(j)]);
     for (const std::int32_t k : model.support(LinkId(j + 1))) {
       const double m = d.subspace[static_cast<std::size_t>(k)].dot(F);
       M(nb + j, nb + k) = m;
@@ -190,7 +207,7 @@ const MatrixXd& crba(const Model& model, DynamicsData& d, const Configuration& q
       M.block<1, 6>(nb + j, 0) = Fb.transpose();
     }
   }
-  if (nb == 6) M.topLeftCorner<6, 6>() = d.base_subspace.transpose() * d.composite[0] * d.base_subspace;
+  if (nb == 6) M.topLeftCorner<6, 6>() = d.base_subspace.transpose() * d.composite[0].matrix() * d.base_subspace;
   return M;
 }
 
@@ -213,8 +230,14 @@ const VectorXd& aba(const Model& model, DynamicsData& d, const Configuration& q,
       d.velocity[i] = d.velocity[p] + S * v[nb + l - 1];
       d.bias_acceleration[j] = crossMotion(d.velocity[i], S) * v[nb + l - 1];
     }
-    d.composite[i] = d.inertia[i];
-    d.force[i] = crossForce(d.velocity[i], d.inertia[i] * d.velocity[i]);  // pA
+    if (d.massive[i])
+      d.articulated[i] = d.inertia[i].matrix();
+    else
+      d.articulated[i].setZero();
+    if (d.massive[i])
+      d.force[i] = crossForce(d.velocity[i], d.inertia[i].apply(d.velocity[i]));  // pA
+    else
+      d.force[i].setZero();
   }
   applyWrenches(model, d, wrenches);
   // Pass 2: leaves to root.
@@ -222,11 +245,12 @@ const VectorXd& aba(const Model& model, DynamicsData& d, const Configuration& q,
     const auto i = static_cast<std::size_t>(l), j = static_cast<std::size_t>(l - 1);
     const auto p = static_cast<std::size_t>(model.parent(LinkId(l)).value);
     const Vector6d& S = d.subspace[j];
-    d.U[j] = d.composite[i] * S;
+    d.U[j] = d.articulated[i] * S;
     d.D[j] = S.dot(d.U[j]);
     d.u[j] = tau[nb + l - 1] - S.dot(d.force[i]);
-    const Matrix6d Ia = d.composite[i] - d.U[j] * d.U[j].transpose() / d.D[j];
-    d.composite[p] += Ia;
+    Matrix6d& Ia = d.articulated[i];  // becomes I^a = I^A − U Uᵀ / D in place
+    Ia.noalias() -= (d.U[j] / d.D[j]) * d.U[j].transpose();
+    d.articulated[p] += Ia;
     d.force[p] += d.force[i] + Ia * d.bias_acceleration[j] + d.U[j] * (d.u[j] / d.D[j]);
   }
   // Pass 3: root to leaves, with gravity as the root's fictitious acceleration (0; −g).
@@ -235,7 +259,7 @@ const VectorXd& aba(const Model& model, DynamicsData& d, const Configuration& q,
     // Base generalised forces (force; moment about p_B) as a spatial force at the origin.
     Vector6d F0;
     F0 << tau.segment<3>(3) + q.base_position.cross(tau.head<3>()), tau.head<3>();
-    A0 = d.composite[0].ldlt().solve(F0 - d.force[0]);
+    A0 = d.articulated[0].ldlt().solve(F0 - d.force[0]);
   } else {
     A0.setZero();
     A0.tail<3>() = -gravity;
@@ -280,12 +304,12 @@ Vector6d spatialMomentum(const Model& model, DynamicsData& d, const Configuratio
   Vector6d V0, c0;
   baseMotion(model, q, v, V0, c0);
   d.velocity[0] = V0;
-  Vector6d h = d.inertia[0] * V0;
+  Vector6d h = d.inertia[0].apply(V0);
   for (int l = 1; l < model.numLinks(); ++l) {
     const auto i = static_cast<std::size_t>(l);
     d.velocity[i] =
         d.velocity[static_cast<std::size_t>(model.parent(LinkId(l)).value)] + d.subspace[i - 1] * v[nb + l - 1];
-    h += d.inertia[i] * d.velocity[i];
+    h += d.inertia[i].apply(d.velocity[i]);
   }
   return h;
 }
@@ -297,12 +321,12 @@ double kineticEnergy(const Model& model, DynamicsData& d, const Configuration& q
   Vector6d V0, c0;
   baseMotion(model, q, v, V0, c0);
   d.velocity[0] = V0;
-  double e = 0.5 * V0.dot(d.inertia[0] * V0);
+  double e = 0.5 * V0.dot(d.inertia[0].apply(V0));
   for (int l = 1; l < model.numLinks(); ++l) {
     const auto i = static_cast<std::size_t>(l);
     d.velocity[i] =
         d.velocity[static_cast<std::size_t>(model.parent(LinkId(l)).value)] + d.subspace[i - 1] * v[nb + l - 1];
-    e += 0.5 * d.velocity[i].dot(d.inertia[i] * d.velocity[i]);
+    e += 0.5 * d.velocity[i].dot(d.inertia[i].apply(d.velocity[i]));
   }
   return e;
 }

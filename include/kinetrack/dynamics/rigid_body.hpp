@@ -15,6 +15,7 @@
 // ExternalWrench and gravity inside h.
 //
 // Per-thread workspace: DynamicsData (sized once, like Data); the functions do not allocate.
+#include <cstdint>
 #include <limits>
 #include <span>
 #include <vector>
@@ -38,6 +39,30 @@ struct ExternalWrench {
   Vector3d moment = Vector3d::Zero();
 };
 
+/// A rigid body's spatial inertia in world coordinates about the world origin: mass m (kg), first
+/// moment h = m·c (kg m, c the world centre of mass) and rotational inertia about the origin
+/// I_O = I_c + m((c·c)1 − c cᵀ) (kg m²). As a 6 × 6 matrix on (ω; v_O):
+/// [I_O, [h]×; −[h]×, m·1]. Sums of bodies (composites) stay of this form.
+struct SpatialInertia {
+  double mass = 0.0;
+  Vector3d first_moment = Vector3d::Zero();
+  Matrix3d rotational = Matrix3d::Zero();
+  /// Momentum I·V of a spatial velocity V = (ω; v_O): (I_O ω + h × v_O; m v_O − h × ω).
+  [[nodiscard]] Vector6d apply(const Vector6d& v) const {
+    Vector6d r;
+    r.head<3>() = rotational * v.head<3>() + first_moment.cross(v.tail<3>());
+    r.tail<3>() = mass * v.tail<3>() - first_moment.cross(v.head<3>());
+    return r;
+  }
+  [[nodiscard]] Matrix6d matrix() const;
+  SpatialInertia& operator+=(const SpatialInertia& o) {
+    mass += o.mass;
+    first_moment += o.first_moment;
+    rotational += o.rotational;
+    return *this;
+  }
+};
+
 /// Workspace of the dynamics algorithms for one model (one per thread). Besides the results it
 /// holds the kinematics (`kinematics`, as forwardKinematics leaves it) of the last call.
 struct DynamicsData {
@@ -45,8 +70,11 @@ struct DynamicsData {
 
   Data kinematics;
   // Per link, world frame at the origin: spatial inertia, velocity, acceleration (gravity as a
-  // fictitious upward acceleration of the root), force; composite or articulated inertia and bias.
-  std::vector<Matrix6d> inertia, composite;
+  // fictitious upward acceleration of the root), force; composite (CRBA) or articulated (ABA)
+  // inertia and bias.
+  std::vector<SpatialInertia> inertia, composite;
+  std::vector<Matrix6d> articulated;
+  std::vector<std::uint8_t> massive;  ///< per link: carries mass (massless links are skipped)
   std::vector<Vector6d> velocity, acceleration, force, bias;
   // Per joint: motion subspace S_j (ω; v at the origin), the ABA's U_j, D_j, u_j and c_j.
   std::vector<Vector6d> subspace, U, bias_acceleration;
