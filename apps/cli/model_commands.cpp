@@ -173,8 +173,10 @@ void printMassTable(const Model& m) {
              "com z [m]", "Ixx", "Iyy", "Izz [kg m2]");
   for (const std::string& name : names) {
     const Inertial& in = m.inertial(m.linkId(name));
+    // + 0.0 shows −0 (a mirrored zero) as 0.
     fmt::print("{:<{}}  {:>9.4f}  {:>8.4f} {:>8.4f} {:>8.4f}  {:>10.3e} {:>10.3e} {:>10.3e}\n", name, w, in.mass,
-               in.com.x(), in.com.y(), in.com.z(), in.inertia(0, 0), in.inertia(1, 1), in.inertia(2, 2));
+               in.com.x() + 0.0, in.com.y() + 0.0, in.com.z() + 0.0, in.inertia(0, 0), in.inertia(1, 1),
+               in.inertia(2, 2));
   }
 }
 
@@ -189,8 +191,7 @@ void printInfoText(const LoadedModel& lm) {
     }
   }
   std::string source = lm.source;
-  if (lm.height) source += fmt::format(" (body height {:.3g} m)", *lm.height);
-  if (lm.mass) source += fmt::format(" (body mass {:.4g} kg)", *lm.mass);
+  if (lm.height) source += fmt::format(" (body height {:.3g} m, mass {:.4g} kg)", *lm.height, lm.mass.value_or(0.0));
 
   fmt::print("model   {}\n", m.name());
   fmt::print("source  {}\n", source);

@@ -29,9 +29,8 @@ void checkInertial(const Model& m, int l) {
     throw InvalidArgument(linkText(m, l) + ": inertia is not positive semi-definite (principal moment " +
                           std::to_string(p[0]) + " kg m^2)");
   if (p[0] + p[1] < p[2] - ptol)
-    throw InvalidArgument(linkText(m, l) + ": principal moments " + std::to_string(p[0]) + ", " +
-                          std::to_string(p[1]) + ", " + std::to_string(p[2]) +
-                          " kg m^2 violate the triangle inequality I1 + I2 >= I3");
+    throw InvalidArgument(linkText(m, l) + ": principal moments " + std::to_string(p[0]) + ", " + std::to_string(p[1]) +
+                          ", " + std::to_string(p[2]) + " kg m^2 violate the triangle inequality I1 + I2 >= I3");
 }
 
 }  // namespace

@@ -66,8 +66,8 @@ TEST(Anthropometry, SegmentFractionsMatchDeLevaTable4) {
     EXPECT_NEAR(pct({"RightHand"}), male ? 0.61 : 0.56, 1e-9);
     EXPECT_NEAR(pct({"RightFoot", "RightToe"}), male ? 1.37 : 1.29, 1e-9);
     EXPECT_NEAR(pct({"Neck", "Head"}), male ? 6.94 : 6.68, 1e-9);
-    EXPECT_NEAR(pct({"Pelvis"}), male ? 11.17 : 12.47, 1e-9);                               // lower trunk
-    EXPECT_NEAR(pct({"L5", "L3"}), male ? 16.33 : 14.65, 1e-9);                             // middle trunk
+    EXPECT_NEAR(pct({"Pelvis"}), male ? 11.17 : 12.47, 1e-9);                                      // lower trunk
+    EXPECT_NEAR(pct({"L5", "L3"}), male ? 16.33 : 14.65, 1e-9);                                    // middle trunk
     EXPECT_NEAR(pct({"T12", "T8", "RightShoulder", "LeftShoulder"}), male ? 15.96 : 15.45, 1e-9);  // upper
   }
   // Thigh COM 40.95 % of hip → knee from the hip, on the segment axis (−z).
@@ -122,8 +122,8 @@ TEST(Anthropometry, BadMassThrows) {
 }
 
 TEST(Anthropometry, ExportReloadKeepsMassPropertiesExactly) {
-  for (const Model& m : {human("human66", 1.75, 73.0), human("human48", 1.63, 61.7, Sex::Female),
-                         human("human66", 2.01, 97.3)}) {
+  for (const Model& m :
+       {human("human66", 1.75, 73.0), human("human48", 1.63, 61.7, Sex::Female), human("human66", 2.01, 97.3)}) {
     const Model r = io::parseUrdf(io::toUrdf(m), "exported.urdf");
     ASSERT_EQ(r.numLinks(), m.numLinks());
     EXPECT_EQ(r.totalMass(), m.totalMass());
