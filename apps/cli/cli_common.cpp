@@ -35,10 +35,13 @@ LoadedModel loadModelAndWarn(const ModelSpec& spec) {
   namespace fs = std::filesystem;
   const auto& builtins = builtinModelNames();
   std::error_code ec;
-  // The library says "height"; the user typed --height (exit code 2 either way).
-  if (spec.height && std::find(builtins.begin(), builtins.end(), spec.model) == builtins.end() &&
-      fs::exists(spec.model, ec) && !fs::is_directory(spec.model, ec))
+  // The library says "height"/"mass"; the user typed --height/--mass (exit code 2 either way).
+  const bool urdf = std::find(builtins.begin(), builtins.end(), spec.model) == builtins.end() &&
+                    fs::exists(spec.model, ec) && !fs::is_directory(spec.model, ec);
+  if (urdf && spec.height)
     throw UsageError("--height applies only to built-in models, not to the URDF file '" + spec.model + "'");
+  if (urdf && spec.mass)
+    throw UsageError("--mass applies only to built-in models, not to the URDF file '" + spec.model + "'");
   LoadedModel lm = io::loadModel(spec);
   for (const auto& w : lm.warnings) std::cerr << "kinetrack: warning: " << w << '\n';
   return lm;

@@ -44,8 +44,11 @@ using io::LoadedModel;
 using io::ModelSpec;
 
 /// io::loadModel(spec), printing the URDF warnings to stderr ("kinetrack: warning: …"). Throws
-/// as io::loadModel, except UsageError for --height with a URDF file.
+/// as io::loadModel, except UsageError for --height or --mass with a URDF file.
 LoadedModel loadModelAndWarn(const ModelSpec& spec);
+
+/// The help text of --mass (body mass of a built-in model, kg).
+inline constexpr const char* kMassHelp = "body mass of a built-in model (kg, 20 to 300; default 73)";
 
 /// The 23 Xsens segment names in the order of the built-in human models.
 const std::vector<std::string>& segmentNames();

@@ -22,15 +22,16 @@ namespace {
 struct DemoConfig {
   std::string model = "human66";
   double height = 1.75;
-  double duration = 10.0;  ///< s
-  double rate = 120.0;     ///< Hz
-  double transient = 2.0;  ///< s
-  std::string out;         ///< optional joint CSV
+  double mass = kDefaultBodyMass;  ///< kg
+  double duration = 10.0;          ///< s
+  double rate = 120.0;             ///< Hz
+  double transient = 2.0;          ///< s
+  std::string out;                 ///< optional joint CSV
 };
 
 int runDemo(const DemoConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
-  const Model model = makeBuiltinModel(cfg.model, cfg.height);
+  const Model model = makeBuiltinModel(cfg.model, cfg.height, cfg.mass);
   fmt::print(
       "kinetrack demo: a synthetic {:.0f} s walk at {:.0f} Hz (23 segment poses, no files) tracked on {} "
       "({} DoF, body height {:.2f} m) from its zero pose\n\n",
@@ -67,6 +68,7 @@ void addDemoCommand(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"human66", "human48"}))
       ->capture_default_str();
   cmd->add_option("--height", cfg->height, "body height (m, 0.5 to 2.5)")->capture_default_str();
+  cmd->add_option("--mass", cfg->mass, "body mass (kg, 20 to 300)")->capture_default_str();
   cmd->add_option("--duration", cfg->duration, "length of the walk (s)")
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();

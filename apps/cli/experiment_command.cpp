@@ -208,6 +208,8 @@ void addExperimentCommand(CLI::App& app, Action& action) {
   cmd->add_option_function<double>(
       "--height", [cfg](const double& h) { cfg->model.height = h; },
       "body height of a built-in model (m, 0.5 to 2.5; default 1.75)");
+  cmd->add_option_function<double>(
+      "--mass", [cfg](const double& m) { cfg->model.mass = m; }, kMassHelp);
   cmd->add_option("--gains", cfg->gains, "gains K (1/s), comma-separated, >= 0")->delimiter(',')->capture_default_str();
   cmd->add_option("--rate", cfg->rate, "step rate (Hz); dt = 1/rate")->capture_default_str();
   cmd->add_option("--duration", cfg->duration, "simulated time per gain (s)")->capture_default_str();

@@ -51,6 +51,8 @@ void addModelArgument(CLI::App& cmd, ModelSpec& spec, bool with_fixed_base) {
   cmd.add_option_function<double>(
       "--height", [&spec](const double& h) { spec.height = h; },
       "body height of a built-in model (m, 0.5 to 2.5; default 1.75)");
+  cmd.add_option_function<double>(
+      "--mass", [&spec](const double& m) { spec.mass = m; }, kMassHelp);
   if (with_fixed_base) cmd.add_flag("--fixed-base", spec.fixed_base, "fixed instead of floating base");
 }
 
@@ -82,6 +84,8 @@ Json infoJson(const LoadedModel& lm) {
   j["name"] = m.name();
   j["source"] = lm.source;
   j["height"] = lm.height ? Json(*lm.height) : Json(nullptr);
+  j["mass"] = lm.mass ? Json(*lm.mass) : Json(nullptr);
+  j["total_mass"] = m.totalMass();
   j["base"] = toString(m.baseType());
   j["dof"] = m.numJoints();
   j["nv"] = m.nv();
@@ -89,8 +93,14 @@ Json infoJson(const LoadedModel& lm) {
   Json links = Json::array();
   for (int l = 0; l < m.numLinks(); ++l) {
     const LinkId parent = m.parent(LinkId(l));
+    const Inertial& in = m.inertial(LinkId(l));
+    const Matrix3d& I = in.inertia;
     links.push_back(
-        {{"name", m.linkName(LinkId(l))}, {"parent", parent.valid() ? Json(m.linkName(parent)) : Json(nullptr)}});
+        {{"name", m.linkName(LinkId(l))},
+         {"parent", parent.valid() ? Json(m.linkName(parent)) : Json(nullptr)},
+         {"mass", in.mass},
+         {"com", {in.com.x(), in.com.y(), in.com.z()}},
+         {"inertia", {{I(0, 0), I(0, 1), I(0, 2)}, {I(1, 0), I(1, 1), I(1, 2)}, {I(2, 0), I(2, 1), I(2, 2)}}}});
   }
   j["links"] = std::move(links);
 
@@ -144,6 +154,32 @@ Json infoJson(const LoadedModel& lm) {
   return j;
 }
 
+/// The links with mass: mass, COM in the link frame and the diagonal of the inertia about the COM
+/// in the link axes.
+void printMassTable(const Model& m) {
+  std::vector<std::string> names;
+  for (int l = 0; l < m.numLinks(); ++l)
+    if (m.inertial(LinkId(l)).mass > 0.0) names.push_back(m.linkName(LinkId(l)));
+  if (names.empty()) {
+    fmt::print("\nmass: no link has mass (a kinematic model)\n");
+    return;
+  }
+  const std::size_t w = maxWidth(names, 4);
+  fmt::print(
+      "\nmass properties of the {} links with mass (total {:.6g} kg; COM in the link frame, inertia about the "
+      "COM in the link axes):\n",
+      names.size(), m.totalMass());
+  fmt::print("{:<{}}  {:>9}  {:>8} {:>8} {:>8}  {:>10} {:>10} {:>10}\n", "link", w, "mass [kg]", "com x", "com y",
+             "com z [m]", "Ixx", "Iyy", "Izz [kg m2]");
+  for (const std::string& name : names) {
+    const Inertial& in = m.inertial(m.linkId(name));
+    // + 0.0 shows −0 (a mirrored zero) as 0.
+    fmt::print("{:<{}}  {:>9.4f}  {:>8.4f} {:>8.4f} {:>8.4f}  {:>10.3e} {:>10.3e} {:>10.3e}\n", name, w, in.mass,
+               in.com.x() + 0.0, in.com.y() + 0.0, in.com.z() + 0.0, in.inertia(0, 0), in.inertia(1, 1),
+               in.inertia(2, 2));
+  }
+}
+
 void printInfoText(const LoadedModel& lm) {
   const Model& m = lm.model;
   int n_link = 0, n_fixed = 0, n_user = 0;
@@ -155,7 +191,7 @@ void printInfoText(const LoadedModel& lm) {
     }
   }
   std::string source = lm.source;
-  if (lm.height) source += fmt::format(" (body height {:.3g} m)", *lm.height);
+  if (lm.height) source += fmt::format(" (body height {:.3g} m, mass {:.4g} kg)", *lm.height, lm.mass.value_or(0.0));
 
   fmt::print("model   {}\n", m.name());
   fmt::print("source  {}\n", source);
@@ -164,6 +200,7 @@ void printInfoText(const LoadedModel& lm) {
   fmt::print("links   {}\n", m.numLinks());
   fmt::print("joints  {}\n", m.numJoints());
   fmt::print("frames  {}  ({} link, {} fixed, {} user)\n", m.numFrames(), n_link, n_fixed, n_user);
+  fmt::print("mass    {:.6g} kg\n", m.totalMass());
 
   // Joint table, columns sized to their widest entry.
   std::vector<std::vector<std::string>> rows = {
@@ -196,6 +233,8 @@ void printInfoText(const LoadedModel& lm) {
     fmt::print("{:>4}  {:<{}}  {:<5}  {}\n", f, m.frameName(fid), wf, toString(m.frameKind(fid)),
                m.linkName(m.frameLink(fid)));
   }
+
+  printMassTable(m);
 
   if (!m.linearConstraints().empty()) {
     fmt::print("\nlinear constraints (lower <= a.s <= upper):\n");

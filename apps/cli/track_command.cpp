@@ -74,6 +74,7 @@ void addTrackCommand(CLI::App& app, Action& action) {
                   "built-in model (human66, human48), URDF path, or from-clip (BVH skeleton)")
       ->required();
   cmd->add_option("--height", cfg->model.height, "body height of a built-in model (m)");
+  cmd->add_option("--mass", cfg->model.mass, kMassHelp);
   cmd->add_option("--input", cfg->input, "capture file: .bvh, .mvnx, or .csv pose targets (docs/formats.md)")
       ->required();
   cmd->add_option("--out", cfg->output.out,

@@ -21,8 +21,9 @@ LoadedModel loadModel(const ModelSpec& spec) {
     HumanModelOptions options;
     options.dimensions = HumanDimensions::fromHeight(h);  // throws InvalidArgument out of [0.5, 2.5] m
     options.base = base;
+    options.mass = spec.mass.value_or(kDefaultBodyMass);  // throws InvalidArgument out of [20, 300] kg
     Model m = spec.model == "human66" ? makeHuman66(options) : makeHuman48(options);
-    return {std::move(m), "built-in", h, {}};
+    return {std::move(m), "built-in", h, options.mass, {}};
   }
 
   namespace fs = std::filesystem;
@@ -38,10 +39,12 @@ LoadedModel loadModel(const ModelSpec& spec) {
   if (fs::is_directory(status)) throw ParseError(spec.model, 0, "is a directory, not a URDF file");
   if (spec.height && fs::exists(status))
     throw InvalidArgument("height applies only to built-in models, not to the URDF file '" + spec.model + "'");
+  if (spec.mass && fs::exists(status))
+    throw InvalidArgument("mass applies only to built-in models, not to the URDF file '" + spec.model + "'");
 
   UrdfOptions options;
   options.base = base;
-  LoadedModel loaded{Model(), spec.model, std::nullopt, {}};
+  LoadedModel loaded{Model(), spec.model, std::nullopt, std::nullopt, {}};
   loaded.model = loadUrdf(spec.model, options, &loaded.warnings);
   return loaded;
 }

@@ -231,7 +231,8 @@ Inertial toInertial(const urdf::Link& link, const tinyxml2::XMLElement* link_xml
   in.com = X.p;
   Matrix3d I;
   I << i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz;
-  in.inertia = X.R * I * X.R.transpose();
+  const Matrix3d rotated = X.R * I * X.R.transpose();
+  in.inertia = 0.5 * (rotated + rotated.transpose());  // symmetric to the bit: the writer keeps one triangle
   return in;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "anthropometry.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/model/model_builder.hpp"
 
@@ -31,6 +32,11 @@ HumanDimensions HumanDimensions::fromHeight(double h) {
   d.shank = 0.246 * h;
   d.ankle_to_ball_forward = 0.55 * 0.152 * h;
   d.ankle_to_ball_down = 0.035 * h;
+  // End segments (mass properties only): C1Head at 0.857 h, so the vertex is at h; hand length
+  // 0.108 h; the foot's 0.152 h less the ankle → ball 55 %.
+  d.head_length = 0.143 * h;
+  d.hand_length = 0.108 * h;
+  d.toe_length = 0.45 * 0.152 * h;
   return d;
 }
 
@@ -87,12 +93,35 @@ Vector3d unitAxis(char a) { return a == 'x' ? Vector3d::UnitX() : a == 'y' ? Vec
 
 Model makeHuman(const HumanModelOptions& options, bool full66) {
   const HumanDimensions& d = options.dimensions;
-  for (double v : {d.pelvis_to_l5, d.l5_to_l3, d.l3_to_t12, d.t12_to_t8, d.t8_to_neck, d.neck_to_head,
-                   d.t8_to_shoulder_lateral, d.t8_to_shoulder_vertical, d.clavicle, d.upper_arm, d.forearm, d.hand_com,
-                   d.hip_half_width, d.thigh, d.shank, d.ankle_to_ball_forward, d.ankle_to_ball_down})
+  for (double v : {d.pelvis_to_l5,
+                   d.l5_to_l3,
+                   d.l3_to_t12,
+                   d.t12_to_t8,
+                   d.t8_to_neck,
+                   d.neck_to_head,
+                   d.t8_to_shoulder_lateral,
+                   d.t8_to_shoulder_vertical,
+                   d.clavicle,
+                   d.upper_arm,
+                   d.forearm,
+                   d.hand_com,
+                   d.hip_half_width,
+                   d.thigh,
+                   d.shank,
+                   d.ankle_to_ball_forward,
+                   d.ankle_to_ball_down,
+                   d.head_length,
+                   d.hand_length,
+                   d.toe_length})
     if (!std::isfinite(v) || v < 0.0 || v > 2.0)
       throw InvalidArgument("human model: every segment dimension must be finite and within [0, 2] m");
-  ModelBuilder b(full66 ? "human66" : "human48", "Pelvis", options.base);
+  const std::vector<detail::SegmentInertial> inertials = detail::humanSegmentInertials(d, options.mass, options.sex);
+  auto inertialOf = [&](const std::string& link) {
+    for (const auto& s : inertials)
+      if (s.link == link) return s.inertial;
+    return Inertial{};  // not reached: every segment has one
+  };
+  ModelBuilder b(full66 ? "human66" : "human48", "Pelvis", options.base, inertialOf("Pelvis"));
   for (const SegmentJoint& s : segmentTable(d)) {
     std::vector<Dof> dofs = s.dofs48;
     if (full66) dofs = {{'x', 0, 0}, {'y', 0, 0}, {'z', 0, 0}};
@@ -104,6 +133,7 @@ Model makeHuman(const HumanModelOptions& options, bool full66) {
       j.parent = parent;
       j.child = k + 1 == dofs.size() ? std::string(s.child) : std::string(s.child) + "_f" + std::to_string(k + 1);
       if (k == 0) j.placement.p = s.offset;
+      if (k + 1 == dofs.size()) j.child_inertial = inertialOf(s.child);  // dummy links stay massless
       j.axis = unitAxis(dofs[k].axis);
       if (!full66) {
         j.lower = dofs[k].lower_deg * kDeg;
@@ -146,9 +176,10 @@ const std::vector<std::string>& builtinModelNames() {
   return names;
 }
 
-Model makeBuiltinModel(std::string_view name, double height) {
+Model makeBuiltinModel(std::string_view name, double height, double mass) {
   HumanModelOptions o;
   o.dimensions = HumanDimensions::fromHeight(height);
+  o.mass = mass;
   if (name == "human66") return makeHuman66(o);
   if (name == "human48") return makeHuman48(o);
   throw InvalidArgument("unknown built-in model '" + std::string(name) + "'; valid: human66, human48");

@@ -57,6 +57,12 @@ std::optional<FrameId> Model::findFrame(std::string_view name) const {
   if (auto i = lookup(frame_index_, name)) return FrameId(*i);
   return std::nullopt;
 }
+double Model::totalMass() const {
+  double m = 0.0;
+  for (const Inertial& in : inertials_) m += in.mass;
+  return m;
+}
+
 LinkId Model::linkId(std::string_view name) const {
   if (auto id = findLink(name)) return *id;
   unknownName("link", name, link_names_);

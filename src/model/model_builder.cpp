@@ -36,6 +36,9 @@ AxisKind classifyAxis(const Vector3d& a) {
 }  // namespace
 
 Inertial combineInertials(const Inertial& a, const Inertial& b, const Transform& b_in_a) {
+  // Nothing to add: a unchanged to the bit (a link merged with massless fixed frames, e.g. the
+  // hand's COM frame, keeps its inertial exactly through export → reload).
+  if (b.mass == 0.0 && b.inertia.isZero(0.0)) return a;
   Inertial out;
   out.mass = a.mass + b.mass;
   const Vector3d cb = b_in_a.p + b_in_a.R * b.com;
@@ -45,7 +48,9 @@ Inertial combineInertials(const Inertial& a, const Inertial& b, const Transform&
     const Vector3d d = c - out.com;
     return Matrix3d(I + m * (d.squaredNorm() * Matrix3d::Identity() - d * d.transpose()));
   };
-  out.inertia = shifted(a.mass, a.com, a.inertia) + shifted(b.mass, cb, b_in_a.R * b.inertia * b_in_a.R.transpose());
+  const Matrix3d sum =
+      shifted(a.mass, a.com, a.inertia) + shifted(b.mass, cb, b_in_a.R * b.inertia * b_in_a.R.transpose());
+  out.inertia = 0.5 * (sum + sum.transpose());  // symmetric to the bit (round-off breaks it otherwise)
   return out;
 }
 

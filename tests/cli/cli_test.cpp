@@ -140,6 +140,24 @@ TEST(Cli, InfoHuman66Json) {
   EXPECT_TRUE(j.at("mimics").empty());
 }
 
+TEST(Cli, InfoMassTableAndTotalMass) {
+  const json j = parseJson(run({"model", "info", "human66", "--mass", "80", "--json"}));
+  EXPECT_NEAR(j.at("total_mass").get<double>(), 80.0, 1e-12);
+  EXPECT_EQ(j.at("mass"), 80.0);
+  const auto links = byName(j.at("links"));
+  EXPECT_GT(links.at("RightUpperLeg").at("mass").get<double>(), 10.0);
+  EXPECT_EQ(links.at("RightUpperLeg").at("com").size(), 3u);
+  EXPECT_EQ(links.at("RightUpperLeg").at("inertia").size(), 3u);
+  EXPECT_EQ(links.at("RightUpperLeg_f1").at("mass"), 0.0);  // dummy links stay massless
+
+  const RunResult text = run({"model", "info", "human48", "--height", "1.6", "--mass", "55"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("mass    55 kg"), std::string::npos) << text.out.substr(0, 600);
+  EXPECT_NE(text.out.find("mass properties of the 23 links with mass"), std::string::npos);
+  const json d = parseJson(run({"model", "info", "human48", "--json"}));
+  EXPECT_NEAR(d.at("total_mass").get<double>(), 73.0, 1e-12);  // the default body mass
+}
+
 TEST(Cli, InfoHuman48JsonFixedBase) {
   const json j = parseJson(run({"model", "info", "human48", "--json", "--fixed-base"}));
   EXPECT_EQ(j.at("base"), "fixed");
@@ -215,6 +233,13 @@ void expectExportRoundTrip(const std::string& model, std::size_t expected_joints
   for (const auto& [name, joint] : ja) {
     ASSERT_TRUE(jb.count(name)) << name;
     EXPECT_TRUE(nearlyEqual(joint, jb.at(name))) << joint.dump() << "\nvs\n" << jb.at(name).dump();
+  }
+  // Mass properties come back exactly (17 significant digits in the URDF).
+  EXPECT_NEAR(a.at("total_mass").get<double>(), b.at("total_mass").get<double>(), 1e-12);
+  const auto la = byName(a.at("links")), lb = byName(b.at("links"));
+  for (const auto& [name, link] : la) {
+    ASSERT_TRUE(lb.count(name)) << name;
+    for (const char* key : {"mass", "com", "inertia"}) EXPECT_EQ(link.at(key), lb.at(name).at(key)) << name << key;
   }
   const auto fa = byName(a.at("frames")), fb = byName(b.at("frames"));
   EXPECT_EQ(fa.size(), fb.size());
@@ -396,6 +421,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"HeightNan", {"model", "info", "human66", "--height", "nan"}, "height"},
         BadCase{"HeightNotNumber", {"model", "info", "human66", "--height", "tall"}, "--height"},
         BadCase{"HeightWithUrdf", {"model", "info", "{dir}/gripper.urdf", "--height", "1.8"}, "--height"},
+        BadCase{"MassTooSmall", {"model", "info", "human66", "--mass", "5"}, "mass"},
+        BadCase{"MassTooLarge", {"model", "export", "human48", "--mass", "301", "--out", "{dir}/x.urdf"}, "mass"},
+        BadCase{"MassNotNumber", {"model", "fk", "human66", "--mass", "heavy"}, "--mass"},
+        BadCase{"MassWithUrdf", {"model", "info", "{dir}/gripper.urdf", "--mass", "70"}, "--mass"},
+        BadCase{"DemoBadMass", {"demo", "--mass", "1000"}, "mass"},
         BadCase{"UnknownOption", {"model", "info", "human66", "--bogus"}, "--bogus"},
         BadCase{"UnknownCommand", {"frobnicate"}, "frobnicate"}, BadCase{"MissingModel", {"model", "info"}, "MODEL"},
         BadCase{"ExportMissingOut", {"model", "export", "human48"}, "--out"},

@@ -12,9 +12,10 @@ namespace kinetrack::io {
 
 /// Which model to load.
 struct ModelSpec {
-  std::string model;             ///< built-in name (builtinModelNames()) or URDF path
-  std::optional<double> height;  ///< body height (m), built-in models only; default 1.75 m
-  bool fixed_base = false;       ///< fixed instead of floating base (BaseType)
+  std::string model;                          ///< built-in name (builtinModelNames()) or URDF path
+  std::optional<double> height;               ///< body height (m), built-in models only; default 1.75 m
+  bool fixed_base = false;                    ///< fixed instead of floating base (BaseType)
+  std::optional<double> mass = std::nullopt;  ///< body mass (kg), built-in models only; default 73 kg
 };
 
 /// A loaded model and where it came from.
@@ -22,17 +23,19 @@ struct LoadedModel {
   Model model;
   std::string source;                 ///< "built-in" or the URDF path
   std::optional<double> height;       ///< body height of a built-in model (m); empty for a URDF
+  std::optional<double> mass;         ///< body mass of a built-in model (kg); empty for a URDF
   std::vector<std::string> warnings;  ///< URDF reader warnings (mimic joints, ignored elements)
 };
 
-/// Loads the model named by `spec`: a built-in human model at spec.height (1.75 m when empty),
-/// or else the URDF file at the path spec.model (loadUrdf). The base is floating unless
-/// spec.fixed_base.
+/// Loads the model named by `spec`: a built-in human model at spec.height (1.75 m when empty)
+/// and spec.mass (73 kg when empty), or else the URDF file at the path spec.model (loadUrdf). The base is floating
+/// unless spec.fixed_base.
 ///
 /// Throws InvalidArgument when spec.model is neither a built-in name nor an existing file and
 /// does not look like a path (no '/' or '.'): "unknown model 'x': not a built-in model (human66,
-/// human48) and no such file"; when spec.height is given for an existing URDF file; or when the
-/// height is outside [0.5, 2.5] m (HumanDimensions::fromHeight). Throws ParseError(file, line, …)
+/// human48) and no such file"; when spec.height or spec.mass is given for an existing URDF
+/// file; or when the height is outside [0.5, 2.5] m (HumanDimensions::fromHeight) or the mass
+/// outside [20, 300] kg. Throws ParseError(file, line, …)
 /// for a missing, unreadable or malformed URDF file, or a directory.
 LoadedModel loadModel(const ModelSpec& spec);
 

@@ -107,6 +107,8 @@ class Model {
   /// columns for frames on l.
   [[nodiscard]] const std::vector<std::int32_t>& support(LinkId l) const { return support_[l.value]; }
   [[nodiscard]] const Inertial& inertial(LinkId l) const { return inertials_[l.value]; }
+  /// Sum of the link masses (kg); 0 for a kinematic model.
+  [[nodiscard]] double totalMass() const;
 
   // --- joints -------------------------------------------------------------------------------
   [[nodiscard]] JointType jointType(JointId j) const { return joint_type_[j.value]; }
