@@ -33,9 +33,7 @@ int runInverseDynamics(const IdConfig& cfg) {
   if (!std::isfinite(cfg.gravity) || cfg.gravity < 0.0) throw UsageError("--gravity must be finite and >= 0 (m/s^2)");
   const LoadedModel lm = loadModelAndWarn(cfg.model);
   const Model& m = lm.model;
-  double mass = 0.0;
-  for (int l = 0; l < m.numLinks(); ++l) mass += m.inertial(LinkId(l)).mass;
-  if (!(mass > 0.0)) throw UsageError("model '" + m.name() + "' has no mass: inverse dynamics needs link inertials");
+  const double mass = m.totalMass();
   const io::JointTrajectory traj = io::readJointCsv(cfg.motion);
   const std::vector<Configuration> q = io::toConfigurations(traj, m);
   const TrajectoryDerivatives d = differentiate(m, q, traj.times, traj.gap);
@@ -95,6 +93,7 @@ void addDynamicsCommand(CLI::App& app, Action& action) {
       "id", "inverse dynamics of a joint trajectory CSV: generalised forces per row (base residual first)");
   id->add_option("--model", cfg->model.model, "URDF with inertials (or a built-in model with masses)")->required();
   id->add_option("--height", cfg->model.height, "body height of a built-in model (m)");
+  id->add_option("--mass", cfg->model.mass, "body mass of a built-in model (kg)");
   id->add_option("--motion", cfg->motion, "joint trajectory CSV (as `kinetrack track` writes it)")->required();
   id->add_option("--out", cfg->out, "generalised forces CSV: time, base force and moment, joint torques, valid")
       ->required();

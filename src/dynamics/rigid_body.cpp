@@ -6,6 +6,7 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/model/mass_properties.hpp"
 
 namespace kinetrack {
 
@@ -134,6 +135,7 @@ DynamicsData::DynamicsData(const Model& model)
       mass_matrix(MatrixXd::Zero(model.nv(), model.nv())),
       ddq(VectorXd::Zero(model.nv())),
       nv(model.nv()) {
+  checkMassProperties(model);  // a clear error here rather than NaN in aba()
   for (int l = 0; l < model.numLinks(); ++l)
     massive[static_cast<std::size_t>(l)] = model.inertial(LinkId(l)).mass > 0.0;
 }

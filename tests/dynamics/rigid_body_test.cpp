@@ -204,6 +204,33 @@ TEST(RigidBody, BadInputIsRefusedAndNothingIsAllocated) {
     allocations = guard.count();
   }
   EXPECT_EQ(allocations, 0);
+  // A moving chain without mass makes dynamics ill-posed: refused up front, naming the link.
+  ModelBuilder b("bare", "base", BaseType::Fixed);
+  JointSpec arm;
+  arm.name = "shoulder";
+  arm.parent = "base";
+  arm.child = "arm";
+  b.addJoint(arm);
+  try {
+    DynamicsData bad_data(b.build());
+    ADD_FAILURE() << "no throw";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("arm"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RigidBody, BuiltInHumansCarryTheirBodyMass) {
+  HumanModelOptions o;
+  o.mass = 80.0;
+  const Model m = makeHuman66(o);
+  DynamicsData d(m);
+  const VectorXd zero = VectorXd::Zero(m.nv());
+  const VectorXd tau = rnea(m, d, Configuration(m), zero, zero);
+  EXPECT_NEAR(tau[2], 80.0 * 9.80665, 1e-9);  // the base carries the body weight
+  std::mt19937_64 rng(2);
+  const Configuration q = randomConfiguration(m, rng);
+  const VectorXd v = randomVector(m.nv(), rng, 1.0), a = randomVector(m.nv(), rng, 3.0);
+  EXPECT_LT(relErr(aba(m, d, q, v, rnea(m, d, q, v, a)), a), 1e-9);
 }
 
 }  // namespace

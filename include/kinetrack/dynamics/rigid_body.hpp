@@ -66,6 +66,8 @@ struct SpatialInertia {
 /// Workspace of the dynamics algorithms for one model (one per thread). Besides the results it
 /// holds the kinematics (`kinematics`, as forwardKinematics leaves it) of the last call.
 struct DynamicsData {
+  /// Throws InvalidArgument (checkMassProperties, naming the link) for non-physical inertials or
+  /// a moving chain without mass: dynamics would be ill-posed (NaN in aba()).
   explicit DynamicsData(const Model& model);
 
   Data kinematics;
