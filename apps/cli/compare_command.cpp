@@ -64,17 +64,14 @@ int runCompare(const CompareConfig& cfg) {
   track::CompareOptions options;
   options.data = cfg.data;
   options.icub = cfg.icub;
+  if (cfg.threads < 0) throw UsageError("--threads: expected ≥ 0, got " + std::to_string(cfg.threads));
   options.threads = cfg.threads;
   options.tpose_seconds = cfg.tpose_seconds;
   options.transient = cfg.transient;
   options.methods.clear();
   for (std::size_t p = 0; p <= cfg.methods.size();) {
     const std::size_t c = std::min(cfg.methods.find(',', p), cfg.methods.size());
-    if (c > p) {
-      track::TrackerOptions probe;
-      setSolver(probe, cfg.methods.substr(p, c - p), cfg.threads);  // validates the name
-      options.methods.push_back(probe.method);
-    }
+    if (c > p) options.methods.push_back(parseMethodFlag(cfg.methods.substr(p, c - p)));
     p = c + 1;
   }
   if (options.methods.empty()) throw UsageError("--methods: no method given");

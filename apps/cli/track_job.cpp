@@ -21,13 +21,17 @@ double meanFrameTime(const std::vector<double>& t) {
 
 }  // namespace
 
-void setSolver(track::TrackerOptions& options, const std::string& solver, int threads) {
-  if (threads < 0) throw UsageError("--threads: expected ≥ 0, got " + std::to_string(threads));
+track::Method parseMethodFlag(const std::string& solver) {
   try {
-    options.method = track::parseMethod(solver);
+    return track::parseMethod(solver);
   } catch (const InvalidArgument&) {
     throw UsageError("--solver: expected dynamical, wholebody, wholebody-ipopt or pairwise, got '" + solver + "'");
   }
+}
+
+void setSolver(track::TrackerOptions& options, const std::string& solver, int threads) {
+  if (threads < 0) throw UsageError("--threads: expected ≥ 0, got " + std::to_string(threads));
+  options.method = parseMethodFlag(solver);
   options.pairwise.threads = threads;
 }
 

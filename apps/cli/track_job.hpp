@@ -24,6 +24,9 @@ struct TrackJobResult {
   track::TrackSummary summary;
 };
 
+/// The Method of a `--solver` / `--methods` name; throws UsageError listing the valid names.
+track::Method parseMethodFlag(const std::string& solver);
+
 /// Sets the method of `--solver` (track::parseMethod: dynamical, wholebody, wholebody-ipopt,
 /// pairwise) and the pair-wise `--threads` (0 = one per hardware thread). Throws UsageError for
 /// an unknown name or negative threads.

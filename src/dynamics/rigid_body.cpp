@@ -104,6 +104,19 @@ void applyWrenches(const Model& model, DynamicsData& d, std::span<const External
   }
 }
 
+// Kinematics, inertias and the spatial velocity of every link at (q, v) (data.velocity).
+void linkVelocities(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v) {
+  prepare(model, d, q);
+  const int nb = model.nvBase();
+  Vector6d c0;
+  baseMotion(model, q, v, d.velocity[0], c0);
+  for (int l = 1; l < model.numLinks(); ++l) {
+    const auto i = static_cast<std::size_t>(l);
+    d.velocity[i] =
+        d.velocity[static_cast<std::size_t>(model.parent(LinkId(l)).value)] + d.subspace[i - 1] * v[nb + l - 1];
+  }
+}
+
 }  // namespace
 
 Matrix6d SpatialInertia::matrix() const {
@@ -125,7 +138,6 @@ DynamicsData::DynamicsData(const Model& model)
       velocity(static_cast<std::size_t>(model.numLinks()), Vector6d::Zero()),
       acceleration(static_cast<std::size_t>(model.numLinks()), Vector6d::Zero()),
       force(static_cast<std::size_t>(model.numLinks()), Vector6d::Zero()),
-      bias(static_cast<std::size_t>(model.numLinks()), Vector6d::Zero()),
       subspace(static_cast<std::size_t>(model.numJoints()), Vector6d::Zero()),
       U(static_cast<std::size_t>(model.numJoints()), Vector6d::Zero()),
       bias_acceleration(static_cast<std::size_t>(model.numJoints()), Vector6d::Zero()),
@@ -133,8 +145,7 @@ DynamicsData::DynamicsData(const Model& model)
       u(static_cast<std::size_t>(model.numJoints()), 0.0),
       tau(VectorXd::Zero(model.nv())),
       mass_matrix(MatrixXd::Zero(model.nv(), model.nv())),
-      ddq(VectorXd::Zero(model.nv())),
-      nv(model.nv()) {
+      ddq(VectorXd::Zero(model.nv())) {
   checkMassProperties(model);  // a clear error here rather than NaN in aba()
   for (int l = 0; l < model.numLinks(); ++l)
     massive[static_cast<std::size_t>(l)] = model.inertial(LinkId(l)).mass > 0.0;
@@ -232,14 +243,13 @@ const VectorXd& aba(const Model& model, DynamicsData& d, const Configuration& q,
       d.velocity[i] = d.velocity[p] + S * v[nb + l - 1];
       d.bias_acceleration[j] = crossMotion(d.velocity[i], S) * v[nb + l - 1];
     }
-    if (d.massive[i])
+    if (d.massive[i]) {
       d.articulated[i] = d.inertia[i].matrix();
-    else
-      d.articulated[i].setZero();
-    if (d.massive[i])
       d.force[i] = crossForce(d.velocity[i], d.inertia[i].apply(d.velocity[i]));  // pA
-    else
+    } else {
+      d.articulated[i].setZero();
       d.force[i].setZero();
+    }
   }
   applyWrenches(model, d, wrenches);
   // Pass 2: leaves to root.
@@ -301,33 +311,19 @@ Vector3d centerOfMass(const Model& model, DynamicsData& d, const Configuration& 
 
 Vector6d spatialMomentum(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v) {
   checkSize(v, model.nv(), "spatialMomentum: velocity");
-  prepare(model, d, q);
-  const int nb = model.nvBase();
-  Vector6d V0, c0;
-  baseMotion(model, q, v, V0, c0);
-  d.velocity[0] = V0;
-  Vector6d h = d.inertia[0].apply(V0);
-  for (int l = 1; l < model.numLinks(); ++l) {
-    const auto i = static_cast<std::size_t>(l);
-    d.velocity[i] =
-        d.velocity[static_cast<std::size_t>(model.parent(LinkId(l)).value)] + d.subspace[i - 1] * v[nb + l - 1];
-    h += d.inertia[i].apply(d.velocity[i]);
-  }
+  linkVelocities(model, d, q, v);
+  Vector6d h = Vector6d::Zero();
+  for (int l = 0; l < model.numLinks(); ++l)
+    h += d.inertia[static_cast<std::size_t>(l)].apply(d.velocity[static_cast<std::size_t>(l)]);
   return h;
 }
 
 double kineticEnergy(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v) {
   checkSize(v, model.nv(), "kineticEnergy: velocity");
-  prepare(model, d, q);
-  const int nb = model.nvBase();
-  Vector6d V0, c0;
-  baseMotion(model, q, v, V0, c0);
-  d.velocity[0] = V0;
-  double e = 0.5 * V0.dot(d.inertia[0].apply(V0));
-  for (int l = 1; l < model.numLinks(); ++l) {
+  linkVelocities(model, d, q, v);
+  double e = 0.0;
+  for (int l = 0; l < model.numLinks(); ++l) {
     const auto i = static_cast<std::size_t>(l);
-    d.velocity[i] =
-        d.velocity[static_cast<std::size_t>(model.parent(LinkId(l)).value)] + d.subspace[i - 1] * v[nb + l - 1];
     e += 0.5 * d.velocity[i].dot(d.inertia[i].apply(d.velocity[i]));
   }
   return e;

@@ -74,7 +74,7 @@ class SlotSolver : public FrameSolver {
   int addSlot(const std::string& frame, bool orientation, bool position, Slot s) {
     if (!orientation && !position)
       throw InvalidArgument("FrameSolver: target on '" + frame + "' has neither orientation nor position");
-    s.frame = ik_.model().frameId(frame);
+    s.frame = ik_.tasks().frame(s.orientation.valid() ? s.orientation : s.position);  // resolved by the tasks
     slots_.push_back(s);
     return static_cast<int>(slots_.size()) - 1;
   }

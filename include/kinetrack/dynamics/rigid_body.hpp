@@ -72,12 +72,12 @@ struct DynamicsData {
 
   Data kinematics;
   // Per link, world frame at the origin: spatial inertia, velocity, acceleration (gravity as a
-  // fictitious upward acceleration of the root), force; composite (CRBA) or articulated (ABA)
-  // inertia and bias.
+  // fictitious upward acceleration of the root), force (ABA: the articulated bias force);
+  // composite (CRBA) or articulated (ABA) inertia.
   std::vector<SpatialInertia> inertia, composite;
   std::vector<Matrix6d> articulated;
   std::vector<std::uint8_t> massive;  ///< per link: carries mass (massless links are skipped)
-  std::vector<Vector6d> velocity, acceleration, force, bias;
+  std::vector<Vector6d> velocity, acceleration, force;
   // Per joint: motion subspace S_j (ω; v at the origin), the ABA's U_j, D_j, u_j and c_j.
   std::vector<Vector6d> subspace, U, bias_acceleration;
   std::vector<double> D, u;
