@@ -7,33 +7,11 @@
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/mass_properties.hpp"
+#include "rigid_body_detail.hpp"
 
 namespace kinetrack {
 
 namespace {
-
-// Spatial vectors are (angular; linear) pairs in world coordinates at the world origin: a motion
-// (ω; v_O), v_O the velocity of the body point at the origin; a force (n_O; f), n_O the moment
-// about the origin (Featherstone's Plücker coordinates, all expressed in one frame).
-
-inline Vector3d ang(const Vector6d& x) { return x.head<3>(); }
-inline Vector3d lin(const Vector6d& x) { return x.tail<3>(); }
-
-// m1 ×m m2 (motion cross product).
-inline Vector6d crossMotion(const Vector6d& a, const Vector6d& b) {
-  Vector6d r;
-  r.head<3>() = ang(a).cross(ang(b));
-  r.tail<3>() = ang(a).cross(lin(b)) + lin(a).cross(ang(b));
-  return r;
-}
-
-// v ×* f (force cross product).
-inline Vector6d crossForce(const Vector6d& v, const Vector6d& f) {
-  Vector6d r;
-  r.head<3>() = ang(v).cross(ang(f)) + lin(v).cross(lin(f));
-  r.tail<3>() = ang(v).cross(lin(f));
-  return r;
-}
 
 // Spatial inertia about the origin of a body of mass m, world centre of mass c and world
 // rotational inertia Ic about c: I_O = Ic + m((c·c)1 − c cᵀ) (parallel axes), h = m c.
@@ -52,8 +30,11 @@ void checkSize(const VectorXd& x, int nv, const char* what) {
                           std::to_string(x.size()));
 }
 
-// Kinematics, world spatial inertias and joint motion subspaces at q.
-void prepare(const Model& model, DynamicsData& d, const Configuration& q) {
+}  // namespace
+
+namespace detail {
+
+void prepareDynamics(const Model& model, DynamicsData& d, const Configuration& q) {
   if (q.joints.size() != model.numJoints())
     throw InvalidArgument("dynamics: expected " + std::to_string(model.numJoints()) + " joint coordinates, got " +
                           std::to_string(q.joints.size()));
@@ -82,8 +63,7 @@ void prepare(const Model& model, DynamicsData& d, const Configuration& q) {
   d.base_subspace.bottomRightCorner<3, 3>() = so3::skew(q.base_position);
 }
 
-// Spatial velocity of the base body from ν_B = (ṗ_B, ω_B), and the velocity-product part of its
-// acceleration, d/dt(ṗ + p × ω) − (p̈ + p × ω̇) = ṗ × ω.
+// d/dt(ṗ + p × ω) − (p̈ + p × ω̇) = ṗ × ω.
 void baseMotion(const Model& model, const Configuration& q, const VectorXd& v, Vector6d& V0, Vector6d& c0) {
   V0.setZero();
   c0.setZero();
@@ -92,6 +72,15 @@ void baseMotion(const Model& model, const Configuration& q, const VectorXd& v, V
   V0 << w, pd + q.base_position.cross(w);
   c0.tail<3>() = pd.cross(w);
 }
+
+}  // namespace detail
+
+using detail::baseMotion;
+using detail::crossForce;
+using detail::crossMotion;
+using detail::linkVelocities;
+
+namespace {
 
 void applyWrenches(const Model& model, DynamicsData& d, std::span<const ExternalWrench> wrenches) {
   for (const ExternalWrench& w : wrenches) {
@@ -104,9 +93,10 @@ void applyWrenches(const Model& model, DynamicsData& d, std::span<const External
   }
 }
 
-// Kinematics, inertias and the spatial velocity of every link at (q, v) (data.velocity).
-void linkVelocities(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v) {
-  prepare(model, d, q);
+}  // namespace
+
+void detail::linkVelocities(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v) {
+  detail::prepareDynamics(model, d, q);
   const int nb = model.nvBase();
   Vector6d c0;
   baseMotion(model, q, v, d.velocity[0], c0);
@@ -116,8 +106,6 @@ void linkVelocities(const Model& model, DynamicsData& d, const Configuration& q,
         d.velocity[static_cast<std::size_t>(model.parent(LinkId(l)).value)] + d.subspace[i - 1] * v[nb + l - 1];
   }
 }
-
-}  // namespace
 
 Matrix6d SpatialInertia::matrix() const {
   Matrix6d M;
@@ -156,7 +144,7 @@ const VectorXd& rnea(const Model& model, DynamicsData& d, const Configuration& q
   const int nb = model.nvBase();
   checkSize(v, model.nv(), "rnea: velocity");
   checkSize(a, model.nv(), "rnea: acceleration");
-  prepare(model, d, q);
+  detail::prepareDynamics(model, d, q);
   // Root: gravity as a fictitious upward acceleration (0; −g) of the root.
   Vector6d V0, c0;
   baseMotion(model, q, v, V0, c0);
@@ -199,7 +187,7 @@ const VectorXd& nonlinearEffects(const Model& model, DynamicsData& d, const Conf
 
 const MatrixXd& crba(const Model& model, DynamicsData& d, const Configuration& q) {
   const int nb = model.nvBase();
-  prepare(model, d, q);
+  detail::prepareDynamics(model, d, q);
   for (int l = 0; l < model.numLinks(); ++l)
     d.composite[static_cast<std::size_t>(l)] = d.inertia[static_cast<std::size_t>(l)];
   for (int l = model.numLinks() - 1; l > 0; --l)
@@ -229,7 +217,7 @@ const VectorXd& aba(const Model& model, DynamicsData& d, const Configuration& q,
   const int nb = model.nvBase();
   checkSize(v, model.nv(), "aba: velocity");
   checkSize(tau, model.nv(), "aba: generalised forces");
-  prepare(model, d, q);
+  detail::prepareDynamics(model, d, q);
   // Pass 1: velocities, bias accelerations c = V × S q̇, articulated inertias and bias forces.
   Vector6d V0, c0;
   baseMotion(model, q, v, V0, c0);

@@ -10,11 +10,11 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/core/worker_pool.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/model_builder.hpp"
 #include "solver_detail.hpp"
-#include "worker_pool.hpp"
 
 namespace kinetrack {
 

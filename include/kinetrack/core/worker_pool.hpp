@@ -1,5 +1,5 @@
 #pragma once
-// A persistent fork–join pool for the pair-wise IK (private to kinetrack::ik): run(count, task)
+// A persistent fork–join pool (pair-wise IK, assembly–disassembly dynamics): run(count, task)
 // executes task(context, i) for i in [0, count) on the calling thread and the pool's workers and
 // returns when all are done. Tasks are claimed through one atomic counter; nothing is allocated
 // per run. The calling thread always drains the counter itself, so a run never waits for a

@@ -1,4 +1,4 @@
-#include "worker_pool.hpp"
+#include "kinetrack/core/worker_pool.hpp"
 
 #include <chrono>
 
