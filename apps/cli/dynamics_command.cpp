@@ -27,28 +27,28 @@ namespace {
 struct IdConfig {
   ModelSpec model;
   std::string motion, out;
-  double gravity = 9.80665;          ///< m/s², along −z
-  std::string wrench_file;           ///< external-wrench CSV (empty: no external load)
+  double gravity = 9.80665;              ///< m/s², along −z
+  std::string wrench_file;               ///< external-wrench CSV (empty: no external load)
   std::string wrench_outside = "error";  ///< motion rows outside the wrench file's times: error | zero
-  std::string derivatives = "fd";    ///< fd | butterworth
-  double cutoff = 6.0;               ///< Hz, −3 dB frequency of the zero-lag low-pass (butterworth)
+  std::string derivatives = "fd";        ///< fd | butterworth
+  double cutoff = 6.0;                   ///< Hz, −3 dB frequency of the zero-lag low-pass (butterworth)
   bool cutoff_given = false;
 };
 
-// The wrenches of the wrench file at the motion's times, one list per row (empty lists without a
-// file), and how many rows lie outside the file's time range.
+// The wrenches of the wrench file at the motion's times, one list per row, and how many rows lie
+// outside the file's time range (checked here first, for a message that names the option).
 struct MotionWrenches {
   std::vector<std::vector<ExternalWrench>> per_frame;
-  int outside = 0;     // rows outside the file's time range
+  int outside = 0;        // rows outside the file's time range
   std::size_t count = 0;  // bodies
-  std::string bodies;  // "LeftFoot, RightFoot"
+  std::string bodies;     // "LeftFoot, RightFoot"
 };
 
 MotionWrenches loadWrenches(const IdConfig& cfg, const Model& m, const std::vector<double>& times) {
   MotionWrenches out;
   const io::WrenchTrajectory w = io::readWrenchCsv(cfg.wrench_file);
   const std::vector<LinkId> links = io::bindWrenchBodies(w, m);
-  const double first = w.times.front() - 1e-9, last = w.times.back() + 1e-9;  // as resampleWrenches
+  const double first = w.times.front() - io::kWrenchTimeTolerance, last = w.times.back() + io::kWrenchTimeTolerance;
   int first_out = -1, last_out = -1;
   for (std::size_t k = 0; k < times.size(); ++k)
     if (times[k] < first || times[k] > last) {
@@ -58,12 +58,12 @@ MotionWrenches loadWrenches(const IdConfig& cfg, const Model& m, const std::vect
     }
   if (out.outside > 0 && cfg.wrench_outside == "error")
     throw UsageError(fmt::format(
-        "{}: its times {} … {} s do not cover {} row(s) of the motion {} (rows {}–{}, t = {} … {} s); pass "
-        "--wrench-outside zero to apply no external load there",
-        cfg.wrench_file, w.times.front(), w.times.back(), out.outside, cfg.motion, first_out + 1, last_out + 1,
+        "{}: its times {:g} … {:g} s do not cover {} of the {} rows of the motion {} (the first at t = {:g} s, the "
+        "last at t = {:g} s); pass --wrench-outside zero to apply no external load there",
+        cfg.wrench_file, w.times.front(), w.times.back(), out.outside, times.size(), cfg.motion,
         times[static_cast<std::size_t>(first_out)], times[static_cast<std::size_t>(last_out)]));
-  const io::WrenchTrajectory r = io::resampleWrenches(
-      w, times, cfg.wrench_outside == "zero" ? io::WrenchOutside::Zero : io::WrenchOutside::Error);
+  const io::WrenchTrajectory r =
+      io::resampleWrenches(w, times, cfg.wrench_outside == "zero" ? io::WrenchOutside::Zero : io::WrenchOutside::Error);
   out.count = links.size();
   out.per_frame.assign(times.size(), std::vector<ExternalWrench>(links.size()));
   for (std::size_t b = 0; b < links.size(); ++b) {
@@ -140,17 +140,17 @@ int runInverseDynamics(const IdConfig& cfg) {
     fmt::print("  {:<28} zero-lag Butterworth low-pass at {:g} Hz, then finite differences\n", "derivatives",
                cfg.cutoff);
   if (loaded)
-    fmt::print("  {:<28} {}: {} {} ({}); {} row(s) outside its time range{}\n", "external wrenches",
-               cfg.wrench_file, wrenches.count, wrenches.count == 1 ? "body" : "bodies", wrenches.bodies,
-               wrenches.outside, wrenches.outside > 0 ? " (no load there)" : "");
+    fmt::print("  {:<28} {}: {} {} ({}); {} row(s) outside its time range{}\n", "external wrenches", cfg.wrench_file,
+               wrenches.count, wrenches.count == 1 ? "body" : "bodies", wrenches.bodies, wrenches.outside,
+               wrenches.outside > 0 ? " (no load there)" : "");
   if (nb == 6 && !fz.empty()) {
     const metrics::Summary z = metrics::summarize(fz), h = metrics::summarize(fxy);
     const char* without = loaded ? ", without the external load" : "";
     if (loaded)
-      fmt::print("  {:<28} {:.1f} N without the external load, {:.1f} N with it (body weight {:.1f} N: {:.3f} x, "
-                 "{:.3f} x)\n",
-                 "base vertical force, mean", mean(fz), mean(fz_loaded), weight, mean(fz) / weight,
-                 mean(fz_loaded) / weight);
+      fmt::print(
+          "  {:<28} {:.1f} N without the external load, {:.1f} N with it (body weight {:.1f} N: {:.3f} x, "
+          "{:.3f} x)\n",
+          "base vertical force, mean", mean(fz), mean(fz_loaded), weight, mean(fz) / weight, mean(fz_loaded) / weight);
     else
       fmt::print("  {:<28} {:.1f} N (body weight {:.1f} N: {:.3f} x)\n", "base vertical force, mean", mean(fz), weight,
                  mean(fz) / weight);
@@ -200,8 +200,8 @@ void addDynamicsCommand(CLI::App& app, Action& action) {
                  "(zero-lag 4th-order low-pass at --cutoff first)")
       ->check(CLI::IsMember({"fd", "butterworth"}))
       ->capture_default_str();
-  CLI::Option* cutoff =
-      id->add_option("--cutoff", cfg->cutoff, "-3 dB frequency of the butterworth low-pass (Hz)")->capture_default_str();
+  CLI::Option* cutoff = id->add_option("--cutoff", cfg->cutoff, "-3 dB frequency of the butterworth low-pass (Hz)")
+                            ->capture_default_str();
   id->callback([&action, cfg, cutoff] {
     cfg->cutoff_given = cutoff->count() > 0;
     action = [cfg] { return runInverseDynamics(*cfg); };

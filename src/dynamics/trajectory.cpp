@@ -67,8 +67,8 @@ void checkCutoff(double sample_rate_hz, double cutoff_hz, const char* what) {
                           " Hz of the sampling");
 }
 
-// Padding: ⌈3 fs / f_c⌉ samples, three cutoff periods, over which the filter's start-up
-// transient (time constant 1/(√2 π f_c) per pass) decays below 1e-6.
+// Padding: ⌈3 fs / f_c⌉ samples, three cutoff periods, over which the start-up transient of a
+// pass (poles damped at ζω_n = 2π f_c / (√2 c) ≈ 5.5 f_c) decays below 1e-7.
 std::ptrdiff_t padLength(double sample_rate_hz, double cutoff_hz) {
   return static_cast<std::ptrdiff_t>(std::ceil(3.0 * sample_rate_hz / cutoff_hz));
 }
@@ -189,9 +189,8 @@ std::vector<Configuration> lowPassMotion(const Model& model, const std::vector<C
       throw InvalidArgument("lowPassMotion: time " + std::to_string(t[k]) + " s at frame " + std::to_string(k) +
                             " is not finite or does not increase");
     if (q[k].joints.size() != model.numJoints())
-      throw InvalidArgument("lowPassMotion: frame " + std::to_string(k) + " has " +
-                            std::to_string(q[k].joints.size()) + " joint coordinates, the model " +
-                            std::to_string(model.numJoints()));
+      throw InvalidArgument("lowPassMotion: frame " + std::to_string(k) + " has " + std::to_string(q[k].joints.size()) +
+                            " joint coordinates, the model " + std::to_string(model.numJoints()));
   }
   std::vector<Configuration> out = q;
   const bool floating = model.nvBase() == 6;

@@ -24,10 +24,6 @@ namespace {
 constexpr const char* kSuffix[] = {"fx", "fy", "fz", "px", "py", "pz", "mx", "my", "mz"};
 constexpr int kNumSuffix = 9;
 
-// Times this close to the ends of a wrench file's range count as inside it (round-off between
-// two files that sample the same clock).
-constexpr double kTimeTolerance = 1e-9;
-
 std::string formatNumber(double v) {
   std::string s;
   appendNumber(s, v);
@@ -216,7 +212,7 @@ WrenchTrajectory resampleWrenches(const WrenchTrajectory& wrenches, std::span<co
     if (!std::isfinite(t) || (k > 0 && t < times[k - 1]))
       throw InvalidArgument("resampleWrenches: time " + formatNumber(t) + " s at row " + std::to_string(k) +
                             " is not finite or decreases");
-    if (t < first - kTimeTolerance || t > last + kTimeTolerance) {
+    if (t < first - kWrenchTimeTolerance || t > last + kWrenchTimeTolerance) {
       if (outside == WrenchOutside::Error)
         throw InvalidArgument("resampleWrenches: time " + formatNumber(t) + " s (row " + std::to_string(k) +
                               ") is outside the time range [" + formatNumber(first) + ", " + formatNumber(last) +

@@ -156,8 +156,7 @@ AnalyticMotion analyticMotion(const Model& m, double rate, double duration, std:
 struct PartsRms {
   double linear = 0.0, angular = 0.0, joints = 0.0;
 };
-PartsRms rmsError(const std::vector<VectorXd>& x, const std::vector<VectorXd>& y, std::size_t first,
-                  std::size_t last) {
+PartsRms rmsError(const std::vector<VectorXd>& x, const std::vector<VectorXd>& y, std::size_t first, std::size_t last) {
   PartsRms r;
   for (std::size_t k = first; k < last; ++k) {
     const VectorXd e = x[k] - y[k];
@@ -237,7 +236,8 @@ TEST(Trajectory, InverseDynamicsAllocatesOnlyItsResult) {
   const Model m = makeHuman48();
   const AnalyticMotion mo = analyticMotion(m, 100.0, 1.0, 4);
   const TrajectoryDerivatives d = differentiate(m, mo.q, mo.t);
-  std::vector<std::vector<ExternalWrench>> wrenches(mo.t.size(), {ExternalWrench{LinkId(3)}, ExternalWrench{LinkId(9)}});
+  std::vector<std::vector<ExternalWrench>> wrenches(mo.t.size(),
+                                                    {ExternalWrench{LinkId(3)}, ExternalWrench{LinkId(9)}});
   const auto count = [&](std::size_t frames) {
     const std::vector<Configuration> q(mo.q.begin(), mo.q.begin() + static_cast<std::ptrdiff_t>(frames));
     TrajectoryDerivatives df;
@@ -326,10 +326,11 @@ TEST(Trajectory, LowPassAccelerationsOfANoisyMotion) {
   const std::size_t n = mo.t.size();
   const PartsRms fd = rmsError(raw.acceleration, mo.a, 0, n), bw = rmsError(smooth.acceleration, mo.a, 0, n);
   const PartsRms bw_interior = rmsError(smooth.acceleration, mo.a, 100, n - 100);
-  std::printf("noisy accelerations, RMS error (fd / butterworth 6 Hz / interior): base linear %.3g / %.3g / %.3g m/s^2, "
-              "base angular %.3g / %.3g / %.3g rad/s^2, joints %.3g / %.3g / %.3g rad/s^2\n",
-              fd.linear, bw.linear, bw_interior.linear, fd.angular, bw.angular, bw_interior.angular, fd.joints,
-              bw.joints, bw_interior.joints);
+  std::printf(
+      "noisy accelerations, RMS error (fd / butterworth 6 Hz / interior): base linear %.3g / %.3g / %.3g m/s^2, "
+      "base angular %.3g / %.3g / %.3g rad/s^2, joints %.3g / %.3g / %.3g rad/s^2\n",
+      fd.linear, bw.linear, bw_interior.linear, fd.angular, bw.angular, bw_interior.angular, fd.joints, bw.joints,
+      bw_interior.joints);
   EXPECT_GT(fd.linear / bw.linear, 20.0);
   EXPECT_GT(fd.angular / bw.angular, 20.0);
   EXPECT_GT(fd.joints / bw.joints, 20.0);
@@ -347,8 +348,8 @@ TEST(Trajectory, LowPassAccelerationsConvergeAsTheCutoffRises) {
     const TrajectoryDerivatives d = differentiate(m, lowPassMotion(m, mo.q, mo.t, fc), mo.t);
     const PartsRms e = rmsError(d.acceleration, mo.a, first, last);
     errors.push_back(std::max({e.linear, e.angular, e.joints}));
-    std::printf("noise-free, cutoff %4.0f Hz: acceleration RMS error base linear %.3g, angular %.3g, joints %.3g\n",
-                fc, e.linear, e.angular, e.joints);
+    std::printf("noise-free, cutoff %4.0f Hz: acceleration RMS error base linear %.3g, angular %.3g, joints %.3g\n", fc,
+                e.linear, e.angular, e.joints);
   }
   std::printf("noise-free, finite differences only: %.3g, %.3g, %.3g\n", fd.linear, fd.angular, fd.joints);
   for (std::size_t i = 0; i + 2 < errors.size(); ++i) EXPECT_GT(errors[i] / errors[i + 1], 10.0) << i;

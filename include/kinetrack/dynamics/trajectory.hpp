@@ -48,13 +48,14 @@ std::vector<VectorXd> inverseDynamics(const Model& model, const std::vector<Conf
 /// Zero-lag low-pass filter of uniformly sampled values `x` (in place), at `sample_rate_hz`: a
 /// 2nd-order Butterworth section (bilinear transform, pre-warped) run forward, then backward (a
 /// 4th-order zero-phase filter, "filtfilt"), designed at a cutoff raised by 1/c, c = (√2 − 1)^¼ ≈
-/// 0.802 (Winter, Biomechanics and Motor Control of Human Movement, 4th ed., 2009, §3.4.4.3), so
-/// that the −3 dB frequency of the two passes together is `cutoff_hz`. Gain at frequency f:
-/// G(f) = 1 / (1 + (√2 − 1)(tan(πf/fs) / tan(πf_c/fs))⁴) = 1 − 0.41 (f/f_c)⁴ + …, so polynomials
-/// up to degree 3 pass unchanged away from the ends. The ends are padded by odd reflection
-/// (x₋ⱼ = 2x₀ − xⱼ, which continues a linear trend) over min(n − 1, ⌈3 fs/f_c⌉) samples, and each
-/// pass starts in the steady state of its first value. Throws InvalidArgument unless
-/// 0 < cutoff_hz < sample_rate_hz / 2 (both finite) and x is finite.
+/// 0.802 (Winter, Biomechanics and Motor Control of Human Movement, 4th ed., 2009: the correction
+/// for a filter run twice), so that the −3 dB frequency of the two passes together is
+/// `cutoff_hz`. Gain at frequency f: G(f) = 1 / (1 + (√2 − 1)(tan(πf/fs) / tan(πf_c/fs))⁴) =
+/// 1 − 0.41 (f/f_c)⁴ + …, so polynomials up to degree 3 pass unchanged away from the ends. The
+/// ends are padded by odd reflection (x₋ⱼ = 2x₀ − xⱼ, which continues a linear trend) over
+/// min(n − 1, ⌈3 fs/f_c⌉) samples, and each pass starts in the steady state of its first value.
+/// Throws InvalidArgument unless 0 < cutoff_hz < sample_rate_hz / 2 (both finite) and x is
+/// finite.
 void lowPassFilter(std::span<double> x, double sample_rate_hz, double cutoff_hz);
 
 /// A motion low-passed by lowPassFilter at `cutoff_hz`, coordinate by coordinate: base position,

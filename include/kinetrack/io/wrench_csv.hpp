@@ -29,10 +29,10 @@ struct BodyWrenches {
 
 /// External wrenches over time, as read from a wrench CSV.
 struct WrenchTrajectory {
-  std::string source;               ///< file it was read from (for messages)
-  int header_line = 0;              ///< 1-based line of the header in `source` (0 when built in memory)
-  std::vector<double> times;        ///< s, strictly increasing
-  std::vector<BodyWrenches> bodies; ///< in the order of their first column
+  std::string source;                ///< file it was read from (for messages)
+  int header_line = 0;               ///< 1-based line of the header in `source` (0 when built in memory)
+  std::vector<double> times;         ///< s, strictly increasing
+  std::vector<BodyWrenches> bodies;  ///< in the order of their first column
 
   [[nodiscard]] int numSamples() const { return static_cast<int>(times.size()); }
   [[nodiscard]] int numBodies() const { return static_cast<int>(bodies.size()); }
@@ -62,6 +62,10 @@ void writeWrenchCsv(const std::string& path, const WrenchTrajectory& wrenches);
 /// naming the unknown body and listing the model's link and frame names.
 std::vector<LinkId> bindWrenchBodies(const WrenchTrajectory& wrenches, const Model& model);
 
+/// Times this close to the ends of a wrench file's range count as inside it (s): round-off
+/// between two files that sample the same clock.
+inline constexpr double kWrenchTimeTolerance = 1e-9;
+
 /// What resampleWrenches does with a time outside [times.front(), times.back()] of the wrenches.
 enum class WrenchOutside {
   Error,  ///< throw InvalidArgument
@@ -72,9 +76,10 @@ enum class WrenchOutside {
 /// spatial force: F and the moment about the world origin T + P × F are interpolated between the
 /// two samples around t, P is interpolated linearly and T recovered as the moment minus P × F (so
 /// a load linear in time is reproduced exactly; at a sample time the sample is copied). Times
-/// within 1e-9 s of the range count as inside. The result has `times` as its times and keeps
-/// source, header_line, body names and has_moment. Throws InvalidArgument for times that are not
-/// finite or decrease, no samples, or (WrenchOutside::Error) a time outside the range, naming it.
+/// within kWrenchTimeTolerance of the range count as inside (and take the end sample). The result
+/// has `times` as its times and keeps source, header_line, body names and has_moment. Throws
+/// InvalidArgument for times that are not finite or decrease, no samples, or
+/// (WrenchOutside::Error) a time outside the range, naming it.
 WrenchTrajectory resampleWrenches(const WrenchTrajectory& wrenches, std::span<const double> times,
                                   WrenchOutside outside = WrenchOutside::Error);
 
