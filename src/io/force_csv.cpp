@@ -1,6 +1,7 @@
 #include "kinetrack/io/force_csv.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <string>
 
 #include "kinetrack/core/errors.hpp"
@@ -30,6 +31,9 @@ void writeForceCsv(const std::string& path, const Model& model, const std::vecto
     if (forces[k].size() != model.nv())
       throw InvalidArgument("writeForceCsv: row " + std::to_string(k) + " has " + std::to_string(forces[k].size()) +
                             " values, the model " + std::to_string(model.nv()));
+    if (valid[k] && (!forces[k].allFinite() || !std::isfinite(times[k])))
+      throw InvalidArgument("writeForceCsv: row " + std::to_string(k) + " (time " + std::to_string(times[k]) +
+                            " s) has a NaN or infinite value; the file never holds NaN");
     append(text, times[k]);
     for (Eigen::Index i = 0; i < forces[k].size(); ++i) {
       text += ',';

@@ -1,5 +1,5 @@
-// Fuzz-style robustness of the text readers (issue 4): TRC, MOT, URDF, joint trajectory CSV and
-// pose-target CSV (BVH, MVNX and segment maps are in fuzz_readers_test.cpp; the machinery is in
+// Fuzz-style robustness of the text readers (issue 4): TRC, MOT, URDF, joint trajectory CSV,
+// pose-target CSV and external-wrench CSV (BVH, MVNX and segment maps are in fuzz_readers_test.cpp; the machinery is in
 // tests/testing/mutations.hpp). Truncated and corrupted copies of the fixtures must either
 // parse into a self-consistent result, which the downstream consumers then take without
 // crashing, or throw kinetrack::ParseError naming the file and a line of the input
@@ -20,6 +20,7 @@
 #include "kinetrack/io/opensim.hpp"
 #include "kinetrack/io/target_csv.hpp"
 #include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/wrench_csv.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/model_builder.hpp"
@@ -386,6 +387,75 @@ TEST(FuzzReaders, TargetCsv) {
   viaFiles(
       st, fixtures[1], ".csv", [](const std::string& p) { readTargetCsv(p); },
       [](const std::string& t, const std::string& p) { parseTargetCsv(t, p); });
+  KINETRACK_EXPECT_FUZZ_CLEAN(st);
+}
+
+// ---- external-wrench CSV -------------------------------------------------------------------------
+
+// Two feet with free moments and a hand frame without, over 5 samples; and one body, 3 samples.
+std::vector<Fixture> wrenchFixtures() {
+  WrenchTrajectory w;
+  w.bodies.resize(3);
+  w.bodies[0].body = "LeftFoot";
+  w.bodies[1].body = "RightFoot";
+  w.bodies[2].body = "RightHandCOM";
+  w.bodies[0].has_moment = w.bodies[1].has_moment = true;
+  for (int k = 0; k < 5; ++k) {
+    w.times.push_back(0.2 + k / 100.0);
+    for (BodyWrenches& b : w.bodies) {
+      b.force.emplace_back(10.0 * k, -3.5, 700.25 - k);
+      b.point.emplace_back(0.1 * k, 0.25, 0.0);
+      b.moment.push_back(b.has_moment ? Vector3d(0.5, -0.125, 1e-3 * k) : Vector3d::Zero());
+    }
+  }
+  return {{"feet_wrenches.csv", toWrenchCsv(w)},
+          {"plate.csv", "time,P.fx,P.fy,P.fz,P.px,P.py,P.pz\n0,1,2,3,4,5,6\n0.5,1,2,3,4,5,6\n1,0,0,0,0,0,0\n"}};
+}
+
+void checkWrenches(const WrenchTrajectory& w, const Model& model) {
+  const std::size_t n = w.times.size();
+  require(n > 0 && !w.bodies.empty(), "wrenches: no samples or no bodies");
+  std::set<std::string> names;
+  for (const BodyWrenches& b : w.bodies) {
+    require(!b.body.empty() && names.insert(b.body).second, "wrenches: body names empty or repeated");
+    require(b.force.size() == n && b.point.size() == n && b.moment.size() == n, "wrenches: sizes");
+    for (std::size_t k = 0; k < n; ++k)
+      require(b.force[k].allFinite() && b.point[k].allFinite() && b.moment[k].allFinite() &&
+                  (b.has_moment || b.moment[k].isZero(0)),
+              "wrenches: a value is not finite, or a moment without moment columns");
+  }
+  for (std::size_t k = 0; k < n; ++k)
+    require(std::isfinite(w.times[k]) && (k == 0 || w.times[k] > w.times[k - 1]), "wrenches: times");
+  // Downstream: binding to a model gives a link per body or the documented ParseError at the header;
+  // resampling at its own times copies every sample.
+  bool known = true;
+  for (const BodyWrenches& b : w.bodies) known = known && model.findFrame(b.body).has_value();
+  try {
+    const std::vector<LinkId> links = bindWrenchBodies(w, model);
+    require(known && links.size() == w.bodies.size(), "wrenches: bound an unknown body");
+  } catch (const ParseError& e) {
+    require(!known && e.line() == w.header_line, "wrenches: binding rejected known bodies or named another line");
+  }
+  const WrenchTrajectory r = resampleWrenches(w, w.times);
+  for (std::size_t b = 0; b < w.bodies.size(); ++b)
+    require(r.bodies[b].force == w.bodies[b].force && r.bodies[b].point == w.bodies[b].point &&
+                r.bodies[b].moment == w.bodies[b].moment,
+            "wrenches: resampling at the sample times changed a sample");
+}
+
+TEST(FuzzReaders, WrenchCsv) {
+  const std::vector<Fixture> fixtures = wrenchFixtures();
+  const Model human66 = makeHuman66();
+  Stats st{"wrenchcsv"};
+  auto read = [&](const Fixture& fx, const std::string& text) {
+    checkWrenches(csvParse(text, [&] { return parseWrenchCsv(text, fx.name); }), human66);
+  };
+  for (const Fixture& fx : fixtures) EXPECT_NO_THROW(read(fx, fx.text)) << fx.name;
+  const Vocabulary words = {{}, {"time", ".fx", ".pz", ".mx", ".mz", ",", ",,", "\n", "#", " ", "nan", "-", "1e308"}};
+  fuzz(st, fixtures, {25 * kScale, 600 * kScale, 20000, words}, read);
+  viaFiles(
+      st, fixtures[0], ".csv", [](const std::string& p) { readWrenchCsv(p); },
+      [](const std::string& t, const std::string& p) { parseWrenchCsv(t, p); });
   KINETRACK_EXPECT_FUZZ_CLEAN(st);
 }
 

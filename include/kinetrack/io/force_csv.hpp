@@ -18,8 +18,8 @@
 namespace kinetrack::io {
 
 /// Writes the rows atomically (a failure leaves no file). Throws InvalidArgument when the sizes
-/// disagree (times, rows, valid flags, nv per row), ParseError naming `path` when it cannot be
-/// written.
+/// disagree (times, rows, valid flags, nv per row) or a valid row holds a NaN or infinite value,
+/// ParseError naming `path` when it cannot be written.
 void writeForceCsv(const std::string& path, const Model& model, const std::vector<double>& times,
                    const std::vector<VectorXd>& forces, const std::vector<std::uint8_t>& valid);
 
