@@ -1116,8 +1116,7 @@ void jointAccelerations(const Impl& p, const Workspace& w, const Configuration& 
 // force the joint must transmit for the bodies to accelerate as computed: Newton–Euler with
 // gravity, external and closure forces), per closure the unmet relative acceleration c − Δa; the
 // joints' velocity-product terms are set to zero (the correction is linear in ν̇).
-void residual(const Impl& p, const Model& model, Workspace& w, AssemblyData& data, const Configuration& q,
-              const VectorXd& v, const VectorXd& tau) {
+void residual(const Impl& p, const Model& model, Workspace& w, AssemblyData& data, const VectorXd& tau) {
   const int nb = p.nb;
   // Body accelerations from ν̇ (the root's, then down the tree joints, parents first).
   w.body_acc[0].setZero();
@@ -1172,7 +1171,6 @@ void residual(const Impl& p, const Model& model, Workspace& w, AssemblyData& dat
     }
     w.c[e].setZero();
   }
-  (void)v;
 }
 
 }  // namespace
@@ -1279,7 +1277,7 @@ const VectorXd& assemblyForwardDynamics(const AssemblyPlan& plan, AssemblyData& 
   // Iterative refinement: the residual of the equations of motion (and of the closures) at the
   // result, solved for a correction with the same factorisation (right-hand sides only).
   for (int it = 0; it < plan.options().refinement_steps; ++it) {
-    residual(p, model, w, data, q, v, tau);
+    residual(p, model, w, data, tau);
     for (std::size_t e = 0; e < p.edges.size(); ++e) edgeBases(w, p.edges[e], e);
     runPasses(p, model, w, true);
     jointAccelerations(p, w, q, nb, w.delta);
