@@ -42,12 +42,12 @@ struct SilenceCerr {
 DartOracle::DartOracle(const std::string& urdf_path, const Model& model)
     : floating_(model.baseType() == BaseType::Floating), nv_(model.nv()) {
   using dart::utils::DartLoader;
-  const DartLoader::Options options(nullptr,
-                                    floating_ ? DartLoader::RootJointType::FLOATING : DartLoader::RootJointType::FIXED,
-                                    dart::dynamics::Inertia(0.0, Eigen::Vector3d::Zero(), Eigen::Matrix3d::Zero()));
-  DartLoader loader(options);
   {
-    SilenceCerr quiet;
+    SilenceCerr quiet;  // also DART's warning about the zero inertia it is given here
+    const DartLoader::Options options(
+        nullptr, floating_ ? DartLoader::RootJointType::FLOATING : DartLoader::RootJointType::FIXED,
+        dart::dynamics::Inertia(0.0, Eigen::Vector3d::Zero(), Eigen::Matrix3d::Zero()));
+    DartLoader loader(options);
     skeleton_ = loader.parseSkeletonString(withoutGeometry(urdf_path), dart::common::Uri::createFromPath(urdf_path));
   }
   if (!skeleton_) throw std::runtime_error("DART could not load " + urdf_path);
