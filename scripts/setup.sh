@@ -4,8 +4,8 @@
 # Usage: scripts/setup.sh [--no-build] [--build-type Release|Debug] [--sanitize] [--demo]
 #                         [--target NAME]... [--quiet [--log FILE]]
 #   --demo         only what the `kinetrack` binary needs: no test/benchmark packages (GoogleTest,
-#                  Google Benchmark, KDL, matplotlib, clang-format), configured without tests and
-#                  benchmarks
+#                  Google Benchmark, KDL, MuJoCo, DART, matplotlib, clang-format), configured without
+#                  tests and benchmarks
 #   --target NAME  build only NAME (repeatable; default: everything, tests and benchmarks too)
 #   --quiet        one line per stage and a build percentage instead of the tools' output, which
 #                  goes to the log (default <build dir>/setup.log); its tail is shown on failure
@@ -73,11 +73,13 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev
   coinor-libipopt-dev
 )
-# Tests, benchmarks and their oracles, the plots, the format check.
+# Tests, benchmarks and their oracles (KDL, MuJoCo and DART: peers of our rigid-body dynamics; DART's
+# URDF loader is the separate libdart-utils-urdf-dev), the plots, the format check.
 if [ "$demo" -eq 0 ]; then
   packages+=(
     libgtest-dev libgmock-dev googletest libbenchmark-dev
     liborocos-kdl-dev
+    libmujoco-dev libdart-dev libdart-utils-urdf-dev
     python3 python3-matplotlib
     clang-format-14
   )
