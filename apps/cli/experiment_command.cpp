@@ -34,6 +34,8 @@ namespace kinetrack::cli {
 
 /// Registers `kinetrack experiment compare` (compare_command.cpp) under `experiment`.
 void addCompareCommand(CLI::App& experiment, Action& action);
+/// Registers `kinetrack experiment assembly` (assembly_experiment.cpp) under `experiment`.
+void addAssemblyExperiment(CLI::App& experiment, Action& action);
 
 namespace {
 
@@ -200,6 +202,7 @@ void addExperimentCommand(CLI::App& app, Action& action) {
   CLI::App* experiment = app.add_subcommand("experiment", "reproduce the papers' experiments (CSV + PNG)");
   experiment->require_subcommand(1);
   addCompareCommand(*experiment, action);
+  addAssemblyExperiment(*experiment, action);
 
   auto cfg = std::make_shared<ConvergenceConfig>();
   CLI::App* cmd = experiment->add_subcommand(

@@ -20,6 +20,7 @@ void addTrackCommand(CLI::App& app, Action& action);
 void addRetargetCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack dynamics id` (dynamics_command.cpp).
 void addDynamicsCommand(CLI::App& app, Action& action);
+void addSimulateCommand(CLI::App& app, Action& action);
 }  // namespace kinetrack::cli
 
 namespace {
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
   addRetargetCommand(app, action);
   addExperimentCommand(app, action);
   addDynamicsCommand(app, action);
+  addSimulateCommand(app, action);
 
   try {
     app.parse(argc, argv);

@@ -57,37 +57,6 @@ constexpr double kAdd6 = 36;             // 6×6 + 6×6
 
 enum class EdgeKind : std::uint8_t { Tree, Free, Loop };
 
-// One joint, fixed size R = 6 − dofs: K = TᵀΦT, Y = T K⁻¹ Tᵀ = ZᵀZ with Z = L⁻¹Tᵀ, and
-// f0 = Wτ − Y(ΦWτ + r). False when K is not positive definite (the general path decides).
-template <int R>
-bool solveOne(const Matrix6d& Phi, const Mat6X& Tdyn, const Vector6d& Wt, const Vector6d& r, Matrix6d& Y,
-              Vector6d& f0) {
-  const Eigen::Matrix<double, 6, R> T = Tdyn.leftCols<R>();
-  const Eigen::Matrix<double, 6, R> PT = Phi * T;
-  const Eigen::Matrix<double, R, R> K = T.transpose() * PT;
-  if constexpr (R <= 4) {  // closed-form inverse (cofactors), guarded by the determinant's scale
-    const double det = K.determinant();
-    if (!(det > 1e-13 * K.diagonal().prod())) return false;
-    const Eigen::Matrix<double, R, 6> KT = K.inverse() * T.transpose();
-    Y.noalias() = T * KT;
-  } else {
-    const Eigen::LLT<Eigen::Matrix<double, R, R>> llt(K);
-    if (llt.info() != Eigen::Success) return false;
-    // Z = L⁻¹Tᵀ by forward substitution (fixed size, unrolled).
-    const Eigen::Matrix<double, R, R> L = llt.matrixL();
-    Eigen::Matrix<double, R, 6> Z = T.transpose();
-    for (int i = 0; i < R; ++i) {
-      for (int k = 0; k < i; ++k) Z.row(i) -= L(i, k) * Z.row(k);
-      Z.row(i) /= L(i, i);
-    }
-    Y.noalias() = Z.transpose() * Z;
-  }
-  const Vector6d rhs = Phi * Wt + r;
-  f0 = Wt;
-  f0.noalias() -= Y * rhs;
-  return true;
-}
-
 // A basis T of the spatial forces a joint with motion subspace S transmits without doing work
 // (TᵀS = 0), 6 − dofs columns: for a revolute joint (a; o × a) the two moments normal to a and
 // the three forces through o; for a prismatic one the three moments and the two forces normal to
@@ -155,12 +124,13 @@ struct AssemblyPlan::Impl {
     double assembly_flops = 0.0, disassembly_flops = 0.0;
   };
 
-  int nb = 0;                  // model.nvBase()
-  std::vector<int> body_link;  // per body: its link (−1: the world; the fixed root is the world)
-  std::vector<int> link_body;  // per link: its body, or −1 (massless: inside a joint chain)
-  std::vector<Edge> edges;     // tree joints first (in link order), then loop closures
-  std::vector<int> loop_edge;  // per loop closure: its edge
-  std::vector<Node> nodes;     // post-order: children before parents, subtrees contiguous
+  int nb = 0;                         // model.nvBase()
+  std::vector<int> body_link;         // per body: its link (−1: the world; the fixed root is the world)
+  std::vector<int> link_body;         // per link: its body, or −1 (massless: inside a joint chain)
+  std::vector<Matrix3d> inertia_inv;  // per body: inverse rotational inertia about the COM (link axes)
+  std::vector<Edge> edges;            // tree joints first (in link order), then loop closures
+  std::vector<int> loop_edge;         // per loop closure: its edge
+  std::vector<Node> nodes;            // post-order: children before parents, subtrees contiguous
   int root = -1;
   std::vector<int> tasks;  // subtree roots handed to threads (threads > 1)
   std::vector<int> top;    // nodes above them, run by the caller (post-order)
@@ -190,6 +160,7 @@ void buildBodies(const Model& model, const AssemblyOptions& options, Impl& p) {
   for (int l = 1; l < nl; ++l) ++children[idx(model.parent(LinkId(l)).value)];
   p.link_body.assign(idx(nl), -1);
   p.body_link.push_back(-1);  // the world
+  p.inertia_inv.push_back(Matrix3d::Zero());
   if (!floating) p.link_body[0] = 0;
   for (int l = 0; l < nl; ++l) {
     const double mass = model.inertial(LinkId(l)).mass;
@@ -197,6 +168,7 @@ void buildBodies(const Model& model, const AssemblyOptions& options, Impl& p) {
     if (mass > 0.0) {
       p.link_body[idx(l)] = static_cast<int>(p.body_link.size());
       p.body_link.push_back(l);
+      p.inertia_inv.push_back(model.inertial(LinkId(l)).inertia.inverse());
     } else if (l == 0) {
       throw InvalidArgument("assembly: the floating root link '" + model.linkName(LinkId(0)) +
                             "' has no mass; give it the mass of the base body");
@@ -652,6 +624,7 @@ struct AssemblyData::Workspace {
     f0.assign(idx(p.f0_size), Vector6d::Zero());
     y.assign(idx(p.y_size), Matrix6d::Zero());
     force.assign(idx(p.force_size), Vector6d::Zero());
+    zform.assign(p.nodes.size(), 0);
     const std::size_t ne = p.edges.size();
     S.assign(ne, Mat6X());
     c.assign(ne, Vector6d::Zero());
@@ -679,6 +652,7 @@ struct AssemblyData::Workspace {
   const Impl* plan_impl;
   std::vector<Matrix6d> phi, g, y;
   std::vector<Vector6d> beta, f0, force;
+  std::vector<std::uint8_t> zform;   // per node: joined by joinOne (y holds Z, g holds W_k)
   std::vector<Mat6X> S;              // per edge: motion subspace (world)
   std::vector<Vector6d> c;           // per edge: velocity-product (or stabilisation) acceleration
   std::vector<VecN> tau;             // per edge: generalised forces along S
@@ -737,7 +711,7 @@ struct Pass {
     const Vector3d c = X.p + X.R * in.com;
     // I⁻¹ on (n_O; F) → (ω; v_O): ω = A(n − c × F), v_O = F/m + c × ω, A the world inverse
     // rotational inertia about the centre of mass.
-    const Matrix3d A = X.R * in.inertia.inverse() * X.R.transpose();
+    const Matrix3d A = X.R * p.inertia_inv[idx(n.body)] * X.R.transpose();
     const Matrix3d C = so3::skew(c);
     const Matrix3d AC = A * C;
     Matrix6d& phi = w.phi[idx(n.phi)];
@@ -770,9 +744,15 @@ struct Pass {
         u[e].noalias() += (n.sb[idx(e)] * n.sb[idx(e2)]) * (phiOf(B, n.ib[idx(e)], n.ib[idx(e2)]) * W2);
       }
     }
-    for (int e = 0; e < m; ++e) {
-      f0[e] = w.Wt[idx(n.edges[idx(e)])];
-      for (int e2 = 0; e2 < m; ++e2) f0[e].noalias() -= Y[e * m + e2] * u[e2];
+    if (w.zform[idx(&n - p.nodes.data())]) {  // Y = ZᵀZ
+      const Vector6d zu = Y[0] * u[0];
+      f0[0] = w.Wt[idx(n.edges[0])];
+      f0[0].noalias() -= Y[0].transpose() * zu;
+    } else {
+      for (int e = 0; e < m; ++e) {
+        f0[e] = w.Wt[idx(n.edges[idx(e)])];
+        for (int e2 = 0; e2 < m; ++e2) f0[e].noalias() -= Y[e * m + e2] * u[e2];
+      }
     }
     for (int k = 0; k < h; ++k) {
       const int sk = n.h_side[idx(k)], jk = n.h_idx[idx(k)];
@@ -785,6 +765,66 @@ struct Pass {
         b.noalias() += sg * (phiOf(Xk, jk, i) * f0[e]);
       }
     }
+  }
+
+  // One joint of R = 6 − d constraint directions, TᵀΦT positive definite (the common case): with
+  // Z = L⁻¹Tᵀ (K = TᵀΦT = LLᵀ), Y = ZᵀZ is never formed: W_k = Z D_k (R × 6) per handle gives
+  // Φ^C_kl = [same side] Φ_kl − W_kᵀ W_l and, in disassembly, f = f0 − Zᵀ Σ_k W_k f_k. Z and W_k
+  // are stored zero-padded to 6 rows. False when K is not positive definite.
+  template <int R>
+  bool joinOne(const Node& n, const Node& A, const Node& B, int e) {
+    const Matrix6d Phi = phiOf(A, n.ia[0], n.ia[0]) + phiOf(B, n.ib[0], n.ib[0]);
+    const Eigen::Matrix<double, 6, R> T = w.T[idx(e)].template leftCols<R>();
+    const Eigen::Matrix<double, 6, R> PT = Phi * T;
+    const Eigen::Matrix<double, R, R> K = T.transpose() * PT;
+    const Eigen::LLT<Eigen::Matrix<double, R, R>> llt(K);
+    if (llt.info() != Eigen::Success) return false;
+    const Eigen::Matrix<double, R, R> L = llt.matrixL();
+    Eigen::Matrix<double, R, 6> Z = T.transpose();
+    for (int i = 0; i < R; ++i) {  // forward substitution, unrolled at fixed size
+      for (int k = 0; k < i; ++k) Z.row(i) -= L(i, k) * Z.row(k);
+      Z.row(i) /= L(i, i);
+    }
+    const Vector6d& Wt = w.Wt[idx(e)];
+    const Vector6d u = Phi * Wt + n.sa[0] * betaOf(A, n.ia[0]) + n.sb[0] * betaOf(B, n.ib[0]) - w.c[idx(e)];
+    const Eigen::Matrix<double, R, 1> zu = Z * u;
+    Vector6d& f0 = w.f0[idx(n.f0)];
+    f0 = Wt;
+    f0.noalias() -= Z.transpose() * zu;
+    Matrix6d& Z6 = w.y[idx(n.y)];
+    Z6.setZero();
+    Z6.template topRows<R>() = Z;
+    const int h = static_cast<int>(n.handles.size());
+    for (int k = 0; k < h; ++k) {
+      const int side = n.h_side[idx(k)], j = n.h_idx[idx(k)];
+      const Node& X = side == 0 ? A : B;
+      const int i = side == 0 ? n.ia[0] : n.ib[0];
+      const double sg = side == 0 ? n.sa[0] : n.sb[0];
+      Matrix6d& W = w.g[idx(n.g + k)];
+      W.template bottomRows<6 - R>().setZero();
+      W.template topRows<R>().noalias() = (sg * Z) * phiOf(X, i, j);
+    }
+    for (int k = 0; k < h; ++k) {
+      const int sk = n.h_side[idx(k)], jk = n.h_idx[idx(k)];
+      const Node& Xk = sk == 0 ? A : B;
+      const auto Wk = w.g[idx(n.g + k)].template topRows<R>();
+      for (int l = k; l < h; ++l) {
+        Matrix6d& out = w.phi[idx(n.phi + k * h + l)];
+        if (sk == n.h_side[idx(l)])
+          out = phiOf(Xk, jk, n.h_idx[idx(l)]);
+        else
+          out.setZero();
+        out.noalias() -= Wk.transpose() * w.g[idx(n.g + l)].template topRows<R>();
+        if (l != k) w.phi[idx(n.phi + l * h + k)] = out.transpose();
+      }
+      const int i = sk == 0 ? n.ia[0] : n.ib[0];
+      const double sg = sk == 0 ? n.sa[0] : n.sb[0];
+      Vector6d& b = w.beta[idx(n.beta + k)];
+      b = betaOf(Xk, jk);
+      b.noalias() += sg * (phiOf(Xk, jk, i) * f0);
+    }
+    w.zform[idx(&n - p.nodes.data())] = 1;
+    return true;
   }
 
   void joinAssembly(const Node& n) {
@@ -807,20 +847,19 @@ struct Pass {
         f0[0] = w.Wt[idx(e)];
         done = true;
       } else {
-        // Y = T (TᵀΦT)⁻¹ Tᵀ with T the joint's constraint-force basis: better conditioned than
-        // Φ⁻¹ − Φ⁻¹S(SᵀΦ⁻¹S)⁻¹SᵀΦ⁻¹, which cancels in the joint's free directions.
-        const Matrix6d Phi = phiOf(A, n.ia[0], n.ia[0]) + phiOf(B, n.ib[0], n.ib[0]);
-        const Vector6d r = n.sa[0] * betaOf(A, n.ia[0]) + n.sb[0] * betaOf(B, n.ib[0]) - w.c[idx(e)];
+        bool ok = false;
         switch (6 - ed.dofs) {
-          case 6: done = solveOne<6>(Phi, w.T[idx(e)], w.Wt[idx(e)], r, Y[0], f0[0]); break;
-          case 5: done = solveOne<5>(Phi, w.T[idx(e)], w.Wt[idx(e)], r, Y[0], f0[0]); break;
-          case 4: done = solveOne<4>(Phi, w.T[idx(e)], w.Wt[idx(e)], r, Y[0], f0[0]); break;
-          case 3: done = solveOne<3>(Phi, w.T[idx(e)], w.Wt[idx(e)], r, Y[0], f0[0]); break;
-          case 2: done = solveOne<2>(Phi, w.T[idx(e)], w.Wt[idx(e)], r, Y[0], f0[0]); break;
-          default: done = solveOne<1>(Phi, w.T[idx(e)], w.Wt[idx(e)], r, Y[0], f0[0]); break;
+          case 6: ok = joinOne<6>(n, A, B, e); break;
+          case 5: ok = joinOne<5>(n, A, B, e); break;
+          case 4: ok = joinOne<4>(n, A, B, e); break;
+          case 3: ok = joinOne<3>(n, A, B, e); break;
+          case 2: ok = joinOne<2>(n, A, B, e); break;
+          default: ok = joinOne<1>(n, A, B, e); break;
         }
+        if (ok) return;
       }
     }
+    w.zform[idx(&n - p.nodes.data())] = 0;
     if (!done) generalSolve(n, A, B, Y, f0);
 
     const int g0 = n.g;
@@ -948,10 +987,18 @@ struct Pass {
     const int m = static_cast<int>(n.edges.size());
     const int h = static_cast<int>(n.handles.size());
     Vector6d fE[kMaxJoinEdges];
-    for (int e = 0; e < m; ++e) {
-      fE[e] = w.f0[idx(n.f0 + e)];
-      for (int k = 0; k < h; ++k) fE[e].noalias() -= w.g[idx(n.g + e * h + k)] * w.force[idx(n.force + k)];
-      w.edge_force[idx(n.edges[idx(e)])] = fE[e];
+    if (w.zform[idx(&n - p.nodes.data())]) {  // f = f0 − Zᵀ Σ_k W_k f_k
+      Vector6d u = Vector6d::Zero();
+      for (int k = 0; k < h; ++k) u.noalias() += w.g[idx(n.g + k)] * w.force[idx(n.force + k)];
+      fE[0] = w.f0[idx(n.f0)];
+      fE[0].noalias() -= w.y[idx(n.y)].transpose() * u;
+      w.edge_force[idx(n.edges[0])] = fE[0];
+    } else {
+      for (int e = 0; e < m; ++e) {
+        fE[e] = w.f0[idx(n.f0 + e)];
+        for (int k = 0; k < h; ++k) fE[e].noalias() -= w.g[idx(n.g + e * h + k)] * w.force[idx(n.force + k)];
+        w.edge_force[idx(n.edges[idx(e)])] = fE[e];
+      }
     }
     for (int side = 0; side < 2; ++side) {
       const Node& X = p.nodes[idx(side == 0 ? n.a : n.b)];

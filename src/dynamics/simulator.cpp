@@ -61,7 +61,26 @@ void Simulator::setState(const Configuration& q, const VectorXd& v) {
 
 const VectorXd& Simulator::acceleration(const Configuration& q, const VectorXd& v, const VectorXd& tau,
                                         std::span<const ExternalWrench> wrenches) {
+  if (plan_) return assemblyForwardDynamics(*plan_, *adata_, q, v, tau, wrenches, gravity_);
   return aba(*model_, data_, q, v, tau, wrenches, gravity_);
+}
+
+void Simulator::setAssembly(const AssemblyOptions& options) {
+  auto plan = std::make_unique<AssemblyPlan>(model_, options);
+  adata_ = std::make_unique<AssemblyData>(*plan);
+  plan_ = std::move(plan);
+}
+
+void Simulator::useAba() {
+  adata_.reset();
+  plan_.reset();
+}
+
+const VectorXd& Simulator::accelerationNow(const VectorXd& tau, std::span<const ExternalWrench> wrenches) {
+  if (tau.size() != model_->nv())
+    throw InvalidArgument("Simulator::accelerationNow: expected " + std::to_string(model_->nv()) +
+                          " generalised forces");
+  return acceleration(q_, v_, tau, wrenches);
 }
 
 void Simulator::step(double h, const VectorXd& tau, std::span<const ExternalWrench> wrenches) {

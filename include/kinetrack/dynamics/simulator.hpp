@@ -1,9 +1,11 @@
 #pragma once
-// A fixed-step forward simulator on top of ABA: ν̇ = ABA(q, ν, τ, wrenches), integrated on the
-// configuration manifold. Joint limits are ignored (a rigid multibody, no contacts).
+// A fixed-step forward simulator: ν̇ = ABA(q, ν, τ, wrenches) — or, with loop closures, the
+// assembly–disassembly forward dynamics (assembly.hpp) — integrated on the configuration
+// manifold. Joint limits are ignored (a rigid multibody, no contacts).
 #include <memory>
 #include <span>
 
+#include "kinetrack/dynamics/assembly.hpp"
 #include "kinetrack/dynamics/rigid_body.hpp"
 
 namespace kinetrack {
@@ -37,6 +39,20 @@ class Simulator {
   /// h ≤ 0, wrong sizes or non-finite τ.
   void step(double h, const VectorXd& tau, std::span<const ExternalWrench> wrenches = {});
 
+  /// Uses the assembly–disassembly forward dynamics with `options` (its loop closures, schedule,
+  /// threads) from now on, instead of ABA; call again to change the closures (e.g. release a
+  /// hand). Throws as AssemblyPlan. Allocates (once per call), not per step.
+  void setAssembly(const AssemblyOptions& options);
+  /// Back to ABA (no closures).
+  void useAba();
+  /// The assembly's plan and workspace (closure forces and errors of the last evaluation), or
+  /// null with ABA.
+  [[nodiscard]] const AssemblyPlan* assemblyPlan() const { return plan_.get(); }
+  [[nodiscard]] AssemblyData* assemblyData() { return adata_.get(); }
+  /// ν̇ at the current state under τ and wrenches (evaluates the dynamics once; with closures it
+  /// also refreshes assemblyData()'s closure forces and errors).
+  const VectorXd& accelerationNow(const VectorXd& tau, std::span<const ExternalWrench> wrenches = {});
+
   /// Kinetic energy ½νᵀMν (J) and spatial momentum about the world origin at the current state.
   [[nodiscard]] double kineticEnergy();
   [[nodiscard]] Vector6d momentum();
@@ -49,6 +65,8 @@ class Simulator {
   Integrator integrator_;
   Vector3d gravity_;
   DynamicsData data_;
+  std::unique_ptr<AssemblyPlan> plan_;
+  std::unique_ptr<AssemblyData> adata_;
   Configuration q_, qs_;
   VectorXd v_, vs_, kq_[4], kv_[4], delta_;
 };
