@@ -108,17 +108,17 @@ struct AssemblyPlan::Impl {
   };
   struct Node {
     int a = -1, b = -1, body = -1, parent = -1, first = 0, height = 1;
-    std::vector<int> handles;  // global handle ids: 2e (parent end), 2e + 1 (child end)
+    std::vector<int> handles;  // ports: the bodies with an open joint end (a leaf: its body)
     std::vector<int> edges;    // joints closing here
-    // Per closing edge: its end in A / B (local handle index) and that end's sign.
+    // Per closing edge: the port of its end in A / B and that end's sign (child end +1).
     std::vector<int> ia, ib;
     std::vector<double> sa, sb;
     // Per handle of this node: from B (1) or A (0), and its index there.
     std::vector<int> h_side, h_idx;
-    // Per handle of A (then B): the source of its force in disassembly: ≥ 0 a handle of this
-    // node, < 0 closing edge −(k + 1) (times the end's sign).
+    // Per port of A (then B), its force in disassembly: this node's port a_src (−1: none) plus
+    // sign × the force of each closing joint listed in a_add.
     std::vector<int> a_src, b_src;
-    std::vector<double> a_sign, b_sign;
+    std::vector<std::vector<std::pair<int, double>>> a_add, b_add;
     // Offsets into the workspace arrays.
     int phi = 0, beta = 0, g = 0, f0 = 0, y = 0, force = 0;
     double assembly_flops = 0.0, disassembly_flops = 0.0;
@@ -147,8 +147,6 @@ using Node = Impl::Node;
 using Edge = Impl::Edge;
 
 std::size_t idx(int i) { return static_cast<std::size_t>(i); }
-
-double handleSign(int h) { return (h % 2) != 0 ? 1.0 : -1.0; }
 
 // Bodies and joints of the model: a link with mass is a body; a chain of massless links between
 // two bodies is one multi-DoF joint; a fixed root is part of the world (body 0).
@@ -360,26 +358,37 @@ void wireNodes(Impl& p) {
     }
     p.nodes[idx(x)].edges.push_back(static_cast<int>(e));
   }
+  // Open joints of every node (one end inside), children before parents; a port is a body with
+  // an open joint end. A leaf has its body as its only port (if any joint touches it).
+  std::vector<std::vector<int>> open(p.nodes.size());
   for (std::size_t e = 0; e < p.edges.size(); ++e) {
-    p.nodes[idx(body_leaf[idx(p.edges[e].parent_body)])].handles.push_back(static_cast<int>(2 * e));
-    p.nodes[idx(body_leaf[idx(p.edges[e].child_body)])].handles.push_back(static_cast<int>(2 * e + 1));
+    open[idx(body_leaf[idx(p.edges[e].parent_body)])].push_back(static_cast<int>(e));
+    open[idx(body_leaf[idx(p.edges[e].child_body)])].push_back(static_cast<int>(e));
   }
   auto find = [](const std::vector<int>& v, int x) {
     const auto it = std::find(v.begin(), v.end(), x);
     return it == v.end() ? -1 : static_cast<int>(it - v.begin());
   };
-  for (Node& n : p.nodes) {
-    if (n.a < 0) continue;
+  auto touches = [&](const std::vector<int>& edges, int body) {
+    for (const int e : edges)
+      if (p.edges[idx(e)].parent_body == body || p.edges[idx(e)].child_body == body) return true;
+    return false;
+  };
+  for (std::size_t ni = 0; ni < p.nodes.size(); ++ni) {
+    Node& n = p.nodes[ni];
+    if (n.a < 0) {
+      if (!open[ni].empty()) n.handles.push_back(n.body);
+      continue;
+    }
     if (static_cast<int>(n.edges.size()) > kMaxJoinEdges)
       throw InvalidArgument("assembly: " + std::to_string(n.edges.size()) + " joints close in one step (at most " +
                             std::to_string(kMaxJoinEdges) + "); use fewer loop closures");
     const Node& A = p.nodes[idx(n.a)];
     const Node& B = p.nodes[idx(n.b)];
-    std::vector<int> closing;
     for (const int e : n.edges) {
-      const int hp = 2 * e, hc = 2 * e + 1;
-      const int pa = find(A.handles, hp), ca = find(A.handles, hc);
-      const int pb = find(B.handles, hp), cb = find(B.handles, hc);
+      const Edge& ed = p.edges[idx(e)];
+      const int pa = find(A.handles, ed.parent_body), cb = find(B.handles, ed.child_body);
+      const int ca = find(A.handles, ed.child_body), pb = find(B.handles, ed.parent_body);
       if (pa >= 0 && cb >= 0) {
         n.ia.push_back(pa);
         n.sa.push_back(-1.0);
@@ -393,33 +402,33 @@ void wireNodes(Impl& p) {
       } else {
         throw std::logic_error("assembly: joint ends not found under their joining node");
       }
-      closing.push_back(hp);
-      closing.push_back(hc);
     }
-    auto isClosing = [&](int h) { return std::find(closing.begin(), closing.end(), h) != closing.end(); };
+    for (const std::size_t c : {idx(n.a), idx(n.b)})
+      for (const int e : open[c])
+        if (find(n.edges, e) < 0) open[ni].push_back(e);
     for (int side = 0; side < 2; ++side) {
       const Node& X = side == 0 ? A : B;
       for (std::size_t i = 0; i < X.handles.size(); ++i)
-        if (!isClosing(X.handles[i])) {
+        if (touches(open[ni], X.handles[i])) {
           n.handles.push_back(X.handles[i]);
           n.h_side.push_back(side);
           n.h_idx.push_back(static_cast<int>(i));
         }
     }
+    // Disassembly: a child's port force = this node's force on that body (if still a port) plus
+    // the closing joints' forces on it.
     for (int side = 0; side < 2; ++side) {
       const Node& X = side == 0 ? A : B;
       std::vector<int>& src = side == 0 ? n.a_src : n.b_src;
-      std::vector<double>& sign = side == 0 ? n.a_sign : n.b_sign;
-      for (const int h : X.handles) {
-        const int k = find(n.handles, h);
-        if (k >= 0) {
-          src.push_back(k);
-          sign.push_back(1.0);
-        } else {
-          const int e = find(n.edges, h / 2);
-          src.push_back(-(e + 1));
-          sign.push_back(handleSign(h));
+      auto& add = side == 0 ? n.a_add : n.b_add;
+      for (std::size_t i = 0; i < X.handles.size(); ++i) {
+        src.push_back(find(n.handles, X.handles[i]));
+        std::vector<std::pair<int, double>> terms;
+        for (std::size_t e = 0; e < n.edges.size(); ++e) {
+          const int port = side == 0 ? n.ia[e] : n.ib[e];
+          if (port == static_cast<int>(i)) terms.emplace_back(static_cast<int>(e), side == 0 ? n.sa[e] : n.sb[e]);
         }
+        add.push_back(std::move(terms));
       }
     }
   }
@@ -438,7 +447,7 @@ void layoutAndCost(Impl& p) {
       p.phi_size += 1;
       p.beta_size += 1;
       n.assembly_flops = 2 * 27 * 5 + 3 * 36 + kMatVec6 + 3 * 6 * 5;  // I⁻¹ by blocks, bias force, β
-      n.disassembly_flops = 6.0 * std::max(0, h - 1) + kMatVec6;
+      n.disassembly_flops = kMatVec6;
       continue;
     }
     n.g = p.g_size;
@@ -1003,13 +1012,14 @@ struct Pass {
     for (int side = 0; side < 2; ++side) {
       const Node& X = p.nodes[idx(side == 0 ? n.a : n.b)];
       const std::vector<int>& src = side == 0 ? n.a_src : n.b_src;
-      const std::vector<double>& sign = side == 0 ? n.a_sign : n.b_sign;
+      const auto& add = side == 0 ? n.a_add : n.b_add;
       for (std::size_t i = 0; i < src.size(); ++i) {
         Vector6d& out = w.force[idx(X.force) + i];
         if (src[i] >= 0)
           out = w.force[idx(n.force + src[i])];
         else
-          out = sign[i] * fE[-src[i] - 1];
+          out.setZero();
+        for (const auto& [e, sign] : add[i]) out += sign * fE[e];
       }
     }
   }
@@ -1019,10 +1029,8 @@ struct Pass {
       w.body_acc[idx(n.body)].setZero();
       return;
     }
-    Vector6d f = Vector6d::Zero();
-    for (std::size_t i = 0; i < n.handles.size(); ++i) f += w.force[idx(n.force) + i];
     w.body_acc[idx(n.body)] = w.beta[idx(n.beta)];
-    w.body_acc[idx(n.body)].noalias() += w.phi[idx(n.phi)] * f;
+    if (!n.handles.empty()) w.body_acc[idx(n.body)].noalias() += w.phi[idx(n.phi)] * w.force[idx(n.force)];
   }
 
   void assemble(int n) {

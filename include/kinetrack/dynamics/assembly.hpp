@@ -86,7 +86,7 @@ struct AssemblyStats {
   int closures = 0;                  ///< loop closures
   int nodes = 0;                     ///< nodes of the schedule tree (bodies + joining steps)
   int height = 0;                    ///< levels of the schedule tree (a single body: 1)
-  int max_handles = 0;               ///< the most open joints a subassembly carries
+  int max_handles = 0;               ///< the most ports (bodies with open joints) of a subassembly
   double total_flops = 0.0;          ///< one call, every step: the serial cost
   double critical_path_flops = 0.0;  ///< the longest dependent chain: the time on ∞ processors
   double threaded_flops = 0.0;       ///< the time on `threads` processors with the plan's split
