@@ -89,9 +89,9 @@ std::vector<Model> treeModels() {
 
 TEST(Assembly, EqualsAbaOnOpenTrees) {
   // `worst` is our error against the true ν̇ in units of max(1e-9, 10 × ABA's): below 1e-9 means
-  // within 10× of ABA's own error where M is ill-conditioned (measured ≤ 5×), else 1e-9. Measured without refinement (docs/dynamics.md, "Accuracy"): up to
-  // ~4e-7 on the iCub (10 g hand links on a 33 kg body), backward error (how far the τ that
-  // produces our ν̇ is from the τ given) ~1e-8; one refinement step brings both to ABA's level.
+  // within 10× of ABA's own error where M is ill-conditioned (measured ≤ 5×), else 1e-9. Measured without refinement
+  // (docs/dynamics.md, "Accuracy"): up to ~4e-7 on the iCub (10 g hand links on a 33 kg body), backward error (how far
+  // the τ that produces our ν̇ is from the τ given) ~1e-8; one refinement step brings both to ABA's level.
   for (const Model& m : treeModels()) {
     SCOPED_TRACE(m.name());
     DynamicsData d(m);
