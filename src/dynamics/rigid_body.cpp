@@ -1,6 +1,7 @@
 #include "kinetrack/dynamics/rigid_body.hpp"
 
 #include <Eigen/Cholesky>
+#include <array>
 #include <string>
 
 #include "kinetrack/core/errors.hpp"
@@ -13,15 +14,37 @@ namespace kinetrack {
 
 namespace {
 
-// Spatial inertia about the origin of a body of mass m, world centre of mass c and world
-// rotational inertia Ic about c: I_O = Ic + m((c·c)1 − c cᵀ) (parallel axes), h = m c.
-SpatialInertia spatialInertia(double m, const Vector3d& c, const Matrix3d& Ic) {
-  SpatialInertia I;
-  I.mass = m;
-  I.first_moment = m * c;
-  I.rotational = Ic - I.first_moment * c.transpose();
-  I.rotational.diagonal().array() += m * c.squaredNorm();
-  return I;
+// Spatial inertia about the origin of a link with mass, in two steps that prepareDynamics runs
+// in separate loops over the links (a 3 × 3 result read straight back, in other pairs of
+// doubles than it was stored in, stalls the loads: store forwarding fails):
+// 1) centre of mass c = p + R c_L (kept in first_moment for now) and R Ic Rᵀ, the rotational
+//    inertia about it in world axes;
+// 2) parallel axes: I_O = R Ic Rᵀ + m((c·c)1 − c cᵀ) and h = m c.
+void worldInertiaAtCom(const Inertial& in, const Transform& X, SpatialInertia& I) {
+  I.first_moment = X.p + X.R * in.com;
+  Matrix3d T;
+  T.noalias() = X.R * in.inertia;
+  I.rotational.noalias() = T * X.R.transpose();
+  I.mass = in.mass;
+}
+
+void shiftInertiaToOrigin(SpatialInertia& I) {
+  const Vector3d c = I.first_moment;
+  I.first_moment = I.mass * c;
+  I.rotational.noalias() -= I.first_moment * c.transpose();
+  I.rotational.diagonal().array() += I.mass * c.squaredNorm();
+}
+
+// The 6 × 6 form [I_O, [h]×; −[h]×, m·1] of a spatial inertia, written into M.
+inline void inertiaMatrix(const SpatialInertia& I, Matrix6d& M) {
+  const Vector3d& h = I.first_moment;
+  M.topLeftCorner<3, 3>() = I.rotational;
+  M.bottomRightCorner<3, 3>().setZero();
+  M.bottomRightCorner<3, 3>().diagonal().setConstant(I.mass);
+  M.topRightCorner<3, 3>().diagonal().setZero();  // [h]×
+  M(0, 4) = -h.z(), M(0, 5) = h.y(), M(1, 5) = -h.x();
+  M(1, 3) = h.z(), M(2, 3) = -h.y(), M(2, 4) = h.x();
+  M.bottomLeftCorner<3, 3>() = M.topRightCorner<3, 3>().transpose();  // −[h]× = [h]×ᵀ
 }
 
 void checkSize(const VectorXd& x, int nv, const char* what) {
@@ -40,22 +63,27 @@ void prepareDynamics(const Model& model, DynamicsData& d, const Configuration& q
                           std::to_string(q.joints.size()));
   forwardKinematics(model, d.kinematics, q);
   for (int l = 0; l < model.numLinks(); ++l) {
-    if (!d.massive[static_cast<std::size_t>(l)]) continue;  // stays zero
-    const Inertial& in = model.inertial(LinkId(l));
-    const Transform& X = d.kinematics.link[static_cast<std::size_t>(l)];
-    d.inertia[static_cast<std::size_t>(l)] =
-        spatialInertia(in.mass, X.p + X.R * in.com, X.R * in.inertia * X.R.transpose());
+    const auto i = static_cast<std::size_t>(l);
+    if (d.massive[i]) worldInertiaAtCom(model.inertial(LinkId(l)), d.kinematics.link[i], d.inertia[i]);  // else zero
   }
   for (int j = 0; j < model.numJoints(); ++j) {
     const Vector3d& a = d.kinematics.joint_axis[static_cast<std::size_t>(j)];
     Vector6d& S = d.subspace[static_cast<std::size_t>(j)];
     if (model.jointType(JointId(j)) == JointType::Prismatic) {
-      S << Vector3d::Zero(), a;
+      S.head<3>().setZero();
+      S.tail<3>() = a;
     } else {  // revolute / continuous: the axis through the child link's origin
       const Vector3d& o = d.kinematics.link[static_cast<std::size_t>(j + 1)].p;
-      S << a, o.cross(a);
+      // S = (a; o × a), the cross product entry by entry into S (through a Vector3d temporary
+      // it is stored as scalars and loaded back as pairs: a store-forwarding stall).
+      S[0] = a[0], S[1] = a[1], S[2] = a[2];
+      S[3] = o[1] * a[2] - o[2] * a[1];
+      S[4] = o[2] * a[0] - o[0] * a[2];
+      S[5] = o[0] * a[1] - o[1] * a[0];
     }
   }
+  for (int l = 0; l < model.numLinks(); ++l)
+    if (d.massive[static_cast<std::size_t>(l)]) shiftInertiaToOrigin(d.inertia[static_cast<std::size_t>(l)]);
   // Base columns: ṗ_B moves the body by (0; ṗ); ω_B by (ω; p_B × ω) (velocity at the origin).
   d.base_subspace.setZero();
   d.base_subspace.bottomLeftCorner<3, 3>().setIdentity();
@@ -109,11 +137,7 @@ void detail::linkVelocities(const Model& model, DynamicsData& d, const Configura
 
 Matrix6d SpatialInertia::matrix() const {
   Matrix6d M;
-  const Matrix3d H = so3::skew(first_moment);
-  M.topLeftCorner<3, 3>() = rotational;
-  M.topRightCorner<3, 3>() = H;
-  M.bottomLeftCorner<3, 3>() = -H;
-  M.bottomRightCorner<3, 3>() = mass * Matrix3d::Identity();
+  inertiaMatrix(*this, M);
   return M;
 }
 
@@ -135,8 +159,40 @@ DynamicsData::DynamicsData(const Model& model)
       mass_matrix(MatrixXd::Zero(model.nv(), model.nv())),
       ddq(VectorXd::Zero(model.nv())) {
   checkMassProperties(model);  // a clear error here rather than NaN in aba()
-  for (int l = 0; l < model.numLinks(); ++l)
-    massive[static_cast<std::size_t>(l)] = model.inertial(LinkId(l)).mass > 0.0;
+  const int nl = model.numLinks(), nj = model.numJoints();
+  for (int l = 0; l < nl; ++l) massive[static_cast<std::size_t>(l)] = model.inertial(LinkId(l)).mass > 0.0;
+  // aba: a massless link with exactly one child takes that child's articulated inertia as is.
+  std::vector<int> children(static_cast<std::size_t>(nl), 0);
+  only_child.assign(static_cast<std::size_t>(nl), -1);
+  for (int l = 1; l < nl; ++l) {
+    const auto p = static_cast<std::size_t>(model.parent(LinkId(l)).value);
+    ++children[p];
+    only_child[p] = l;
+  }
+  for (int l = 0; l < nl; ++l)
+    if (massive[static_cast<std::size_t>(l)] || children[static_cast<std::size_t>(l)] != 1)
+      only_child[static_cast<std::size_t>(l)] = -1;
+  // crba: joints in blocks of up to three along a chain (massSupportBlock).
+  for (int j = 0; j < nj; ++j) {
+    const bool extends = !chain_blocks.empty() && j - chain_blocks.back() < 3 && model.parent(LinkId(j + 1)).value == j;
+    if (!extends) chain_blocks.push_back(j);
+  }
+  chain_blocks.push_back(nj);
+  // crba: each support as runs of consecutive joints.
+  support_run_begin.reserve(static_cast<std::size_t>(nj) + 1);
+  for (int j = 0; j < nj; ++j) {
+    const std::size_t first = support_runs.size();
+    support_run_begin.push_back(static_cast<std::int32_t>(first / 2));
+    for (const std::int32_t k : model.support(LinkId(j + 1))) {
+      if (support_runs.size() > first && support_runs[support_runs.size() - 2] + support_runs.back() == k) {
+        ++support_runs.back();
+      } else {
+        support_runs.push_back(k);
+        support_runs.push_back(1);
+      }
+    }
+  }
+  support_run_begin.push_back(static_cast<std::int32_t>(support_runs.size() / 2));
 }
 
 const VectorXd& rnea(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v, const VectorXd& a,
@@ -185,6 +241,40 @@ const VectorXd& nonlinearEffects(const Model& model, DynamicsData& d, const Conf
   return rnea(model, d, q, v, d.ddq, {}, gravity);
 }
 
+namespace {
+
+// Columns and rows j0 … j0 + B − 1 of the joint block of M, for joints in a chain (each one's
+// link the parent of the next one's): support(j0 + u) is support(j0) plus j0 + 1 … j0 + u, so
+// the common part is walked once for all B forces F = d.force[j + 1] (= Ic S_j), its runs of
+// consecutive joints giving contiguous columns; M(k, j) = S_k·F_j and M(j, k) the same.
+template <int B>
+void massSupportBlock(const DynamicsData& d, int nb, int j0, MatrixXd& M) {
+  const Eigen::Index ld = M.outerStride();
+  std::array<Vector6d, B> F;
+  for (int t = 0; t < B; ++t) F[static_cast<std::size_t>(t)] = d.force[static_cast<std::size_t>(j0 + t + 1)];
+  double* const col = M.data() + (nb + j0) * ld + nb;  // M(nb + k, nb + j0 + t) = col[t·ld + k]
+  double* const row = M.data() + nb * ld + nb + j0;    // M(nb + j0 + t, nb + k) = row[k·ld + t]
+  const std::int32_t* run = d.support_runs.data() + 2 * d.support_run_begin[static_cast<std::size_t>(j0)];
+  const std::int32_t* const end = d.support_runs.data() + 2 * d.support_run_begin[static_cast<std::size_t>(j0) + 1];
+  for (; run != end; run += 2)
+    for (std::int32_t k = run[0]; k < run[0] + run[1]; ++k) {
+      const Vector6d& S = d.subspace[static_cast<std::size_t>(k)];
+      for (int t = 0; t < B; ++t) {
+        const double m = S.dot(F[static_cast<std::size_t>(t)]);
+        col[t * ld + k] = m;
+        row[k * ld + t] = m;
+      }
+    }
+  for (int u = 1; u < B; ++u)
+    for (int k = j0 + 1; k <= j0 + u; ++k) {
+      const double m = d.subspace[static_cast<std::size_t>(k)].dot(F[static_cast<std::size_t>(u)]);
+      col[u * ld + k] = m;
+      row[k * ld + u] = m;
+    }
+}
+
+}  // namespace
+
 const MatrixXd& crba(const Model& model, DynamicsData& d, const Configuration& q) {
   const int nb = model.nvBase();
   detail::prepareDynamics(model, d, q);
@@ -193,22 +283,51 @@ const MatrixXd& crba(const Model& model, DynamicsData& d, const Configuration& q
   for (int l = model.numLinks() - 1; l > 0; --l)
     d.composite[static_cast<std::size_t>(model.parent(LinkId(l)).value)] += d.composite[static_cast<std::size_t>(l)];
   MatrixXd& M = d.mass_matrix;
-  // M(c, k) = S_kᵀ Ic(l_c) S_c for every joint k supporting c's link (and the base): the branch
-  // sparsity of a tree; other entries stay zero.
-  for (int j = 0; j < model.numJoints(); ++j) {
-    const Vector6d F = d.composite[static_cast<std::size_t>(j + 1)].apply(d.subspace[static_cast<std::size_t>(j)]);
-    for (const std::int32_t k : model.support(LinkId(j + 1))) {
-      const double m = d.subspace[static_cast<std::size_t>(k)].dot(F);
-      M(nb + j, nb + k) = m;
-      M(nb + k, nb + j) = m;
-    }
-    if (nb == 6) {
-      const Vector6d Fb = d.base_subspace.transpose() * F;
-      M.block<6, 1>(0, nb + j) = Fb;
-      M.block<1, 6>(nb + j, 0) = Fb.transpose();
+  const Vector3d& pB = q.base_position;
+  // F_j = Ic S_j first, in a loop of their own: read back right after being written, they stall
+  // the loads (the 3-vector halves are not the 2-double pairs the dot products load).
+  for (int j = 0; j < model.numJoints(); ++j)
+    d.force[static_cast<std::size_t>(j + 1)] =
+        d.composite[static_cast<std::size_t>(j + 1)].apply(d.subspace[static_cast<std::size_t>(j)]);
+  // M(c, k) = S_kᵀ Ic(l_c) S_c = S_kᵀ F_c for every joint k supporting c's link: the branch
+  // sparsity of a tree; other entries stay zero. Joints in blocks of a chain (massSupportBlock).
+  for (std::size_t b = 0; b + 1 < d.chain_blocks.size(); ++b) {
+    const int j0 = d.chain_blocks[b];
+    switch (d.chain_blocks[b + 1] - j0) {
+      case 1: massSupportBlock<1>(d, nb, j0, M); break;
+      case 2: massSupportBlock<2>(d, nb, j0, M); break;
+      default: massSupportBlock<3>(d, nb, j0, M); break;
     }
   }
-  if (nb == 6) M.topLeftCorner<6, 6>() = d.base_subspace.transpose() * d.composite[0].matrix() * d.base_subspace;
+  if (nb == 6) {
+    // The base rows and columns of joint j: S_Bᵀ F_j = (f; n − p_B × f), the force and its
+    // moment about p_B.
+    for (int j = 0; j < model.numJoints(); ++j) {
+      const Vector6d& F = d.force[static_cast<std::size_t>(j + 1)];
+      const Vector3d f = F.tail<3>(), n = F.head<3>() - pB.cross(F.tail<3>());
+      M.block<3, 1>(0, nb + j) = f;
+      M.block<3, 1>(3, nb + j) = n;
+      M.block<1, 3>(nb + j, 0) = f.transpose();
+      M.block<1, 3>(nb + j, 3) = n.transpose();
+    }
+    // S_Bᵀ Ic S_B for the whole body: the spatial inertia about p_B in (ṗ_B, ω_B) coordinates,
+    // [m·1, −[c]×; [c]×, I_p] with the first moment c = h − m p_B about p_B and the rotational
+    // inertia I_p = I_O + [h]×[p]× + [p]×[h]× − m[p]×[p]× = I_O + p hᵀ + c pᵀ + (m p·p − 2 h·p)1.
+    const SpatialInertia& I = d.composite[0];
+    const Vector3d& h = I.first_moment;
+    const Vector3d c = h - I.mass * pB;
+    const double diag = I.mass * pB.squaredNorm() - 2.0 * h.dot(pB);
+    auto B = M.topLeftCorner<6, 6>();
+    B.topLeftCorner<3, 3>() = I.mass * Matrix3d::Identity();
+    B.bottomLeftCorner<3, 3>() << 0.0, -c.z(), c.y(), c.z(), 0.0, -c.x(), -c.y(), c.x(), 0.0;
+    B.topRightCorner<3, 3>() = B.bottomLeftCorner<3, 3>().transpose();
+    for (int b = 0; b < 3; ++b)
+      for (int a = 0; a <= b; ++a) {
+        const double x = I.rotational(a, b) + pB[a] * h[b] + c[a] * pB[b] + (a == b ? diag : 0.0);
+        B(3 + a, 3 + b) = x;
+        B(3 + b, 3 + a) = x;
+      }
+  }
   return M;
 }
 
@@ -218,7 +337,7 @@ const VectorXd& aba(const Model& model, DynamicsData& d, const Configuration& q,
   checkSize(v, model.nv(), "aba: velocity");
   checkSize(tau, model.nv(), "aba: generalised forces");
   detail::prepareDynamics(model, d, q);
-  // Pass 1: velocities, bias accelerations c = V × S q̇, articulated inertias and bias forces.
+  // Pass 1: velocities, bias accelerations c = V × S q̇, rigid-body inertias and bias forces.
   Vector6d V0, c0;
   baseMotion(model, q, v, V0, c0);
   d.velocity[0] = V0;
@@ -230,28 +349,47 @@ const VectorXd& aba(const Model& model, DynamicsData& d, const Configuration& q,
       const Vector6d& S = d.subspace[j];
       d.velocity[i] = d.velocity[p] + S * v[nb + l - 1];
       d.bias_acceleration[j] = crossMotion(d.velocity[i], S) * v[nb + l - 1];
+    } else if (nb == 0) {
+      continue;  // a fixed root takes no part
     }
     if (d.massive[i]) {
-      d.articulated[i] = d.inertia[i].matrix();
+      inertiaMatrix(d.inertia[i], d.articulated[i]);
       d.force[i] = crossForce(d.velocity[i], d.inertia[i].apply(d.velocity[i]));  // pA
     } else {
-      d.articulated[i].setZero();
+      if (d.only_child[i] < 0) d.articulated[i].setZero();  // else written in pass 2
       d.force[i].setZero();
     }
   }
+  if (nb == 0) d.force[0].setZero();
   applyWrenches(model, d, wrenches);
-  // Pass 2: leaves to root.
+  // Pass 2: leaves to root. I^a = I^A − U Uᵀ / D goes to the parent: added to it, or, for a
+  // massless parent with no other child, written as the parent's own I^A (its zero never formed).
   for (int l = model.numLinks() - 1; l > 0; --l) {
     const auto i = static_cast<std::size_t>(l), j = static_cast<std::size_t>(l - 1);
     const auto p = static_cast<std::size_t>(model.parent(LinkId(l)).value);
     const Vector6d& S = d.subspace[j];
-    d.U[j] = d.articulated[i] * S;
-    d.D[j] = S.dot(d.U[j]);
-    d.u[j] = tau[nb + l - 1] - S.dot(d.force[i]);
-    Matrix6d& Ia = d.articulated[i];  // becomes I^a = I^A − U Uᵀ / D in place
-    Ia.noalias() -= (d.U[j] / d.D[j]) * d.U[j].transpose();
-    d.articulated[p] += Ia;
-    d.force[p] += d.force[i] + Ia * d.bias_acceleration[j] + d.U[j] * (d.u[j] / d.D[j]);
+    Matrix6d& Ia = d.articulated[i];
+    const Vector6d U = Ia * S;
+    const double D = S.dot(U);
+    const double u = tau[nb + l - 1] - S.dot(d.force[i]);
+    d.U[j] = U;
+    d.D[j] = D;
+    d.u[j] = u;
+    const Vector6d W = U / D;
+    Matrix6d* out = &Ia;  // I^a
+    if (d.only_child[p] == l) {
+      out = &d.articulated[p];
+      for (int k = 0; k < 6; ++k) out->col(k) = Ia.col(k) - W * U[k];
+    } else if (p == 0 && nb == 0) {
+      Ia.noalias() -= W * U.transpose();  // a fixed root takes no inertia
+    } else {
+      Matrix6d& A = d.articulated[p];
+      for (int k = 0; k < 6; ++k) {
+        Ia.col(k) -= W * U[k];
+        A.col(k) += Ia.col(k);
+      }
+    }
+    d.force[p] += d.force[i] + *out * d.bias_acceleration[j] + U * (u / D);
   }
   // Pass 3: root to leaves, with gravity as the root's fictitious acceleration (0; −g).
   Vector6d A0;

@@ -72,11 +72,21 @@ struct DynamicsData {
 
   Data kinematics;
   // Per link, world frame at the origin: spatial inertia, velocity, acceleration (gravity as a
-  // fictitious upward acceleration of the root), force (ABA: the articulated bias force);
-  // composite (CRBA) or articulated (ABA) inertia.
+  // fictitious upward acceleration of the root), force (ABA: the articulated bias force; CRBA:
+  // Ic·S of the link's joint); composite (CRBA) or articulated (ABA) inertia (ABA scratch; after
+  // aba() articulated[0] is the root's I^A for a floating base).
   std::vector<SpatialInertia> inertia, composite;
   std::vector<Matrix6d> articulated;
   std::vector<std::uint8_t> massive;  ///< per link: carries mass (massless links are skipped)
+  /// Per link: its one child if it is massless with exactly one child (ABA writes its
+  /// articulated inertia straight from that child's), else −1.
+  std::vector<std::int32_t> only_child;
+  /// Per joint j: model.support(j's child link) as runs of consecutive joint indices, packed as
+  /// (first, count) pairs in support_runs[2·support_run_begin[j] … 2·support_run_begin[j + 1]).
+  std::vector<std::int32_t> support_runs, support_run_begin;
+  /// CRBA's blocks of up to three consecutive joints, each the child of the one before: first
+  /// joints, then numJoints().
+  std::vector<std::int32_t> chain_blocks;
   std::vector<Vector6d> velocity, acceleration, force;
   // Per joint: motion subspace S_j (ω; v at the origin), the ABA's U_j, D_j, u_j and c_j.
   std::vector<Vector6d> subspace, U, bias_acceleration;
