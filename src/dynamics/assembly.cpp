@@ -674,6 +674,9 @@ struct AssemblyData::Workspace {
   std::vector<Vector6d> body_force;  // per body: refinement's Newton–Euler forces
   VectorXd delta;                    // refinement's correction of ν̇
   Vector3d gravity = Vector3d::Zero();
+  const Configuration* q = nullptr;  // the call's state (set per call, read by the joins)
+  const VectorXd* v = nullptr;
+  const VectorXd* tau_in = nullptr;
   std::unique_ptr<detail::WorkerPool> pool;
 };
 
@@ -692,6 +695,32 @@ AssemblyData& AssemblyData::operator=(AssemblyData&&) noexcept = default;
 namespace {
 
 using Workspace = AssemblyData::Workspace;
+
+void edgeBases(Workspace& w, const Edge& ed, std::size_t e);
+
+// A tree (or the free base) joint's motion subspace, velocity-product acceleration and forces at
+// the call's state, then its bases (edgeBases).
+void setupEdge(const Model& model, Workspace& w, const Edge& ed, std::size_t e, int nb) {
+  const VectorXd& v = *w.v;
+  const VectorXd& tau = *w.tau_in;
+  if (ed.kind == EdgeKind::Free) {
+    Vector6d V0, c0;
+    detail::baseMotion(model, *w.q, v, V0, c0);
+    w.S[e] = w.dyn.base_subspace;
+    w.c[e] = c0;
+    w.tau[e] = tau.head<6>();
+  } else {
+    w.c[e].setZero();
+    for (std::size_t k = 0; k < ed.joints.size(); ++k) {
+      const int j = ed.joints[k];
+      const Vector6d& S = w.dyn.subspace[idx(j)];
+      w.S[e].col(static_cast<Eigen::Index>(k)) = S;
+      w.c[e] += crossMotion(w.dyn.velocity[idx(j + 1)], S) * v[nb + j];
+      w.tau[e][static_cast<Eigen::Index>(k)] = tau[nb + j];
+    }
+  }
+  edgeBases(w, ed, e);
+}
 
 struct Pass {
   const Impl& p;
@@ -843,6 +872,8 @@ struct Pass {
       joinRhs(n, A, B);
       return;
     }
+    for (const int e : n.edges)
+      if (p.edges[idx(e)].kind != EdgeKind::Loop) setupEdge(model, w, p.edges[idx(e)], idx(e), p.nb);
     const int m = static_cast<int>(n.edges.size());
     const int h = static_cast<int>(n.handles.size());
     Matrix6d* Y = &w.y[idx(n.y)];
@@ -1243,28 +1274,11 @@ const VectorXd& assemblyForwardDynamics(const AssemblyPlan& plan, AssemblyData& 
   detail::linkVelocities(model, w.dyn, q, v);
   w.gravity = gravity;
 
-  // Joints: motion subspaces, velocity-product accelerations, forces.
-  for (std::size_t e = 0; e < p.edges.size(); ++e) {
-    const Edge& ed = p.edges[e];
-    if (ed.kind == EdgeKind::Free) {
-      Vector6d V0, c0;
-      detail::baseMotion(model, q, v, V0, c0);
-      w.S[e] = w.dyn.base_subspace;
-      w.c[e] = c0;
-      w.tau[e] = tau.head<6>();
-    } else if (ed.kind == EdgeKind::Tree) {
-      w.c[e].setZero();
-      for (std::size_t k = 0; k < ed.joints.size(); ++k) {
-        const int j = ed.joints[k];
-        const Vector6d& S = w.dyn.subspace[idx(j)];
-        w.S[e].col(static_cast<Eigen::Index>(k)) = S;
-        w.c[e] += crossMotion(w.dyn.velocity[idx(j + 1)], S) * v[nb + j];
-        w.tau[e][static_cast<Eigen::Index>(k)] = tau[nb + j];
-      }
-    }
-  }
-  for (std::size_t e = 0; e < p.edges.size(); ++e)
-    if (p.edges[e].kind != EdgeKind::Loop) edgeBases(w, p.edges[e], e);
+  // Tree joints are set up (motion subspaces, bases, forces) in the join that closes them, on the
+  // thread that runs it; loop closures here.
+  w.q = &q;
+  w.v = &v;
+  w.tau_in = &tau;
   // Loop closures: the frames' poses, errors and the stabilising relative acceleration.
   const std::vector<LoopClosure>& loops = plan.options().loops;
   if (!loops.empty()) w.kin.link = w.dyn.kinematics.link;
