@@ -12,43 +12,13 @@ Exit status: 0 written, 2 bad input (missing or malformed CSV, unwritable PNG), 
 not installed (Debian: apt-get install python3-matplotlib).
 """
 import argparse
-import csv
-import os
 import sys
 
-EXIT_BAD_INPUT = 2
-EXIT_NO_MATPLOTLIB = 3
+from plot_common import EXIT_NO_MATPLOTLIB, fail, pyplot, read_rows, save_png
+
+SCRIPT = "plot_assembly.py"
 HEADER = ["kind", "links", "nv", "loops", "schedule", "threads", "time_us", "aba_us", "total_flops",
           "critical_path_flops", "threaded_flops", "height"]
-
-
-def fail(message, code=EXIT_BAD_INPUT):
-    print(f"plot_assembly.py: error: {message}", file=sys.stderr)
-    return code
-
-
-def read(path):
-    """Returns the rows as dicts; raises ValueError naming file and line."""
-    rows = []
-    with open(path, newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader, None)
-        if header != HEADER:
-            raise ValueError(f"{path}:1: expected header {','.join(HEADER)!r}")
-        for line, row in enumerate(reader, start=2):
-            if len(row) != len(HEADER):
-                raise ValueError(f"{path}:{line}: expected {len(HEADER)} fields, got {len(row)}")
-            r = dict(zip(HEADER, row))
-            try:
-                for k in HEADER[1:]:
-                    if k != "schedule":
-                        r[k] = float(r[k])
-            except ValueError:
-                raise ValueError(f"{path}:{line}: not a number in {','.join(row)!r}") from None
-            rows.append(r)
-    if not rows:
-        raise ValueError(f"{path}: no data rows")
-    return rows
 
 
 def main(argv):
@@ -56,19 +26,15 @@ def main(argv):
     parser.add_argument("csv", help="assembly.csv from `kinetrack experiment assembly`")
     parser.add_argument("png", help="output PNG")
     args = parser.parse_args(argv)
+    plt = pyplot()
+    if plt is None:
+        return fail(SCRIPT, "matplotlib is not installed (Debian: apt-get install python3-matplotlib)", EXIT_NO_MATPLOTLIB)
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return fail("matplotlib is not installed (Debian: apt-get install python3-matplotlib)", EXIT_NO_MATPLOTLIB)
-    try:
-        rows = read(args.csv)
+        rows = read_rows(args.csv, HEADER, text_columns=("kind", "schedule"))
     except OSError as e:
-        return fail(f"{args.csv}: {e.strerror}")
+        return fail(SCRIPT, f"{args.csv}: {e.strerror}")
     except ValueError as e:
-        return fail(str(e))
+        return fail(SCRIPT, str(e))
     chains = [r for r in rows if r["kind"] == "chain"]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.5), dpi=120)
     keys = sorted({(r["schedule"], int(r["threads"])) for r in chains})
@@ -96,19 +62,7 @@ def main(argv):
     a2.legend(fontsize=8)
     fig.suptitle("Assembly–disassembly forward dynamics on serial chains (cf. Nakamura seed, Table 1)", fontsize=11)
     fig.tight_layout()
-    out_dir = os.path.dirname(os.path.abspath(args.png))
-    tmp = os.path.join(out_dir, f".{os.path.basename(args.png)}.tmp{os.getpid()}.png")
-    try:
-        fig.savefig(tmp)
-        os.replace(tmp, args.png)
-    except OSError as e:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        return fail(f"{args.png}: cannot write: {e.strerror}")
-    return 0
-
+    return save_png(fig, args.png, SCRIPT)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

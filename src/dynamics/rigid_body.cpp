@@ -47,15 +47,15 @@ inline void inertiaMatrix(const SpatialInertia& I, Matrix6d& M) {
   M.bottomLeftCorner<3, 3>() = M.topRightCorner<3, 3>().transpose();  // −[h]× = [h]×ᵀ
 }
 
+}  // namespace
+
+namespace detail {
+
 void checkSize(const VectorXd& x, int nv, const char* what) {
   if (x.size() != nv)
     throw InvalidArgument(std::string(what) + ": expected " + std::to_string(nv) + " entries, got " +
                           std::to_string(x.size()));
 }
-
-}  // namespace
-
-namespace detail {
 
 void prepareDynamics(const Model& model, DynamicsData& d, const Configuration& q) {
   if (q.joints.size() != model.numJoints())
@@ -198,8 +198,8 @@ DynamicsData::DynamicsData(const Model& model)
 const VectorXd& rnea(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v, const VectorXd& a,
                      std::span<const ExternalWrench> wrenches, const Vector3d& gravity) {
   const int nb = model.nvBase();
-  checkSize(v, model.nv(), "rnea: velocity");
-  checkSize(a, model.nv(), "rnea: acceleration");
+  detail::checkSize(v, model.nv(), "rnea: velocity");
+  detail::checkSize(a, model.nv(), "rnea: acceleration");
   detail::prepareDynamics(model, d, q);
   // Root: gravity as a fictitious upward acceleration (0; −g) of the root.
   Vector6d V0, c0;
@@ -334,8 +334,8 @@ const MatrixXd& crba(const Model& model, DynamicsData& d, const Configuration& q
 const VectorXd& aba(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v, const VectorXd& tau,
                     std::span<const ExternalWrench> wrenches, const Vector3d& gravity) {
   const int nb = model.nvBase();
-  checkSize(v, model.nv(), "aba: velocity");
-  checkSize(tau, model.nv(), "aba: generalised forces");
+  detail::checkSize(v, model.nv(), "aba: velocity");
+  detail::checkSize(tau, model.nv(), "aba: generalised forces");
   detail::prepareDynamics(model, d, q);
   // Pass 1: velocities, bias accelerations c = V × S q̇, rigid-body inertias and bias forces.
   Vector6d V0, c0;
@@ -436,7 +436,7 @@ Vector3d centerOfMass(const Model& model, DynamicsData& d, const Configuration& 
 }
 
 Vector6d spatialMomentum(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v) {
-  checkSize(v, model.nv(), "spatialMomentum: velocity");
+  detail::checkSize(v, model.nv(), "spatialMomentum: velocity");
   linkVelocities(model, d, q, v);
   Vector6d h = Vector6d::Zero();
   for (int l = 0; l < model.numLinks(); ++l)
@@ -445,7 +445,7 @@ Vector6d spatialMomentum(const Model& model, DynamicsData& d, const Configuratio
 }
 
 double kineticEnergy(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v) {
-  checkSize(v, model.nv(), "kineticEnergy: velocity");
+  detail::checkSize(v, model.nv(), "kineticEnergy: velocity");
   linkVelocities(model, d, q, v);
   double e = 0.0;
   for (int l = 0; l < model.numLinks(); ++l) {

@@ -28,6 +28,9 @@ inline Vector6d crossForce(const Vector6d& v, const Vector6d& f) {
   return r;
 }
 
+/// Throws InvalidArgument "<what>: expected <nv> entries, got <n>" unless x has nv entries.
+void checkSize(const VectorXd& x, int nv, const char* what);
+
 /// Kinematics, world spatial inertias and joint motion subspaces at q (data.kinematics,
 /// data.inertia, data.subspace, data.base_subspace). Throws InvalidArgument for a wrong size.
 void prepareDynamics(const Model& model, DynamicsData& d, const Configuration& q);

@@ -1,15 +1,14 @@
 // Pose-target CSV reader and writer (docs/formats.md).
 #include "kinetrack/io/target_csv.hpp"
 
-#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <string_view>
-#include <unordered_map>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
@@ -40,7 +39,7 @@ PoseTargets parseTargetCsv(const std::string& text, const std::string& source) {
   MotionClip& clip = out.clip;
   clip.source = source;
   std::vector<std::string> columns;
-  std::vector<std::array<int, 7>> column_of;  // per segment: field index of each suffix, or −1
+  std::vector<std::vector<int>> column_of;  // per segment: field index of each suffix, or −1
   std::vector<std::string_view> fields;
   std::size_t pos = 0;
   int line_number = 0;
@@ -55,26 +54,10 @@ PoseTargets parseTargetCsv(const std::string& text, const std::string& source) {
     if (!have_header) {
       have_header = true;
       for (const std::string_view f : fields) columns.emplace_back(f);
-      if (columns[0] != "time") throw fail("header: the first column must be 'time', found '" + columns[0] + "'");
-      std::unordered_map<std::string, int> segment_index;
-      for (std::size_t c = 1; c < columns.size(); ++c) {
-        const std::string& name = columns[c];
-        const std::size_t dot = name.rfind('.');
-        int k = -1;
-        for (int s = 0; s < 7 && dot != std::string::npos; ++s)
-          if (name.compare(dot + 1, std::string::npos, kSuffix[s]) == 0) k = s;
-        if (dot == 0 || k < 0) throw columnError(c, "expected <segment>.px, .py, .pz, .qw, .qx, .qy or .qz");
-        const std::string segment = name.substr(0, dot);
-        const auto [it, added] = segment_index.emplace(segment, clip.numSegments());
-        if (added) {
-          clip.segment_names.push_back(segment);
-          column_of.push_back({-1, -1, -1, -1, -1, -1, -1});
-        }
-        int& slot = column_of[static_cast<std::size_t>(it->second)][static_cast<std::size_t>(k)];
-        if (slot >= 0) throw columnError(c, "appears twice");
-        slot = static_cast<int>(c);
-      }
-      if (clip.numSegments() == 0) throw fail("header: no segment columns after 'time'");
+      detail::GroupedColumns g = detail::parseGroupedHeader(columns, {std::begin(kSuffix), std::end(kSuffix)},
+                                                            "segment", "segment", source, line_number);
+      column_of = std::move(g.column_of);
+      clip.segment_names = std::move(g.names);
       for (int s = 0; s < clip.numSegments(); ++s) {
         const auto& cols = column_of[static_cast<std::size_t>(s)];
         const std::string& seg = clip.segment_names[static_cast<std::size_t>(s)];

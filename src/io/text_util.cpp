@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <unordered_map>
 
 #include "kinetrack/core/errors.hpp"
 
@@ -70,6 +71,37 @@ bool nextDataLine(std::string_view text, std::size_t& pos, int& line_number, std
 void appendNumber(std::string& out, double v) {
   char buf[32];
   out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+GroupedColumns parseGroupedHeader(const std::vector<std::string>& columns, const std::vector<std::string>& suffixes,
+                                  const std::string& noun, const std::string& what, const std::string& source,
+                                  int line) {
+  if (columns.empty() || columns[0] != "time")
+    throw ParseError(source, line,
+                     "header: the first column must be 'time', found '" + (columns.empty() ? "" : columns[0]) + "'");
+  std::string expected = "expected <" + noun + ">";
+  for (std::size_t k = 0; k < suffixes.size(); ++k)
+    expected += (k == 0 ? "." : (k + 1 == suffixes.size() ? " or ." : ", .")) + suffixes[k];
+  GroupedColumns g;
+  std::unordered_map<std::string, int> index;
+  for (std::size_t c = 1; c < columns.size(); ++c) {
+    const std::string& name = columns[c];
+    const std::size_t dot = name.rfind('.');
+    int k = -1;
+    for (std::size_t s = 0; s < suffixes.size() && dot != std::string::npos; ++s)
+      if (name.compare(dot + 1, std::string::npos, suffixes[s]) == 0) k = static_cast<int>(s);
+    if (dot == 0 || k < 0) throw ParseError(source, line, "column '" + name + "': " + expected);
+    const auto [it, added] = index.emplace(name.substr(0, dot), static_cast<int>(g.names.size()));
+    if (added) {
+      g.names.push_back(it->first);
+      g.column_of.emplace_back(suffixes.size(), -1);
+    }
+    int& slot = g.column_of[static_cast<std::size_t>(it->second)][static_cast<std::size_t>(k)];
+    if (slot >= 0) throw ParseError(source, line, "column '" + name + "': appears twice");
+    slot = static_cast<int>(c);
+  }
+  if (g.names.empty()) throw ParseError(source, line, "header: no " + what + " columns after 'time'");
+  return g;
 }
 
 }  // namespace kinetrack::io::detail

@@ -26,4 +26,17 @@ bool nextDataLine(std::string_view text, std::size_t& pos, int& line_number, std
 /// Appends the shortest representation of `v` that reads back exactly (std::to_chars).
 void appendNumber(std::string& out, double v);
 
+/// The header of a CSV of `time` then `<name>.<suffix>` columns in any order (pose targets,
+/// wrenches): the names in first-seen order and, per name, the field index of each suffix (−1
+/// when absent). Throws ParseError(source, line, …) when the first column is not `time`, a column
+/// is not `<name>.<one of suffixes>` ("column 'c': expected <noun>.a, .b or .c"), a column appears
+/// twice, or no column follows `time` ("header: no <what> columns after 'time'").
+struct GroupedColumns {
+  std::vector<std::string> names;
+  std::vector<std::vector<int>> column_of;
+};
+GroupedColumns parseGroupedHeader(const std::vector<std::string>& columns, const std::vector<std::string>& suffixes,
+                                  const std::string& noun, const std::string& what, const std::string& source,
+                                  int line);
+
 }  // namespace kinetrack::io::detail

@@ -2,10 +2,9 @@
 // (docs/formats.md).
 #include "kinetrack/io/wrench_csv.hpp"
 
-#include <array>
 #include <cmath>
+#include <iterator>
 #include <string_view>
-#include <unordered_map>
 
 #include <Eigen/Geometry>
 
@@ -36,7 +35,7 @@ WrenchTrajectory parseWrenchCsv(const std::string& text, const std::string& sour
   WrenchTrajectory w;
   w.source = source;
   std::vector<std::string> columns;
-  std::vector<std::array<int, kNumSuffix>> column_of;  // per body: field index of each suffix, or −1
+  std::vector<std::vector<int>> column_of;  // per body: field index of each suffix, or −1
   std::vector<std::string_view> fields;
   std::size_t pos = 0;
   int line_number = 0;
@@ -52,28 +51,13 @@ WrenchTrajectory parseWrenchCsv(const std::string& text, const std::string& sour
       have_header = true;
       w.header_line = line_number;
       for (const std::string_view f : fields) columns.emplace_back(f);
-      if (columns[0] != "time") throw fail("header: the first column must be 'time', found '" + columns[0] + "'");
-      std::unordered_map<std::string, int> body_index;
-      for (std::size_t c = 1; c < columns.size(); ++c) {
-        const std::string& name = columns[c];
-        const std::size_t dot = name.rfind('.');
-        int k = -1;
-        for (int s = 0; s < kNumSuffix && dot != std::string::npos; ++s)
-          if (name.compare(dot + 1, std::string::npos, kSuffix[s]) == 0) k = s;
-        if (dot == 0 || k < 0) throw columnError(c, "expected <body>.fx, .fy, .fz, .px, .py, .pz, .mx, .my or .mz");
-        const std::string body = name.substr(0, dot);
-        const auto [it, added] = body_index.emplace(body, w.numBodies());
-        if (added) {
-          w.bodies.push_back({});
-          w.bodies.back().body = body;
-          column_of.emplace_back();
-          column_of.back().fill(-1);
-        }
-        int& slot = column_of[static_cast<std::size_t>(it->second)][static_cast<std::size_t>(k)];
-        if (slot >= 0) throw columnError(c, "appears twice");
-        slot = static_cast<int>(c);
+      detail::GroupedColumns g = detail::parseGroupedHeader(columns, {std::begin(kSuffix), std::end(kSuffix)}, "body",
+                                                            "wrench", source, line_number);
+      column_of = std::move(g.column_of);
+      for (std::string& name : g.names) {
+        w.bodies.push_back({});
+        w.bodies.back().body = std::move(name);
       }
-      if (w.bodies.empty()) throw fail("header: no wrench columns after 'time'");
       for (std::size_t b = 0; b < w.bodies.size(); ++b) {
         const auto& cols = column_of[b];
         const std::string& name = w.bodies[b].body;
