@@ -171,6 +171,8 @@ int runSimulate(const SimConfig& cfg) {
   out.write(0.0, sim.configuration(), false);
   ProgressBar bar(static_cast<int>(std::min<long>(steps, 1L << 30)), true, "step");
   std::vector<double> step_us, t_plot, e_plot, gap_plot;
+  step_us.reserve(static_cast<std::size_t>(steps));
+  for (auto* v : {&t_plot, &e_plot, &gap_plot}) v->reserve(static_cast<std::size_t>(steps / every + 2));
   std::vector<double> hold_force_z(holds.size(), 0.0);
   std::vector<long> hold_samples(holds.size(), 0);
   double worst_gap = 0.0, worst_rotation = 0.0;
@@ -192,8 +194,15 @@ int runSimulate(const SimConfig& cfg) {
       diverged = fmt::format("the state became non-finite at t = {:.4f} s", t);
       break;
     }
+    done = k;
+    if (k % every != 0 && k != steps) {
+      if (k % 64 == 0) bar.update(static_cast<int>(std::min<long>(k, 1L << 30)));
+      continue;
+    }
+    // An output row: closure errors and forces at this state (one more evaluation of the
+    // dynamics, at the output rate rather than every step), the row, the plot samples.
     if (sim.assemblyPlan() != nullptr) {
-      sim.accelerationNow(torques());  // closure errors and forces at the new state
+      sim.accelerationNow(torques());
       const AssemblyData& ad = *sim.assemblyData();
       std::size_t slot = 0;
       for (std::size_t h = 0; h < holds.size(); ++h) {
@@ -206,16 +215,14 @@ int runSimulate(const SimConfig& cfg) {
       }
       if (worst_gap > kDriftLimit) {
         diverged = fmt::format("a held frame drifted {:.3g} m from its hold at t = {:.4f} s", worst_gap, t);
+        done = k - 1;
         break;
       }
     }
-    done = k;
-    if (k % every == 0 || k == steps) {
-      out.write(t, q, false);
-      t_plot.push_back(t);
-      e_plot.push_back(energy() - e0);
-      gap_plot.push_back(worst_gap);
-    }
+    out.write(t, q, false);
+    t_plot.push_back(t);
+    e_plot.push_back(energy() - e0);
+    gap_plot.push_back(worst_gap);
     if (k % 64 == 0) bar.update(static_cast<int>(std::min<long>(k, 1L << 30)));
   }
   bar.update(static_cast<int>(std::min<long>(steps, 1L << 30)));
@@ -247,10 +254,11 @@ int runSimulate(const SimConfig& cfg) {
   for (std::size_t h = 0; h < holds.size(); ++h)
     fmt::print("  {:<30} mean vertical force {:.1f} N over {:.3f} s{}\n", "hold " + holds[h].name,
                hold_samples[h] ? hold_force_z[h] / static_cast<double>(hold_samples[h]) : 0.0,
-               static_cast<double>(hold_samples[h]) * cfg.step,
+               std::min(holds[h].release, static_cast<double>(done) * cfg.step),
                std::isfinite(holds[h].release) ? fmt::format(" (released at {:g} s)", holds[h].release) : "");
   if (!holds.empty())
-    fmt::print("  {:<30} {:.3g} m, {:.3g} rad (largest while held)\n", "hold drift", worst_gap, worst_rotation);
+    fmt::print("  {:<30} {:.3g} m, {:.3g} rad (largest while held, at the output rows)\n", "hold drift", worst_gap,
+               worst_rotation);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print("  {:<30} {:.2f} s\n", "wall time", seconds);
   fmt::print("wrote {} ({} rows)\n", cfg.out, out.rows());

@@ -13,10 +13,10 @@
 #include "rigid_body_detail.hpp"
 
 // The formulation (docs/dynamics.md, "Assembly–disassembly"). Every subassembly C carries, for
-// its open joint ends (handles) h, the linear map from the spatial forces f_h applied there to
-// the spatial accelerations of the bodies at the handles:
+// ports h (the bodies with open joint ends), the linear map from the spatial forces f_h applied to
+// them to their spatial accelerations:
 //     a_h = Σ_k Φ_hk f_k + β_h      (world Plücker coordinates, Φ symmetric positive semi-definite)
-// A single body has Φ = I⁻¹ at every handle and β = I⁻¹ (gravity + external − v ×* I v).
+// A single body (one port) has Φ = I⁻¹ and β = I⁻¹ (gravity + external − v ×* I v).
 //
 // A joint e carries the force f_e from its parent end to its child end (−f_e acts on the parent
 // end; sign s = −1 there, +1 at the child end). Its relative acceleration
@@ -24,7 +24,7 @@
 // constrains Tᵀ(Δa_e − c_e) = 0 for a force basis T of the directions S_e does not move in, and
 // S_eᵀ f_e = τ_e. Joining A and B through the joints E between them (one tree joint and any loop
 // closures that close there): with Φ_EE the joints' mutual inverse inertia, r_E = β_E − c_E and
-// D_{E,b} the joints' relative acceleration per unit force at an outer handle b,
+// D_{E,b} the joints' relative acceleration per unit force at an outer port b,
 //     f_E = f0 − Y Σ_b D_{E,b} f_b,   Y = T (TᵀΦ_EE T)⁻¹ Tᵀ,   f0 = Wτ − Y(Φ_EE Wτ + r_E)
 // (W = S(SᵀS)⁻¹), and the joined subassembly has Φ^C_ab = [a, b on one side] Φ_ab − D_{E,a}ᵀ Y
 // D_{E,b}, β^C_a = β_a + D_{E,a}ᵀ f0. With a single joint (the common case) K = TᵀΦT is solved
@@ -199,7 +199,7 @@ struct Pass {
   bool rhs_only = false;  // refinement: reuse Φ, Y, G; new joint forces τ and accelerations c only
 
   const Matrix6d& phiOf(const Node& n, int i, int j) const {
-    return n.a < 0 ? w.phi[idx(n.phi)] : w.phi[idx(n.phi + i * static_cast<int>(n.handles.size()) + j)];
+    return n.a < 0 ? w.phi[idx(n.phi)] : w.phi[idx(n.phi + i * static_cast<int>(n.ports.size()) + j)];
   }
   const Vector6d& betaOf(const Node& n, int i) const { return n.a < 0 ? w.beta[idx(n.beta)] : w.beta[idx(n.beta + i)]; }
 
@@ -239,7 +239,7 @@ struct Pass {
   // f0 = Wτ − Y(Φ_EE Wτ + r) with the stored Y, and β^C = β + Dᵀ f0.
   void joinRhs(const Node& n, const Node& A, const Node& B) {
     const int m = static_cast<int>(n.edges.size());
-    const int h = static_cast<int>(n.handles.size());
+    const int h = static_cast<int>(n.ports.size());
     const Matrix6d* Y = &w.y[idx(n.y)];
     Vector6d* f0 = &w.f0[idx(n.f0)];
     Vector6d u[kMaxJoinEdges];  // Φ_EE Wτ + r per joint
@@ -276,7 +276,7 @@ struct Pass {
   }
 
   // One joint of R = 6 − d constraint directions, TᵀΦT positive definite (the common case): with
-  // Z = L⁻¹Tᵀ (K = TᵀΦT = LLᵀ), Y = ZᵀZ is never formed: W_k = Z D_k (R × 6) per handle gives
+  // Z = L⁻¹Tᵀ (K = TᵀΦT = LLᵀ), Y = ZᵀZ is never formed: W_k = Z D_k (R × 6) per port gives
   // Φ^C_kl = [same side] Φ_kl − W_kᵀ W_l and, in disassembly, f = f0 − Zᵀ Σ_k W_k f_k. Z and W_k
   // are stored zero-padded to 6 rows. False when K is not positive definite.
   template <int R>
@@ -302,7 +302,7 @@ struct Pass {
     Matrix6d& Z6 = w.y[idx(n.y)];
     Z6.setZero();
     Z6.template topRows<R>() = Z;
-    const int h = static_cast<int>(n.handles.size());
+    const int h = static_cast<int>(n.ports.size());
     for (int k = 0; k < h; ++k) {
       const int side = n.h_side[idx(k)], j = n.h_idx[idx(k)];
       const Node& X = side == 0 ? A : B;
@@ -345,7 +345,7 @@ struct Pass {
     for (const int e : n.edges)
       if (p.edges[idx(e)].kind != EdgeKind::Loop) setupEdge(model, w, p.edges[idx(e)], idx(e), p.nb);
     const int m = static_cast<int>(n.edges.size());
-    const int h = static_cast<int>(n.handles.size());
+    const int h = static_cast<int>(n.ports.size());
     Matrix6d* Y = &w.y[idx(n.y)];
     Vector6d* f0 = &w.f0[idx(n.f0)];
     bool done = false;
@@ -495,7 +495,7 @@ struct Pass {
 
   void joinDisassembly(const Node& n) {
     const int m = static_cast<int>(n.edges.size());
-    const int h = static_cast<int>(n.handles.size());
+    const int h = static_cast<int>(n.ports.size());
     Vector6d fE[kMaxJoinEdges];
     if (w.zform[idx(&n - p.nodes.data())]) {  // f = f0 − Zᵀ Σ_k W_k f_k
       Vector6d u = Vector6d::Zero();
@@ -531,7 +531,7 @@ struct Pass {
       return;
     }
     w.body_acc[idx(n.body)] = w.beta[idx(n.beta)];
-    if (!n.handles.empty()) w.body_acc[idx(n.body)].noalias() += w.phi[idx(n.phi)] * w.force[idx(n.force)];
+    if (!n.ports.empty()) w.body_acc[idx(n.body)].noalias() += w.phi[idx(n.phi)] * w.force[idx(n.force)];
   }
 
   void assemble(int n) {

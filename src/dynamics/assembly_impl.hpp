@@ -31,12 +31,12 @@ struct AssemblyPlan::Impl {
   };
   struct Node {
     int a = -1, b = -1, body = -1, parent = -1, first = 0, height = 1;
-    std::vector<int> handles;  // ports: the bodies with an open joint end (a leaf: its body)
-    std::vector<int> edges;    // joints closing here
+    std::vector<int> ports;  // ports: the bodies with an open joint end (a leaf: its body)
+    std::vector<int> edges;  // joints closing here
     // Per closing edge: the port of its end in A / B and that end's sign (child end +1).
     std::vector<int> ia, ib;
     std::vector<double> sa, sb;
-    // Per handle of this node: from B (1) or A (0), and its index there.
+    // Per port of this node: from B (1) or A (0), and its index there.
     std::vector<int> h_side, h_idx;
     // Per port of A (then B), its force in disassembly: this node's port a_src (−1: none) plus
     // sign × the force of each closing joint listed in a_add.

@@ -221,7 +221,7 @@ struct Builder {
   }
 };
 
-// Which joints close at which node (the lowest node holding both ends), the handles of every
+// Which joints close at which node (the lowest node holding both ends), the ports of every
 // node, and the index maps of the two passes.
 void wireNodes(Impl& p) {
   std::vector<int> body_leaf(p.body_link.size(), -1), depth(p.nodes.size(), 0);
@@ -258,7 +258,7 @@ void wireNodes(Impl& p) {
   for (std::size_t ni = 0; ni < p.nodes.size(); ++ni) {
     Node& n = p.nodes[ni];
     if (n.a < 0) {
-      if (!open[ni].empty()) n.handles.push_back(n.body);
+      if (!open[ni].empty()) n.ports.push_back(n.body);
       continue;
     }
     if (static_cast<int>(n.edges.size()) > kMaxJoinEdges)
@@ -268,8 +268,8 @@ void wireNodes(Impl& p) {
     const Node& B = p.nodes[idx(n.b)];
     for (const int e : n.edges) {
       const Edge& ed = p.edges[idx(e)];
-      const int pa = find(A.handles, ed.parent_body), cb = find(B.handles, ed.child_body);
-      const int ca = find(A.handles, ed.child_body), pb = find(B.handles, ed.parent_body);
+      const int pa = find(A.ports, ed.parent_body), cb = find(B.ports, ed.child_body);
+      const int ca = find(A.ports, ed.child_body), pb = find(B.ports, ed.parent_body);
       if (pa >= 0 && cb >= 0) {
         n.ia.push_back(pa);
         n.sa.push_back(-1.0);
@@ -289,9 +289,9 @@ void wireNodes(Impl& p) {
         if (find(n.edges, e) < 0) open[ni].push_back(e);
     for (int side = 0; side < 2; ++side) {
       const Node& X = side == 0 ? A : B;
-      for (std::size_t i = 0; i < X.handles.size(); ++i)
-        if (touches(open[ni], X.handles[i])) {
-          n.handles.push_back(X.handles[i]);
+      for (std::size_t i = 0; i < X.ports.size(); ++i)
+        if (touches(open[ni], X.ports[i])) {
+          n.ports.push_back(X.ports[i]);
           n.h_side.push_back(side);
           n.h_idx.push_back(static_cast<int>(i));
         }
@@ -302,8 +302,8 @@ void wireNodes(Impl& p) {
       const Node& X = side == 0 ? A : B;
       std::vector<int>& src = side == 0 ? n.a_src : n.b_src;
       auto& add = side == 0 ? n.a_add : n.b_add;
-      for (std::size_t i = 0; i < X.handles.size(); ++i) {
-        src.push_back(find(n.handles, X.handles[i]));
+      for (std::size_t i = 0; i < X.ports.size(); ++i) {
+        src.push_back(find(n.ports, X.ports[i]));
         std::vector<std::pair<int, double>> terms;
         for (std::size_t e = 0; e < n.edges.size(); ++e) {
           const int port = side == 0 ? n.ia[e] : n.ib[e];
@@ -318,7 +318,7 @@ void wireNodes(Impl& p) {
 // Counted cost of one node (assembly, disassembly) and the workspace layout.
 void layoutAndCost(Impl& p) {
   for (Node& n : p.nodes) {
-    const int h = static_cast<int>(n.handles.size());
+    const int h = static_cast<int>(n.ports.size());
     const int m = static_cast<int>(n.edges.size());
     n.phi = p.phi_size;
     n.beta = p.beta_size;
@@ -366,7 +366,7 @@ void computeStats(const Model& model, const AssemblyOptions& options, Impl& p) {
     const Node& n = p.nodes[i];
     const double own = n.assembly_flops + n.disassembly_flops;
     s.total_flops += own;
-    s.max_handles = std::max(s.max_handles, static_cast<int>(n.handles.size()));
+    s.max_handles = std::max(s.max_handles, static_cast<int>(n.ports.size()));
     path[i] = own + (n.a < 0 ? 0.0 : std::max(path[idx(n.a)], path[idx(n.b)]));
   }
   s.critical_path_flops = path[idx(p.root)];
@@ -493,7 +493,7 @@ std::string AssemblyPlan::describe() const {
       os << name(x.body) << "\n";
       return;
     }
-    os << "join (" << x.edges.size() << " joint" << (x.edges.size() == 1 ? "" : "s") << ", " << x.handles.size()
+    os << "join (" << x.edges.size() << " joint" << (x.edges.size() == 1 ? "" : "s") << ", " << x.ports.size()
        << " open)\n";
     rec(x.a, depth + 1);
     rec(x.b, depth + 1);
