@@ -11,6 +11,7 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/mass_properties.hpp"
+#include "rigid_body_detail.hpp"
 
 namespace kinetrack {
 
@@ -449,7 +450,9 @@ LoopClosure LoopClosure::holding(const Model& model, const Configuration& q, std
 }
 
 AssemblyPlan::AssemblyPlan(const Model& model, AssemblyOptions options)
-    : AssemblyPlan(std::make_shared<const Model>(model), std::move(options)) {}
+    : AssemblyPlan(std::make_shared<const Model>(model), std::move(options)) {
+  if (model.hasCustomJoints()) detail::refuseCustomJoints(model);
+}
 
 AssemblyPlan::AssemblyPlan(std::shared_ptr<const Model> model, AssemblyOptions options)
     : model_(std::move(model)), options_(std::move(options)) {

@@ -51,6 +51,16 @@ inline void inertiaMatrix(const SpatialInertia& I, Matrix6d& M) {
 
 namespace detail {
 
+void refuseCustomJoints(const Model& model) {
+  std::string names;
+  for (int j = 0; j < model.numJoints(); ++j)
+    if (model.jointType(JointId(j)) == JointType::Custom)
+      names += (names.empty() ? "" : ", ") + model.jointName(JointId(j));
+  throw InvalidArgument(
+      "dynamics: model '" + model.name() +
+      "' has function-driven (custom) joints, which the rigid-body dynamics does not support yet: " + names);
+}
+
 void checkSize(const VectorXd& x, int nv, const char* what) {
   if (x.size() != nv)
     throw InvalidArgument(std::string(what) + ": expected " + std::to_string(nv) + " entries, got " +
@@ -58,6 +68,7 @@ void checkSize(const VectorXd& x, int nv, const char* what) {
 }
 
 void prepareDynamics(const Model& model, DynamicsData& d, const Configuration& q) {
+  if (model.hasCustomJoints()) refuseCustomJoints(model);
   if (q.joints.size() != model.numJoints())
     throw InvalidArgument("dynamics: expected " + std::to_string(model.numJoints()) + " joint coordinates, got " +
                           std::to_string(q.joints.size()));

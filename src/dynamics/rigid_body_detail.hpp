@@ -29,6 +29,8 @@ inline Vector6d crossForce(const Vector6d& v, const Vector6d& f) {
 }
 
 /// Throws InvalidArgument "<what>: expected <nv> entries, got <n>" unless x has nv entries.
+/// Throws InvalidArgument naming the JointType::Custom joints of `model`.
+[[noreturn]] void refuseCustomJoints(const Model& model);
 void checkSize(const VectorXd& x, int nv, const char* what);
 
 /// Kinematics, world spatial inertias and joint motion subspaces at q (data.kinematics,

@@ -48,8 +48,12 @@ inline void reduceComposites(const Model& model, const Data& kin, std::vector<Ma
   for (int j = 0; j < n; ++j) {
     const Vector3d& a = kin.joint_axis[static_cast<std::size_t>(j)];
     Vector6d& Sj = S[static_cast<std::size_t>(nb + j)];
-    if (model.jointType(JointId(j)) == JointType::Prismatic)
+    const JointType type = model.jointType(JointId(j));
+    if (type == JointType::Prismatic)
       Sj << Vector3d::Zero(), a;
+    else if (type == JointType::Custom)  // child origin moving at v, turning at a about it
+      Sj << a,
+          (kin.link[static_cast<std::size_t>(j + 1)].p - ref).cross(a) + kin.joint_linear[static_cast<std::size_t>(j)];
     else
       Sj << a, (kin.link[static_cast<std::size_t>(j + 1)].p - ref).cross(a);
   }

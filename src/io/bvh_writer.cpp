@@ -106,6 +106,10 @@ struct SkeletonBuilder {
 }  // namespace
 
 std::vector<BvhExportJoint> bvhSkeleton(const Model& model) {
+  for (int j = 0; j < model.numJoints(); ++j)
+    if (model.jointType(JointId(j)) == JointType::Custom)
+      throw InvalidArgument("BVH export: joint '" + model.jointName(JointId(j)) +
+                            "' is function-driven (custom), which BVH cannot describe");
   SkeletonBuilder b{model, std::vector<std::vector<int>>(static_cast<std::size_t>(model.numLinks())), {}};
   for (int l = 1; l < model.numLinks(); ++l)
     b.children[static_cast<std::size_t>(model.parent(LinkId(l)).value)].push_back(l);

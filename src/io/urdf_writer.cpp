@@ -57,6 +57,10 @@ void writeLink(std::ostream& out, const std::string& name, const Inertial* in) {
 }  // namespace
 
 void writeUrdf(const Model& model, std::ostream& out) {
+  for (int j = 0; j < model.numJoints(); ++j)
+    if (model.jointType(JointId(j)) == JointType::Custom)
+      throw InvalidArgument("URDF export: joint '" + model.jointName(JointId(j)) +
+                            "' is function-driven (custom), which URDF cannot describe");
   out << "<?xml version=\"1.0\"?>\n";
   out << "<!-- written by kinetrack; base: " << toString(model.baseType())
       << " (URDF cannot say so; load with the matching option) -->\n";

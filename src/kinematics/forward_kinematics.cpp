@@ -28,6 +28,29 @@ inline void rotatePrincipal(const Matrix3d& Rj, double c, double s, Matrix3d& R)
   R.col(b) = c * Rj.col(b) - s * Rj.col(a);
 }
 
+// A function-driven joint (model/joint_function.hpp) with joint frame rotation Rj and T.p at the
+// joint origin: T ← joint frame ∘ M(s); w and v are the angular velocity and the velocity of the
+// child origin per unit ṡ (world frame): v = Rj t′(s), w = Σ_k f_k′(s) (Rj R_1 ⋯ R_{k−1}) r_k.
+void customMotion(const JointMotion& motion, double s, const Matrix3d& Rj, Transform& T, Vector3d& w, Vector3d& v) {
+  Vector3d t = Vector3d::Zero(), dt = Vector3d::Zero();
+  double f, df, ddf;
+  for (const MotionAxis& ax : motion.translations) {
+    ax.function.evaluate(s, f, df, ddf);
+    t += f * ax.axis;
+    dt += df * ax.axis;
+  }
+  T.p.noalias() += Rj * t;
+  v.noalias() = Rj * dt;
+  T.R = Rj;
+  w.setZero();
+  for (const MotionAxis& ax : motion.rotations) {
+    ax.function.evaluate(s, f, df, ddf);
+    const Vector3d axis_world = T.R * ax.axis;  // unchanged by the rotation about it
+    w += df * axis_world;
+    if (f != 0.0) T.R = T.R * so3::axisAngle(ax.axis, f);
+  }
+}
+
 }  // namespace
 
 void forwardKinematics(const Model& model, Data& data, const Configuration& q) {
@@ -56,7 +79,10 @@ void forwardKinematics(const Model& model, Data& data, const Configuration& q) {
       Rj = &Rx;
     }
     const AxisKind kind = model.axisKind(j);
-    if (model.jointType(j) == JointType::Prismatic) {
+    const JointType type = model.jointType(j);
+    if (type == JointType::Custom) {
+      customMotion(model.jointMotion(j), q.joints[jj], *Rj, T, a, data.joint_linear[static_cast<std::size_t>(jj)]);
+    } else if (type == JointType::Prismatic) {
       T.R = *Rj;
       a.noalias() = *Rj * model.jointAxis(j);
       T.p += q.joints[jj] * a;

@@ -40,9 +40,15 @@ void frameJacobianSupport(const Model& model, const Data& data, FrameId f, Eigen
   for (const std::int32_t j : model.support(model.frameLink(f))) {
     const Vector3d& a = data.joint_axis[static_cast<std::size_t>(j)];
     auto col = J.col(nb + j);
-    if (model.jointType(JointId(j)) == JointType::Prismatic) {
+    const JointType type = model.jointType(JointId(j));
+    if (type == JointType::Prismatic) {
       col.template head<3>() = a;
       col.template tail<3>().setZero();
+    } else if (type == JointType::Custom) {
+      // Child origin moves at v per unit ṡ and the child turns at w about it.
+      const Vector3d r = p - data.link[static_cast<std::size_t>(j + 1)].p;
+      col.template head<3>() = data.joint_linear[static_cast<std::size_t>(j)] + a.cross(r);
+      col.template tail<3>() = a;
     } else {
       // Revolute: the joint origin is its child link's origin.
       const Vector3d r = p - data.link[static_cast<std::size_t>(j + 1)].p;

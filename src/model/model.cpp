@@ -11,6 +11,7 @@ const char* toString(JointType t) {
     case JointType::Revolute: return "revolute";
     case JointType::Continuous: return "continuous";
     case JointType::Prismatic: return "prismatic";
+    case JointType::Custom: return "custom";
   }
   return "?";
 }

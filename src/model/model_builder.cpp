@@ -122,6 +122,22 @@ ModelBuilder& ModelBuilder::addJoint(const JointSpec& spec) {
     throw InvalidArgument(what + ": velocity and effort limits must be ≥ 0");
 
   JointSpec s = spec;
+  if (spec.type == JointType::Custom) {
+    if (spec.motion.translations.size() > 3 || spec.motion.rotations.size() > 3)
+      throw InvalidArgument(what + ": a custom motion has at most 3 translations and 3 rotations");
+    for (auto* list : {&s.motion.translations, &s.motion.rotations})
+      for (MotionAxis& a : *list) {
+        if (!a.axis.allFinite() || a.axis.norm() < 1e-9)
+          throw InvalidArgument(what + ": a motion axis must be finite and non-zero");
+        a.axis.normalize();
+      }
+    if (!s.motion.rotations.empty())
+      s.axis = s.motion.rotations.front().axis;
+    else if (!s.motion.translations.empty())
+      s.axis = s.motion.translations.front().axis;
+  } else if (!spec.motion.translations.empty() || !spec.motion.rotations.empty()) {
+    throw InvalidArgument(what + ": only a custom joint has a motion");
+  }
   // Normalise, but leave an axis that is unit to round-off bit-for-bit (export → reload exact).
   if (std::abs(s.axis.squaredNorm() - 1.0) > 4.0 * std::numeric_limits<double>::epsilon()) s.axis.normalize();
   // Re-express the placement in the parent *link* frame (the parent may be a merged frame).
@@ -229,7 +245,9 @@ Model ModelBuilder::build() const {
     m.joint_names_.push_back(s.name);
     m.joint_type_.push_back(s.type);
     m.joint_axis_.push_back(s.axis);
-    m.axis_kind_.push_back(classifyAxis(s.axis));
+    m.axis_kind_.push_back(s.type == JointType::Custom ? AxisKind::General : classifyAxis(s.axis));
+    m.motions_.push_back(s.motion);
+    if (s.type == JointType::Custom) m.has_custom_ = true;
     m.placement_.push_back(s.placement);
     m.placement_rot_identity_.push_back(s.placement.R == Matrix3d::Identity() ? 1 : 0);
     m.placement_trans_zero_.push_back(s.placement.p.isZero(0.0) ? 1 : 0);
@@ -300,6 +318,7 @@ JointSpec jointSpecOf(const Model& model, JointId j) {
   s.child = model.linkName(model.childLink(j));
   s.placement = model.jointPlacement(j);
   s.axis = model.jointAxis(j);
+  s.motion = model.jointMotion(j);
   s.lower = model.lowerPositionLimits()[jj];
   s.upper = model.upperPositionLimits()[jj];
   s.velocity = model.upperVelocityLimits()[jj];

@@ -17,6 +17,9 @@ struct Data {
   /// Unit axis of each joint in the world frame, a_j = R_WL(child) · axis_j (forwardKinematics).
   /// The joint's world origin is link[j + 1].p (minus a_j·s_j for prismatic joints, see docs).
   std::vector<Vector3d> joint_axis;
+  /// JointType::Custom joints only: joint_axis holds the child's angular velocity per unit ṡ
+  /// (not a unit vector) and joint_linear the velocity of the child's origin per unit ṡ (world).
+  std::vector<Vector3d> joint_linear;
   /// sin and cos of every joint coordinate (scratch of forwardKinematics).
   std::vector<double> joint_sin, joint_cos;
   /// Number of joints of the model the data was built for (checked by algorithms).

@@ -11,11 +11,14 @@
 #include <vector>
 
 #include "kinetrack/core/types.hpp"
+#include "kinetrack/model/joint_function.hpp"
 
 namespace kinetrack {
 
 enum class BaseType : std::uint8_t { Fixed, Floating };
-enum class JointType : std::uint8_t { Revolute, Continuous, Prismatic };
+/// Revolute / Continuous / Prismatic: rotation by s about, or translation by s along, a fixed
+/// axis. Custom: a function-driven motion M(s) (model/joint_function.hpp; OpenSim CustomJoint).
+enum class JointType : std::uint8_t { Revolute, Continuous, Prismatic, Custom };
 
 /// How a joint axis is stored, so forward kinematics can skip the general axis-angle formula
 /// for joints about ±x, ±y, ±z of their joint frame (every human-model joint).
@@ -127,6 +130,11 @@ class Model {
   [[nodiscard]] const VectorXd& upperVelocityLimits() const { return vel_upper_; }
   /// Effort limits (N m or N); infinity when not given.
   [[nodiscard]] const VectorXd& effortLimits() const { return effort_; }
+  /// The motion of a JointType::Custom joint (empty for the other types).
+  [[nodiscard]] const JointMotion& jointMotion(JointId j) const { return motions_[j.value]; }
+  /// True when some joint is JointType::Custom (algorithms that need a fixed axis refuse such
+  /// models: the rigid-body dynamics and DYN's composite reduction).
+  [[nodiscard]] bool hasCustomJoints() const { return has_custom_; }
   [[nodiscard]] const std::vector<LinearConstraint>& linearConstraints() const { return constraints_; }
   [[nodiscard]] const std::vector<Mimic>& mimics() const { return mimics_; }
 
@@ -161,6 +169,8 @@ class Model {
   std::vector<JointType> joint_type_;
   std::vector<Vector3d> joint_axis_;
   std::vector<AxisKind> axis_kind_;
+  std::vector<JointMotion> motions_;
+  bool has_custom_ = false;
   std::vector<Transform> placement_;
   std::vector<std::uint8_t> placement_rot_identity_;
   std::vector<std::uint8_t> placement_trans_zero_;

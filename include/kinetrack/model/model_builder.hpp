@@ -16,6 +16,9 @@ struct JointSpec {
   std::string child;                  ///< name of the new link
   Transform placement;                ///< joint frame in the parent frame (URDF <origin>)
   Vector3d axis = Vector3d::UnitZ();  ///< in the joint frame; normalised by the builder
+  /// JointType::Custom only: the motion M(s) (axes normalised by the builder; `axis` is then
+  /// the first rotation axis, or the first translation axis when there is no rotation).
+  JointMotion motion;
   double lower = -std::numeric_limits<double>::infinity();  ///< rad or m
   double upper = std::numeric_limits<double>::infinity();
   double velocity = std::numeric_limits<double>::infinity();  ///< symmetric bound, rad/s or m/s
