@@ -111,6 +111,8 @@ std::vector<std::string> uniqueC3dNames(const std::vector<std::string>& labels, 
   std::vector<std::string> names;
   names.reserve(kept.size());
   std::unordered_set<std::string> taken;
+  constexpr int kMaxRenameWarnings = 20;  // one warning each, then a count
+  int renamed = 0;
   for (const int i : kept) {
     const std::string& label = labels[static_cast<std::size_t>(i)];
     std::string name = withoutSubjectPrefix(label);
@@ -126,9 +128,12 @@ std::vector<std::string> uniqueC3dNames(const std::vector<std::string>& labels, 
       name = base;
       for (int k = 2; !taken.insert(name).second; ++k) name = base + "_" + std::to_string(k);
     }
-    warnings.push_back("point " + std::to_string(i + 1) + ": " + why + ": named '" + name + "'");
+    if (++renamed <= kMaxRenameWarnings)
+      warnings.push_back("point " + std::to_string(i + 1) + ": " + why + ": named '" + name + "'");
     names.push_back(std::move(name));
   }
+  if (renamed > kMaxRenameWarnings)
+    warnings.push_back("… and " + std::to_string(renamed - kMaxRenameWarnings) + " more points renamed");
   return names;
 }
 

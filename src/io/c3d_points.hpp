@@ -19,7 +19,8 @@ std::vector<C3dPointKind> classifyC3dPoints(const C3dParameters& params, const s
 
 /// Unique names for the points `kept` (indices into `labels`): the label without its subject
 /// prefix; an empty or repeated name becomes the raw label when that is unique, else
-/// "Point<index + 1>" (then "_2", "_3", … if taken). Each rename is a warning.
+/// "Point<index + 1>" (then "_2", "_3", … if taken). Each rename is a warning (the first 20, then
+/// a count).
 std::vector<std::string> uniqueC3dNames(const std::vector<std::string>& labels, const std::vector<int>& kept,
                                         std::vector<std::string>& warnings);
 

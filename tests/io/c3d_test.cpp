@@ -391,6 +391,14 @@ TEST(C3d, LabelsContinuationPrefixesAndDuplicates) {
   ASSERT_EQ(f.warnings.size(), 3u);
   EXPECT_EQ(f.warnings[0], "point 3: label 'LASI' repeats an earlier name: named 'Point3'");
   EXPECT_EQ(f.warnings[1], "point 4: empty label: named 'Point4'");
+  // 30 points labelled "A": 29 renamed, 20 warnings and a count.
+  C3dSpec same;
+  same.labels.assign(30, "A");
+  same.frames.assign(1, std::vector<Vector3d>(30, Vector3d(1, 2, 3)));
+  f = parse(testing::writeC3d(same));
+  EXPECT_EQ(f.markers.names[29], "Point30");
+  ASSERT_EQ(f.warnings.size(), 21u);
+  EXPECT_EQ(f.warnings.back(), "… and 9 more points renamed");
   // LABELS3 renamed: the fifth point has no label.
   std::string bytes = testing::writeC3d(s);
   const testing::C3dItem l3 = testing::c3dItem(bytes, "POINT", "LABELS3");

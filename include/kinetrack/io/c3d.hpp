@@ -3,8 +3,8 @@
 // file's metadata. Intel, DEC (VAX floats) and MIPS (big-endian) files, integer and float data,
 // label continuation parameters (POINT:LABELS2, …). Analog data is skipped (its layout is read
 // and reported). Errors name the file, the byte offset and the field (kinetrack::ParseError with
-// line 0): "walk.c3d: byte 1192: parameter POINT:LABELS: dimensions 30×239 run past the
-// parameter section (ends at byte 5632)".
+// line 0): "walk.c3d: byte 1192: parameter POINT:LABELS: dimensions 255×255 of 1-byte elements
+// run past the parameter section (ends at byte 50176)". docs/formats.md describes the rules.
 #include <cstdint>
 #include <span>
 #include <string>
