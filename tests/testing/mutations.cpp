@@ -470,7 +470,7 @@ void fuzz(Stats& st, const std::vector<Fixture>& fixtures, const Plan& plan, con
     }
     for (int k = 0; k < plan.mutations; ++k) {
       const auto seed = static_cast<std::uint32_t>(fi * 1000000 + static_cast<std::size_t>(k));
-      const Mutated m = mutated(fx.text, seed, plan.vocabulary);
+      const Mutated m = plan.mutate ? plan.mutate(fx.text, seed) : mutated(fx.text, seed, plan.vocabulary);
       runOne(st, fx, m.text, m.what, m.at, seed, read);
     }
   }

@@ -111,6 +111,8 @@ struct Plan {
   std::size_t line_truncations_below = 0;  ///< every line boundary when the text is smaller (bytes)
   Vocabulary vocabulary = {};
   bool unchanged = true;  ///< the fixture itself too
+  /// Mutations of a binary format (C3D): replaces mutated(base, seed, vocabulary) when set.
+  std::function<Mutated(const std::string& base, std::uint32_t seed)> mutate = nullptr;
 };
 
 /// Parses `text` as the content of `fixture` and checks the result (throws Inconsistent).
