@@ -1,0 +1,90 @@
+#pragma once
+// Marker IK over a whole trial: bind a model's marker frames to a trial's marker columns, solve
+// every frame warm-started from the previous one (ik::MarkerIk), and report OpenSim's per-frame
+// marker errors. One result row per input frame in the time range: a frame with no weighted
+// marker present is held at the previous solution and flagged (never silently dropped).
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kinetrack/ik/marker_ik.hpp"
+#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/model/configuration.hpp"
+#include "kinetrack/model/joint_function.hpp"
+#include "kinetrack/model/model.hpp"
+
+namespace kinetrack::track {
+
+/// The problem: which trial markers drive which model frames, coordinate tasks, couplers, bounds
+/// and the first frame's start.
+struct MarkerIkSpec {
+  std::shared_ptr<const Model> model;
+  struct Marker {
+    std::string name;   ///< column in the trial
+    std::string frame;  ///< model frame
+    double weight = 1.0;
+  };
+  struct CoordinateTask {
+    std::string joint;
+    double weight = 1.0;
+    /// One value per trial frame (rad or m), or a single value for every frame.
+    std::vector<double> values;
+  };
+  struct Coupler {
+    std::string name, dependent, independent;
+    ScalarFunction function;
+  };
+  std::vector<Marker> markers;
+  std::vector<CoordinateTask> coordinate_tasks;
+  std::vector<Coupler> couplers;
+  VectorXd lower, upper;  ///< joint bounds (empty: none)
+  Configuration initial;  ///< the first frame's start (empty joints: the zero configuration)
+  /// Floating base: place the base at the first frame by the rigid fit of the model markers at
+  /// `initial` to the measured ones (Kabsch), so the first solve starts near the subject.
+  bool align_base = true;
+  ik::MarkerIkOptions options;
+};
+
+struct MarkerTrialOptions {
+  double time_start = -std::numeric_limits<double>::infinity();
+  double time_end = std::numeric_limits<double>::infinity();
+  /// Called after each frame with (frames done, frames in range).
+  std::function<void(int, int)> progress;
+};
+
+/// One output row.
+struct MarkerFrame {
+  double time = 0.0;
+  ik::Status status = ik::Status::Converged;
+  int iterations = 0;
+  int markers_used = 0;     ///< weighted markers present
+  int markers_missing = 0;  ///< weighted markers absent in this frame
+  bool held = false;        ///< no weighted marker present: the previous solution is repeated
+  double total_squared_error = 0.0, rms_error = 0.0, max_error = 0.0;  ///< m², m, m
+  int worst_marker = -1;                                               ///< index into spec markers
+  double solve_microseconds = 0.0;
+};
+
+struct MarkerTrialResult {
+  std::vector<MarkerFrame> frames;
+  std::vector<Configuration> configurations;  ///< one per frame
+  std::vector<std::string> marker_names;      ///< spec marker names, for worst_marker
+  double solve_seconds = 0.0;                 ///< time in the solver, all frames
+  [[nodiscard]] int held() const;
+  [[nodiscard]] int framesWithMissingMarkers() const;
+};
+
+/// Solves every trial frame within the time range. Times are those of the trial, except that
+/// when the file's time column is the data rate's grid rounded (TRC files print 1/60 s as
+/// 0.017), the exact grid t₀ + k/rate is used, as OpenSim does. Throws InvalidArgument for a
+/// spec marker absent from the trial or the model (naming it and listing the valid names), a
+/// coordinate task whose values do not match the trial length, or an empty time range.
+MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTrajectories& trial,
+                                   const MarkerTrialOptions& options = {});
+
+/// The trial's frame times as used above (the rounded-grid correction applied).
+std::vector<double> trialTimes(const io::MarkerTrajectories& trial);
+
+}  // namespace kinetrack::track

@@ -1,0 +1,175 @@
+#include "kinetrack/track/marker_trial.hpp"
+
+#include <Eigen/SVD>
+#include <chrono>
+#include <cmath>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/kinematics/jacobian.hpp"
+
+namespace kinetrack::track {
+
+namespace {
+
+// The rigid transform (R, p) minimising Σ ‖R a_i + p − b_i‖² (Kabsch), or nothing with fewer
+// than three non-collinear pairs.
+bool rigidFit(const std::vector<Vector3d>& a, const std::vector<Vector3d>& b, Matrix3d& R, Vector3d& p) {
+  if (a.size() < 3) return false;
+  Vector3d ca = Vector3d::Zero(), cb = Vector3d::Zero();
+  for (std::size_t i = 0; i < a.size(); ++i) ca += a[i], cb += b[i];
+  ca /= static_cast<double>(a.size());
+  cb /= static_cast<double>(b.size());
+  Matrix3d C = Matrix3d::Zero();
+  for (std::size_t i = 0; i < a.size(); ++i) C += (b[i] - cb) * (a[i] - ca).transpose();
+  const Eigen::JacobiSVD<Matrix3d> svd(C, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  if (svd.singularValues()[1] < 1e-9 * std::max(1.0, svd.singularValues()[0])) return false;
+  Matrix3d D = Matrix3d::Identity();
+  if ((svd.matrixU() * svd.matrixV().transpose()).determinant() < 0) D(2, 2) = -1.0;
+  R = svd.matrixU() * D * svd.matrixV().transpose();
+  p = cb - R * ca;
+  return true;
+}
+
+std::string namesOf(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+int MarkerTrialResult::held() const {
+  int n = 0;
+  for (const auto& f : frames) n += f.held ? 1 : 0;
+  return n;
+}
+
+int MarkerTrialResult::framesWithMissingMarkers() const {
+  int n = 0;
+  for (const auto& f : frames) n += f.markers_missing > 0 ? 1 : 0;
+  return n;
+}
+
+std::vector<double> trialTimes(const io::MarkerTrajectories& trial) {
+  std::vector<double> t = trial.times;
+  if (trial.data_rate > 0.0 && !t.empty()) {
+    const double dt = 1.0 / trial.data_rate;
+    bool grid = true;
+    for (std::size_t k = 0; k < t.size() && grid; ++k)
+      grid = std::abs(t[k] - (t[0] + static_cast<double>(k) * dt)) < 0.5 * dt;
+    if (grid)
+      for (std::size_t k = 0; k < t.size(); ++k) t[k] = t[0] + static_cast<double>(k) * dt;
+  }
+  return t;
+}
+
+MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTrajectories& trial,
+                                   const MarkerTrialOptions& options) {
+  if (!spec.model) throw InvalidArgument("marker IK: no model");
+  const Model& model = *spec.model;
+  const int nframes_all = trial.numFrames();
+  const std::vector<double> times = trialTimes(trial);
+
+  // Columns of the trial for each spec marker.
+  std::vector<int> column;
+  for (const auto& mk : spec.markers) {
+    int c = -1;
+    for (int i = 0; i < trial.numMarkers(); ++i)
+      if (trial.names[static_cast<std::size_t>(i)] == mk.name) c = i;
+    if (c < 0)
+      throw InvalidArgument("marker IK: marker '" + mk.name + "' is not in " + trial.source +
+                            "; its markers: " + namesOf(trial.names));
+    if (!model.findFrame(mk.frame))
+      throw InvalidArgument("marker IK: marker '" + mk.name + "': model '" + model.name() + "' has no frame '" +
+                            mk.frame + "'");
+    column.push_back(c);
+  }
+  for (const auto& t : spec.coordinate_tasks)
+    if (t.values.size() != 1 && static_cast<int>(t.values.size()) != nframes_all)
+      throw InvalidArgument("marker IK: coordinate task '" + t.joint + "' has " + std::to_string(t.values.size()) +
+                            " values for a trial of " + std::to_string(nframes_all) + " frames");
+
+  ik::MarkerIk ik(spec.model, spec.options);
+  for (const auto& mk : spec.markers) ik.addMarker(mk.frame, mk.weight);
+  for (const auto& t : spec.coordinate_tasks) ik.addCoordinateTask(t.joint, t.weight);
+  for (const auto& c : spec.couplers) ik.addCoupler(c.name, c.dependent, c.independent, c.function);
+  if (spec.lower.size() > 0) ik.setBounds(spec.lower, spec.upper);
+
+  // Frames in range (half a sample of slack for rounded time columns).
+  const double slack = trial.data_rate > 0.0 ? 0.25 / trial.data_rate : 1e-9;
+  std::vector<int> in_range;
+  for (int k = 0; k < nframes_all; ++k)
+    if (times[static_cast<std::size_t>(k)] >= options.time_start - slack &&
+        times[static_cast<std::size_t>(k)] <= options.time_end + slack)
+      in_range.push_back(k);
+  if (in_range.empty())
+    throw InvalidArgument("marker IK: no frame of " + trial.source + " lies in the time range [" +
+                          std::to_string(options.time_start) + ", " + std::to_string(options.time_end) + "] s");
+
+  Configuration q0 = spec.initial.joints.size() == model.numJoints() ? spec.initial : Configuration(model);
+  std::vector<Vector3d> obs(spec.markers.size());
+  auto gather = [&](int k) {
+    for (std::size_t i = 0; i < spec.markers.size(); ++i) obs[i] = trial.position(k, column[i]);
+  };
+  if (spec.align_base && model.baseType() == BaseType::Floating) {
+    // Rigid fit of the model markers at the start pose to the first frame that has three.
+    Data d(model);
+    forwardKinematics(model, d, q0);
+    for (int k : in_range) {
+      gather(k);
+      std::vector<Vector3d> a, b;
+      for (std::size_t i = 0; i < obs.size(); ++i)
+        if (obs[i].allFinite() && spec.markers[i].weight > 0.0) {
+          a.push_back(frameOrigin(model, d, model.frameId(spec.markers[i].frame)));
+          b.push_back(obs[i]);
+        }
+      Matrix3d R;
+      Vector3d p;
+      if (rigidFit(a, b, R, p)) {
+        q0.base_rotation = R * q0.base_rotation;
+        q0.base_position = R * q0.base_position + p;
+        break;
+      }
+    }
+  }
+  ik.setState(q0);
+
+  MarkerTrialResult out;
+  for (const auto& mk : spec.markers) out.marker_names.push_back(mk.name);
+  out.frames.reserve(in_range.size());
+  out.configurations.reserve(in_range.size());
+  std::vector<double> values(spec.coordinate_tasks.size());
+  const int total = static_cast<int>(in_range.size());
+  for (int idx = 0; idx < total; ++idx) {
+    const int k = in_range[static_cast<std::size_t>(idx)];
+    gather(k);
+    for (std::size_t t = 0; t < values.size(); ++t) {
+      const auto& v = spec.coordinate_tasks[t].values;
+      values[t] = v.size() == 1 ? v[0] : v[static_cast<std::size_t>(k)];
+    }
+    MarkerFrame f;
+    f.time = times[static_cast<std::size_t>(k)];
+    for (std::size_t i = 0; i < obs.size(); ++i)
+      if (spec.markers[i].weight > 0.0 && !obs[i].allFinite()) ++f.markers_missing;
+    const auto t0 = std::chrono::steady_clock::now();
+    const ik::MarkerIkResult r = ik.solve(obs, values);
+    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    out.solve_seconds += us * 1e-6;
+    f.status = r.status;
+    f.iterations = r.iterations;
+    f.markers_used = r.markers_used;
+    f.held = r.markers_used == 0;
+    f.total_squared_error = r.total_squared_error;
+    f.rms_error = r.rms_error;
+    f.max_error = r.max_error;
+    f.worst_marker = r.worst_marker;
+    f.solve_microseconds = us;
+    out.frames.push_back(f);
+    out.configurations.push_back(ik.state());
+    if (options.progress) options.progress(idx + 1, total);
+  }
+  return out;
+}
+
+}  // namespace kinetrack::track
