@@ -72,9 +72,9 @@ class ScalarFunction {
   void evaluateUnscaled(double x, double& f, double& df, double& ddf) const;
   Kind kind_ = Kind::Constant;
   double scale_ = 1.0;
-  std::vector<double> coef_;       // Constant: {c}; Linear: {a, b}; Polynomial: highest first
-  std::vector<double> x_, y_;      // spline knots and values
-  std::vector<double> b_, c_, d_;  // spline piece i: y_i + b_i h + c_i h² + d_i h³, h = x − x_i
+  std::vector<double> coef_ = {0.0};  // Constant: {c}; Linear: {a, b}; Polynomial: highest first
+  std::vector<double> x_, y_;         // spline knots and values
+  std::vector<double> b_, c_, d_;     // spline piece i: y_i + b_i h + c_i h² + d_i h³, h = x − x_i
 };
 
 /// One axis of a JointMotion: a unit axis in the joint frame and the function of the joint
