@@ -21,6 +21,8 @@ void addRetargetCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack dynamics id` (dynamics_command.cpp).
 void addDynamicsCommand(CLI::App& app, Action& action);
 void addSimulateCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack markers ik` (markers_command.cpp).
+void addMarkersCommand(CLI::App& app, Action& action);
 }  // namespace kinetrack::cli
 
 namespace {
@@ -71,6 +73,7 @@ int main(int argc, char** argv) {
   addExperimentCommand(app, action);
   addDynamicsCommand(app, action);
   addSimulateCommand(app, action);
+  addMarkersCommand(app, action);
 
   try {
     app.parse(argc, argv);

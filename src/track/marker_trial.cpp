@@ -1,5 +1,6 @@
 #include "kinetrack/track/marker_trial.hpp"
 
+#include <Eigen/LU>
 #include <Eigen/SVD>
 #include <chrono>
 #include <cmath>

@@ -22,7 +22,8 @@ double interpolate(const io::MotTable& t, int c, double time) {
   if (time >= ts.back()) return t.values(static_cast<Eigen::Index>(ts.size()) - 1, c);
   const auto it = std::upper_bound(ts.begin(), ts.end(), time);
   const auto k = static_cast<Eigen::Index>(it - ts.begin());
-  const double a = (time - ts[static_cast<std::size_t>(k - 1)]) / (ts[static_cast<std::size_t>(k)] - ts[static_cast<std::size_t>(k - 1)]);
+  const double a = (time - ts[static_cast<std::size_t>(k - 1)]) /
+                   (ts[static_cast<std::size_t>(k)] - ts[static_cast<std::size_t>(k - 1)]);
   return (1.0 - a) * t.values(k - 1, c) + a * t.values(k, c);
 }
 
@@ -64,9 +65,9 @@ OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup*
       if (!hasMarker(t.name)) {
         std::string known;
         for (const auto& mk : model.markers) known += (known.empty() ? "" : ", ") + mk.name;
-        throw ParseError(setup->source, t.line,
-                         "IKMarkerTask '" + t.name + "': the model " + model.source + " has no such marker; its markers: " +
-                             known);
+        throw ParseError(
+            setup->source, t.line,
+            "IKMarkerTask '" + t.name + "': the model " + model.source + " has no such marker; its markers: " + known);
       }
       if (!t.apply || t.weight <= 0.0) continue;
       if (!trialHas(trial, t.name)) {
@@ -81,7 +82,8 @@ OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup*
     const std::vector<double> times = trialTimes(trial);
     for (const io::IkCoordinateTaskSpec& t : setup->coordinate_tasks) {
       const io::OpenSimCoordinate* c = model.findCoordinate(t.name);
-      if (!c) throw ParseError(setup->source, t.line, "IKCoordinateTask '" + t.name + "': the model has no such coordinate");
+      if (!c)
+        throw ParseError(setup->source, t.line, "IKCoordinateTask '" + t.name + "': the model has no such coordinate");
       if (!t.apply || t.weight <= 0.0) continue;
       MarkerIkSpec::CoordinateTask task{t.name, t.weight, {}};
       switch (t.value_type) {
@@ -89,15 +91,17 @@ OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup*
         case io::IkCoordinateTaskSpec::ValueType::ManualValue: task.values = {t.value}; break;
         case io::IkCoordinateTaskSpec::ValueType::FromFile: {
           if (setup->coordinate_file.empty())
-            throw ParseError(setup->source, t.line,
-                             "IKCoordinateTask '" + t.name + "': value_type from_file but the setup names no coordinate_file");
+            throw ParseError(
+                setup->source, t.line,
+                "IKCoordinateTask '" + t.name + "': value_type from_file but the setup names no coordinate_file");
           if (!have_file) {
             coordinate_file = io::readMot(setup->resolve(setup->coordinate_file));
             have_file = true;
           }
           const auto col = std::find(coordinate_file.columns.begin(), coordinate_file.columns.end(), t.name);
           if (col == coordinate_file.columns.end())
-            throw ParseError(setup->resolve(setup->coordinate_file), 0, "no column '" + t.name + "' for IKCoordinateTask");
+            throw ParseError(setup->resolve(setup->coordinate_file), 0,
+                             "no column '" + t.name + "' for IKCoordinateTask");
           const int ci = static_cast<int>(col - coordinate_file.columns.begin());
           const double scale = coordinate_file.in_degrees && c->rotational ? 1.0 / kDeg : 1.0;
           for (double time : times) task.values.push_back(scale * interpolate(coordinate_file, ci, time));

@@ -1,0 +1,184 @@
+// `kinetrack markers ik`: marker-based IK of a trial (TRC or C3D) on an OpenSim model (.osim, with
+// an optional Setup_IK.xml: marker and coordinate tasks, time range, accuracy) — the problem
+// OpenSim's IK tool solves — writing the coordinates as an OpenSim .mot (same columns and order,
+// degrees), OpenSim's marker-error table (.sto) and a summary (table and JSON).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/c3d.hpp"
+#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/opensim_setup.hpp"
+#include "kinetrack/metrics/tracking.hpp"
+#include "kinetrack/track/marker_trial.hpp"
+#include "kinetrack/track/opensim_ik.hpp"
+
+namespace kinetrack::cli {
+namespace {
+
+struct MarkersIkConfig {
+  std::string model, markers, setup, out, errors, summary_json;
+  std::string marker_axes = "auto";  // auto | y-up | z-up
+  double time_start = std::nan(""), time_end = std::nan("");
+  bool quiet = false;
+};
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  if (s.size() < suffix.size()) return false;
+  return std::equal(suffix.rbegin(), suffix.rend(), s.rbegin(),
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
+
+// The trial in the OpenSim model's frame (Y up): TRC files are Y up already; C3D files are
+// usually Z up, rotated (x, y, z) → (y, z, x) unless --marker-axes says otherwise.
+io::MarkerTrajectories readTrial(const MarkersIkConfig& cfg, const std::string& path) {
+  const bool c3d = endsWith(path, ".c3d");
+  const std::string axes = cfg.marker_axes == "auto" ? (c3d ? "z-up" : "y-up") : cfg.marker_axes;
+  io::MarkerTrajectories t;
+  if (c3d) {
+    t = io::readC3dMarkers(path, io::C3dOptions{});
+  } else {
+    t = io::readTrc(path, io::TrcOptions{.y_up = false});
+  }
+  if (axes == "z-up")
+    for (Vector3d& p : t.positions) p = Vector3d(p.y(), p.z(), p.x());
+  return t;
+}
+
+int runMarkersIk(const MarkersIkConfig& cfg) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  io::IkSetup setup;
+  const bool has_setup = !cfg.setup.empty();
+  if (has_setup) setup = io::readIkSetup(cfg.setup);
+  const std::string model_path = !cfg.model.empty() ? cfg.model : setup.resolve(setup.model_file);
+  const std::string marker_path = !cfg.markers.empty() ? cfg.markers : setup.resolve(setup.marker_file);
+  const std::string out_path = !cfg.out.empty() ? cfg.out : setup.resolve(setup.output_motion_file);
+  if (model_path.empty()) throw UsageError("--model is required (or a setup naming <model_file>)");
+  if (marker_path.empty()) throw UsageError("--markers is required (or a setup naming <marker_file>)");
+  if (out_path.empty()) throw UsageError("--out is required (or a setup naming <output_motion_file>)");
+  if (!endsWith(model_path, ".osim"))
+    throw UsageError("--model: '" + model_path + "' is not an OpenSim model (.osim); built-in models need --markerset");
+
+  fmt::print("[1/3] reading {} and {}\n", model_path, marker_path);
+  std::fflush(stdout);
+  const io::OpenSimModel osim = io::readOpenSimModel(model_path);
+  const io::MarkerTrajectories trial = readTrial(cfg, marker_path);
+  track::OpenSimIkBinding binding = track::bindOpenSimIk(osim, has_setup ? &setup : nullptr, trial);
+  for (const std::string& w : binding.warnings) fmt::print(stderr, "kinetrack: warning: {}\n", w);
+
+  track::MarkerTrialOptions opt;
+  opt.time_start = std::isnan(cfg.time_start) ? (has_setup ? setup.time_start : -INFINITY) : cfg.time_start;
+  opt.time_end = std::isnan(cfg.time_end) ? (has_setup ? setup.time_end : INFINITY) : cfg.time_end;
+  ProgressBar bar(1, !cfg.quiet);
+  opt.progress = [&](int done, int total) {
+    static ProgressBar* live = nullptr;
+    if (!live) {
+      bar = ProgressBar(total, !cfg.quiet);
+      live = &bar;
+    }
+    bar.update(done);
+  };
+  fmt::print("[2/3] solving {} markers, {} coordinates ({} coordinate tasks), accuracy {:g}\n",
+             binding.spec.markers.size(), osim.coordinates.size(), binding.spec.coordinate_tasks.size(),
+             binding.spec.options.accuracy);
+  std::fflush(stdout);
+  const track::MarkerTrialResult r = track::solveMarkerTrial(binding.spec, trial, opt);
+
+  // Outputs.
+  io::MotTable mot = track::openSimCoordinates(osim, r);
+  io::writeMot(mot, out_path);
+  if (!cfg.errors.empty()) io::writeMot(track::markerErrorTable(r), cfg.errors);
+
+  // Summary.
+  std::vector<double> rms, us;
+  double sum_sq = 0.0, worst = 0.0;
+  long count = 0;
+  int worst_frame = -1, worst_marker = -1, failed = 0;
+  for (std::size_t k = 0; k < r.frames.size(); ++k) {
+    const track::MarkerFrame& f = r.frames[k];
+    rms.push_back(f.rms_error);
+    us.push_back(f.solve_microseconds);
+    sum_sq += f.total_squared_error;
+    count += f.markers_used;
+    if (f.max_error > worst) worst = f.max_error, worst_frame = static_cast<int>(k), worst_marker = f.worst_marker;
+    if (f.status == ik::Status::Failed) ++failed;
+  }
+  const double total_rms = count > 0 ? std::sqrt(sum_sq / static_cast<double>(count)) : 0.0;
+  const metrics::Summary srms = metrics::summarize(rms), sus = metrics::summarize(us);
+  const int frames = static_cast<int>(r.frames.size());
+  const std::string worst_name = worst_marker >= 0 ? r.marker_names[static_cast<std::size_t>(worst_marker)] : "-";
+  const double fps = r.solve_seconds > 0.0 ? frames / r.solve_seconds : 0.0;
+  fmt::print("[3/3] marker IK of {} on {} ({} coordinates)\n", marker_path, osim.model->name(),
+             osim.coordinates.size());
+  fmt::print("  {:<28} {} ({:.3f} … {:.3f} s)\n", "frames", frames, r.frames.front().time, r.frames.back().time);
+  fmt::print("  {:<28} {:.2f} / {:.2f} / {:.2f} mm (median / p95 / max over frames)\n", "marker RMS", srms.median * 1e3,
+             srms.p95 * 1e3, srms.max * 1e3);
+  fmt::print("  {:<28} {:.2f} mm (every frame and weighted marker)\n", "marker RMS, whole trial", total_rms * 1e3);
+  fmt::print("  {:<28} {:.2f} mm ({} at t = {:.3f} s)\n", "largest marker error", worst * 1e3, worst_name,
+             worst_frame >= 0 ? r.frames[static_cast<std::size_t>(worst_frame)].time : 0.0);
+  fmt::print("  {:<28} {} frames with a missing marker, {} held (no marker), {} failed\n", "gaps",
+             r.framesWithMissingMarkers(), r.held(), failed);
+  fmt::print("  {:<28} {:.1f} / {:.1f} µs (median / p95), {:.0f} frames/s\n", "solve time per frame", sus.median,
+             sus.p95, fps);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  fmt::print("  {:<28} {:.3f} s (reading, solving, writing)\n", "wall time", wall);
+  fmt::print("wrote {} ({} rows){}\n", out_path, frames, cfg.errors.empty() ? "" : " and " + cfg.errors);
+
+  if (!cfg.summary_json.empty()) {
+    nlohmann::json j;
+    j["model"] = model_path;
+    j["markers_file"] = marker_path;
+    j["setup"] = cfg.setup;
+    j["frames"] = frames;
+    j["marker_rms_m"] = total_rms;
+    j["marker_max_m"] = worst;
+    j["worst_marker"] = worst_name;
+    j["frame_rms_median_m"] = srms.median;
+    j["frame_rms_p95_m"] = srms.p95;
+    j["gaps"] = r.framesWithMissingMarkers();
+    j["held_frames"] = r.held();
+    j["failed_frames"] = failed;
+    j["markers"] = binding.spec.markers.size();
+    j["coordinates"] = osim.coordinates.size();
+    j["solve_us_median"] = sus.median;
+    j["solve_us_p95"] = sus.p95;
+    j["frames_per_second"] = fps;
+    j["wall_seconds"] = wall;
+    io::writeFileAtomically(cfg.summary_json, j.dump(2) + "\n");
+  }
+  return failed > 0 ? kExitFailure : kExitOk;
+}
+
+}  // namespace
+
+void addMarkersCommand(CLI::App& app, Action& action) {
+  CLI::App* group = app.add_subcommand("markers", "marker-based motion capture: inverse kinematics from markers");
+  group->require_subcommand(1);
+  auto cfg = std::make_shared<MarkersIkConfig>();
+  CLI::App* cmd = group->add_subcommand(
+      "ik", "marker IK of a TRC/C3D trial on an OpenSim model, as OpenSim's IK tool (Setup_IK.xml tasks), to .mot");
+  cmd->add_option("--model", cfg->model, "OpenSim model (.osim); default: the setup's <model_file>");
+  cmd->add_option("--markers", cfg->markers, "marker trial (.trc or .c3d); default: the setup's <marker_file>");
+  cmd->add_option("--setup", cfg->setup,
+                  "OpenSim IK setup (Setup_IK.xml): marker/coordinate tasks, time range, accuracy; files given on the "
+                  "command line override the paths inside it");
+  cmd->add_option("--out", cfg->out, "output coordinates (.mot, OpenSim layout, degrees)");
+  cmd->add_option("--errors", cfg->errors, "marker-error table (.sto: total squared error, RMS, max per frame)");
+  cmd->add_option("--summary-json", cfg->summary_json, "write the run's summary as JSON");
+  cmd->add_option("--start", cfg->time_start, "first time (s); default: the setup's time range, else the trial's");
+  cmd->add_option("--end", cfg->time_end, "last time (s)");
+  cmd->add_option("--marker-axes", cfg->marker_axes, "axes of the marker file: auto (TRC y-up, C3D z-up), y-up, z-up")
+      ->check(CLI::IsMember({"auto", "y-up", "z-up"}));
+  cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
+  cmd->callback([cfg, &action] { action = [cfg] { return runMarkersIk(*cfg); }; });
+}
+
+}  // namespace kinetrack::cli
