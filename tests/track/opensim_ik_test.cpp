@@ -1,0 +1,171 @@
+// OpenSim's IK on kinetrack, on OpenSim's own example (gait2354 walk, subject01): the Setup_IK.xml
+// problem solved with ik::MarkerIk reproduces OpenSim's IK result (OutputReference .mot) to well
+// inside the issue's bounds (0.5° RMS per rotation, 2 mm per pelvis translation), and the
+// objective we reach is never worse than OpenSim's own solution evaluated through our forward
+// kinematics (the like-for-like figure); plus the binding's errors.
+#include "kinetrack/track/opensim_ik.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/kinematics/jacobian.hpp"
+#include "testing/shared_paths.hpp"
+
+namespace kinetrack {
+namespace {
+
+constexpr double kDeg = 180.0 / M_PI;
+
+struct Gait {
+  io::OpenSimModel model;
+  io::IkSetup setup;
+  io::MarkerTrajectories trial;
+  io::MotTable reference;
+};
+
+// Weighted objective Σ w‖m − m̂‖² and unweighted Σ‖m − m̂‖² of the spec's markers at q, frame k.
+void objectiveAt(const track::MarkerIkSpec& spec, const io::MarkerTrajectories& trial, int k, const Configuration& q,
+                 double& weighted, double& unweighted) {
+  const Model& m = *spec.model;
+  Data d(m);
+  forwardKinematics(m, d, q);
+  weighted = unweighted = 0.0;
+  for (const auto& mk : spec.markers) {
+    int c = 0;
+    while (trial.names[static_cast<std::size_t>(c)] != mk.name) ++c;
+    const Vector3d e = frameOrigin(m, d, m.frameId(mk.frame)) - trial.position(k, c);
+    weighted += mk.weight * e.squaredNorm();
+    unweighted += e.squaredNorm();
+  }
+}
+
+TEST(OpenSimIk, Gait2354WalkMatchesOpenSimsIkResult) {
+  KINETRACK_REQUIRE_SHARED(setup_path, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
+  KINETRACK_REQUIRE_SHARED(ref_path, "data/opensim/gait2354_walk/subject01_walk1_ik_REFERENCE.mot");
+  const io::IkSetup setup = io::readIkSetup(setup_path);
+  const io::OpenSimModel model = io::readOpenSimModel(setup.resolve(setup.model_file));
+  const io::MarkerTrajectories trial = io::readTrc(setup.resolve(setup.marker_file), {.y_up = false});
+  const io::MotTable ref = io::readMot(ref_path);
+  const track::OpenSimIkBinding b = track::bindOpenSimIk(model, &setup, trial);
+  EXPECT_TRUE(b.warnings.empty());
+  EXPECT_EQ(b.spec.markers.size(), 31u);
+  EXPECT_EQ(b.spec.coordinate_tasks.size(), 4u);  // subtalar and mtp held at 0 (w = 1000)
+  track::MarkerTrialOptions opt;
+  opt.time_start = setup.time_start;
+  opt.time_end = setup.time_end;
+  const track::MarkerTrialResult r = track::solveMarkerTrial(b.spec, trial, opt);
+  ASSERT_EQ(r.frames.size(), ref.times.size());
+  const io::MotTable ours = track::openSimCoordinates(model, r);
+  ASSERT_EQ(ours.columns, ref.columns);
+  for (std::size_t k = 0; k < ref.times.size(); ++k) {
+    EXPECT_NEAR(ours.times[k], ref.times[k], 1e-6);
+    EXPECT_EQ(r.frames[k].status, ik::Status::Converged) << k;
+  }
+  for (std::size_t c = 0; c < ref.columns.size(); ++c) {
+    const auto d =
+        (ours.values.col(static_cast<Eigen::Index>(c)) - ref.values.col(static_cast<Eigen::Index>(c))).eval();
+    const double rms = std::sqrt(d.squaredNorm() / static_cast<double>(d.size()));
+    const std::string& name = ref.columns[c];
+    const bool translation = name == "pelvis_tx" || name == "pelvis_ty" || name == "pelvis_tz";
+    // Issue bounds: 0.5° and 2 mm; measured 0.036° (lumbar_rotation) and < 0.05 mm. The tighter
+    // bounds here catch a regression long before it reaches the issue's.
+    EXPECT_LT(rms, translation ? 2e-4 : 0.1) << ref.columns[c] << (translation ? " (m)" : " (deg)");
+  }
+  // Like for like: OpenSim's solution through our FK never fits the markers better than ours, in
+  // the objective both minimise; the unweighted RMS is within 1 % of it.
+  double ours_w = 0, ref_w = 0, ours_u = 0, ref_u = 0;
+  const std::vector<double> times = track::trialTimes(trial);
+  for (std::size_t k = 0; k < ref.times.size(); ++k) {
+    int frame = 0;
+    while (std::abs(times[static_cast<std::size_t>(frame)] - ref.times[k]) > 1e-6) ++frame;
+    Configuration q(*model.model);
+    for (std::size_t c = 0; c < model.coordinates.size(); ++c) {
+      const auto& co = model.coordinates[c];
+      q.joints[co.joint.value] =
+          ref.values(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c)) / (co.rotational ? kDeg : 1.0);
+    }
+    double w, u;
+    objectiveAt(b.spec, trial, frame, q, w, u);
+    ref_w += w, ref_u += u;
+    objectiveAt(b.spec, trial, frame, r.configurations[k], w, u);
+    ours_w += w, ours_u += u;
+  }
+  EXPECT_LE(ours_w, ref_w * (1.0 + 1e-9));
+  const double n = static_cast<double>(ref.times.size() * b.spec.markers.size());
+  EXPECT_NEAR(std::sqrt(ours_u / n), std::sqrt(ref_u / n), 0.01 * std::sqrt(ref_u / n));
+  RecordProperty("marker_rms_ours_mm", std::to_string(1e3 * std::sqrt(ours_u / n)));
+  RecordProperty("marker_rms_opensim_mm", std::to_string(1e3 * std::sqrt(ref_u / n)));
+}
+
+TEST(OpenSimIk, BindingRejectsUnknownMarkersAndCoordinates) {
+  KINETRACK_REQUIRE_SHARED(setup_path, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
+  io::IkSetup setup = io::readIkSetup(setup_path);
+  const io::OpenSimModel model = io::readOpenSimModel(setup.resolve(setup.model_file));
+  const io::MarkerTrajectories trial = io::readTrc(setup.resolve(setup.marker_file), {.y_up = false});
+  // Without a setup: every model marker in the trial, weight 1.
+  const track::OpenSimIkBinding plain = track::bindOpenSimIk(model, nullptr, trial);
+  EXPECT_GE(plain.spec.markers.size(), 31u);
+  io::IkSetup bad = setup;
+  bad.marker_tasks[0].name = "NoSuchMarker";
+  try {
+    (void)track::bindOpenSimIk(model, &bad, trial);
+    FAIL() << "expected ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.file(), setup_path);
+    EXPECT_GT(e.line(), 0);
+    EXPECT_NE(std::string(e.what()).find("NoSuchMarker"), std::string::npos);
+  }
+  bad = setup;
+  bad.coordinate_tasks[0].name = "no_such_coordinate";
+  EXPECT_THROW((void)track::bindOpenSimIk(model, &bad, trial), ParseError);
+  // A setup marker the trial lacks is a warning and drops out.
+  io::MarkerTrajectories fewer = trial;
+  fewer.names[0] = "Renamed";
+  const track::OpenSimIkBinding w = track::bindOpenSimIk(model, &setup, fewer);
+  EXPECT_EQ(w.warnings.size(), 1u);
+  EXPECT_EQ(w.spec.markers.size(), 30u);
+}
+
+TEST(OpenSimIk, SetupReaderReadsTasksAndRejectsBadValues) {
+  KINETRACK_REQUIRE_SHARED(setup_path, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
+  const io::IkSetup s = io::readIkSetup(setup_path);
+  EXPECT_EQ(s.model_file, "subject01_simbody.osim");
+  EXPECT_EQ(s.marker_file, "subject01_walk1.trc");
+  EXPECT_DOUBLE_EQ(s.constraint_weight, 20.0);
+  EXPECT_DOUBLE_EQ(s.accuracy, 1e-5);
+  EXPECT_DOUBLE_EQ(s.time_start, 0.4);
+  EXPECT_DOUBLE_EQ(s.time_end, 1.6);
+  EXPECT_EQ(s.marker_tasks.size(), 31u);
+  EXPECT_EQ(s.coordinate_tasks.size(), 4u);
+  EXPECT_DOUBLE_EQ(s.marker_tasks[3].weight, 0.1);  // Top.Head
+  auto xml = [](const std::string& body) {
+    return "<OpenSimDocument><InverseKinematicsTool name=\"t\">\n" + body +
+           "\n</InverseKinematicsTool></OpenSimDocument>";
+  };
+  EXPECT_THROW(io::parseIkSetup(xml("<accuracy>abc</accuracy>"), "s.xml"), ParseError);
+  EXPECT_THROW(io::parseIkSetup(xml("<time_range>2 1</time_range>"), "s.xml"), ParseError);
+  EXPECT_THROW(
+      io::parseIkSetup(xml("<IKTaskSet><objects><IKMarkerTask name=\"A\"><weight>-1</weight></IKMarkerTask></objects>"
+                           "</IKTaskSet>"),
+                       "s.xml"),
+      ParseError);
+  EXPECT_THROW(io::parseIkSetup(xml("<IKTaskSet><objects><IKCoordinateTask name=\"c\"><value_type>guess</value_type>"
+                                    "</IKCoordinateTask></objects></IKTaskSet>"),
+                                "s.xml"),
+               ParseError);
+  EXPECT_THROW(io::parseIkSetup("<OpenSimDocument><Other/></OpenSimDocument>", "s.xml"), ParseError);
+  EXPECT_THROW(io::parseIkSetup("<OpenSimDocument><InverseKinematicsTool>", "s.xml"), ParseError);
+  EXPECT_THROW(io::readIkSetup("/no/such/setup.xml"), ParseError);
+  try {
+    (void)io::parseIkSetup(xml("<accuracy>nan</accuracy>"), "s.xml");
+    FAIL();
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.line(), 2);
+  }
+}
+
+}  // namespace
+}  // namespace kinetrack
