@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,14 +78,10 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
   track::MarkerTrialOptions opt;
   opt.time_start = std::isnan(cfg.time_start) ? (has_setup ? setup.time_start : -INFINITY) : cfg.time_start;
   opt.time_end = std::isnan(cfg.time_end) ? (has_setup ? setup.time_end : INFINITY) : cfg.time_end;
-  ProgressBar bar(1, !cfg.quiet);
+  std::optional<ProgressBar> bar;  // sized once the solver knows the frames in range
   opt.progress = [&](int done, int total) {
-    static ProgressBar* live = nullptr;
-    if (!live) {
-      bar = ProgressBar(total, !cfg.quiet);
-      live = &bar;
-    }
-    bar.update(done);
+    if (!bar) bar.emplace(total, !cfg.quiet);
+    bar->update(done);
   };
   fmt::print("[2/3] solving {} markers, {} coordinates ({} coordinate tasks), accuracy {:g}\n",
              binding.spec.markers.size(), osim.coordinates.size(), binding.spec.coordinate_tasks.size(),

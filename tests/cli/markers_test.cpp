@@ -1,0 +1,96 @@
+// `kinetrack markers ik` end to end on OpenSim's gait2354 walk: the setup's files resolved beside
+// the setup, files on the command line overriding them, OpenSim's .mot layout and marker-error
+// table, the JSON summary's fields, and bad input (unknown marker in the setup, malformed number,
+// missing file, a model that is not .osim) exiting with 2 and a message naming file and line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_runner.hpp"
+#include "kinetrack/io/opensim.hpp"
+#include "testing/shared_paths.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kinetrack::testing::readFile;
+using kinetrack::testing::runCli;
+using kinetrack::testing::RunResult;
+
+struct ScratchDir : kinetrack::testing::ScratchDir {
+  ScratchDir() : kinetrack::testing::ScratchDir("kinetrack_markers_") {}
+};
+
+TEST(CliMarkers, Gait2354WalkWithTheSetup) {
+  KINETRACK_REQUIRE_SHARED(setup, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
+  KINETRACK_REQUIRE_SHARED(ref, "data/opensim/gait2354_walk/subject01_walk1_ik_REFERENCE.mot");
+  ScratchDir dir;
+  const std::string mot = dir.file("ik.mot"), err = dir.file("errors.sto"), js = dir.file("s.json");
+  const RunResult r =
+      runCli({"markers", "ik", "--quiet", "--setup", setup, "--out", mot, "--errors", err, "--summary-json", js});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("marker RMS"), std::string::npos) << r.out;
+  const kinetrack::io::MotTable ours = kinetrack::io::readMot(mot), theirs = kinetrack::io::readMot(ref);
+  EXPECT_EQ(ours.columns, theirs.columns);
+  EXPECT_EQ(ours.times.size(), theirs.times.size());
+  EXPECT_TRUE(ours.in_degrees);
+  const kinetrack::io::MotTable e = kinetrack::io::readMot(err);
+  EXPECT_EQ(e.columns, (std::vector<std::string>{"total_squared_error", "marker_error_RMS", "marker_error_max"}));
+  EXPECT_EQ(e.times.size(), theirs.times.size());
+  const nlohmann::json j = nlohmann::json::parse(readFile(js));
+  EXPECT_EQ(j["frames"], 73);
+  EXPECT_EQ(j["gaps"], 0);
+  EXPECT_EQ(j["markers"], 31);
+  // OpenSim's own solution leaves 22.0 mm RMS on this trial through our FK (tests/track/opensim_ik_test).
+  EXPECT_NEAR(j["marker_rms_m"].get<double>(), 0.022, 0.001);
+  EXPECT_GT(j["marker_max_m"].get<double>(), j["marker_rms_m"].get<double>());
+  EXPECT_TRUE(j.contains("solve_us_median"));
+}
+
+TEST(CliMarkers, BadInputExitsWithTwo) {
+  KINETRACK_REQUIRE_SHARED(setup, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
+  KINETRACK_REQUIRE_SHARED(osim, "data/opensim/gait2354_walk/subject01_simbody.osim");
+  KINETRACK_REQUIRE_SHARED(trc, "data/opensim/gait2354_walk/subject01_walk1.trc");
+  ScratchDir dir;
+  const std::string mot = dir.file("ik.mot");
+  // An IKMarkerTask naming a marker the model does not have: setup file and line.
+  std::string text = readFile(setup);
+  const std::size_t at = text.find("name=\"Top.Head\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 15, "name=\"Top.Hat\"");
+  const std::string bad_setup = dir.write("bad_setup.xml", text);
+  RunResult r =
+      runCli({"markers", "ik", "--quiet", "--setup", bad_setup, "--model", osim, "--markers", trc, "--out", mot});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("bad_setup.xml:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Top.Hat"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(mot));
+  // A malformed number in the trial: file, line and marker.
+  std::string trc_text = readFile(trc);
+  const std::size_t row = trc_text.find("\n10\t");
+  ASSERT_NE(row, std::string::npos);
+  const std::size_t field = trc_text.find('\t', trc_text.find('\t', row + 1) + 1);
+  trc_text.replace(field + 1, 3, "x.5");
+  const std::string bad_trc = dir.write("bad.trc", trc_text);
+  r = runCli({"markers", "ik", "--quiet", "--setup", setup, "--model", osim, "--markers", bad_trc, "--out", mot});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("bad.trc:"), std::string::npos) << r.err;
+  // Missing files, a model that is not .osim, no output.
+  r = runCli({"markers", "ik", "--quiet", "--model", dir.file("none.osim"), "--markers", trc, "--out", mot});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("none.osim"), std::string::npos) << r.err;
+  r = runCli({"markers", "ik", "--quiet", "--model", osim, "--markers", dir.file("none.trc"), "--out", mot});
+  EXPECT_EQ(r.status, 2) << r.err;
+  r = runCli({"markers", "ik", "--quiet", "--model", "human66", "--markers", trc, "--out", mot});
+  EXPECT_EQ(r.status, 2) << r.err;
+  r = runCli({"markers", "ik", "--quiet", "--model", osim, "--markers", trc});
+  EXPECT_EQ(r.status, 2) << r.err;
+  // A time range outside the trial.
+  r = runCli(
+      {"markers", "ik", "--quiet", "--model", osim, "--markers", trc, "--out", mot, "--start", "50", "--end", "60"});
+  EXPECT_EQ(r.status, 2) << r.err;
+}
+
+}  // namespace
