@@ -21,12 +21,13 @@
 #include "kinetrack/metrics/tracking.hpp"
 #include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
+#include "plotting.hpp"
 
 namespace kinetrack::cli {
 namespace {
 
 struct MarkersIkConfig {
-  std::string model, markers, setup, out, errors, summary_json;
+  std::string model, markers, setup, out, errors, summary_json, plot, reference;
   std::string marker_axes = "auto";  // auto | y-up | z-up
   double time_start = std::nan(""), time_end = std::nan("");
   bool quiet = false;
@@ -92,7 +93,9 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
   // Outputs.
   io::MotTable mot = track::openSimCoordinates(osim, r);
   io::writeMot(mot, out_path);
-  if (!cfg.errors.empty()) io::writeMot(track::markerErrorTable(r), cfg.errors);
+  // The plot reads the error table: written beside the PNG when --errors is not given.
+  const std::string errors_path = !cfg.errors.empty() ? cfg.errors : (cfg.plot.empty() ? "" : cfg.plot + ".errors.sto");
+  if (!errors_path.empty()) io::writeMot(track::markerErrorTable(r), errors_path);
 
   // Summary.
   std::vector<double> rms, us;
@@ -129,6 +132,11 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
   fmt::print("  {:<28} {:.3f} s (reading, solving, writing)\n", "wall time", wall);
   fmt::print("wrote {} ({} rows){}\n", out_path, frames, cfg.errors.empty() ? "" : " and " + cfg.errors);
 
+  if (!cfg.plot.empty()) {
+    std::vector<std::string> args = {out_path, errors_path, cfg.plot};
+    if (!cfg.reference.empty()) args.insert(args.end(), {"--reference", cfg.reference});
+    runPlot(findScript("", "plot_markers_ik.py"), "plot_markers_ik.py", args, cfg.plot);
+  }
   if (!cfg.summary_json.empty()) {
     nlohmann::json j;
     j["model"] = model_path;
@@ -174,6 +182,8 @@ void addMarkersCommand(CLI::App& app, Action& action) {
   cmd->add_option("--end", cfg->time_end, "last time (s)");
   cmd->add_option("--marker-axes", cfg->marker_axes, "axes of the marker file: auto (TRC y-up, C3D z-up), y-up, z-up")
       ->check(CLI::IsMember({"auto", "y-up", "z-up"}));
+  cmd->add_option("--plot", cfg->plot, "PNG of the marker errors per frame and the main joint angles");
+  cmd->add_option("--reference", cfg->reference, "a reference .mot (e.g. OpenSim's IK result) drawn in the plot");
   cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
   cmd->callback([cfg, &action] { action = [cfg] { return runMarkersIk(*cfg); }; });
 }
