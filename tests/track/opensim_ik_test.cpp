@@ -7,9 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/ik/instantaneous_ik.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "testing/shared_paths.hpp"
@@ -98,6 +100,44 @@ TEST(OpenSimIk, Gait2354WalkMatchesOpenSimsIkResult) {
   EXPECT_NEAR(std::sqrt(ours_u / n), std::sqrt(ref_u / n), 0.01 * std::sqrt(ref_u / n));
   RecordProperty("marker_rms_ours_mm", std::to_string(1e3 * std::sqrt(ours_u / n)));
   RecordProperty("marker_rms_opensim_mm", std::to_string(1e3 * std::sqrt(ref_u / n)));
+}
+
+// The same weighted-marker problem through kinetrack's whole-body instantaneous IK (position
+// targets with weights w: F = Σ w ½‖r‖², the same minimiser) lands on the same solution.
+TEST(OpenSimIk, WholeBodySolverFindsTheSameSolution) {
+  KINETRACK_REQUIRE_SHARED(setup_path, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
+  const io::IkSetup setup = io::readIkSetup(setup_path);
+  const io::OpenSimModel model = io::readOpenSimModel(setup.resolve(setup.model_file));
+  const io::MarkerTrajectories trial = io::readTrc(setup.resolve(setup.marker_file), {.y_up = false});
+  track::OpenSimIkBinding b = track::bindOpenSimIk(model, &setup, trial);
+  b.spec.coordinate_tasks.clear();  // the whole-body solver has no coordinate tasks
+  b.spec.options.accuracy = 1e-9;
+  track::MarkerTrialOptions opt;
+  opt.time_start = 0.4;
+  opt.time_end = 0.7;
+  const track::MarkerTrialResult r = track::solveMarkerTrial(b.spec, trial, opt);
+  InstantaneousIkOptions o;
+  o.position_tolerance = 1e-12;
+  o.max_iterations = 200;
+  InstantaneousIk wb(b.spec.model, o);
+  std::vector<TargetId> ids;
+  std::vector<int> cols;
+  for (const auto& mk : b.spec.markers) {
+    ids.push_back(wb.tasks().addPosition(mk.frame, {mk.weight}));
+    cols.push_back(static_cast<int>(std::find(trial.names.begin(), trial.names.end(), mk.name) - trial.names.begin()));
+  }
+  const std::vector<double> times = track::trialTimes(trial);
+  wb.setState(b.spec.initial);
+  std::size_t row = 0;
+  for (int k = 0; k < trial.numFrames() && row < r.frames.size(); ++k) {
+    if (std::abs(times[static_cast<std::size_t>(k)] - r.frames[row].time) > 1e-9) continue;
+    for (std::size_t i = 0; i < ids.size(); ++i) wb.tasks().setPosition(ids[i], trial.position(k, cols[i]));
+    (void)wb.solve();
+    const VectorXd d = wb.state().joints - r.configurations[row].joints;
+    EXPECT_LT(d.cwiseAbs().maxCoeff(), 1e-5) << "t = " << r.frames[row].time;  // rad or m
+    ++row;
+  }
+  EXPECT_EQ(row, r.frames.size());
 }
 
 TEST(OpenSimIk, BindingRejectsUnknownMarkersAndCoordinates) {
