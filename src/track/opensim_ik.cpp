@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "kinetrack/core/errors.hpp"
 
@@ -144,9 +145,11 @@ io::MotTable markerErrorTable(const MarkerTrialResult& result) {
   for (Eigen::Index k = 0; k < rows; ++k) {
     const MarkerFrame& f = result.frames[static_cast<std::size_t>(k)];
     t.times.push_back(f.time);
-    t.values(k, 0) = f.total_squared_error;
-    t.values(k, 1) = f.rms_error;
-    t.values(k, 2) = f.max_error;
+    // A held frame (no marker to fit) is an explicit gap: NaN errors.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    t.values(k, 0) = f.held ? nan : f.total_squared_error;
+    t.values(k, 1) = f.held ? nan : f.rms_error;
+    t.values(k, 2) = f.held ? nan : f.max_error;
   }
   return t;
 }

@@ -32,7 +32,7 @@ OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup*
 io::MotTable openSimCoordinates(const io::OpenSimModel& model, const MarkerTrialResult& result);
 
 /// OpenSim's marker-error table: time, total_squared_error (m²), marker_error_RMS and
-/// marker_error_max (m).
+/// marker_error_max (m); NaN in the three for a held frame (no marker present: an explicit gap).
 io::MotTable markerErrorTable(const MarkerTrialResult& result);
 
 }  // namespace kinetrack::track
