@@ -51,6 +51,48 @@ Inertial transformInertial(const Inertial& in, const Transform& X) {
   return out;
 }
 
+// True when every link and frame pose and every joint function value and derivative is finite at
+// joint coordinates s: numbers that are finite but huge in the file (a spline knot of 1e308, a
+// default value of 1e200 under a polynomial) can overflow there. A minimal forward pass (io does
+// not depend on kinematics).
+bool finiteKinematics(const Model& model, const VectorXd& s) {
+  std::vector<Transform> link(static_cast<std::size_t>(model.numLinks()));
+  for (int jj = 0; jj < model.numJoints(); ++jj) {
+    const JointId j(jj);
+    Transform T = compose(link[static_cast<std::size_t>(model.parentLink(j).value)], model.jointPlacement(j));
+    const Vector3d& axis = model.jointAxis(j);
+    switch (model.jointType(j)) {
+      case JointType::Revolute:
+      case JointType::Continuous: T.R = T.R * Eigen::AngleAxisd(s[jj], axis).toRotationMatrix(); break;
+      case JointType::Prismatic: T.p += s[jj] * (T.R * axis); break;
+      case JointType::Custom: {
+        double f = 0.0, df = 0.0, ddf = 0.0;
+        Vector3d t = Vector3d::Zero();
+        for (const MotionAxis& a : model.jointMotion(j).translations) {
+          a.function.evaluate(s[jj], f, df, ddf);
+          if (!std::isfinite(f) || !std::isfinite(df)) return false;
+          t += f * a.axis;
+        }
+        T.p += T.R * t;
+        for (const MotionAxis& a : model.jointMotion(j).rotations) {
+          a.function.evaluate(s[jj], f, df, ddf);
+          if (!std::isfinite(f) || !std::isfinite(df)) return false;
+          T.R = T.R * Eigen::AngleAxisd(f, a.axis).toRotationMatrix();
+        }
+        break;
+      }
+    }
+    if (!T.p.allFinite() || !T.R.allFinite()) return false;
+    link[static_cast<std::size_t>(jj + 1)] = T;
+  }
+  for (int f = 0; f < model.numFrames(); ++f) {
+    const Transform X =
+        compose(link[static_cast<std::size_t>(model.frameLink(FrameId(f)).value)], model.framePlacement(FrameId(f)));
+    if (!X.p.allFinite() || !X.R.allFinite()) return false;
+  }
+  return true;
+}
+
 class Builder {
  public:
   Builder(const Document& doc, ModelBuilder& builder) : doc_(doc), builder_(builder) {}
@@ -353,6 +395,13 @@ OpenSimModel buildModel(Document doc, const OpenSimReadOptions& options) {
       throw ParseError(source, 0,
                        "joint '" + model.jointName(JointId(j)) + "': its placement is not finite (huge numbers?)");
   }
+
+  VectorXd defaults = VectorXd::Zero(model.numJoints());
+  for (const CoordinateDef& c : doc.coordinates) defaults[model.jointId(c.name).value] = c.default_value;
+  if (!finiteKinematics(model, VectorXd::Zero(model.numJoints())) || !finiteKinematics(model, defaults))
+    throw ParseError(source, 0,
+                     "the model's kinematics overflow at the zero or the default coordinates (huge numbers in the "
+                     "file?)");
 
   for (const CoordinateDef& c : doc.coordinates)
     out.coordinates.push_back({c.name, model.jointId(c.name), c.rotational.value_or(true), c.default_value, c.range_min,

@@ -1,10 +1,9 @@
 // Fuzz-style robustness of the text readers (issue 4): TRC, MOT, URDF, joint trajectory CSV,
-// pose-target CSV and external-wrench CSV (BVH, MVNX and segment maps are in fuzz_readers_test.cpp; the machinery is in
-// tests/testing/mutations.hpp). Truncated and corrupted copies of the fixtures must either
-// parse into a self-consistent result, which the downstream consumers then take without
-// crashing, or throw kinetrack::ParseError naming the file and a line of the input
-// (InvalidArgument only where the API documents it). Run it under ASan/UBSan too:
-// scripts/test.sh --sanitize, then ctest --test-dir build-asan -R Fuzz.
+// pose-target CSV, external-wrench CSV and OpenSim models (.osim) (BVH, MVNX and segment maps are in
+// fuzz_readers_test.cpp; the machinery is in tests/testing/mutations.hpp). Truncated and corrupted copies of the
+// fixtures must either parse into a self-consistent result, which the downstream consumers then take without crashing,
+// or throw kinetrack::ParseError naming the file and a line of the input (InvalidArgument only where the API documents
+// it). Run it under ASan/UBSan too: scripts/test.sh --sanitize, then ctest --test-dir build-asan -R Fuzz.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/joint_csv.hpp"
 #include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/opensim_model.hpp"
 #include "kinetrack/io/target_csv.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/io/wrench_csv.hpp"
@@ -456,6 +456,85 @@ TEST(FuzzReaders, WrenchCsv) {
   viaFiles(
       st, fixtures[0], ".csv", [](const std::string& p) { readWrenchCsv(p); },
       [](const std::string& t, const std::string& p) { parseWrenchCsv(t, p); });
+  KINETRACK_EXPECT_FUZZ_CLEAN(st);
+}
+
+// ---- OpenSim models (.osim) --------------------------------------------------------------------
+
+void checkOpenSim(const OpenSimModel& m) {
+  require(m.model != nullptr, "osim: no model");
+  const Model& model = *m.model;
+  checkModel(model);
+  require(model.baseType() == BaseType::Fixed && model.linkName(LinkId(0)) == "ground", "osim: fixed base 'ground'");
+  require(static_cast<int>(m.coordinates.size()) == model.numJoints(), "osim: one joint per coordinate");
+  std::set<int> joints;
+  for (const OpenSimCoordinate& c : m.coordinates)
+    require(c.joint.valid() && model.jointName(c.joint) == c.name && joints.insert(c.joint.value).second &&
+                !(c.range_min > c.range_max) && std::isfinite(c.default_value),
+            "osim: a coordinate is not its own joint, or its range or default is broken");
+  for (const std::string& b : m.bodies) require(model.findFrame(b).has_value(), "osim: a body has no frame");
+  for (const OpenSimMarker& k : m.markers)
+    require(k.frame.valid() && model.frameName(k.frame) == k.name && k.location.allFinite(), "osim: marker frames");
+  // Downstream: forward kinematics at the zero and the default coordinates.
+  Data data(model);
+  checkKinematics(model, data, Configuration(model));
+  checkKinematics(model, data, m.defaultConfiguration());
+}
+
+TEST(FuzzReaders, OpenSimModel) {
+  std::vector<Fixture> small = {
+      {"synthetic_40.osim", slurp(std::string(KINETRACK_TEST_DATA) + "/opensim/synthetic_40.osim")}};
+  for (Fixture& fx : sharedFixtures({"data/opensim/arm26_inverse_dynamics/arm26.osim",
+                                     "data/opensim/arm26_static_optimization/arm26.osim",
+                                     "data/opensim/arm26_static_optimization/arm26_v40_opensim-models.osim"}))
+    small.push_back(std::move(fx));
+  const std::vector<Fixture> large = sharedFixtures({"data/opensim/gait2354_walk/subject01_simbody.osim",
+                                                     "data/opensim/opensense_imu_walk/Rajagopal2015_opensense.osim"});
+  Stats st{"osim"};
+  auto read = [](const Fixture& fx, const std::string& text) { checkOpenSim(parseOpenSimModel(text, fx.name)); };
+  for (const Fixture& fx : small) EXPECT_NO_THROW(read(fx, fx.text)) << fx.name;
+  for (const Fixture& fx : large) EXPECT_NO_THROW(read(fx, fx.text)) << fx.name;
+  const Vocabulary words = {{"<range>", "<default_value>", "<location>", "<translation>", "<orientation>", "<x>", "<y>",
+                             "<coefficients>", "<scale>", "<value>", "<mass>", "<inertia>", "<axis>", "Version="},
+                            {"CustomJoint",
+                             "PinJoint",
+                             "WeldJoint",
+                             "FreeJoint",
+                             "BallJoint",
+                             "SliderJoint",
+                             "UniversalJoint",
+                             "PlanarJoint",
+                             "EllipsoidJoint",
+                             "SimmSpline",
+                             "LinearFunction",
+                             "Constant",
+                             "MultiplierFunction",
+                             "PolynomialFunction",
+                             "GCVSpline",
+                             "rotation1",
+                             "rotation3",
+                             "translation2",
+                             "coordinates",
+                             "socket_parent_frame",
+                             "socket_child_frame",
+                             "socket_parent",
+                             "/bodyset/",
+                             "/ground",
+                             "..",
+                             "true",
+                             "false",
+                             "reverse",
+                             "Coordinate",
+                             "Body",
+                             "Marker",
+                             "function",
+                             "parent_body",
+                             "ground"}};
+  fuzz(st, small, {25 * kScale, 250 * kScale, 20000, words}, read);
+  fuzz(st, large, {5 * kScale, 30 * kScale, 0, words}, read);
+  viaFiles(
+      st, small[0], ".osim", [](const std::string& p) { readOpenSimModel(p); },
+      [](const std::string& t, const std::string& p) { parseOpenSimModel(t, p); });
   KINETRACK_EXPECT_FUZZ_CLEAN(st);
 }
 
