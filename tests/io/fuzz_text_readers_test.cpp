@@ -1,9 +1,10 @@
 // Fuzz-style robustness of the text readers (issue 4): TRC, MOT, URDF, joint trajectory CSV,
-// pose-target CSV, external-wrench CSV and OpenSim models (.osim) (BVH, MVNX and segment maps are in
-// fuzz_readers_test.cpp; the machinery is in tests/testing/mutations.hpp). Truncated and corrupted copies of the
-// fixtures must either parse into a self-consistent result, which the downstream consumers then take without crashing,
-// or throw kinetrack::ParseError naming the file and a line of the input (InvalidArgument only where the API documents
-// it). Run it under ASan/UBSan too: scripts/test.sh --sanitize, then ctest --test-dir build-asan -R Fuzz.
+// pose-target CSV, external-wrench CSV and OpenSim models (BVH, MVNX and segment maps are in
+// fuzz_readers_test.cpp; the machinery is in tests/testing/mutations.hpp). Truncated and
+// corrupted copies of the fixtures must either parse into a self-consistent result, which the
+// downstream consumers then take without crashing, or throw kinetrack::ParseError naming the
+// file and a line of the input (InvalidArgument only where the API documents it). Run it under
+// ASan/UBSan too: scripts/test.sh --sanitize, then ctest --test-dir build-asan -R Fuzz.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
