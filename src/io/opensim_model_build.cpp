@@ -201,7 +201,7 @@ class Builder {
     return out;
   }
 
-  // Adds one OpenSim joint; `frame_of` maps each placed body to the name of its body frame.
+  // Adds one OpenSim joint below its (placed) parent body, whose frame is named after it.
   void addJoint(const JointDef& j, const BodyDef& child, std::vector<std::string>& notices) {
     const std::string owner = j.type + " '" + j.name + "'";
     const std::string& parent_frame = j.parent_body;  // every body is a frame named after it
