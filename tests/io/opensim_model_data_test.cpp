@@ -25,6 +25,13 @@
 namespace kinetrack::io {
 namespace {
 
+// A number for RecordProperty, readable when tiny ("3.2e-10").
+std::string sci(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
 constexpr const char* kGait = "data/opensim/gait2354_walk/subject01_simbody.osim";
 constexpr const char* kRajagopal = "data/opensim/opensense_imu_walk/Rajagopal2015_opensense.osim";
 constexpr const char* kArm19 = "data/opensim/arm26_inverse_dynamics/arm26.osim";
@@ -192,8 +199,8 @@ TEST(OpenSimModelData, Arm26MarkersMatchTheMotFileColumns) {
     }
   }
   const double rms = std::sqrt(sum / n);
-  RecordProperty("rms_marker_error_mm", std::to_string(1e3 * rms));
-  RecordProperty("worst_marker_error_mm", std::to_string(1e3 * worst));
+  RecordProperty("rms_marker_error_mm", sci(1e3 * rms));
+  RecordProperty("worst_marker_error_mm", sci(1e3 * worst));
   EXPECT_LT(rms, 1.5e-3);
   EXPECT_LT(worst, 3e-3);
 }
@@ -221,7 +228,7 @@ TEST(OpenSimModelData, Gait2354StaticPoseMatchesOpenSimsOwnMarkerPositions) {
     const Vector3d expected(t.values(0, k), t.values(0, k + 1), t.values(0, k + 2));
     worst = std::max(worst, (pose(*m.model, data, mk.name).p - expected).norm());
   }
-  RecordProperty("worst_marker_error_m", std::to_string(worst));
+  RecordProperty("worst_marker_error_m", sci(worst));
   EXPECT_LT(worst, 1e-6);  // 0.6 µm: the 8-decimal printing of the coordinates
 }
 
@@ -345,8 +352,8 @@ TEST(OpenSimModelData, Gait2354AtOpenSimsIkSolutionFitsTheMeasuredMarkers) {
         "median %.1f, max %.1f; lower limbs: median %.1f, max %.1f; worst single marker %.1f mm\n",
         label, fit.markers, 1e3 * median(fit.all), 1e3 * maximum(fit.all), 1e3 * median(fit.weighted),
         1e3 * maximum(fit.weighted), 1e3 * median(fit.legs), 1e3 * maximum(fit.legs), 1e3 * fit.worst_marker);
-    RecordProperty(std::string(label) + "_median_rms_mm", std::to_string(1e3 * median(fit.all)));
-    RecordProperty(std::string(label) + "_max_rms_mm", std::to_string(1e3 * maximum(fit.all)));
+    RecordProperty(std::string(label) + "_median_rms_mm", sci(1e3 * median(fit.all)));
+    RecordProperty(std::string(label) + "_max_rms_mm", sci(1e3 * maximum(fit.all)));
     EXPECT_LT(median(fit.all), 0.025) << label;
     EXPECT_LT(maximum(fit.all), 0.030) << label;
     EXPECT_LT(median(fit.weighted), 0.013) << label;
@@ -377,7 +384,7 @@ void checkJacobians(const Model& model, int configs, std::uint64_t seed) {
       EXPECT_LT(err, 1e-6) << model.name() << " frame " << model.frameName(frames[i]) << " config " << k;
     }
   }
-  ::testing::Test::RecordProperty(model.name() + "_worst_relative_error", std::to_string(worst));
+  ::testing::Test::RecordProperty(model.name() + "_worst_relative_error", sci(worst));
 }
 
 #ifdef NDEBUG

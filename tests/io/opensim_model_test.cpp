@@ -9,6 +9,7 @@
 
 #include <Eigen/Geometry>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 
@@ -23,6 +24,13 @@
 
 namespace kinetrack::io {
 namespace {
+
+// A number for RecordProperty, readable when tiny ("3.2e-10").
+std::string sci(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
 
 const std::string kSynthetic = std::string(KINETRACK_TEST_DATA) + "/opensim/synthetic_40.osim";
 
@@ -215,7 +223,7 @@ TEST(OpenSimModelSynthetic, BodyAndMarkerPosesMatchOpenSimDefinitions) {
     Ia << 0.1, 0.01, 0.02, 0.01, 0.2, 0.03, 0.02, 0.03, 0.3;
     EXPECT_LT((L.R * in.inertia * L.R.transpose() - Wa.R * Ia * Wa.R.transpose()).norm(), 1e-12);
   }
-  RecordProperty("worst_pose_error", std::to_string(worst));
+  RecordProperty("worst_pose_error", sci(worst));
 }
 
 TEST(OpenSimModelSynthetic, FrameJacobiansMatchFiniteDifferences) {
@@ -241,7 +249,7 @@ TEST(OpenSimModelSynthetic, FrameJacobiansMatchFiniteDifferences) {
     frameJacobian(model, data, model.frameId("m_k"), J);
     EXPECT_EQ(J.col(model.jointId("k2").value).cwiseAbs().maxCoeff(), 0.0);
   }
-  RecordProperty("worst_relative_error", std::to_string(worst));
+  RecordProperty("worst_relative_error", sci(worst));
 }
 
 // ---- broken files -------------------------------------------------------------------------------
