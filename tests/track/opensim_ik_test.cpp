@@ -140,6 +140,41 @@ TEST(OpenSimIk, WholeBodySolverFindsTheSameSolution) {
   EXPECT_EQ(row, r.frames.size());
 }
 
+// OpenSim's arm26 test data (the 1.9 file format): arm26_InverseKinematics.mot holds OpenSim's IK
+// coordinates and the three measured markers it fitted (columns <marker>_tx/ty/tz). Fitting the
+// markers with every weight 1 recovers OpenSim's angles.
+TEST(OpenSimIk, Arm26MatchesOpenSimsIkAngles) {
+  KINETRACK_REQUIRE_SHARED(osim, "data/opensim/arm26_inverse_dynamics/arm26.osim");
+  KINETRACK_REQUIRE_SHARED(mot, "data/opensim/arm26_inverse_dynamics/arm26_InverseKinematics.mot");
+  const io::OpenSimModel model = io::readOpenSimModel(osim);
+  const io::MotTable t = io::readMot(mot);
+  io::MarkerTrajectories trial;
+  trial.source = mot;
+  trial.times = t.times;
+  trial.data_rate = 120.0;
+  for (const io::OpenSimMarker& mk : model.markers) trial.names.push_back(mk.name);
+  for (std::size_t k = 0; k < t.times.size(); ++k)
+    for (const std::string& name : trial.names) {
+      const auto c = std::find(t.columns.begin(), t.columns.end(), name + "_tx") - t.columns.begin();
+      ASSERT_LT(c + 2, static_cast<long>(t.columns.size())) << name;
+      const auto row = static_cast<Eigen::Index>(k);
+      trial.positions.emplace_back(t.values(row, c), t.values(row, c + 1), t.values(row, c + 2));
+    }
+  const track::OpenSimIkBinding b = track::bindOpenSimIk(model, nullptr, trial);
+  ASSERT_EQ(b.spec.markers.size(), 3u);
+  const track::MarkerTrialResult r = track::solveMarkerTrial(b.spec, trial);
+  const io::MotTable ours = track::openSimCoordinates(model, r);
+  ASSERT_EQ(ours.times.size(), t.times.size());
+  for (const std::string name : {"r_shoulder_elev", "r_elbow_flex"}) {
+    const auto a = std::find(ours.columns.begin(), ours.columns.end(), name) - ours.columns.begin();
+    const auto b2 = std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin();
+    const auto d = (ours.values.col(a) - t.values.col(b2)).eval();
+    const double rms = std::sqrt(d.squaredNorm() / static_cast<double>(d.size()));
+    EXPECT_LT(rms, 0.5) << name << " (deg)";
+    RecordProperty(name + "_rms_deg", std::to_string(rms));
+  }
+}
+
 TEST(OpenSimIk, BindingRejectsUnknownMarkersAndCoordinates) {
   KINETRACK_REQUIRE_SHARED(setup_path, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
   io::IkSetup setup = io::readIkSetup(setup_path);
