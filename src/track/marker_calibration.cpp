@@ -1,12 +1,12 @@
 #include "kinetrack/track/marker_calibration.hpp"
 
 #include <Eigen/LU>
-#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "rigid_fit.hpp"
 
 // marker_trial.cpp computes this 3×3 determinant without including <Eigen/LU>, so its object
 // references an instantiation it does not emit; this one provides it for every program that
@@ -19,25 +19,6 @@ namespace kinetrack::track {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// The rigid transform (R, p) minimising Σ ‖R a_i + p − b_i‖² (Kabsch); false with fewer than three
-// non-collinear pairs.
-bool kabsch(const std::vector<Vector3d>& a, const std::vector<Vector3d>& b, Matrix3d& R, Vector3d& p) {
-  if (a.size() < 3) return false;
-  Vector3d ca = Vector3d::Zero(), cb = Vector3d::Zero();
-  for (std::size_t i = 0; i < a.size(); ++i) ca += a[i], cb += b[i];
-  ca /= static_cast<double>(a.size());
-  cb /= static_cast<double>(b.size());
-  Matrix3d C = Matrix3d::Zero();
-  for (std::size_t i = 0; i < a.size(); ++i) C += (b[i] - cb) * (a[i] - ca).transpose();
-  const Eigen::JacobiSVD<Matrix3d> svd(C, Eigen::ComputeFullU | Eigen::ComputeFullV);
-  if (svd.singularValues()[1] < 1e-9 * std::max(1.0, svd.singularValues()[0])) return false;
-  Matrix3d D = Matrix3d::Identity();
-  if ((svd.matrixU() * svd.matrixV().transpose()).determinant() < 0) D(2, 2) = -1.0;
-  R = svd.matrixU() * D * svd.matrixV().transpose();
-  p = cb - R * ca;
-  return true;
-}
 
 // Frames of `trial` whose time lies in [t0, t1] (a quarter sample of slack for rounded times).
 std::vector<int> framesInRange(const io::MarkerTrajectories& trial, double t0, double t1) {
@@ -55,35 +36,6 @@ struct Pose {
   double time = 0.0;
   std::vector<Vector3d> measured;
 };
-
-// The markers of `model_with` at q, in set order.
-std::vector<Vector3d> modelMarkers(const Model& model_with, const io::MarkerSet& set, const Configuration& q) {
-  Data d(model_with);
-  framesForwardKinematics(model_with, d, q);
-  std::vector<Vector3d> out;
-  for (const auto& m : set.markers) out.push_back(d.frame[model_with.frameId(m.name).value].p);
-  return out;
-}
-
-// q with its base moved by the rigid fit of the model markers at q to the measured ones.
-Configuration aligned(const Model& model_with, const io::MarkerSet& set, const Configuration& q,
-                      const std::vector<Vector3d>& measured) {
-  const std::vector<Vector3d> model_markers = modelMarkers(model_with, set, q);
-  std::vector<Vector3d> a, b;
-  for (std::size_t i = 0; i < measured.size(); ++i)
-    if (measured[i].allFinite() && set.markers[i].weight > 0.0) {
-      a.push_back(model_markers[i]);
-      b.push_back(measured[i]);
-    }
-  Matrix3d R;
-  Vector3d p;
-  Configuration out = q;
-  if (model_with.baseType() == BaseType::Floating && kabsch(a, b, R, p)) {
-    out.base_rotation = R * q.base_rotation;
-    out.base_position = R * q.base_position + p;
-  }
-  return out;
-}
 
 ik::MarkerIk makeIk(std::shared_ptr<const Model> model_with, const io::MarkerSet& set,
                     const MarkerCalibrationOptions& options, double posture_weight = 0.0) {
@@ -193,7 +145,7 @@ MarkerCalibration calibrateMarkers(std::shared_ptr<const Model> model, const io:
   auto errors = [&](std::vector<std::vector<double>>& e) {
     e.assign(poses.size(), std::vector<double>(nm, kNaN));
     for (std::size_t k = 0; k < poses.size(); ++k) {
-      const std::vector<Vector3d> mk = modelMarkers(*model_with, set, q[k]);
+      const std::vector<Vector3d> mk = detail::modelMarkers(*model_with, set, q[k]);
       for (std::size_t i = 0; i < nm; ++i)
         if (poses[k].measured[i].allFinite()) e[k][i] = (mk[i] - poses[k].measured[i]).norm();
     }
@@ -218,7 +170,7 @@ MarkerCalibration calibrateMarkers(std::shared_ptr<const Model> model, const io:
       if (round == 0) {
         // First round: from the previous pose (or the zero pose), rigidly aligned, first with
         // the posture prior.
-        start = aligned(*model_with, set, k == 0 ? Configuration(*model_with) : q[k - 1], poses[k].measured);
+        start = detail::aligned(*model_with, set, k == 0 ? Configuration(*model_with) : q[k - 1], poses[k].measured);
         if (options.posture_weight > 0.0) {
           ik::MarkerIk prior = makeIk(model_with, set, options, options.posture_weight);
           const std::vector<double> values(start.joints.data(), start.joints.data() + start.joints.size());

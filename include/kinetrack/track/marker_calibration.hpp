@@ -47,11 +47,12 @@ struct MarkerCalibrationOptions {
   /// λ ≥ 0: pulls every placed offset towards its initial value (λ = 1 moves a marker measured in
   /// one pose half-way).
   double regularization = 0.0;
-  /// First round only: each pose is first solved with every joint pulled towards its value in
-  /// the start pose (the zero pose: standing, arms out) by a coordinate task of this weight (m²
-  /// per rad²), then solved again without, from there. It picks the anatomically plausible
-  /// solution among the many a 66-DoF model has for one frame of 39 markers (clavicle vs shoulder
-  /// rotations, Euler-angle wraps). 0 disables it.
+  /// First round only: each pose is solved with every joint also pulled towards its value in the
+  /// start pose (the zero pose for the first: standing, arms out; then the previous pose) by a
+  /// coordinate task of this weight (m² per rad²); later rounds solve without it. It picks the
+  /// anatomically plausible solution among the many a 66-DoF model has for one frame of 39
+  /// markers (clavicle against shoulder rotations, Euler-angle wraps), and the markers placed at
+  /// that pose then fit it exactly. 0 disables it.
   double posture_weight = 1e-3;
   /// Bound the joints by the model's position limits (±infinity for human66's continuous joints).
   bool model_limits = true;
