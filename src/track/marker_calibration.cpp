@@ -168,8 +168,8 @@ MarkerCalibration calibrateMarkers(std::shared_ptr<const Model> model, const io:
     for (std::size_t k = 0; k < poses.size(); ++k) {
       Configuration start = q[k];
       if (round == 0) {
-        // First round: from the previous pose (or the zero pose), rigidly aligned, first with
-        // the posture prior.
+        // First round: from the previous pose (or the zero pose), rigidly aligned; with the
+        // posture prior when there is one (the plain solves come in the next rounds).
         start = detail::aligned(*model_with, set, k == 0 ? Configuration(*model_with) : q[k - 1], poses[k].measured);
         if (options.posture_weight > 0.0) {
           ik::MarkerIk prior = makeIk(model_with, set, options, options.posture_weight);
