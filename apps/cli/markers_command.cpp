@@ -15,19 +15,27 @@
 #include "cli_common.hpp"
 #include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/io/c3d.hpp"
+#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/marker_set.hpp"
 #include "kinetrack/io/opensim.hpp"
 #include "kinetrack/io/opensim_model.hpp"
 #include "kinetrack/io/opensim_setup.hpp"
+#include "kinetrack/io/vsk.hpp"
 #include "kinetrack/metrics/tracking.hpp"
+#include "kinetrack/track/marker_calibration.hpp"
 #include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
 #include "plotting.hpp"
+#include "track_report.hpp"
 
 namespace kinetrack::cli {
 namespace {
 
 struct MarkersIkConfig {
   std::string model, markers, setup, out, errors, summary_json, plot, reference;
+  // Built-in models: marker set, static calibration trial, subject file.
+  std::string markerset, static_trial, vsk;
+  std::optional<double> height, mass;
   std::string marker_axes = "auto";  // auto | y-up | z-up
   double time_start = std::nan(""), time_end = std::nan("");
   bool quiet = false;
@@ -39,20 +47,88 @@ bool endsWith(const std::string& s, const std::string& suffix) {
                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
 }
 
-// The trial in the OpenSim model's frame (Y up): TRC files are Y up already; C3D files are
-// usually Z up, rotated (x, y, z) → (y, z, x) unless --marker-axes says otherwise.
-io::MarkerTrajectories readTrial(const MarkersIkConfig& cfg, const std::string& path) {
+// The trial in the model's world: Y up for an OpenSim model, Z up for kinetrack's models. TRC
+// files are usually Y up and C3D files Z up (--marker-axes overrides); Z up → Y up is
+// (x, y, z) → (y, z, x), Y up → Z up its inverse (x, y, z) → (z, x, y).
+io::MarkerTrajectories readTrial(const MarkersIkConfig& cfg, const std::string& path, bool model_y_up) {
   const bool c3d = endsWith(path, ".c3d");
-  const std::string axes = cfg.marker_axes == "auto" ? (c3d ? "z-up" : "y-up") : cfg.marker_axes;
-  io::MarkerTrajectories t;
-  if (c3d) {
-    t = io::readC3dMarkers(path, io::C3dOptions{});
-  } else {
-    t = io::readTrc(path, io::TrcOptions{.y_up = false});
-  }
-  if (axes == "z-up")
-    for (Vector3d& p : t.positions) p = Vector3d(p.y(), p.z(), p.x());
+  const bool file_y_up = cfg.marker_axes == "auto" ? !c3d : cfg.marker_axes == "y-up";
+  io::MarkerTrajectories t = c3d ? io::readC3dMarkers(path, io::C3dOptions{}) : io::readTrc(path, {.y_up = false});
+  if (file_y_up != model_y_up)
+    for (Vector3d& p : t.positions) p = model_y_up ? Vector3d(p.y(), p.z(), p.x()) : Vector3d(p.z(), p.x(), p.y());
   return t;
+}
+
+// What the summary needs from either kind of model.
+struct SolvedTrial {
+  track::MarkerTrialResult result;
+  std::string model_name;
+  int coordinates = 0;
+  std::size_t markers = 0;
+};
+
+// A built-in model (or URDF) with a marker set, optionally calibrated on a static trial; writes
+// the joint trajectory CSV (or a .mot with --out *.mot).
+SolvedTrial solveBuiltin(const MarkersIkConfig& cfg, const std::string& marker_path, const std::string& out_path,
+                         track::MarkerTrialOptions opt) {
+  if (cfg.markerset.empty())
+    throw UsageError("--markerset is required with model '" + cfg.model + "' (built-in: " + [] {
+      std::string s;
+      for (const auto& n : io::builtinMarkerSetNames()) s += (s.empty() ? "" : ", ") + n;
+      return s;
+    }() + ", or a marker-set JSON file)");
+  ModelSpec spec{cfg.model, cfg.height, false, cfg.mass};
+  if (!cfg.vsk.empty()) {
+    const io::VskSubject subject = io::readVsk(cfg.vsk);
+    if (!spec.height) spec.height = subject.height();
+    if (!spec.mass) spec.mass = subject.mass();
+  }
+  const LoadedModel loaded = loadModelAndWarn(spec);
+  auto model = std::make_shared<const Model>(loaded.model);
+  io::MarkerSet set =
+      endsWith(cfg.markerset, ".json") ? io::readMarkerSet(cfg.markerset) : io::builtinMarkerSet(cfg.markerset);
+  if (set.reference_height > 0.0 && loaded.height) set = io::scaledMarkerSet(set, *loaded.height);
+  fmt::print("[1/3] read {}{}\n", marker_path, cfg.static_trial.empty() ? "" : ", calibrating on " + cfg.static_trial);
+  std::fflush(stdout);
+  if (!cfg.static_trial.empty()) {
+    const io::MarkerTrajectories st = readTrial(cfg, cfg.static_trial, false);
+    const track::MarkerCalibration cal = track::calibrateMarkers(model, set, st);
+    set = cal.markers;
+    const auto worst = std::max_element(cal.placements.begin(), cal.placements.end(),
+                                        [](const auto& a, const auto& b) { return a.moved < b.moved; });
+    fmt::print("  {:<28} {} frames: marker RMS {:.1f} → {:.1f} mm; largest move {} {:.0f} mm\n", "static calibration",
+               cal.frames_used, cal.rms_before * 1e3, cal.rms_after * 1e3,
+               worst != cal.placements.end() ? worst->name : "-",
+               worst != cal.placements.end() ? worst->moved * 1e3 : 0.0);
+  }
+  const io::MarkerTrajectories trial = readTrial(cfg, marker_path, false);
+  auto with = std::make_shared<const Model>(io::withMarkers(*model, set));
+  track::MarkerIkSpec ik_spec = track::markerIkSpec(with, set);
+  // Markers of the set the trial lacks never count (warned), rather than failing the run.
+  std::vector<track::MarkerIkSpec::Marker> present;
+  for (const auto& mk : ik_spec.markers) {
+    if (std::find(trial.names.begin(), trial.names.end(), mk.name) != trial.names.end())
+      present.push_back(mk);
+    else
+      fmt::print(stderr, "kinetrack: warning: marker '{}' of the marker set is not in {}: it never counts\n", mk.name,
+                 marker_path);
+  }
+  if (present.empty()) throw UsageError("no marker of the marker set '" + set.name + "' is in " + marker_path);
+  ik_spec.markers = present;
+  fmt::print("[2/3] solving {} markers on {} ({} DoF)\n", ik_spec.markers.size(), model->name(), model->nv());
+  std::fflush(stdout);
+  SolvedTrial s{track::solveMarkerTrial(ik_spec, trial, opt), model->name(), model->nv(), ik_spec.markers.size()};
+  std::vector<double> times;
+  for (const auto& f : s.result.frames) times.push_back(f.time);
+  if (endsWith(out_path, ".mot")) {
+    io::writeMot(motTable(*model, times, s.result.configurations), out_path);
+  } else {
+    io::JointCsvWriter w(*model, out_path);
+    for (std::size_t k = 0; k < times.size(); ++k)
+      w.write(times[k], s.result.configurations[k], s.result.frames[k].held);
+    w.commit();
+  }
+  return s;
 }
 
 int runMarkersIk(const MarkersIkConfig& cfg) {
@@ -66,15 +142,10 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
   if (model_path.empty()) throw UsageError("--model is required (or a setup naming <model_file>)");
   if (marker_path.empty()) throw UsageError("--markers is required (or a setup naming <marker_file>)");
   if (out_path.empty()) throw UsageError("--out is required (or a setup naming <output_motion_file>)");
-  if (!endsWith(model_path, ".osim"))
-    throw UsageError("--model: '" + model_path + "' is not an OpenSim model (.osim); built-in models need --markerset");
-
-  fmt::print("[1/3] reading {} and {}\n", model_path, marker_path);
-  std::fflush(stdout);
-  const io::OpenSimModel osim = io::readOpenSimModel(model_path);
-  const io::MarkerTrajectories trial = readTrial(cfg, marker_path);
-  track::OpenSimIkBinding binding = track::bindOpenSimIk(osim, has_setup ? &setup : nullptr, trial);
-  for (const std::string& w : binding.warnings) fmt::print(stderr, "kinetrack: warning: {}\n", w);
+  const bool osim_model = endsWith(model_path, ".osim");
+  if (!osim_model && has_setup) throw UsageError("--setup needs an OpenSim model (.osim); got '" + model_path + "'");
+  if (osim_model && (!cfg.markerset.empty() || !cfg.static_trial.empty()))
+    throw UsageError("--markerset and --static are for built-in models; an .osim model brings its own markers");
 
   track::MarkerTrialOptions opt;
   opt.time_start = std::isnan(cfg.time_start) ? (has_setup ? setup.time_start : -INFINITY) : cfg.time_start;
@@ -84,15 +155,25 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
     if (!bar) bar.emplace(total, !cfg.quiet);
     bar->update(done);
   };
-  fmt::print("[2/3] solving {} markers, {} coordinates ({} coordinate tasks), accuracy {:g}\n",
-             binding.spec.markers.size(), osim.coordinates.size(), binding.spec.coordinate_tasks.size(),
-             binding.spec.options.accuracy);
-  std::fflush(stdout);
-  const track::MarkerTrialResult r = track::solveMarkerTrial(binding.spec, trial, opt);
-
-  // Outputs.
-  io::MotTable mot = track::openSimCoordinates(osim, r);
-  io::writeMot(mot, out_path);
+  SolvedTrial solved;
+  if (osim_model) {
+    fmt::print("[1/3] reading {} and {}\n", model_path, marker_path);
+    std::fflush(stdout);
+    const io::OpenSimModel osim = io::readOpenSimModel(model_path);
+    const io::MarkerTrajectories trial = readTrial(cfg, marker_path, true);
+    track::OpenSimIkBinding binding = track::bindOpenSimIk(osim, has_setup ? &setup : nullptr, trial);
+    for (const std::string& w : binding.warnings) fmt::print(stderr, "kinetrack: warning: {}\n", w);
+    fmt::print("[2/3] solving {} markers, {} coordinates ({} coordinate tasks), accuracy {:g}\n",
+               binding.spec.markers.size(), osim.coordinates.size(), binding.spec.coordinate_tasks.size(),
+               binding.spec.options.accuracy);
+    std::fflush(stdout);
+    solved = {track::solveMarkerTrial(binding.spec, trial, opt), osim.model->name(),
+              static_cast<int>(osim.coordinates.size()), binding.spec.markers.size()};
+    io::writeMot(track::openSimCoordinates(osim, solved.result), out_path);
+  } else {
+    solved = solveBuiltin(cfg, marker_path, out_path, opt);
+  }
+  const track::MarkerTrialResult& r = solved.result;
   // The plot reads the error table: written beside the PNG when --errors is not given.
   const std::string errors_path = !cfg.errors.empty() ? cfg.errors : (cfg.plot.empty() ? "" : cfg.plot + ".errors.sto");
   if (!errors_path.empty()) io::writeMot(track::markerErrorTable(r), errors_path);
@@ -116,8 +197,7 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
   const int frames = static_cast<int>(r.frames.size());
   const std::string worst_name = worst_marker >= 0 ? r.marker_names[static_cast<std::size_t>(worst_marker)] : "-";
   const double fps = r.solve_seconds > 0.0 ? frames / r.solve_seconds : 0.0;
-  fmt::print("[3/3] marker IK of {} on {} ({} coordinates)\n", marker_path, osim.model->name(),
-             osim.coordinates.size());
+  fmt::print("[3/3] marker IK of {} on {} ({} coordinates)\n", marker_path, solved.model_name, solved.coordinates);
   fmt::print("  {:<28} {} ({:.3f} … {:.3f} s)\n", "frames", frames, r.frames.front().time, r.frames.back().time);
   fmt::print("  {:<28} {:.2f} / {:.2f} / {:.2f} mm (median / p95 / max over frames)\n", "marker RMS", srms.median * 1e3,
              srms.p95 * 1e3, srms.max * 1e3);
@@ -151,8 +231,8 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
     j["gaps"] = r.framesWithMissingMarkers();
     j["held_frames"] = r.held();
     j["failed_frames"] = failed;
-    j["markers"] = binding.spec.markers.size();
-    j["coordinates"] = osim.coordinates.size();
+    j["markers"] = solved.markers;
+    j["coordinates"] = solved.coordinates;
     j["solve_us_median"] = sus.median;
     j["solve_us_p95"] = sus.p95;
     j["frames_per_second"] = fps;
@@ -170,12 +250,23 @@ void addMarkersCommand(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<MarkersIkConfig>();
   CLI::App* cmd = group->add_subcommand(
       "ik", "marker IK of a TRC/C3D trial on an OpenSim model, as OpenSim's IK tool (Setup_IK.xml tasks), to .mot");
-  cmd->add_option("--model", cfg->model, "OpenSim model (.osim); default: the setup's <model_file>");
+  cmd->add_option(
+      "--model", cfg->model,
+      "OpenSim model (.osim; default: the setup's <model_file>), or a built-in model / URDF with --markerset");
   cmd->add_option("--markers", cfg->markers, "marker trial (.trc or .c3d); default: the setup's <marker_file>");
   cmd->add_option("--setup", cfg->setup,
                   "OpenSim IK setup (Setup_IK.xml): marker/coordinate tasks, time range, accuracy; files given on the "
                   "command line override the paths inside it");
-  cmd->add_option("--out", cfg->out, "output coordinates (.mot, OpenSim layout, degrees)");
+  cmd->add_option("--out", cfg->out,
+                  "output: .mot (OpenSim layout, degrees); for a built-in model the joint CSV of `kinetrack track` "
+                  "unless the name ends in .mot");
+  cmd->add_option("--markerset", cfg->markerset,
+                  "built-in models: marker set (built-in name, e.g. human66_plugin_gait, or a JSON file)");
+  cmd->add_option("--static", cfg->static_trial,
+                  "built-in models: static trial (.c3d/.trc) to calibrate the marker offsets on first");
+  cmd->add_option("--vsk", cfg->vsk, "built-in models: Vicon subject file (.vsk) giving Height and Bodymass");
+  cmd->add_option("--height", cfg->height, "built-in models: body height (m; default the .vsk's, else 1.75)");
+  cmd->add_option("--mass", cfg->mass, kMassHelp);
   cmd->add_option("--errors", cfg->errors, "marker-error table (.sto: total squared error, RMS, max per frame)");
   cmd->add_option("--summary-json", cfg->summary_json, "write the run's summary as JSON");
   cmd->add_option("--start", cfg->time_start, "first time (s); default: the setup's time range, else the trial's");

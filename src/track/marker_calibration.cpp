@@ -8,12 +8,6 @@
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "rigid_fit.hpp"
 
-// marker_trial.cpp computes this 3×3 determinant without including <Eigen/LU>, so its object
-// references an instantiation it does not emit; this one provides it for every program that
-// links the calibration with solveMarkerTrial. (Remove once marker_trial.cpp includes <Eigen/LU>.)
-template double
-Eigen::MatrixBase<Eigen::Product<Eigen::Matrix3d, Eigen::Transpose<const Eigen::Matrix3d>, 0>>::determinant() const;
-
 namespace kinetrack::track {
 
 namespace {

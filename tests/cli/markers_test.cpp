@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
+#include "kinetrack/io/joint_csv.hpp"
 #include "kinetrack/io/opensim.hpp"
 #include "testing/shared_paths.hpp"
 
@@ -49,6 +50,37 @@ TEST(CliMarkers, Gait2354WalkWithTheSetup) {
   EXPECT_TRUE(j.contains("solve_us_median"));
 }
 
+// Plug-in Gait C3D on the built-in human66: calibrated on the static trial, every frame of the
+// movement trial within OpenSim's best-practice bound (2 cm marker RMS), one row per frame.
+TEST(CliMarkers, PlugInGaitC3dOnHuman66) {
+  KINETRACK_REQUIRE_SHARED(movement, "data/c3d/pycgm_Movement_trial.c3d");
+  KINETRACK_REQUIRE_SHARED(still, "data/c3d/pycgm_Static_trial.c3d");
+  KINETRACK_REQUIRE_SHARED(vsk, "data/c3d/pycgm_Test.vsk");
+  ScratchDir dir;
+  const std::string csv = dir.file("pig.csv"), err = dir.file("pig.sto"), js = dir.file("pig.json");
+  const RunResult r =
+      runCli({"markers", "ik", "--quiet", "--model", "human66", "--markerset", "human66_plugin_gait", "--vsk", vsk,
+              "--static", still, "--markers", movement, "--out", csv, "--errors", err, "--summary-json", js});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("static calibration"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(readFile(js));
+  EXPECT_EQ(j["frames"], 323);
+  EXPECT_EQ(j["markers"], 39);
+  EXPECT_EQ(j["held_frames"], 0);
+  const kinetrack::io::MotTable e = kinetrack::io::readMot(err);
+  ASSERT_EQ(e.times.size(), 323u);
+  for (Eigen::Index k = 0; k < e.values.rows(); ++k) EXPECT_LT(e.values(k, 1), 0.02) << "frame " << k;
+  const kinetrack::io::JointTrajectory q = kinetrack::io::readJointCsv(csv);
+  EXPECT_EQ(q.numFrames(), 323);
+  // A set marker the trial lacks, a missing set, a setup with a built-in model: exit 2.
+  RunResult bad = runCli({"markers", "ik", "--quiet", "--model", "human66", "--markers", movement, "--out", csv});
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--markerset"), std::string::npos) << bad.err;
+  bad = runCli({"markers", "ik", "--quiet", "--model", "human66", "--markerset", "no_such_set", "--markers", movement,
+                "--out", csv});
+  EXPECT_EQ(bad.status, 2) << bad.err;
+}
+
 TEST(CliMarkers, BadInputExitsWithTwo) {
   KINETRACK_REQUIRE_SHARED(setup, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
   KINETRACK_REQUIRE_SHARED(osim, "data/opensim/gait2354_walk/subject01_simbody.osim");
@@ -83,7 +115,7 @@ TEST(CliMarkers, BadInputExitsWithTwo) {
   EXPECT_NE(r.err.find("none.osim"), std::string::npos) << r.err;
   r = runCli({"markers", "ik", "--quiet", "--model", osim, "--markers", dir.file("none.trc"), "--out", mot});
   EXPECT_EQ(r.status, 2) << r.err;
-  r = runCli({"markers", "ik", "--quiet", "--model", "human66", "--markers", trc, "--out", mot});
+  r = runCli({"markers", "ik", "--quiet", "--model", "human66", "--setup", setup, "--markers", trc, "--out", mot});
   EXPECT_EQ(r.status, 2) << r.err;
   r = runCli({"markers", "ik", "--quiet", "--model", osim, "--markers", trc});
   EXPECT_EQ(r.status, 2) << r.err;
