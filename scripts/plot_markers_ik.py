@@ -20,7 +20,11 @@ from plot_common import EXIT_NO_MATPLOTLIB, fail, pyplot, save_png
 
 SCRIPT = "plot_markers_ik.py"
 # Drawn when present (the gait models' sagittal angles); otherwise the first rotational columns.
-PREFERRED = ["hip_flexion_r", "knee_angle_r", "ankle_angle_r", "hip_flexion_l", "knee_angle_l", "ankle_angle_l"]
+PREFERRED = [
+    ["hip_flexion_r", "knee_angle_r", "ankle_angle_r", "hip_flexion_l", "knee_angle_l", "ankle_angle_l"],  # OpenSim
+    ["jRightHip_roty", "jRightKnee_roty", "jRightAnkle_roty", "jLeftHip_roty", "jLeftKnee_roty",
+     "jLeftAnkle_roty"],  # kinetrack's human66 / human48 (sagittal: about y)
+]
 
 
 def read_storage(path):
@@ -79,9 +83,9 @@ def main(argv):
     except ValueError as err:
         return fail(SCRIPT, str(err))
     t = column(cols, rows, "time")
-    chosen = [c for c in PREFERRED if c in cols]
+    chosen = next(([c for c in group if c in cols] for group in PREFERRED if any(c in cols for c in group)), [])
     if not chosen:
-        chosen = [c for c in cols[1:] if not c.startswith("pelvis_t")][:6]
+        chosen = [c for c in cols[1:] if not c.startswith(("pelvis_t", "base_t"))][:6]
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(9, 6.5), dpi=120, sharex=True,
                                  gridspec_kw={"height_ratios": [1, 2]})
     te = column(ecols, erows, "time")

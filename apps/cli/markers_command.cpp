@@ -90,10 +90,12 @@ SolvedTrial solveBuiltin(const MarkersIkConfig& cfg, const std::string& marker_p
   if (set.reference_height > 0.0 && loaded.height) set = io::scaledMarkerSet(set, *loaded.height);
   fmt::print("[1/3] read {}{}\n", marker_path, cfg.static_trial.empty() ? "" : ", calibrating on " + cfg.static_trial);
   std::fflush(stdout);
+  Configuration start;  // the first frame's start: the calibrated static pose when there is one
   if (!cfg.static_trial.empty()) {
     const io::MarkerTrajectories st = readTrial(cfg, cfg.static_trial, false);
     const track::MarkerCalibration cal = track::calibrateMarkers(model, set, st);
     set = cal.markers;
+    if (!cal.poses.empty()) start = cal.poses.front();
     const auto worst = std::max_element(cal.placements.begin(), cal.placements.end(),
                                         [](const auto& a, const auto& b) { return a.moved < b.moved; });
     fmt::print("  {:<28} {} frames: marker RMS {:.1f} → {:.1f} mm; largest move {} {:.0f} mm\n", "static calibration",
@@ -103,7 +105,7 @@ SolvedTrial solveBuiltin(const MarkersIkConfig& cfg, const std::string& marker_p
   }
   const io::MarkerTrajectories trial = readTrial(cfg, marker_path, false);
   auto with = std::make_shared<const Model>(io::withMarkers(*model, set));
-  track::MarkerIkSpec ik_spec = track::markerIkSpec(with, set);
+  track::MarkerIkSpec ik_spec = track::markerIkSpec(with, set, start);
   // Markers of the set the trial lacks never count (warned), rather than failing the run.
   std::vector<track::MarkerIkSpec::Marker> present;
   for (const auto& mk : ik_spec.markers) {
@@ -123,6 +125,8 @@ SolvedTrial solveBuiltin(const MarkersIkConfig& cfg, const std::string& marker_p
   if (endsWith(out_path, ".mot")) {
     io::writeMot(motTable(*model, times, s.result.configurations), out_path);
   } else {
+    // The plot reads a .mot: written beside the PNG.
+    if (!cfg.plot.empty()) io::writeMot(motTable(*model, times, s.result.configurations), cfg.plot + ".mot");
     io::JointCsvWriter w(*model, out_path);
     for (std::size_t k = 0; k < times.size(); ++k)
       w.write(times[k], s.result.configurations[k], s.result.frames[k].held);
@@ -179,7 +183,7 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
   if (!errors_path.empty()) io::writeMot(track::markerErrorTable(r), errors_path);
 
   // Summary.
-  std::vector<double> rms, us;
+  std::vector<double> rms, us, iters;
   double sum_sq = 0.0, worst = 0.0;
   long count = 0;
   int worst_frame = -1, worst_marker = -1, failed = 0;
@@ -187,13 +191,14 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
     const track::MarkerFrame& f = r.frames[k];
     rms.push_back(f.rms_error);
     us.push_back(f.solve_microseconds);
+    iters.push_back(f.iterations);
     sum_sq += f.total_squared_error;
     count += f.markers_used;
     if (f.max_error > worst) worst = f.max_error, worst_frame = static_cast<int>(k), worst_marker = f.worst_marker;
     if (f.status == ik::Status::Failed) ++failed;
   }
   const double total_rms = count > 0 ? std::sqrt(sum_sq / static_cast<double>(count)) : 0.0;
-  const metrics::Summary srms = metrics::summarize(rms), sus = metrics::summarize(us);
+  const metrics::Summary srms = metrics::summarize(rms), sus = metrics::summarize(us), sit = metrics::summarize(iters);
   const int frames = static_cast<int>(r.frames.size());
   const std::string worst_name = worst_marker >= 0 ? r.marker_names[static_cast<std::size_t>(worst_marker)] : "-";
   const double fps = r.solve_seconds > 0.0 ? frames / r.solve_seconds : 0.0;
@@ -206,14 +211,15 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
              worst_frame >= 0 ? r.frames[static_cast<std::size_t>(worst_frame)].time : 0.0);
   fmt::print("  {:<28} {} frames with a missing marker, {} held (no marker), {} failed\n", "gaps",
              r.framesWithMissingMarkers(), r.held(), failed);
-  fmt::print("  {:<28} {:.1f} / {:.1f} µs (median / p95), {:.0f} frames/s\n", "solve time per frame", sus.median,
-             sus.p95, fps);
+  fmt::print("  {:<28} {:.1f} / {:.1f} µs (median / p95), {:.0f} frames/s, {:.0f} Gauss–Newton iterations (median)\n",
+             "solve time per frame", sus.median, sus.p95, fps, sit.median);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   fmt::print("  {:<28} {:.3f} s (reading, solving, writing)\n", "wall time", wall);
   fmt::print("wrote {} ({} rows){}\n", out_path, frames, cfg.errors.empty() ? "" : " and " + cfg.errors);
 
   if (!cfg.plot.empty()) {
-    std::vector<std::string> args = {out_path, errors_path, cfg.plot};
+    const std::string mot = osim_model || endsWith(out_path, ".mot") ? out_path : cfg.plot + ".mot";
+    std::vector<std::string> args = {mot, errors_path, cfg.plot};
     if (!cfg.reference.empty()) args.insert(args.end(), {"--reference", cfg.reference});
     runPlot(findScript("", "plot_markers_ik.py"), "plot_markers_ik.py", args, cfg.plot);
   }
@@ -235,6 +241,7 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
     j["coordinates"] = solved.coordinates;
     j["solve_us_median"] = sus.median;
     j["solve_us_p95"] = sus.p95;
+    j["iterations_median"] = sit.median;
     j["frames_per_second"] = fps;
     j["wall_seconds"] = wall;
     io::writeFileAtomically(cfg.summary_json, j.dump(2) + "\n");

@@ -42,6 +42,8 @@ struct Coupler {
 void checkOptions(const MarkerIkOptions& o) {
   if (!(o.accuracy > 0.0) || !std::isfinite(o.accuracy))
     throw InvalidArgument("MarkerIk: accuracy must be a positive number, got " + std::to_string(o.accuracy));
+  if (!(o.relative_tolerance >= 0.0) || !(o.relative_tolerance < 1.0))
+    throw InvalidArgument("MarkerIk: relative_tolerance must be in [0, 1)");
   if (o.max_iterations < 1 || o.first_solve_iterations < 1)
     throw InvalidArgument("MarkerIk: iteration counts must be ≥ 1");
   if (!(o.min_damping > 0.0) || !(o.initial_damping >= o.min_damping) || !(o.max_damping >= o.initial_damping) ||
@@ -294,7 +296,7 @@ struct MarkerIk::Impl {
         F = F_trial;
         damping = std::max(options.min_damping, damping * std::max(1.0 / 3.0, 1.0 - std::pow(2.0 * rho - 1.0, 3)));
         nu_factor = 2.0;
-        if (max_step <= options.accuracy || actual <= options.accuracy * options.accuracy * old_F) {
+        if (max_step <= options.accuracy || actual <= options.relative_tolerance * old_F) {
           r.status = Status::Converged;
           ++it;
           break;

@@ -34,9 +34,14 @@ namespace kinetrack::ik {
 
 struct MarkerIkOptions {
   /// Convergence (OpenSim's <accuracy>): a solve ends once an accepted step changes no
-  /// coordinate by more than this (rad or m; base rotation in rad), or the cost decreases by less
-  /// than accuracy² relative to it.
+  /// coordinate by more than this (rad or m; base rotation in rad) ...
   double accuracy = 1e-5;
+  /// ... or lowers the objective by less than this fraction of it. On a redundant model (a
+  /// spine of spherical joints under a few trunk markers) ill-conditioned directions keep the
+  /// steps above `accuracy` for many iterations that no longer change the fit: on human66 with
+  /// Plug-in Gait markers 1e-6 takes the median iterations from 19 to 4 with the same marker RMS
+  /// to 0.01 mm, and leaves the gait2354 agreement with OpenSim unchanged (0.036°).
+  double relative_tolerance = 1e-6;
   /// Gauss–Newton iterations (accepted and rejected) of a warm-started solve.
   int max_iterations = 50;
   /// Iterations of the first solve after construction, setState or reset: it starts from a pose
