@@ -166,6 +166,7 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
     const io::OpenSimModel osim = io::readOpenSimModel(model_path);
     const io::MarkerTrajectories trial = readTrial(cfg, marker_path, true);
     track::OpenSimIkBinding binding = track::bindOpenSimIk(osim, has_setup ? &setup : nullptr, trial);
+    for (const std::string& n : osim.notices) fmt::print(stderr, "kinetrack: note: {}: {}\n", model_path, n);
     for (const std::string& w : binding.warnings) fmt::print(stderr, "kinetrack: warning: {}\n", w);
     fmt::print("[2/3] solving {} markers, {} coordinates ({} coordinate tasks), accuracy {:g}\n",
                binding.spec.markers.size(), osim.coordinates.size(), binding.spec.coordinate_tasks.size(),

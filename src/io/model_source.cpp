@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/opensim_model.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
 
@@ -42,9 +43,16 @@ LoadedModel loadModel(const ModelSpec& spec) {
   if (spec.mass && fs::exists(status))
     throw InvalidArgument("mass applies only to built-in models, not to the URDF file '" + spec.model + "'");
 
+  LoadedModel loaded{Model(), spec.model, std::nullopt, std::nullopt, {}};
+  // OpenSim models (.osim): always a fixed base at ground; what the reader ignored is a warning.
+  if (spec.model.size() >= 5 && spec.model.compare(spec.model.size() - 5, 5, ".osim") == 0) {
+    OpenSimModel osim = readOpenSimModel(spec.model);
+    loaded.model = *osim.model;
+    loaded.warnings = std::move(osim.notices);
+    return loaded;
+  }
   UrdfOptions options;
   options.base = base;
-  LoadedModel loaded{Model(), spec.model, std::nullopt, std::nullopt, {}};
   loaded.model = loadUrdf(spec.model, options, &loaded.warnings);
   return loaded;
 }

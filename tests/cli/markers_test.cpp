@@ -81,6 +81,18 @@ TEST(CliMarkers, PlugInGaitC3dOnHuman66) {
   EXPECT_EQ(bad.status, 2) << bad.err;
 }
 
+// Every command that takes --model reads .osim files too (io::loadModel): model info shows the
+// function-driven knee and the note about the ignored muscles.
+TEST(CliMarkers, ModelInfoReadsOsim) {
+  KINETRACK_REQUIRE_SHARED(osim, "data/opensim/gait2354_walk/subject01_simbody.osim");
+  const RunResult r = runCli({"model", "info", osim});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("knee_angle_r"), std::string::npos);
+  EXPECT_NE(r.out.find("custom"), std::string::npos);
+  EXPECT_NE(r.out.find("DoF     23"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("ForceSet"), std::string::npos) << r.err;
+}
+
 TEST(CliMarkers, BadInputExitsWithTwo) {
   KINETRACK_REQUIRE_SHARED(setup, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
   KINETRACK_REQUIRE_SHARED(osim, "data/opensim/gait2354_walk/subject01_simbody.osim");

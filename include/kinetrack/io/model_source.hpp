@@ -28,7 +28,9 @@ struct LoadedModel {
 };
 
 /// Loads the model named by `spec`: a built-in human model at spec.height (1.75 m when empty)
-/// and spec.mass (73 kg when empty), or else the URDF file at the path spec.model (loadUrdf). The base is floating
+/// and spec.mass (73 kg when empty), or else an OpenSim model when the path ends in ".osim"
+/// (readOpenSimModel: fixed base at ground; what the reader ignored is in `warnings`), or else the
+/// URDF file at the path spec.model (loadUrdf). The base is floating
 /// unless spec.fixed_base.
 ///
 /// Throws InvalidArgument when spec.model is neither a built-in name nor an existing file and
