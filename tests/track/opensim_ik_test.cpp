@@ -176,6 +176,47 @@ TEST(OpenSimIk, Arm26MatchesOpenSimsIkAngles) {
   }
 }
 
+// Coordinate tasks with value_type from_file read the setup's coordinate_file (degrees → rad,
+// interpolated at the trial's times): a heavy task on knee_angle_r from OpenSim's result pins
+// that coordinate to it; manual_value pins to the value.
+TEST(OpenSimIk, CoordinateTasksFromFileAndManualValue) {
+  KINETRACK_REQUIRE_SHARED(setup_path, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
+  KINETRACK_REQUIRE_SHARED(ref_path, "data/opensim/gait2354_walk/subject01_walk1_ik_REFERENCE.mot");
+  io::IkSetup setup = io::readIkSetup(setup_path);
+  const io::OpenSimModel model = io::readOpenSimModel(setup.resolve(setup.model_file));
+  const io::MarkerTrajectories trial = io::readTrc(setup.resolve(setup.marker_file), {.y_up = false});
+  const io::MotTable ref = io::readMot(ref_path);
+  setup.coordinate_file = ref_path;  // absolute: resolve() keeps it
+  io::IkCoordinateTaskSpec knee;
+  knee.name = "knee_angle_r";
+  knee.weight = 1e6;
+  knee.value_type = io::IkCoordinateTaskSpec::ValueType::FromFile;
+  setup.coordinate_tasks.push_back(knee);
+  io::IkCoordinateTaskSpec lumbar;
+  lumbar.name = "lumbar_rotation";
+  lumbar.weight = 1e6;
+  lumbar.value_type = io::IkCoordinateTaskSpec::ValueType::ManualValue;
+  lumbar.value = 0.1;  // rad
+  setup.coordinate_tasks.push_back(lumbar);
+  const track::OpenSimIkBinding b = track::bindOpenSimIk(model, &setup, trial);
+  ASSERT_EQ(b.spec.coordinate_tasks.size(), 6u);
+  EXPECT_EQ(b.spec.coordinate_tasks[4].values.size(), static_cast<std::size_t>(trial.numFrames()));
+  track::MarkerTrialOptions opt;
+  opt.time_start = setup.time_start;
+  opt.time_end = setup.time_end;
+  const track::MarkerTrialResult r = track::solveMarkerTrial(b.spec, trial, opt);
+  const io::MotTable ours = track::openSimCoordinates(model, r);
+  const auto kc = std::find(ref.columns.begin(), ref.columns.end(), "knee_angle_r") - ref.columns.begin();
+  const auto lc = std::find(ref.columns.begin(), ref.columns.end(), "lumbar_rotation") - ref.columns.begin();
+  for (Eigen::Index k = 0; k < ref.values.rows(); ++k) {
+    EXPECT_NEAR(ours.values(k, kc), ref.values(k, kc), 1e-3) << k;  // degrees
+    EXPECT_NEAR(ours.values(k, lc), 0.1 * kDeg, 1e-3) << k;
+  }
+  // A from_file task without a coordinate file is an error naming the setup line.
+  setup.coordinate_file.clear();
+  EXPECT_THROW((void)track::bindOpenSimIk(model, &setup, trial), ParseError);
+}
+
 TEST(OpenSimIk, BindingRejectsUnknownMarkersAndCoordinates) {
   KINETRACK_REQUIRE_SHARED(setup_path, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
   io::IkSetup setup = io::readIkSetup(setup_path);
