@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/ik/instantaneous_ik.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
+#include "kinetrack/model/model_builder.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
@@ -215,6 +217,75 @@ TEST(OpenSimIk, CoordinateTasksFromFileAndManualValue) {
   // A from_file task without a coordinate file is an error naming the setup line.
   setup.coordinate_file.clear();
   EXPECT_THROW((void)track::bindOpenSimIk(model, &setup, trial), ParseError);
+}
+
+// The Rajagopal 2015 full-body model (walker knee: rotations and translations on splines of the
+// knee angle; patella coordinates coupled to the knee angles; clamped ranges): three synthetic
+// markers per body, generated at random configurations that satisfy the couplers, are fitted
+// exactly from the default pose, the couplers hold and the clamped ranges are respected.
+TEST(OpenSimIk, RajagopalRecoversSyntheticMarkersWithCouplers) {
+  KINETRACK_REQUIRE_SHARED(osim, "data/opensim/opensense_imu_walk/Rajagopal2015_opensense.osim");
+  io::OpenSimModel model = io::readOpenSimModel(osim);
+  ASSERT_EQ(model.couplers.size(), 2u);
+  ModelBuilder builder(*model.model);
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> u(-0.08, 0.08);
+  io::MarkerTrajectories trial;
+  trial.source = "synthetic";
+  for (const std::string& body : model.bodies)
+    for (int k = 0; k < 3; ++k) {
+      const std::string name = body + "_m" + std::to_string(k);
+      const Vector3d at(u(rng), u(rng), u(rng));
+      builder.addFrame(name, body, Transform{Matrix3d::Identity(), at});
+      trial.names.push_back(name);
+      io::OpenSimMarker mk;
+      mk.name = name;
+      mk.body = body;
+      mk.location = at;
+      model.markers.push_back(mk);
+    }
+  model.model = std::make_shared<const Model>(builder.build());
+  const track::OpenSimIkBinding b = track::bindOpenSimIk(model, nullptr, trial);
+  ASSERT_EQ(b.spec.markers.size(), trial.names.size());
+  ASSERT_EQ(b.spec.couplers.size(), 2u);
+  // Three frames: the default pose moved a little, twice more (warm starts).
+  const Model& m = *model.model;
+  Configuration q = model.defaultConfiguration();
+  Data d(m);
+  std::uniform_real_distribution<double> du(-0.15, 0.15);
+  for (int f = 0; f < 3; ++f) {
+    for (const io::OpenSimCoordinate& c : model.coordinates) {
+      double& v = q.joints[c.joint.value];
+      if (c.locked) continue;
+      v = std::clamp(v + (c.rotational ? du(rng) : 0.1 * du(rng)), c.range_min, c.range_max);
+    }
+    for (const io::OpenSimCoupler& k : model.couplers) {
+      const io::OpenSimCoordinate* dep = model.findCoordinate(k.dependent);
+      const io::OpenSimCoordinate* ind = model.findCoordinate(k.independent);
+      q.joints[dep->joint.value] = k.function.value(q.joints[ind->joint.value]);
+    }
+    forwardKinematics(m, d, q);
+    trial.times.push_back(0.01 * f);
+    for (const std::string& name : trial.names) trial.positions.push_back(frameOrigin(m, d, m.frameId(name)));
+  }
+  trial.data_rate = 100.0;
+  track::MarkerIkSpec spec = b.spec;
+  spec.options.accuracy = 1e-10;
+  spec.options.relative_tolerance = 0.0;
+  const track::MarkerTrialResult r = track::solveMarkerTrial(spec, trial);
+  ASSERT_EQ(r.frames.size(), 3u);
+  for (const track::MarkerFrame& f : r.frames) EXPECT_LT(f.max_error, 1e-6) << f.time;
+  const Configuration& last = r.configurations.back();
+  for (const io::OpenSimCoupler& k : model.couplers) {
+    const double dep = last.joints[model.findCoordinate(k.dependent)->joint.value];
+    const double ind = last.joints[model.findCoordinate(k.independent)->joint.value];
+    EXPECT_NEAR(dep, k.function.value(ind), 1e-9) << k.name;
+  }
+  for (const io::OpenSimCoordinate& c : model.coordinates)
+    if (c.clamped) {
+      EXPECT_GE(last.joints[c.joint.value], c.range_min - 1e-12) << c.name;
+      EXPECT_LE(last.joints[c.joint.value], c.range_max + 1e-12) << c.name;
+    }
 }
 
 TEST(OpenSimIk, BindingRejectsUnknownMarkersAndCoordinates) {
