@@ -7,6 +7,8 @@
 #include <cmath>
 #include <random>
 
+#include "testing/alloc_guard.hpp"
+
 namespace kinetrack::cga {
 namespace {
 
@@ -87,6 +89,7 @@ TEST(CgaAlgebra, DualTwiceIsMinusIdentityAndUndualInverts) {
     const Multivector a = rng.multivector();
     EXPECT_LT(maxAbsDiff(dual(dual(a)), -a), 1e-15);
     EXPECT_LT(maxAbsDiff(undual(dual(a)), a), 1e-15);
+    EXPECT_LT(maxAbsDiff(dual(a), -(a * pseudoscalar())), 1e-15);  // the permutation is a I⁻¹
     // Grades sum to the whole; dual maps grade k to 5 - k.
     Multivector sum;
     for (int k = 0; k <= 5; ++k) {
@@ -326,6 +329,29 @@ TYPED_TEST(CgaDegenerate, CollinearAndCoincidentPointsGiveNoPlane) {
   ASSERT_EQ(ok.status, Case::Real);
   EXPECT_LT((ok.plane.normal - Vector3d::UnitZ()).norm(), 1e-15);
   EXPECT_NEAR(ok.plane.offset, 1.0, 1e-15);
+}
+
+TEST(CgaOperations, DoNotAllocate) {
+  const Sphere a{Vector3d(0, 0, 0), 1.0}, b{Vector3d(1, 0.2, 0), 0.8};
+  const Circle c{Vector3d(0.1, 0.2, 0.3), Vector3d(0, 0.6, 0.8), 0.5};
+  const Plane p{Vector3d::UnitX(), 0.2};
+  const Vector3d x(0.4, -0.3, 0.9);
+  double sink = 0.0;
+  long allocations = 0;
+  {
+    testing::AllocationCounter guard;
+    for (const auto& f : {&planeThroughPoints, &euclid::planeThroughPoints})
+      sink += f(a.centre, b.centre, x, {}).plane.offset;
+    sink += meetSpheres(a, b).circle.radius + euclid::meetSpheres(a, b).circle.radius;
+    sink += meetCirclePlane(c, p).first.x() + euclid::meetCirclePlane(c, p).first.x();
+    sink += nearestPointOnSphere(a, x).point.x() + euclid::nearestPointOnSphere(a, x).point.x();
+    sink += nearestPointOnCircle(c, x).point.x() + euclid::nearestPointOnCircle(c, x).point.x();
+    sink += projectPointOnPlane(p, x).x() + euclid::projectPointOnPlane(p, x).x();
+    sink += maxAbs(meet(dual(dualSphere(a)), dual(dualSphere(b))));
+    allocations = guard.count();
+  }
+  EXPECT_EQ(allocations, 0);
+  EXPECT_TRUE(std::isfinite(sink));
 }
 
 TEST(CgaDegenerate, CaseNames) {

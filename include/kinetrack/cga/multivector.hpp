@@ -38,6 +38,15 @@ constexpr std::array<std::array<signed char, 32>, 32> makeSignTable() {
 
 inline constexpr auto kSign = makeSignTable();
 
+constexpr std::array<std::array<double, 32>, 32> makeSignTableD() {
+  std::array<std::array<double, 32>, 32> t{};
+  for (unsigned a = 0; a < 32; ++a)
+    for (unsigned b = 0; b < 32; ++b) t[a][b] = bladeProductSign(a, b);
+  return t;
+}
+
+inline constexpr auto kSignD = makeSignTableD();
+
 }  // namespace detail
 
 /// A general multivector of G(4,1): 32 coefficients, blade index = bitmask (see file comment).
@@ -99,17 +108,23 @@ inline constexpr int kE1 = 1, kE2 = 2, kE3 = 4, kEPlus = 8, kEMinus = 16, kPseud
 }
 
 namespace detail {
-// Shared loop of the three products: keep the blade pairs (i, j) that `Keep` accepts. Zero
-// coefficients of `a` are skipped (conformal objects are sparse).
+// Shared loop of the three products: keep the blade pairs (i, j) that `Keep` accepts. Only the
+// non-zero coefficients of both factors are visited (conformal objects are sparse: a point has 5
+// of 32, a sphere ∧ sphere circle 10).
 template <class Keep>
 inline Multivector product(const Multivector& a, const Multivector& b, Keep keep) {
+  unsigned nz_b[32];
+  unsigned nb = 0;
+  for (unsigned j = 0; j < 32; ++j)
+    if (b.c[j] != 0.0) nz_b[nb++] = j;
   Multivector r;
   for (unsigned i = 0; i < 32; ++i) {
     const double ai = a.c[i];
     if (ai == 0.0) continue;
-    for (unsigned j = 0; j < 32; ++j) {
+    for (unsigned k = 0; k < nb; ++k) {
+      const unsigned j = nz_b[k];
       if (!keep(i, j)) continue;
-      r.c[i ^ j] += kSign[i][j] * ai * b.c[j];
+      r.c[i ^ j] += kSignD[i][j] * ai * b.c[j];
     }
   }
   return r;
@@ -159,10 +174,17 @@ inline Multivector product(const Multivector& a, const Multivector& b, Keep keep
   return r;
 }
 
+/// Right multiplication by the pseudoscalar, a I: a signed permutation of the blades (blade i
+/// goes to its complement i ^ 31).
+[[nodiscard]] inline Multivector timesPseudoscalar(const Multivector& a) {
+  Multivector r;
+  for (unsigned i = 0; i < 32; ++i) r.c[i ^ 31u] = detail::kSignD[i][31] * a.c[i];
+  return r;
+}
 /// Dual a* = a I⁻¹ = -a I. dual(dual(a)) = -a in G(4,1).
-[[nodiscard]] inline Multivector dual(const Multivector& a) { return -(a * pseudoscalar()); }
+[[nodiscard]] inline Multivector dual(const Multivector& a) { return -timesPseudoscalar(a); }
 /// Inverse of dual: undual(a) = a I, undual(dual(a)) = a.
-[[nodiscard]] inline Multivector undual(const Multivector& a) { return a * pseudoscalar(); }
+[[nodiscard]] inline Multivector undual(const Multivector& a) { return timesPseudoscalar(a); }
 
 /// Meet of two blades given in outer-product (OPNS) form, through their duals:
 /// a ∨ b = undual(dual(a) ∧ dual(b)). Represents the intersection when a and b are in general
