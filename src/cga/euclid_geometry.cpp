@@ -62,6 +62,7 @@ CircleResult meetSpheres(const Sphere& a, const Sphere& b, const Tolerance& tol)
     out.circle.radius = 0.0;
   } else {
     out.status = Case::None;
+    out.circle = Circle{};
   }
   return out;
 }
