@@ -84,6 +84,15 @@ PlaneResult planeThroughPoints(const Vector3d& p, const Vector3d& q, const Vecto
   return out;
 }
 
+CircleResult circleThroughPoints(const Vector3d& p, const Vector3d& q, const Vector3d& r, const Tolerance& tol) {
+  const Multivector P = point(p), Q = point(q), R = point(r);
+  const Multivector gamma = undual(outer(outer(P, Q), R));  // IPNS circle, oriented like (q-p)×(r-p)
+  const Multivector v = leftContraction(einf(), gamma);
+  const double uu = -2.0 * scalarProduct(P, Q), ww = -2.0 * scalarProduct(P, R);
+  if (scalarProduct(v, v) <= tol.relative * tol.relative * uu * ww) return {Case::Degenerate, Circle{}};
+  return circleFromDual(gamma, std::sqrt(std::max(uu, ww)), tol);
+}
+
 CircleResult meetSpheres(const Sphere& a, const Sphere& b, const Tolerance& tol) {
   const double R = std::max(a.radius, b.radius);
   const Multivector gamma = outer(dualSphere(a), dualSphere(b));  // IPNS circle (FAB eq. 3.5)

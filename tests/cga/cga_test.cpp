@@ -178,6 +178,30 @@ TEST(CgaVsEuclid, PlaneThroughThreePoints) {
   }
 }
 
+TEST(CgaVsEuclid, CircleThroughThreePoints) {
+  Rng rng;
+  for (int i = 0; i < kSamples; ++i) {
+    const double s = rng.scale();
+    const Vector3d c = rng.vec(s);
+    const Vector3d p = c + rng.vec(s), q = c + rng.vec(s), r = c + rng.vec(s);
+    const CircleResult a = circleThroughPoints(p, q, r);
+    ASSERT_EQ(a.status, euclid::planeThroughPoints(p, q, r).status);
+    const Vector3d n = (q - p).cross(r - p);
+    if (n.norm() < 1e-3 * (q - p).norm() * (r - p).norm()) continue;
+    // Plain-vector circumcentre: p + (|u|² v - |v|² u) × n / (2 |n|²), u = q - p, v = r - p.
+    const Vector3d u = q - p, v = r - p;
+    const Vector3d centre = p + (u.squaredNorm() * v - v.squaredNorm() * u).cross(n) / (2.0 * n.squaredNorm());
+    // The circumcircle is conditioned like 1 / sin² of the angle at p (its radius grows like 1 / sin).
+    const double sin = std::min(1.0, n.norm() / (u.norm() * v.norm()));
+    const double tol = 1e-12 / (sin * sin);
+    EXPECT_LE((a.circle.centre - centre).norm(), tol * mag(s));
+    EXPECT_NEAR(a.circle.radius, (centre - p).norm(), tol * mag(s));
+    EXPECT_LE((a.circle.normal - n.normalized()).norm(), tol * mag(s));
+  }
+  const Vector3d p(1, 1, 1), d(0.3, -0.4, 0.5);
+  EXPECT_EQ(circleThroughPoints(p, p + d, p - 2.0 * d).status, Case::Degenerate);
+}
+
 TEST(CgaVsEuclid, SphereSphereMeet) {
   Rng rng;
   int counts[4] = {0, 0, 0, 0};

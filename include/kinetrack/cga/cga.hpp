@@ -56,4 +56,10 @@ namespace kinetrack::cga {
 /// of the squared radius against tol·scale².
 [[nodiscard]] CircleResult circleFromDual(const Multivector& dual_circle, double scale, const Tolerance& tol = {});
 
+/// Circle through three points, from the OPNS circle P ∧ Q ∧ R read back with circleFromDual
+/// (normal ∝ (q - p) × (r - p)). Degenerate when the points are collinear or coincide, by the
+/// test of planeThroughPoints ((e∞ ⌋ (P ∧ Q ∧ R)*)² = |(q - p) × (r - p)|²).
+[[nodiscard]] CircleResult circleThroughPoints(const Vector3d& p, const Vector3d& q, const Vector3d& r,
+                                               const Tolerance& tol = {});
+
 }  // namespace kinetrack::cga
