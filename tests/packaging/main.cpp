@@ -1,9 +1,11 @@
+#include <kinetrack/cga/cga.hpp>
 #include <kinetrack/io/urdf.hpp>
 #include <kinetrack/kinematics/forward_kinematics.hpp>
 #include <kinetrack/model/human_models.hpp>
 #include <kinetrack/track/stream_tracker.hpp>
 
 #include <Eigen/Geometry>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -31,5 +33,11 @@ int main() {
     std::printf("%s: %s, MNTE %.1e\n", kinetrack::track::toString(method), kinetrack::ik::toString(o.status), o.mnte);
     tracked = tracked && o.mnte < 1e-6;
   }
-  return reloaded.numJoints() == 66 && head.z() > 0.3 && tracked ? 0 : 1;
+  // kinetrack::cga: two unit spheres 1 m apart meet in a circle of radius √3/2 in both backends.
+  const kinetrack::cga::Sphere s1{kinetrack::Vector3d::Zero(), 1.0}, s2{kinetrack::Vector3d::UnitX(), 1.0};
+  const kinetrack::cga::CircleResult c = kinetrack::cga::meetSpheres(s1, s2);
+  const bool cga_ok = c.status == kinetrack::cga::Case::Real && std::abs(c.circle.radius - std::sqrt(0.75)) < 1e-12 &&
+                      std::abs(kinetrack::cga::euclid::meetSpheres(s1, s2).circle.radius - c.circle.radius) < 1e-12;
+  std::printf("cga circle radius %.6f\n", c.circle.radius);
+  return cga_ok && reloaded.numJoints() == 66 && head.z() > 0.3 && tracked ? 0 : 1;
 }
