@@ -1,3 +1,4 @@
+#include <kinetrack/fabrik/model_angles.hpp>
 #include <kinetrack/io/urdf.hpp>
 #include <kinetrack/kinematics/forward_kinematics.hpp>
 #include <kinetrack/model/human_models.hpp>
@@ -31,5 +32,12 @@ int main() {
     std::printf("%s: %s, MNTE %.1e\n", kinetrack::track::toString(method), kinetrack::ik::toString(o.status), o.mnte);
     tracked = tracked && o.mnte < 1e-6;
   }
-  return reloaded.numJoints() == 66 && head.z() > 0.3 && tracked ? 0 : 1;
+  // FABRIK through kinetrack::fabrik: a 2-bone chain reaching a point.
+  Eigen::Matrix3Xd chain(3, 3);
+  chain << 0, 0, 0, 0, 0, 0, 0, 1, 2;
+  kinetrack::fabrik::Solver fabrik(kinetrack::fabrik::Skeleton({-1, 0, 1}, chain));
+  fabrik.setTarget(2, kinetrack::Vector3d(1.0, 0.0, 1.0));
+  const bool reached = fabrik.solve(chain).status == kinetrack::fabrik::Status::Converged;
+  std::printf("fabrik %s\n", reached ? "converged" : "failed");
+  return reloaded.numJoints() == 66 && head.z() > 0.3 && tracked && reached ? 0 : 1;
 }
