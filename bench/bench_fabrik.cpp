@@ -99,3 +99,5 @@ void BM_FabrikFinger(benchmark::State& state) {
 BENCHMARK(BM_FabrikFinger)->Arg(100)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
+
+BENCHMARK_MAIN();

@@ -276,10 +276,11 @@ double Solver::error(const Eigen::Ref<const Matrix3Xd>& p) const {
   return e;
 }
 
-void Solver::restartFromMidRange(Eigen::Ref<Matrix3Xd> p) {
+void Solver::restartFromMidRange(Eigen::Ref<Matrix3Xd> p, double fraction) {
   for (int j = 1; j < skeleton_.size(); ++j) {
     const JointConstraint& c = skeleton_.constraint(j);
-    if (c.type == ConstraintType::Hinge) angle_[static_cast<std::size_t>(j)] = 0.5 * (c.min_angle + c.max_angle);
+    if (c.type == ConstraintType::Hinge)
+      angle_[static_cast<std::size_t>(j)] = c.min_angle + fraction * (c.max_angle - c.min_angle);
   }
   // Every bone carried rigidly: hinges take their mid-range angle, the others keep C^T F.
   for (int j = 1; j < skeleton_.size(); ++j) {
@@ -338,9 +339,11 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
     if (err <= options.tolerance) break;
     if (restarts > 0 && err > options.stall_ratio * prev) {
       // Stalled away from the targets (typically a one-sided hinge locked at a bound): restart
-      // once from the hinges at mid-range, other joints as they are.
+      // from the hinges inside their ranges, other joints as they are.
+      // Restart k puts the hinges at 1/2, 1/4, 3/4, 1/2, ... of their ranges.
+      constexpr double kFractions[3] = {0.5, 0.25, 0.75};
+      restartFromMidRange(p, kFractions[(options.restarts - restarts) % 3]);
       --restarts;
-      restartFromMidRange(p);
       prev = std::numeric_limits<double>::infinity();
       continue;
     }

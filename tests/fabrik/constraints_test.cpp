@@ -92,8 +92,8 @@ TEST(FabrikConstraints, HingeChainBendsToReachableTargets) {
       ASSERT_TRUE(test::boneLengthsHold(solver.skeleton(), p, 1e-12));
     }
     // Not yet every target: constrained FABRIK stalls on some strongly curled targets even with
-    // the mid-range restart (measured: 1738/2000 free, 1906/2000 coupled). See docs/fabrik.md.
-    EXPECT_GE(converged, coupled ? trials * 94 / 100 : trials * 86 / 100) << (coupled ? "coupled" : "free");
+    // the in-range restarts (measured: 1922/2000 free, 1971/2000 coupled). See docs/fabrik.md.
+    EXPECT_GE(converged, coupled ? trials * 97 / 100 : trials * 95 / 100) << (coupled ? "coupled" : "free");
   }
 }
 

@@ -93,9 +93,9 @@ struct Options {
   int max_iterations = 100;
   RootMode root = RootMode::Fixed;
   /// Restarts allowed when an iteration reduces the error by less than this factor (a stall,
-  /// e.g. a one-sided hinge locked at its bound): the hinges are reset to mid-range and the
-  /// iterations go on. 0 restarts: plain FABRIK.
-  int restarts = 1;
+  /// e.g. a one-sided hinge locked at its bound): the hinges are reset inside their ranges (at
+  /// 1/2, then 1/4, then 3/4 of the range, ...) and the iterations go on. 0: plain FABRIK.
+  int restarts = 3;
   double stall_ratio = 0.999;
 };
 
@@ -139,7 +139,7 @@ class Solver {
   [[nodiscard]] double coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, const Vector3d& q) const;
   [[nodiscard]] Vector3d innerHingeDirection(const Eigen::Ref<const Matrix3Xd>& p, int j, int c,
                                              const Vector3d& e_j) const;
-  void restartFromMidRange(Eigen::Ref<Matrix3Xd> p);
+  void restartFromMidRange(Eigen::Ref<Matrix3Xd> p, double fraction);
   [[nodiscard]] double error(const Eigen::Ref<const Matrix3Xd>& p) const;
 
   Skeleton skeleton_;
