@@ -44,10 +44,25 @@ Matrix3d alignedFrame(const Matrix3d& F, const Vector3d& d) {
   return R;
 }
 
-Matrix3d rotZ(double t) {
+// v rotated by the shortest-arc rotation taking unit a onto unit b (Rodrigues with k = a × b,
+// R = I + [k]x + [k]x² / (1 + a·b)); no quaternion, two cross products.
+Vector3d rotateMinimal(const Vector3d& a, const Vector3d& b, const Vector3d& v) {
+  const double c = a.dot(b);
+  if (c < -1.0 + 1e-9) return Eigen::Quaterniond::FromTwoVectors(a, b) * v;
+  const Vector3d k = a.cross(b);
+  const Vector3d kv = k.cross(v);
+  return v + kv + k.cross(kv) / (1.0 + c);
+}
+
+// The frame with z = unit d whose x is x projected onto the plane ⟂ d.
+Matrix3d frameFromX(const Vector3d& x, const Vector3d& d) {
+  Vector3d xp = x - x.dot(d) * d;
+  if (xp.norm() < 1e-9) xp = d.unitOrthogonal();
+  xp.normalize();
   Matrix3d R;
-  const double c = std::cos(t), s = std::sin(t);
-  R << c, -s, 0, s, c, 0, 0, 0, 1;
+  R.col(0) = xp;
+  R.col(1) = d.cross(xp);
+  R.col(2) = d;
   return R;
 }
 
@@ -66,7 +81,6 @@ Solver::Solver(Skeleton skeleton) : skeleton_(std::move(skeleton)) {
   count_.assign(n, 0);
   reach_.assign(n, 0.0);
   coupled_child_.assign(n, -1);
-  child_.assign(n, -1);
   for (int j = 1; j < skeleton_.size(); ++j) {
     if (skeleton_.coupling(j) != 0.0) coupled_child_[static_cast<std::size_t>(skeleton_.parent(j))] = j;
     reach_[static_cast<std::size_t>(j)] = reach_[static_cast<std::size_t>(skeleton_.parent(j))] + skeleton_.length(j);
@@ -193,46 +207,22 @@ void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) 
     }
     // Transport the previous frame onto the new direction (its twist is inherited).
     const Matrix3d& old = frame_[js];
-    F = alignedFrame(minimalRotation(old.col(2), d) * old, d);
+    F = frameFromX(rotateMinimal(old.col(2), d, old.col(0)), d);
     if (c.type == ConstraintType::Ball && (c.min_twist > -kPi || c.max_twist < kPi)) {
-      // Swing-twist split of C^T F about z; clamp the twist.
-      const Matrix3d R = C.transpose() * F;
-      const Matrix3d swing = minimalRotation(Vector3d::UnitZ(), R.col(2));
-      const Matrix3d tw = swing.transpose() * R;
-      const double tau = clampAngle(std::atan2(tw(1, 0), tw(0, 0)), c.min_twist, c.max_twist);
-      F = C * swing * rotZ(tau);
+      // Swing-twist split of C^T F about z: τ is the angle of swing⁻¹ · x_F; clamp it.
+      const Vector3d u = C.transpose() * d;
+      const Vector3d x = rotateMinimal(u, Vector3d::UnitZ(), C.transpose() * F.col(0));
+      const double tau = std::atan2(x.y(), x.x());
+      const double clamped = clampAngle(tau, c.min_twist, c.max_twist);
+      if (clamped != tau) {
+        const Vector3d x_c(std::cos(clamped), std::sin(clamped), 0.0);
+        F = frameFromX(C * rotateMinimal(Vector3d::UnitZ(), u, x_c), d);
+      }
     }
   }
   frame_[js] = F;
   rel_[js] = C.transpose() * F;
   p.col(j) = p.col(par) + skeleton_.length(j) * F.col(2);
-}
-
-Vector3d Solver::innerHingeDirection(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, const Vector3d& e_j) const {
-  // Backward-pass (mirrored) hinge constraint: the hinge of child c ties bone c's direction to
-  // bone j's, e_c = F_j R_offset Rot(a, θ) z with θ in range. Given e_c (already placed), turn the
-  // proposed inner direction e_j into one that satisfies it, so the inward pass does not bend the
-  // chain against the hinge (the failure that keeps one-sided hinges locked).
-  const JointConstraint& cc = skeleton_.constraint(c);
-  if (cc.type != ConstraintType::Hinge || skeleton_.coupling(c) != 0.0 ||
-      coupled_child_[static_cast<std::size_t>(j)] >= 0) {
-    return e_j;
-  }
-  Vector3d e_c = p.col(c) - p.col(j);
-  const double n = e_c.norm();
-  if (!(n > 1e-12)) return e_j;
-  e_c /= n;
-  const Matrix3d& old = frame_[static_cast<std::size_t>(j)];
-  const Matrix3d F = alignedFrame(minimalRotation(old.col(2), e_j) * old, e_j);  // candidate F_j
-  const Matrix3d C = F * cc.R_offset;
-  const Vector3d u = C.transpose() * e_c;
-  const Vector3d in_plane = u - u.dot(cc.hinge_axis) * cc.hinge_axis;
-  double theta = angle_[static_cast<std::size_t>(c)];
-  if (in_plane.norm() > 1e-9) theta = std::atan2(cc.hinge_axis.dot(Vector3d::UnitZ().cross(in_plane)), in_plane.z());
-  theta = clampAngle(theta, cc.min_angle, cc.max_angle);
-  // Rotate the candidate frame so that its constrained child direction lands on e_c.
-  const Vector3d implied = C * (Eigen::AngleAxisd(theta, cc.hinge_axis) * Vector3d::UnitZ());
-  return (minimalRotation(implied, e_c) * F).col(2);
 }
 
 void Solver::backward(Eigen::Ref<Matrix3Xd> p, bool free_root) {
@@ -250,7 +240,6 @@ void Solver::backward(Eigen::Ref<Matrix3Xd> p, bool free_root) {
     dir = n > 1e-12 ? Vector3d(dir / n) : Vector3d(-frame_[js].col(2));
     sum_[static_cast<std::size_t>(par)] += pos + skeleton_.length(j) * dir;
     ++count_[static_cast<std::size_t>(par)];
-    child_[static_cast<std::size_t>(par)] = j;
   }
   if (free_root && !has_target_[0] && count_[0] > 0) p.col(0) = sum_[0] / count_[0];
 }

@@ -137,8 +137,6 @@ class Solver {
   void forward(Eigen::Ref<Matrix3Xd> p, const Vector3d& root, bool stretch, int stretch_target);
   void placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired);
   [[nodiscard]] double coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, const Vector3d& q) const;
-  [[nodiscard]] Vector3d innerHingeDirection(const Eigen::Ref<const Matrix3Xd>& p, int j, int c,
-                                             const Vector3d& e_j) const;
   void restartFromMidRange(Eigen::Ref<Matrix3Xd> p, double fraction);
   [[nodiscard]] double error(const Eigen::Ref<const Matrix3Xd>& p) const;
 
@@ -151,7 +149,6 @@ class Solver {
   std::vector<Vector3d> sum_;  // backward pass: sum of the children's proposals
   std::vector<int> count_;
   std::vector<double> reach_;       // path length from the root
-  std::vector<int> child_;          // backward pass: the last child that proposed
   std::vector<int> coupled_child_;  // the child coupled to joint j's hinge, or -1
   bool frames_valid_ = false;
 };
