@@ -40,6 +40,7 @@ Skeleton::Skeleton(std::vector<int> parents, const Eigen::Ref<const Matrix3Xd>& 
   }
   constraint_.assign(static_cast<std::size_t>(n), JointConstraint{});
   coupling_.assign(static_cast<std::size_t>(n), 0.0);
+  cone_cos_.assign(static_cast<std::size_t>(n), -1.0);
 }
 
 void Skeleton::checkJoint(int j) const {
@@ -73,6 +74,7 @@ void Skeleton::setConstraint(int j, const JointConstraint& c) {
     }
   }
   constraint_[static_cast<std::size_t>(j)] = k;
+  cone_cos_[static_cast<std::size_t>(j)] = std::cos(k.cone_angle);
 }
 
 void Skeleton::setCoupling(int distal, double k) {

@@ -141,7 +141,7 @@ double Solver::coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, 
     return (base + lj * Fj.col(2) + lc * dc - q).squaredNorm();
   };
   // Coarse samples over the range, then golden-section refinement around the best one.
-  constexpr int kSamples = 24;
+  constexpr int kSamples = 12;
   const double lo = cj.min_angle, hi = cj.max_angle, h = (hi - lo) / kSamples;
   double best = lo, best_cost = cost(lo);
   for (int i = 1; i <= kSamples; ++i) {
@@ -151,7 +151,7 @@ double Solver::coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, 
   double a = std::max(lo, best - h), b = std::min(hi, best + h);
   const double g = 0.5 * (std::sqrt(5.0) - 1.0);
   double x1 = b - g * (b - a), x2 = a + g * (b - a), f1 = cost(x1), f2 = cost(x2);
-  for (int it = 0; it < 40; ++it) {
+  for (int it = 0; it < 30; ++it) {
     if (f1 < f2) {
       b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = cost(x1);
     } else {
@@ -194,7 +194,7 @@ void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) 
     Vector3d d = desired / n;
     if (c.type == ConstraintType::Ball && c.cone_angle < kPi) {
       Vector3d u = C.transpose() * d;
-      const double cmin = std::cos(c.cone_angle);
+      const double cmin = skeleton_.coneCos(j);
       if (u.z() < cmin) {
         // Back onto the cone, in the plane through z and u (nearest direction on the cone).
         Eigen::Vector2d xy(u.x(), u.y());
@@ -220,8 +220,7 @@ void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) 
       }
     }
   }
-  frame_[js] = F;
-  rel_[js] = C.transpose() * F;
+  frame_[js] = F;  // rel_ (C^T F) is refreshed once per solve, in updateRelative()
   p.col(j) = p.col(par) + skeleton_.length(j) * F.col(2);
 }
 
@@ -265,7 +264,14 @@ double Solver::error(const Eigen::Ref<const Matrix3Xd>& p) const {
   return e;
 }
 
+void Solver::updateRelative() {
+  for (int j = 1; j < skeleton_.size(); ++j) {
+    rel_[static_cast<std::size_t>(j)] = constraintFrame(j).transpose() * frame_[static_cast<std::size_t>(j)];
+  }
+}
+
 void Solver::restartFromMidRange(Eigen::Ref<Matrix3Xd> p, double fraction) {
+  updateRelative();
   for (int j = 1; j < skeleton_.size(); ++j) {
     const JointConstraint& c = skeleton_.constraint(j);
     if (c.type == ConstraintType::Hinge)
@@ -313,6 +319,7 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
     std::fill(on_path_.begin(), on_path_.end(), 0);
     for (int j = last_target; j > 0; j = skeleton_.parent(j)) on_path_[static_cast<std::size_t>(j)] = 1;
     forward(p, base, true, last_target);
+    updateRelative();
     result.status = Status::Unreachable;
     result.iterations = 1;
     result.error = error(p);
@@ -338,6 +345,7 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
     }
     prev = err;
   }
+  updateRelative();
   result.error = err;
   result.status = err <= options.tolerance ? Status::Converged
                   : unreachable            ? Status::Unreachable

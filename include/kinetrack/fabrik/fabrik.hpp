@@ -73,6 +73,8 @@ class Skeleton {
   /// Coupling factor of joint j to its parent (0: not coupled).
   [[nodiscard]] double coupling(int j) const { return coupling_[static_cast<std::size_t>(j)]; }
   [[nodiscard]] const Matrix3d& baseFrame() const { return base_frame_; }
+  /// cos of joint j's cone half-angle (cached for the solver).
+  [[nodiscard]] double coneCos(int j) const { return cone_cos_[static_cast<std::size_t>(j)]; }
 
  private:
   void checkJoint(int j) const;
@@ -80,6 +82,7 @@ class Skeleton {
   std::vector<double> length_;  // length_[0] = 0
   std::vector<JointConstraint> constraint_;
   std::vector<double> coupling_;
+  std::vector<double> cone_cos_;
   Matrix3d base_frame_ = Matrix3d::Identity();
 };
 
@@ -137,6 +140,7 @@ class Solver {
   void forward(Eigen::Ref<Matrix3Xd> p, const Vector3d& root, bool stretch, int stretch_target);
   void placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired);
   [[nodiscard]] double coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, const Vector3d& q) const;
+  void updateRelative();
   void restartFromMidRange(Eigen::Ref<Matrix3Xd> p, double fraction);
   [[nodiscard]] double error(const Eigen::Ref<const Matrix3Xd>& p) const;
 
