@@ -270,14 +270,16 @@ void Solver::updateRelative() {
   }
 }
 
-void Solver::restartFromMidRange(Eigen::Ref<Matrix3Xd> p, double fraction) {
+void Solver::restartHinges(Eigen::Ref<Matrix3Xd> p, double fraction) {
   updateRelative();
   for (int j = 1; j < skeleton_.size(); ++j) {
     const JointConstraint& c = skeleton_.constraint(j);
-    if (c.type == ConstraintType::Hinge)
-      angle_[static_cast<std::size_t>(j)] = c.min_angle + fraction * (c.max_angle - c.min_angle);
+    if (c.type != ConstraintType::Hinge) continue;
+    // fraction < 0: the neutral pose (the in-range angle nearest 0, i.e. straight when allowed).
+    angle_[static_cast<std::size_t>(j)] = fraction < 0.0 ? std::clamp(0.0, c.min_angle, c.max_angle)
+                                                         : c.min_angle + fraction * (c.max_angle - c.min_angle);
   }
-  // Every bone carried rigidly: hinges take their mid-range angle, the others keep C^T F.
+  // Every bone carried rigidly: hinges take their restart angle, the others keep C^T F.
   for (int j = 1; j < skeleton_.size(); ++j) {
     const auto js = static_cast<std::size_t>(j);
     on_path_[js] = active_[js];
@@ -336,9 +338,9 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
     if (restarts > 0 && err > options.stall_ratio * prev) {
       // Stalled away from the targets (typically a one-sided hinge locked at a bound): restart
       // from the hinges inside their ranges, other joints as they are.
-      // Restart k puts the hinges at 1/2, 1/4, 3/4, 1/2, ... of their ranges.
-      constexpr double kFractions[3] = {0.5, 0.25, 0.75};
-      restartFromMidRange(p, kFractions[(options.restarts - restarts) % 3]);
+      // Restart k puts the hinges at their neutral angle, then at 1/2, 1/4, 3/4 of their ranges.
+      constexpr double kFractions[4] = {-1.0, 0.5, 0.25, 0.75};
+      restartHinges(p, kFractions[(options.restarts - restarts) % 4]);
       --restarts;
       prev = std::numeric_limits<double>::infinity();
       continue;

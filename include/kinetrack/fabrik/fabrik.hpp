@@ -95,9 +95,10 @@ struct Options {
   double tolerance = 1e-6;  ///< largest target distance accepted as converged (m)
   int max_iterations = 100;
   RootMode root = RootMode::Fixed;
-  /// Restarts allowed when an iteration reduces the error by less than this factor (a stall,
-  /// e.g. a one-sided hinge locked at its bound): the hinges are reset inside their ranges (at
-  /// 1/2, then 1/4, then 3/4 of the range, ...) and the iterations go on. 0: plain FABRIK.
+  /// Restarts allowed when an iteration reduces the error by less than `stall_ratio` (a stall,
+  /// e.g. a one-sided hinge locked at its bound): the hinges are reset to their neutral angle
+  /// (the in-range angle nearest 0), then to 1/2, 1/4, 3/4 of their ranges, the other joints keep
+  /// their relative rotations, and the iterations go on. 0: plain FABRIK.
   int restarts = 3;
   double stall_ratio = 0.999;
 };
@@ -141,7 +142,7 @@ class Solver {
   void placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired);
   [[nodiscard]] double coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, const Vector3d& q) const;
   void updateRelative();
-  void restartFromMidRange(Eigen::Ref<Matrix3Xd> p, double fraction);
+  void restartHinges(Eigen::Ref<Matrix3Xd> p, double fraction);
   [[nodiscard]] double error(const Eigen::Ref<const Matrix3Xd>& p) const;
 
   Skeleton skeleton_;
