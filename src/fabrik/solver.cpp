@@ -274,6 +274,10 @@ void Solver::restartHinges(Eigen::Ref<Matrix3Xd> p, double fraction) {
   updateRelative();
   for (int j = 1; j < skeleton_.size(); ++j) {
     const JointConstraint& c = skeleton_.constraint(j);
+    if (c.type == ConstraintType::Ball && fraction < 0.0) {
+      const double tau = std::clamp(0.0, c.min_twist, c.max_twist);
+      rel_[static_cast<std::size_t>(j)] = Eigen::AngleAxisd(tau, Vector3d::UnitZ()).toRotationMatrix();
+    }
     if (c.type != ConstraintType::Hinge) continue;
     // fraction < 0: the neutral pose (the in-range angle nearest 0, i.e. straight when allowed).
     angle_[static_cast<std::size_t>(j)] = fraction < 0.0 ? std::clamp(0.0, c.min_angle, c.max_angle)

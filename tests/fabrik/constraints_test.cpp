@@ -169,7 +169,7 @@ TEST(FabrikConstraints, BallChainReachesTargetsOfFeasiblePoses) {
     converged += r.status == Status::Converged;
     ASSERT_EQ(violations(solver, p), 0);
   }
-  EXPECT_GE(converged, 465);  // FABRIK with cones is a heuristic: nearly all (measured 471/500)
+  EXPECT_GE(converged, 485);  // FABRIK with cones is a heuristic: nearly all (measured 490/500)
 }
 
 }  // namespace

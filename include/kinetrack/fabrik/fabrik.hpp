@@ -96,9 +96,10 @@ struct Options {
   int max_iterations = 100;
   RootMode root = RootMode::Fixed;
   /// Restarts allowed when an iteration reduces the error by less than `stall_ratio` (a stall,
-  /// e.g. a one-sided hinge locked at its bound): the hinges are reset to their neutral angle
-  /// (the in-range angle nearest 0), then to 1/2, 1/4, 3/4 of their ranges, the other joints keep
-  /// their relative rotations, and the iterations go on. 0: plain FABRIK.
+  /// e.g. a one-sided hinge locked at its bound): first the neutral pose (hinges at the in-range
+  /// angle nearest 0, ball joints on their cone axis with the in-range twist nearest 0), then the
+  /// hinges at 1/2, 1/4, 3/4 of their ranges (other joints keep their relative rotations); the
+  /// iterations go on. 0: plain FABRIK.
   int restarts = 3;
   double stall_ratio = 0.999;
 };
