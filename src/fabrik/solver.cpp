@@ -270,7 +270,7 @@ void Solver::updateRelative() {
   }
 }
 
-void Solver::restartHinges(Eigen::Ref<Matrix3Xd> p, double fraction) {
+void Solver::restartPose(Eigen::Ref<Matrix3Xd> p, double fraction) {
   updateRelative();
   for (int j = 1; j < skeleton_.size(); ++j) {
     const JointConstraint& c = skeleton_.constraint(j);
@@ -344,7 +344,7 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
       // from the hinges inside their ranges, other joints as they are.
       // Restart k puts the hinges at their neutral angle, then at 1/2, 1/4, 3/4 of their ranges.
       constexpr double kFractions[4] = {-1.0, 0.5, 0.25, 0.75};
-      restartHinges(p, kFractions[(options.restarts - restarts) % 4]);
+      restartPose(p, kFractions[(options.restarts - restarts) % 4]);
       --restarts;
       prev = std::numeric_limits<double>::infinity();
       continue;

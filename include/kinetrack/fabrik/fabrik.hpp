@@ -143,7 +143,7 @@ class Solver {
   void placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired);
   [[nodiscard]] double coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, const Vector3d& q) const;
   void updateRelative();
-  void restartHinges(Eigen::Ref<Matrix3Xd> p, double fraction);
+  void restartPose(Eigen::Ref<Matrix3Xd> p, double fraction);
   [[nodiscard]] double error(const Eigen::Ref<const Matrix3Xd>& p) const;
 
   Skeleton skeleton_;
