@@ -1,4 +1,5 @@
 #include <kinetrack/cga/cga.hpp>
+#include <kinetrack/fabrik/model_angles.hpp>
 #include <kinetrack/io/urdf.hpp>
 #include <kinetrack/kinematics/forward_kinematics.hpp>
 #include <kinetrack/model/human_models.hpp>
@@ -39,5 +40,12 @@ int main() {
   const bool cga_ok = c.status == kinetrack::cga::Case::Real && std::abs(c.circle.radius - std::sqrt(0.75)) < 1e-12 &&
                       std::abs(kinetrack::cga::euclid::meetSpheres(s1, s2).circle.radius - c.circle.radius) < 1e-12;
   std::printf("cga circle radius %.6f\n", c.circle.radius);
-  return cga_ok && reloaded.numJoints() == 66 && head.z() > 0.3 && tracked ? 0 : 1;
+  // FABRIK through kinetrack::fabrik: a 2-bone chain reaching a point.
+  Eigen::Matrix3Xd chain(3, 3);
+  chain << 0, 0, 0, 0, 0, 0, 0, 1, 2;
+  kinetrack::fabrik::Solver fabrik(kinetrack::fabrik::Skeleton({-1, 0, 1}, chain));
+  fabrik.setTarget(2, kinetrack::Vector3d(1.0, 0.0, 1.0));
+  const bool reached = fabrik.solve(chain).status == kinetrack::fabrik::Status::Converged;
+  std::printf("fabrik %s\n", reached ? "converged" : "failed");
+  return cga_ok && reloaded.numJoints() == 66 && head.z() > 0.3 && tracked && reached ? 0 : 1;
 }

@@ -1,0 +1,362 @@
+// FABRIK solver: backward (inward) and forward (outward) reaching over a joint tree, with the
+// constraints applied while the forward pass places each bone (FAB Algorithm 1; sub-bases at the
+// centroid of their children's proposals, Aristidou & Lasenby 2011). See docs/fabrik.md.
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/fabrik/fabrik.hpp"
+
+namespace kinetrack::fabrik {
+namespace {
+
+// Nearest value of the interval [lo, hi] to the angle θ, angles compared modulo 2π.
+double clampAngle(double theta, double lo, double hi) {
+  if (theta >= lo && theta <= hi) return theta;
+  auto dist = [](double a, double b) {
+    double d = std::fmod(std::abs(a - b), 2.0 * kPi);
+    return d > kPi ? 2.0 * kPi - d : d;
+  };
+  return dist(theta, lo) <= dist(theta, hi) ? lo : hi;
+}
+
+// The rotation taking unit vector a onto unit vector b by the shortest arc.
+Matrix3d minimalRotation(const Vector3d& a, const Vector3d& b) {
+  return Eigen::Quaterniond::FromTwoVectors(a, b).toRotationMatrix();
+}
+
+// Re-orthonormalises F so that its z is exactly the unit vector d (x, y follow F's x).
+Matrix3d alignedFrame(const Matrix3d& F, const Vector3d& d) {
+  Vector3d x = F.col(0) - F.col(0).dot(d) * d;
+  double n = x.norm();
+  if (n < 1e-9) {
+    x = F.col(1).cross(d);
+    n = x.norm();
+  }
+  x /= n;
+  Matrix3d R;
+  R.col(0) = x;
+  R.col(1) = d.cross(x);
+  R.col(2) = d;
+  return R;
+}
+
+// v rotated by the shortest-arc rotation taking unit a onto unit b (Rodrigues with k = a × b,
+// R = I + [k]x + [k]x² / (1 + a·b)); no quaternion, two cross products.
+Vector3d rotateMinimal(const Vector3d& a, const Vector3d& b, const Vector3d& v) {
+  const double c = a.dot(b);
+  if (c < -1.0 + 1e-9) return Eigen::Quaterniond::FromTwoVectors(a, b) * v;
+  const Vector3d k = a.cross(b);
+  const Vector3d kv = k.cross(v);
+  return v + kv + k.cross(kv) / (1.0 + c);
+}
+
+// The frame with z = unit d whose x is x projected onto the plane ⟂ d.
+Matrix3d frameFromX(const Vector3d& x, const Vector3d& d) {
+  Vector3d xp = x - x.dot(d) * d;
+  if (xp.norm() < 1e-9) xp = d.unitOrthogonal();
+  xp.normalize();
+  Matrix3d R;
+  R.col(0) = xp;
+  R.col(1) = d.cross(xp);
+  R.col(2) = d;
+  return R;
+}
+
+}  // namespace
+
+Solver::Solver(Skeleton skeleton) : skeleton_(std::move(skeleton)) {
+  const auto n = static_cast<std::size_t>(skeleton_.size());
+  frame_.assign(n, Matrix3d::Identity());
+  rel_.assign(n, Matrix3d::Identity());
+  angle_.assign(n, 0.0);
+  target_.assign(n, Vector3d::Zero());
+  has_target_.assign(n, 0);
+  active_.assign(n, 0);
+  on_path_.assign(n, 0);
+  sum_.assign(n, Vector3d::Zero());
+  count_.assign(n, 0);
+  reach_.assign(n, 0.0);
+  coupled_child_.assign(n, -1);
+  for (int j = 1; j < skeleton_.size(); ++j) {
+    if (skeleton_.coupling(j) != 0.0) coupled_child_[static_cast<std::size_t>(skeleton_.parent(j))] = j;
+    reach_[static_cast<std::size_t>(j)] = reach_[static_cast<std::size_t>(skeleton_.parent(j))] + skeleton_.length(j);
+  }
+}
+
+void Solver::setTarget(int j, const Vector3d& target) {
+  if (j < 0 || j >= skeleton_.size()) throw InvalidArgument("fabrik::Solver::setTarget: joint out of range");
+  if (!target.allFinite()) throw InvalidArgument("fabrik::Solver::setTarget: non-finite target");
+  target_[static_cast<std::size_t>(j)] = target;
+  has_target_[static_cast<std::size_t>(j)] = 1;
+}
+
+void Solver::clearTarget(int j) {
+  if (j < 0 || j >= skeleton_.size()) throw InvalidArgument("fabrik::Solver::clearTarget: joint out of range");
+  has_target_[static_cast<std::size_t>(j)] = 0;
+}
+
+void Solver::clearTargets() { std::fill(has_target_.begin(), has_target_.end(), 0); }
+
+Matrix3d Solver::constraintFrame(int j) const {
+  return frame_[static_cast<std::size_t>(skeleton_.parent(j))] * skeleton_.constraint(j).R_offset;
+}
+
+void Solver::resetFrames(const Eigen::Ref<const Matrix3Xd>& p) {
+  if (p.cols() != skeleton_.size()) throw InvalidArgument("fabrik::Solver::resetFrames: wrong number of joints");
+  frame_[0] = skeleton_.baseFrame();
+  for (int j = 1; j < skeleton_.size(); ++j) {
+    const auto js = static_cast<std::size_t>(j);
+    const Matrix3d C = constraintFrame(j);
+    const JointConstraint& c = skeleton_.constraint(j);
+    Vector3d d = p.col(j) - p.col(skeleton_.parent(j));
+    d = d.norm() > 0 ? Vector3d(d.normalized()) : Vector3d(C.col(2));
+    if (c.type == ConstraintType::Hinge) {
+      const Vector3d u = C.transpose() * d;
+      const double t = std::atan2(c.hinge_axis.dot(Vector3d::UnitZ().cross(u)), u.z());
+      angle_[js] = clampAngle(t, c.min_angle, c.max_angle);
+      frame_[js] = C * Eigen::AngleAxisd(angle_[js], c.hinge_axis).toRotationMatrix();
+    } else {
+      frame_[js] = alignedFrame(minimalRotation(C.col(2), d) * C, d);
+      angle_[js] = 0.0;
+    }
+    rel_[js] = C.transpose() * frame_[js];
+  }
+  frames_valid_ = true;
+}
+
+double Solver::coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, const Vector3d& q) const {
+  // The pair (j, c) moves as one: θ_c = k·θ_j, so choose θ_j putting joint c nearest to q.
+  const JointConstraint& cj = skeleton_.constraint(j);
+  const JointConstraint& cc = skeleton_.constraint(c);
+  const Matrix3d C = constraintFrame(j);
+  const Vector3d& base = p.col(skeleton_.parent(j));
+  const double k = skeleton_.coupling(c), lj = skeleton_.length(j), lc = skeleton_.length(c);
+  auto cost = [&](double t) {
+    const Matrix3d Fj = C * Eigen::AngleAxisd(t, cj.hinge_axis).toRotationMatrix();
+    const Vector3d dc = Fj * (cc.R_offset * (Eigen::AngleAxisd(k * t, cc.hinge_axis) * Vector3d::UnitZ()));
+    return (base + lj * Fj.col(2) + lc * dc - q).squaredNorm();
+  };
+  // Coarse samples over the range, then golden-section refinement around the best one.
+  constexpr int kSamples = 12;
+  const double lo = cj.min_angle, hi = cj.max_angle, h = (hi - lo) / kSamples;
+  double best = lo, best_cost = cost(lo);
+  for (int i = 1; i <= kSamples; ++i) {
+    const double t = lo + h * i, v = cost(t);
+    if (v < best_cost) best = t, best_cost = v;
+  }
+  double a = std::max(lo, best - h), b = std::min(hi, best + h);
+  const double g = 0.5 * (std::sqrt(5.0) - 1.0);
+  double x1 = b - g * (b - a), x2 = a + g * (b - a), f1 = cost(x1), f2 = cost(x2);
+  for (int it = 0; it < 30; ++it) {
+    if (f1 < f2) {
+      b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = cost(x1);
+    } else {
+      a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = cost(x2);
+    }
+  }
+  const double t = 0.5 * (a + b);
+  return cost(t) < best_cost ? t : best;
+}
+
+void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) {
+  const auto js = static_cast<std::size_t>(j);
+  const int par = skeleton_.parent(j);
+  const JointConstraint& c = skeleton_.constraint(j);
+  const Matrix3d C = constraintFrame(j);
+  const double n = desired.norm();
+  const bool carry = !active_[js] || !(n > 1e-12);
+  Matrix3d F;
+  if (c.type == ConstraintType::Hinge) {
+    double theta = angle_[js];
+    const int cc = coupled_child_[js];
+    if (skeleton_.coupling(j) != 0.0) {
+      theta = clampAngle(skeleton_.coupling(j) * angle_[static_cast<std::size_t>(par)], c.min_angle, c.max_angle);
+    } else if (!carry && cc >= 0 && active_[static_cast<std::size_t>(cc)]) {
+      theta = coupledAngle(p, j, cc, p.col(cc));
+    } else if (!carry) {
+      // Project onto the hinge plane first, then clamp the angle in that plane.
+      const Vector3d u = C.transpose() * (desired / n);
+      const Vector3d in_plane = u - u.dot(c.hinge_axis) * c.hinge_axis;
+      if (in_plane.norm() > 1e-9) {
+        theta = std::atan2(c.hinge_axis.dot(Vector3d::UnitZ().cross(in_plane)), in_plane.z());
+      }
+      theta = clampAngle(theta, c.min_angle, c.max_angle);
+    }
+    angle_[js] = theta;
+    F = C * Eigen::AngleAxisd(theta, c.hinge_axis).toRotationMatrix();
+  } else if (carry) {
+    F = C * rel_[js];
+  } else {
+    Vector3d d = desired / n;
+    if (c.type == ConstraintType::Ball && c.cone_angle < kPi) {
+      Vector3d u = C.transpose() * d;
+      const double cmin = skeleton_.coneCos(j);
+      if (u.z() < cmin) {
+        // Back onto the cone, in the plane through z and u (nearest direction on the cone).
+        Eigen::Vector2d xy(u.x(), u.y());
+        const double r = xy.norm();
+        xy = r > 1e-12 ? Eigen::Vector2d(xy / r) : Eigen::Vector2d(1.0, 0.0);
+        const double s = std::sin(c.cone_angle);
+        u = Vector3d(s * xy.x(), s * xy.y(), cmin);
+        d = C * u;
+      }
+    }
+    // Transport the previous frame onto the new direction (its twist is inherited).
+    const Matrix3d& old = frame_[js];
+    F = frameFromX(rotateMinimal(old.col(2), d, old.col(0)), d);
+    if (c.type == ConstraintType::Ball && (c.min_twist > -kPi || c.max_twist < kPi)) {
+      // Swing-twist split of C^T F about z: τ is the angle of swing⁻¹ · x_F; clamp it.
+      const Vector3d u = C.transpose() * d;
+      const Vector3d x = rotateMinimal(u, Vector3d::UnitZ(), C.transpose() * F.col(0));
+      const double tau = std::atan2(x.y(), x.x());
+      const double clamped = clampAngle(tau, c.min_twist, c.max_twist);
+      if (clamped != tau) {
+        const Vector3d x_c(std::cos(clamped), std::sin(clamped), 0.0);
+        F = frameFromX(C * rotateMinimal(Vector3d::UnitZ(), u, x_c), d);
+      }
+    }
+  }
+  frame_[js] = F;  // rel_ (C^T F) is refreshed once per solve, in updateRelative()
+  p.col(j) = p.col(par) + skeleton_.length(j) * F.col(2);
+}
+
+void Solver::backward(Eigen::Ref<Matrix3Xd> p, bool free_root) {
+  std::fill(sum_.begin(), sum_.end(), Vector3d::Zero());
+  std::fill(count_.begin(), count_.end(), 0);
+  for (int j = skeleton_.size() - 1; j >= 1; --j) {
+    const auto js = static_cast<std::size_t>(j);
+    if (!active_[js]) continue;
+    // A targeted joint goes to its target; a sub-base to the centroid of its children's proposals.
+    const Vector3d pos = has_target_[js] ? target_[js] : Vector3d(sum_[js] / count_[js]);
+    p.col(j) = pos;
+    const int par = skeleton_.parent(j);
+    Vector3d dir = p.col(par) - pos;
+    const double n = dir.norm();
+    dir = n > 1e-12 ? Vector3d(dir / n) : Vector3d(-frame_[js].col(2));
+    sum_[static_cast<std::size_t>(par)] += pos + skeleton_.length(j) * dir;
+    ++count_[static_cast<std::size_t>(par)];
+  }
+  if (free_root && !has_target_[0] && count_[0] > 0) p.col(0) = sum_[0] / count_[0];
+}
+
+void Solver::forward(Eigen::Ref<Matrix3Xd> p, const Vector3d& root, bool stretch, int stretch_target) {
+  p.col(0) = root;
+  frame_[0] = skeleton_.baseFrame();
+  for (int j = 1; j < skeleton_.size(); ++j) {
+    const Vector3d& from = p.col(skeleton_.parent(j));
+    const Vector3d desired = stretch && on_path_[static_cast<std::size_t>(j)]
+                                 ? Vector3d(target_[static_cast<std::size_t>(stretch_target)] - from)
+                                 : Vector3d(p.col(j) - from);
+    placeBone(p, j, desired);
+  }
+}
+
+double Solver::error(const Eigen::Ref<const Matrix3Xd>& p) const {
+  double e = 0.0;
+  for (int j = 0; j < skeleton_.size(); ++j) {
+    if (has_target_[static_cast<std::size_t>(j)])
+      e = std::max(e, (p.col(j) - target_[static_cast<std::size_t>(j)]).norm());
+  }
+  return e;
+}
+
+void Solver::updateRelative() {
+  for (int j = 1; j < skeleton_.size(); ++j) {
+    rel_[static_cast<std::size_t>(j)] = constraintFrame(j).transpose() * frame_[static_cast<std::size_t>(j)];
+  }
+}
+
+void Solver::restartPose(Eigen::Ref<Matrix3Xd> p, double fraction) {
+  updateRelative();
+  for (int j = 1; j < skeleton_.size(); ++j) {
+    const JointConstraint& c = skeleton_.constraint(j);
+    if (c.type == ConstraintType::Ball && fraction < 0.0) {
+      const double tau = std::clamp(0.0, c.min_twist, c.max_twist);
+      rel_[static_cast<std::size_t>(j)] = Eigen::AngleAxisd(tau, Vector3d::UnitZ()).toRotationMatrix();
+    }
+    if (c.type != ConstraintType::Hinge) continue;
+    // fraction < 0: the neutral pose (the in-range angle nearest 0, i.e. straight when allowed).
+    angle_[static_cast<std::size_t>(j)] = fraction < 0.0 ? std::clamp(0.0, c.min_angle, c.max_angle)
+                                                         : c.min_angle + fraction * (c.max_angle - c.min_angle);
+  }
+  // Every bone carried rigidly: hinges take their restart angle, the others keep C^T F.
+  for (int j = 1; j < skeleton_.size(); ++j) {
+    const auto js = static_cast<std::size_t>(j);
+    on_path_[js] = active_[js];
+    active_[js] = 0;
+  }
+  forward(p, p.col(0), false, -1);
+  for (int j = 1; j < skeleton_.size(); ++j)
+    active_[static_cast<std::size_t>(j)] = on_path_[static_cast<std::size_t>(j)];
+}
+
+Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
+  const int n = skeleton_.size();
+  if (p.cols() != n) {
+    throw InvalidArgument("fabrik::Solver::solve: expected " + std::to_string(n) + " joint positions, got " +
+                          std::to_string(p.cols()));
+  }
+  if (!frames_valid_) resetFrames(p);
+  // Joints with a target in their subtree take part in the backward pass.
+  for (int j = n - 1; j >= 0; --j) active_[static_cast<std::size_t>(j)] = has_target_[static_cast<std::size_t>(j)];
+  for (int j = n - 1; j >= 1; --j) {
+    if (active_[static_cast<std::size_t>(j)]) active_[static_cast<std::size_t>(skeleton_.parent(j))] = 1;
+  }
+  const bool free_root = options.root == RootMode::Free;
+  const Vector3d base = has_target_[0] ? target_[0] : Vector3d(p.col(0));
+
+  // Reachability (Algorithm 1, line 1.4), only meaningful with the root held.
+  bool unreachable = false;
+  int n_targets = 0, last_target = -1;
+  for (int j = 1; j < n; ++j) {
+    const auto js = static_cast<std::size_t>(j);
+    if (!has_target_[js]) continue;
+    ++n_targets;
+    last_target = j;
+    if (!free_root && (target_[js] - base).norm() > reach_[js]) unreachable = true;
+  }
+  Result result;
+  if (unreachable && n_targets == 1) {
+    // A single unreachable target: stretch its path straight towards it (as far as constraints let).
+    std::fill(on_path_.begin(), on_path_.end(), 0);
+    for (int j = last_target; j > 0; j = skeleton_.parent(j)) on_path_[static_cast<std::size_t>(j)] = 1;
+    forward(p, base, true, last_target);
+    updateRelative();
+    result.status = Status::Unreachable;
+    result.iterations = 1;
+    result.error = error(p);
+    return result;
+  }
+  double err = 0.0, prev = std::numeric_limits<double>::infinity();
+  int restarts = options.restarts;
+  for (int it = 0; it < options.max_iterations; ++it) {
+    backward(p, free_root);
+    forward(p, free_root && !has_target_[0] ? Vector3d(p.col(0)) : base, false, -1);
+    result.iterations = it + 1;
+    err = error(p);
+    if (err <= options.tolerance) break;
+    if (restarts > 0 && err > options.stall_ratio * prev) {
+      // Stalled away from the targets (typically a one-sided hinge locked at a bound): restart
+      // from the hinges inside their ranges, other joints as they are.
+      // Restart k puts the hinges at their neutral angle, then at 1/2, 1/4, 3/4 of their ranges.
+      constexpr double kFractions[4] = {-1.0, 0.5, 0.25, 0.75};
+      restartPose(p, kFractions[(options.restarts - restarts) % 4]);
+      --restarts;
+      prev = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    prev = err;
+  }
+  updateRelative();
+  result.error = err;
+  result.status = err <= options.tolerance ? Status::Converged
+                  : unreachable            ? Status::Unreachable
+                                           : Status::IterationLimit;
+  return result;
+}
+
+}  // namespace kinetrack::fabrik
