@@ -71,12 +71,12 @@ struct SolvedTrial {
 // the joint trajectory CSV (or a .mot with --out *.mot).
 SolvedTrial solveBuiltin(const MarkersIkConfig& cfg, const std::string& marker_path, const std::string& out_path,
                          track::MarkerTrialOptions opt) {
-  if (cfg.markerset.empty())
-    throw UsageError("--markerset is required with model '" + cfg.model + "' (built-in: " + [] {
-      std::string s;
-      for (const auto& n : io::builtinMarkerSetNames()) s += (s.empty() ? "" : ", ") + n;
-      return s;
-    }() + ", or a marker-set JSON file)");
+  if (cfg.markerset.empty()) {
+    std::string builtins;
+    for (const auto& n : io::builtinMarkerSetNames()) builtins += (builtins.empty() ? "" : ", ") + n;
+    throw UsageError("--markerset is required with model '" + cfg.model + "' (built-in: " + builtins +
+                     ", or a marker-set JSON file)");
+  }
   ModelSpec spec{cfg.model, cfg.height, false, cfg.mass};
   if (!cfg.vsk.empty()) {
     const io::VskSubject subject = io::readVsk(cfg.vsk);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "json_error.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/model_builder.hpp"
@@ -152,21 +153,9 @@ std::string nonEmptyString(const Doc& d, const std::string& field, const Json& v
 Json parseJson(const Doc& d, const std::string& text) {
   try {
     return Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error …"
-    std::string what = e.what();
-    const std::size_t column = what.find("column ");
-    const std::size_t colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    d.failAt(d.lineAt(e.byte == 0 ? 0 : e.byte - 1), "invalid JSON: " + what);
   } catch (const Json::exception& e) {
-    // e.g. "number overflow parsing '1e999'": no position, so the line of the quoted text.
-    std::string what = e.what();
-    if (const std::size_t b = what.find("] "); b != std::string::npos) what = what.substr(b + 2);
-    const std::size_t q = what.find('\'');
-    const std::string token = q == std::string::npos ? "" : what.substr(q + 1, what.find('\'', q + 1) - q - 1);
-    const std::size_t at = token.empty() ? std::string::npos : text.find(token);
-    d.failAt(at == std::string::npos ? 0 : d.lineAt(at), "invalid JSON: " + what);
+    const detail::JsonErrorPlace place = detail::jsonErrorPlace(e, text);
+    d.failAt(place.known ? d.lineAt(place.byte) : 0, "invalid JSON: " + place.message);
   }
 }
 

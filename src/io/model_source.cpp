@@ -45,7 +45,7 @@ LoadedModel loadModel(const ModelSpec& spec) {
 
   LoadedModel loaded{Model(), spec.model, std::nullopt, std::nullopt, {}};
   // OpenSim models (.osim): always a fixed base at ground; what the reader ignored is a warning.
-  if (spec.model.size() >= 5 && spec.model.compare(spec.model.size() - 5, 5, ".osim") == 0) {
+  if (spec.model.ends_with(".osim")) {
     OpenSimModel osim = readOpenSimModel(spec.model);
     loaded.model = *osim.model;
     loaded.warnings = std::move(osim.notices);

@@ -37,13 +37,7 @@ std::vector<std::string_view> lines(const std::string& text) {
 // Tab-separated fields (empty fields kept).
 std::vector<std::string_view> tabFields(std::string_view l) {
   std::vector<std::string_view> out;
-  std::size_t pos = 0;
-  while (true) {
-    const std::size_t t = l.find('\t', pos);
-    out.push_back(l.substr(pos, t == std::string_view::npos ? std::string_view::npos : t - pos));
-    if (t == std::string_view::npos) break;
-    pos = t + 1;
-  }
+  detail::splitOn(l, '\t', out);
   return out;
 }
 

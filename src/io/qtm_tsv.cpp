@@ -15,15 +15,8 @@ using detail::trim;
 
 // Tab-separated fields of one line (trailing '\r' removed), untrimmed.
 void tabs(std::string_view line, std::vector<std::string_view>& out) {
-  out.clear();
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t t = line.find('\t', start);
-    out.push_back(line.substr(start, t == std::string_view::npos ? std::string_view::npos : t - start));
-    if (t == std::string_view::npos) break;
-    start = t + 1;
-  }
+  detail::splitOn(line, '\t', out);
 }
 
 bool isNanWord(std::string_view s) { return s == "nan" || s == "NaN" || s == "NAN" || s == "-nan"; }

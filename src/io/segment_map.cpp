@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "json_error.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "text_util.hpp"
@@ -153,22 +154,9 @@ SegmentMap parseSegmentMap(const std::string& json_text, const std::string& sour
   Json j;
   try {
     j = Json::parse(json_text, watch);
-  } catch (const Json::parse_error& e) {
-    // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error …"
-    std::string what = e.what();
-    const std::size_t column = what.find("column ");
-    const std::size_t colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    d.failAt(d.lineAt(e.byte == 0 ? 0 : e.byte - 1), "invalid JSON: " + what);
   } catch (const Json::exception& e) {
-    // e.g. "[json.exception.out_of_range.406] number overflow parsing '1e999'": no position, so
-    // the line of the quoted text.
-    std::string what = e.what();
-    if (const std::size_t b = what.find("] "); b != std::string::npos) what = what.substr(b + 2);
-    const std::size_t q = what.find('\'');
-    const std::string token = q == std::string::npos ? "" : what.substr(q + 1, what.find('\'', q + 1) - q - 1);
-    const std::size_t at = token.empty() ? std::string::npos : json_text.find(token);
-    d.failAt(at == std::string::npos ? 0 : d.lineAt(at), "invalid JSON: " + what);
+    const detail::JsonErrorPlace place = detail::jsonErrorPlace(e, json_text);
+    d.failAt(place.known ? d.lineAt(place.byte) : 0, "invalid JSON: " + place.message);
   }
   if (!duplicate.empty()) d.fail(duplicate, "duplicate key", 2);
   if (!j.is_object()) d.failAt(1, std::string("expected a JSON object at the top level, got ") + typeName(j));

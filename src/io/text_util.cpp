@@ -44,11 +44,16 @@ std::string_view trim(std::string_view s) {
 }
 
 void splitFields(std::string_view line, std::vector<std::string_view>& out) {
+  splitOn(line, ',', out);
+  for (std::string_view& f : out) f = trim(f);
+}
+
+void splitOn(std::string_view line, char separator, std::vector<std::string_view>& out) {
   out.clear();
   std::size_t pos = 0;
   while (true) {
-    const std::size_t c = line.find(',', pos);
-    out.push_back(trim(line.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos)));
+    const std::size_t c = line.find(separator, pos);
+    out.push_back(line.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos));
     if (c == std::string_view::npos) break;
     pos = c + 1;
   }

@@ -19,6 +19,10 @@ std::string_view trim(std::string_view s);
 /// Comma-separated fields of one line, trimmed, into `out` (cleared first; reuse it across lines).
 void splitFields(std::string_view line, std::vector<std::string_view>& out);
 
+/// Fields of one line separated by `separator`, untrimmed (empty fields kept), into `out`
+/// (cleared first).
+void splitOn(std::string_view line, char separator, std::vector<std::string_view>& out);
+
 /// Advances `pos` over `text` to the next line that is neither blank nor a '#' comment, with a
 /// trailing '\r' removed; `line_number` (1-based) follows. False at the end of the text.
 bool nextDataLine(std::string_view text, std::size_t& pos, int& line_number, std::string_view& line);

@@ -121,24 +121,23 @@ ScalarFunction ScalarFunction::polynomial(std::vector<double> coefficients_highe
   return f;
 }
 
-ScalarFunction ScalarFunction::simmSpline(std::vector<double> x, std::vector<double> y) {
-  checkKnots(x, y, "SimmSpline");
+ScalarFunction ScalarFunction::spline(Kind kind, std::vector<double> x, std::vector<double> y) {
+  const bool fmm = kind == Kind::SimmSpline;
+  checkKnots(x, y, fmm ? "SimmSpline" : "NaturalCubicSpline");
   ScalarFunction f;
-  f.kind_ = Kind::SimmSpline;
-  splineCoefficients(x, y, true, f.b_, f.c_, f.d_);
+  f.kind_ = kind;
+  splineCoefficients(x, y, fmm, f.b_, f.c_, f.d_);
   f.x_ = std::move(x);
   f.y_ = std::move(y);
   return f;
 }
 
+ScalarFunction ScalarFunction::simmSpline(std::vector<double> x, std::vector<double> y) {
+  return spline(Kind::SimmSpline, std::move(x), std::move(y));
+}
+
 ScalarFunction ScalarFunction::naturalCubicSpline(std::vector<double> x, std::vector<double> y) {
-  checkKnots(x, y, "NaturalCubicSpline");
-  ScalarFunction f;
-  f.kind_ = Kind::NaturalCubicSpline;
-  splineCoefficients(x, y, false, f.b_, f.c_, f.d_);
-  f.x_ = std::move(x);
-  f.y_ = std::move(y);
-  return f;
+  return spline(Kind::NaturalCubicSpline, std::move(x), std::move(y));
 }
 
 ScalarFunction ScalarFunction::scaled(double k) const {

@@ -1,36 +1,16 @@
 #include "kinetrack/track/marker_trial.hpp"
 
-#include <Eigen/LU>
-#include <Eigen/SVD>
 #include <chrono>
 #include <cmath>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
+#include "rigid_fit.hpp"
 
 namespace kinetrack::track {
 
 namespace {
-
-// The rigid transform (R, p) minimising Σ ‖R a_i + p − b_i‖² (Kabsch), or nothing with fewer
-// than three non-collinear pairs.
-bool rigidFit(const std::vector<Vector3d>& a, const std::vector<Vector3d>& b, Matrix3d& R, Vector3d& p) {
-  if (a.size() < 3) return false;
-  Vector3d ca = Vector3d::Zero(), cb = Vector3d::Zero();
-  for (std::size_t i = 0; i < a.size(); ++i) ca += a[i], cb += b[i];
-  ca /= static_cast<double>(a.size());
-  cb /= static_cast<double>(b.size());
-  Matrix3d C = Matrix3d::Zero();
-  for (std::size_t i = 0; i < a.size(); ++i) C += (b[i] - cb) * (a[i] - ca).transpose();
-  const Eigen::JacobiSVD<Matrix3d> svd(C, Eigen::ComputeFullU | Eigen::ComputeFullV);
-  if (svd.singularValues()[1] < 1e-9 * std::max(1.0, svd.singularValues()[0])) return false;
-  Matrix3d D = Matrix3d::Identity();
-  if ((svd.matrixU() * svd.matrixV().transpose()).determinant() < 0) D(2, 2) = -1.0;
-  R = svd.matrixU() * D * svd.matrixV().transpose();
-  p = cb - R * ca;
-  return true;
-}
 
 std::string namesOf(const std::vector<std::string>& v) {
   std::string s;
@@ -127,7 +107,7 @@ MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTra
         }
       Matrix3d R;
       Vector3d p;
-      if (rigidFit(a, b, R, p)) {
+      if (detail::rigidFit(a, b, R, p)) {
         q0.base_rotation = R * q0.base_rotation;
         q0.base_position = R * q0.base_position + p;
         break;

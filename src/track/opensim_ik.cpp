@@ -78,9 +78,9 @@ OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup*
       }
       s.markers.push_back({t.name, t.name, t.weight});
     }
-    io::MotTable coordinate_file;
+    io::MotTable coordinate_file;  // read, with the trial's times, at the first from_file task
     bool have_file = false;
-    const std::vector<double> times = trialTimes(trial);
+    std::vector<double> times;
     for (const io::IkCoordinateTaskSpec& t : setup->coordinate_tasks) {
       const io::OpenSimCoordinate* c = model.findCoordinate(t.name);
       if (!c)
@@ -97,6 +97,7 @@ OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup*
                 "IKCoordinateTask '" + t.name + "': value_type from_file but the setup names no coordinate_file");
           if (!have_file) {
             coordinate_file = io::readMot(setup->resolve(setup->coordinate_file));
+            times = trialTimes(trial);
             have_file = true;
           }
           const auto col = std::find(coordinate_file.columns.begin(), coordinate_file.columns.end(), t.name);

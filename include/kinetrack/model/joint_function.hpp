@@ -69,6 +69,7 @@ class ScalarFunction {
   [[nodiscard]] double scale() const { return scale_; }
 
  private:
+  static ScalarFunction spline(Kind kind, std::vector<double> x, std::vector<double> y);
   void evaluateUnscaled(double x, double& f, double& df, double& ddf) const;
   Kind kind_ = Kind::Constant;
   double scale_ = 1.0;
