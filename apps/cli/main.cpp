@@ -23,6 +23,8 @@ void addDynamicsCommand(CLI::App& app, Action& action);
 void addSimulateCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack markers ik` (markers_command.cpp).
 void addMarkersCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack hand track` (hand_command.cpp).
+void addHandCommand(CLI::App& app, Action& action);
 }  // namespace kinetrack::cli
 
 namespace {
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
   addDynamicsCommand(app, action);
   addSimulateCommand(app, action);
   addMarkersCommand(app, action);
+  addHandCommand(app, action);
 
   try {
     app.parse(argc, argv);

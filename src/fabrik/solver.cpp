@@ -99,6 +99,11 @@ void Solver::clearTarget(int j) {
   has_target_[static_cast<std::size_t>(j)] = 0;
 }
 
+void Solver::setBaseFrame(const Matrix3d& R) {
+  skeleton_.setBaseFrame(R);
+  frames_valid_ = false;
+}
+
 void Solver::clearTargets() { std::fill(has_target_.begin(), has_target_.end(), 0); }
 
 Matrix3d Solver::constraintFrame(int j) const {

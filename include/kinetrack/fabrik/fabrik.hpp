@@ -120,6 +120,10 @@ class Solver {
   void clearTarget(int j);
   void clearTargets();
 
+  /// Replaces the base (root) frame F_0 for the next solve; the bone frames are re-derived from
+  /// the positions passed to that solve (resetFrames), as on a first solve.
+  void setBaseFrame(const Matrix3d& R);
+
   /// Re-derives the bone frames from `positions` (3 × n): every frame is the minimal rotation of
   /// its constraint frame onto the bone (zero twist). solve() calls it on the first solve.
   void resetFrames(const Eigen::Ref<const Matrix3Xd>& positions);

@@ -1,0 +1,235 @@
+// A glove recording tracked by FABRIK or by marker IK on the same hand model; summary figures.
+#include "kinetrack/hand/hand_trial.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "kinetrack/ik/marker_ik.hpp"
+
+namespace kinetrack::hand {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct FrameMarkers {
+  std::array<Vector3d, 3> triad;
+  std::array<Vector3d, kDigits> tips, middles;
+};
+
+FrameMarkers gather(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk, int f) {
+  FrameMarkers m;
+  for (std::size_t i = 0; i < 3; ++i) m.triad[i] = rec.position(f, mk.triad[i]);
+  for (std::size_t d = 0; d < kDigits; ++d) {
+    m.tips[d] = rec.position(f, mk.tip[d]);
+    m.middles[d] = rec.position(f, mk.middle[d]);
+  }
+  return m;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const double x = p * static_cast<double>(v.size() - 1);
+  const auto i = static_cast<std::size_t>(x);
+  const double t = x - static_cast<double>(i);
+  return i + 1 < v.size() ? v[i] * (1 - t) + v[i + 1] * t : v[i];
+}
+
+bool complete(const std::array<Vector3d, 3>& triad) {
+  return triad[0].allFinite() && triad[1].allFinite() && triad[2].allFinite();
+}
+
+void progressEvery(const std::function<void(int, int)>& progress, int f, int n) {
+  if (progress && (f % 200 == 0 || f + 1 == n)) progress(f + 1, n);
+}
+
+HandTrial trackFabrik(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk, const HandGeometry& geometry,
+                      const TrackerOptions& options, const std::function<void(int, int)>& progress) {
+  HandTrial trial;
+  trial.solver = HandSolver::Fabrik;
+  trial.use_middle_markers = options.use_middle_markers;
+  const Model model = buildHandModel(geometry);
+  HandTracker tracker(geometry, options);
+  const int n = rec.numFrames();
+  trial.rows.reserve(static_cast<std::size_t>(n));
+  for (int f = 0; f < n; ++f) {
+    const FrameMarkers m = gather(rec, mk, f);
+    const auto t0 = std::chrono::steady_clock::now();
+    const HandFrameResult& res = tracker.track(m.triad, m.tips, m.middles);
+    const auto t1 = std::chrono::steady_clock::now();
+    HandTrialRow row;
+    row.time = rec.times[static_cast<std::size_t>(f)];
+    row.gap = res.gap;
+    row.digits = res.digits;
+    row.seconds = std::chrono::duration<double>(t1 - t0).count();
+    row.q = Configuration(model);
+    row.q.base_position = tracker.handPose().p;
+    row.q.base_rotation = tracker.handPose().R;
+    for (int d = 0; d < kDigits; ++d) {
+      const DigitPose& p = tracker.digitPose(d);
+      row.q.joints[4 * d] = p.psi;
+      for (int j = 0; j < 3; ++j) row.q.joints[4 * d + j + 1] = p.theta[static_cast<std::size_t>(j)];
+    }
+    trial.rows.push_back(std::move(row));
+    progressEvery(progress, f, n);
+  }
+  return trial;
+}
+
+HandTrial trackLm(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk, const HandGeometry& geometry,
+                  const TrackerOptions& options, const std::function<void(int, int)>& progress) {
+  HandTrial trial;
+  trial.solver = HandSolver::Lm;
+  trial.use_middle_markers = options.use_middle_markers;
+  auto model = std::make_shared<const Model>(buildHandModel(geometry));
+  ik::MarkerIkOptions lm_options;
+  lm_options.relative_tolerance = 1e-12;
+  lm_options.accuracy = 1e-7;
+  ik::MarkerIk solver(model, lm_options);
+  // The triad pins the hand frame (weight 100: the plate is rigid to 0.08 mm); tips weigh 1;
+  // middle markers 1 when used, else 0 (held out, still reported).
+  for (const char* name : {"hand_top", "hand_left", "hand_right"}) solver.addMarker(name, 100.0);
+  std::array<int, kDigits> tip_index{}, mid_index{};
+  for (int d = 0; d < kDigits; ++d) {
+    tip_index[static_cast<std::size_t>(d)] = solver.addMarker(std::string(digitName(d)) + "_tip", 1.0);
+  }
+  for (int d = 0; d < kDigits; ++d) {
+    mid_index[static_cast<std::size_t>(d)] =
+        solver.addMarker(std::string(digitName(d)) + "_middle", options.use_middle_markers ? 1.0 : 0.0);
+  }
+  for (int d = 0; d < kDigits; ++d) {
+    const DigitGeometry& g = geometry.digits[static_cast<std::size_t>(d)];
+    if (g.coupling != 0.0 && !options.use_middle_markers) {
+      solver.addCoupler(std::string(digitName(d)) + "_coupling", jointName(d, 3), jointName(d, 2),
+                        ScalarFunction::linear(g.coupling, 0.0));
+    }
+  }
+  solver.setBounds(model->lowerPositionLimits(), model->upperPositionLimits());
+  std::vector<Vector3d> obs(13);
+  const int n = rec.numFrames();
+  trial.rows.reserve(static_cast<std::size_t>(n));
+  bool started = false;
+  for (int f = 0; f < n; ++f) {
+    const FrameMarkers m = gather(rec, mk, f);
+    HandTrialRow row;
+    row.time = rec.times[static_cast<std::size_t>(f)];
+    row.gap = !complete(m.triad);
+    if (!started && !row.gap) {
+      // Start from the neutral pose at the triad's frame.
+      Configuration q0(*model);
+      Transform T;
+      handFrame(m.triad[0], m.triad[1], m.triad[2], T);
+      q0.base_position = T.p;
+      q0.base_rotation = T.R;
+      for (int j = 0; j < model->numJoints(); ++j) {
+        q0.joints[j] =
+            std::clamp(j % 4 == 0 ? 0.0 : 0.3, model->lowerPositionLimits()[j], model->upperPositionLimits()[j]);
+      }
+      solver.setState(q0);
+      started = true;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!row.gap) {
+      for (std::size_t i = 0; i < 3; ++i) obs[i] = m.triad[i];
+      for (std::size_t d = 0; d < kDigits; ++d) {
+        obs[3 + d] = m.tips[d];
+        obs[8 + d] = options.use_middle_markers ? m.middles[d] : Vector3d::Constant(kNaN);
+      }
+      const ik::MarkerIkResult res = solver.solve(obs);
+      for (auto& dr : row.digits) {
+        dr.iterations = res.iterations;
+        dr.status = res.status == ik::Status::Converged ? fabrik::Status::Converged : fabrik::Status::IterationLimit;
+      }
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    row.seconds = std::chrono::duration<double>(t1 - t0).count();
+    row.q = solver.state();
+    for (int d = 0; d < kDigits; ++d) {
+      const auto ds = static_cast<std::size_t>(d);
+      DigitResult& dr = row.digits[ds];
+      dr.held = row.gap || !m.tips[ds].allFinite();
+      dr.used_middle = options.use_middle_markers && m.middles[ds].allFinite();
+      dr.tip_error = m.tips[ds].allFinite() ? (solver.modelMarker(tip_index[ds]) - m.tips[ds]).norm() : kNaN;
+      dr.middle_error = m.middles[ds].allFinite() ? (solver.modelMarker(mid_index[ds]) - m.middles[ds]).norm() : kNaN;
+      DigitPose p;
+      p.psi = row.q.joints[4 * d];
+      for (int j = 0; j < 3; ++j) p.theta[static_cast<std::size_t>(j)] = row.q.joints[4 * d + j + 1];
+      const DigitGeometry& g = geometry.digits[ds];
+      dr.violation = rangeViolation(g, p);
+      if (g.coupling != 0.0 && !options.use_middle_markers) {
+        dr.violation = std::max(dr.violation, std::abs(p.theta[2] - g.coupling * p.theta[1]));
+      }
+    }
+    trial.rows.push_back(std::move(row));
+    progressEvery(progress, f, n);
+  }
+  return trial;
+}
+
+}  // namespace
+
+const char* toString(HandSolver s) { return s == HandSolver::Fabrik ? "fabrik" : "lm"; }
+
+HandTrial trackHandRecording(const io::MarkerTrajectories& recording, const HandMarkerIndex& markers,
+                             const HandGeometry& geometry, HandSolver solver, const TrackerOptions& options,
+                             const std::function<void(int, int)>& progress) {
+  return solver == HandSolver::Fabrik ? trackFabrik(recording, markers, geometry, options, progress)
+                                      : trackLm(recording, markers, geometry, options, progress);
+}
+
+HandSummary summarize(const HandTrial& trial) {
+  HandSummary s;
+  s.solver = trial.solver;
+  s.use_middle_markers = trial.use_middle_markers;
+  s.frames = static_cast<int>(trial.rows.size());
+  std::vector<double> tip_all, mid_all, us;
+  std::array<std::vector<double>, kDigits> tip, mid;
+  double iterations = 0.0;
+  int solved = 0;
+  for (const HandTrialRow& r : trial.rows) {
+    s.gaps += r.gap ? 1 : 0;
+    us.push_back(r.seconds * 1e6);
+    for (std::size_t d = 0; d < kDigits; ++d) {
+      const DigitResult& dr = r.digits[d];
+      if (std::isfinite(dr.tip_error)) {
+        tip[d].push_back(dr.tip_error * 1e3);
+        tip_all.push_back(dr.tip_error * 1e3);
+      }
+      if (std::isfinite(dr.middle_error)) {
+        mid[d].push_back(dr.middle_error * 1e3);
+        mid_all.push_back(dr.middle_error * 1e3);
+      }
+      s.digits[d].held += dr.held ? 1 : 0;
+      if (!dr.held) {
+        ++solved;
+        iterations += dr.iterations;
+        s.not_converged += dr.status != fabrik::Status::Converged ? 1 : 0;
+        s.planes_clamped += dr.plane_clamped ? 1 : 0;
+        s.constraint_violation_max_rad = std::max(s.constraint_violation_max_rad, dr.violation);
+        s.bone_length_drift_max_m = std::max(s.bone_length_drift_max_m, dr.length_drift);
+      }
+    }
+  }
+  for (std::size_t d = 0; d < kDigits; ++d) {
+    DigitSummary& ds = s.digits[d];
+    ds.tip_samples = static_cast<int>(tip[d].size());
+    ds.middle_samples = static_cast<int>(mid[d].size());
+    ds.tip_p50_mm = percentile(tip[d], 0.5);
+    ds.tip_p95_mm = percentile(tip[d], 0.95);
+    ds.middle_median_mm = percentile(mid[d], 0.5);
+    ds.middle_p95_mm = percentile(mid[d], 0.95);
+  }
+  s.tip_error_mm_p50 = percentile(tip_all, 0.5);
+  s.tip_error_mm_p95 = percentile(tip_all, 0.95);
+  s.middle_error_mm_median = percentile(mid_all, 0.5);
+  s.middle_error_mm_p95 = percentile(mid_all, 0.95);
+  s.us_per_frame_p50 = percentile(us, 0.5);
+  s.us_per_frame_p95 = percentile(us, 0.95);
+  s.iterations_mean = solved > 0 ? iterations / solved : 0.0;
+  return s;
+}
+
+}  // namespace kinetrack::hand
