@@ -1,0 +1,97 @@
+// Hand-tracker benchmarks (FAB §3.4, issue 13) on the real DFKI glove recording
+// (../shared/data/hand, 6000 frames at 100 Hz), calibrated once, every frame tracked in order
+// (warm start from the previous frame, wrapping at the end):
+//   BM_HandFrame/fabrik_euclid   the FABRIK tracker, tip markers only (the paper's setting)
+//   BM_HandFrame/fabrik_cga      the same with every geometric step in conformal GA
+//   BM_HandFrame/fabrik_both     tips and middle markers as FABRIK targets
+//   BM_HandFrame/recording_fabrik  the whole recording through hand::trackHandRecording, FABRIK
+//   BM_HandFrame/recording_lm      peer, same driver: marker IK (bounded Levenberg–Marquardt,
+//                                  ik::MarkerIk) on the same model and targets (triad + tips,
+//                                  DIP = 2/3 PIP exact); counter us_per_frame
+// Time is per hand frame (palm + 5 digits). Skipped when ../shared is absent.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <optional>
+
+#include "kinetrack/hand/hand_calibration.hpp"
+#include "kinetrack/hand/hand_trial.hpp"
+#include "kinetrack/io/qtm_tsv.hpp"
+#include "testing/shared_paths.hpp"
+
+namespace {
+
+using namespace kinetrack;
+
+struct Recording {
+  io::QtmTsv tsv;
+  hand::HandMarkerIndex idx;
+  hand::HandCalibration cal;
+};
+
+const Recording* recording() {
+  static std::optional<Recording> r = []() -> std::optional<Recording> {
+    const std::string path = testing::sharedFile("data/hand/dfki_glove_recording_20210826.tsv");
+    if (path.empty()) return std::nullopt;
+    Recording rec;
+    rec.tsv = io::readQtmTsv(path);
+    rec.idx = hand::findHandMarkers(rec.tsv.markers, {});
+    rec.cal = hand::calibrateHand(rec.tsv.markers, rec.idx);
+    return rec;
+  }();
+  return r ? &*r : nullptr;
+}
+
+void BM_HandFrame(benchmark::State& state, hand::HandSolver solver, hand::Backend backend, bool both,
+                  bool whole = false) {
+  const Recording* rec = recording();
+  if (rec == nullptr) {
+    state.SkipWithError("../shared/data/hand not found");
+    return;
+  }
+  hand::TrackerOptions options;
+  options.backend = backend;
+  options.use_middle_markers = both;
+  const io::MarkerTrajectories& m = rec->tsv.markers;
+  const int n = m.numFrames();
+  if (!whole) {
+    hand::HandTracker tracker(rec->cal.geometry, options);
+    int f = 0;
+    for (auto _ : state) {
+      std::array<Vector3d, 3> triad;
+      std::array<Vector3d, hand::kDigits> tips, mids;
+      for (std::size_t i = 0; i < 3; ++i) triad[i] = m.position(f, rec->idx.triad[i]);
+      for (std::size_t d = 0; d < hand::kDigits; ++d) {
+        tips[d] = m.position(f, rec->idx.tip[d]);
+        mids[d] = m.position(f, rec->idx.middle[d]);
+      }
+      benchmark::DoNotOptimize(tracker.track(triad, tips, mids));
+      f = (f + 1) % n;
+    }
+  } else {
+    // Whole recordings through the trial driver (both solvers the same way), per frame.
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(hand::trackHandRecording(m, rec->idx, rec->cal.geometry, solver, options));
+    }
+    state.SetItemsProcessed(state.iterations() * n);
+    state.counters["us_per_frame"] = benchmark::Counter(static_cast<double>(state.iterations()) * n * 1e-6,
+                                                        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    return;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+BENCHMARK_CAPTURE(BM_HandFrame, fabrik_euclid, hand::HandSolver::Fabrik, hand::Backend::Euclid, false)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_HandFrame, fabrik_cga, hand::HandSolver::Fabrik, hand::Backend::Cga, false)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_HandFrame, fabrik_both, hand::HandSolver::Fabrik, hand::Backend::Euclid, true)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_HandFrame, recording_fabrik, hand::HandSolver::Fabrik, hand::Backend::Euclid, false, true)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_HandFrame, recording_lm, hand::HandSolver::Lm, hand::Backend::Euclid, false, true)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
