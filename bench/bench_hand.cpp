@@ -4,8 +4,8 @@
 //   BM_HandFrame/fabrik_euclid   the FABRIK tracker, tip markers only (the paper's setting)
 //   BM_HandFrame/fabrik_cga      the same with every geometric step in conformal GA
 //   BM_HandFrame/fabrik_both     tips and middle markers as FABRIK targets
-//   BM_HandFrame/recording_fabrik  the whole recording through hand::trackHandRecording, FABRIK
-//   BM_HandFrame/recording_lm      peer, same driver: marker IK (bounded Levenberg–Marquardt,
+//   BM_HandRecording/fabrik      the whole recording through hand::trackHandRecording, FABRIK
+//   BM_HandRecording/lm          peer, same driver: marker IK (bounded Levenberg–Marquardt,
 //                                  ik::MarkerIk) on the same model and targets (triad + tips,
 //                                  DIP = 2/3 PIP exact); counter us_per_frame
 // Time is per hand frame (palm + 5 digits). Skipped when ../shared is absent.
@@ -42,55 +42,53 @@ const Recording* recording() {
   return r ? &*r : nullptr;
 }
 
-void BM_HandFrame(benchmark::State& state, hand::HandSolver solver, hand::Backend backend, bool both,
-                  bool whole = false) {
+const Recording* recordingOrSkip(benchmark::State& state) {
   const Recording* rec = recording();
-  if (rec == nullptr) {
-    state.SkipWithError("../shared/data/hand not found");
-    return;
-  }
+  if (rec == nullptr) state.SkipWithError("../shared/data/hand not found");
+  return rec;
+}
+
+void BM_HandFrame(benchmark::State& state, hand::Backend backend, bool both) {
+  const Recording* rec = recordingOrSkip(state);
+  if (rec == nullptr) return;
   hand::TrackerOptions options;
   options.backend = backend;
   options.use_middle_markers = both;
   const io::MarkerTrajectories& m = rec->tsv.markers;
-  const int n = m.numFrames();
-  if (!whole) {
-    hand::HandTracker tracker(rec->cal.geometry, options);
-    int f = 0;
-    for (auto _ : state) {
-      std::array<Vector3d, 3> triad;
-      std::array<Vector3d, hand::kDigits> tips, mids;
-      for (std::size_t i = 0; i < 3; ++i) triad[i] = m.position(f, rec->idx.triad[i]);
-      for (std::size_t d = 0; d < hand::kDigits; ++d) {
-        tips[d] = m.position(f, rec->idx.tip[d]);
-        mids[d] = m.position(f, rec->idx.middle[d]);
-      }
-      benchmark::DoNotOptimize(tracker.track(triad, tips, mids));
-      f = (f + 1) % n;
+  hand::HandTracker tracker(rec->cal.geometry, options);
+  int f = 0;
+  for (auto _ : state) {
+    std::array<Vector3d, 3> triad;
+    std::array<Vector3d, hand::kDigits> tips, mids;
+    for (std::size_t i = 0; i < 3; ++i) triad[i] = m.position(f, rec->idx.triad[i]);
+    for (std::size_t d = 0; d < hand::kDigits; ++d) {
+      tips[d] = m.position(f, rec->idx.tip[d]);
+      mids[d] = m.position(f, rec->idx.middle[d]);
     }
-  } else {
-    // Whole recordings through the trial driver (both solvers the same way), per frame.
-    for (auto _ : state) {
-      benchmark::DoNotOptimize(hand::trackHandRecording(m, rec->idx, rec->cal.geometry, solver, options));
-    }
-    state.SetItemsProcessed(state.iterations() * n);
-    state.counters["us_per_frame"] = benchmark::Counter(static_cast<double>(state.iterations()) * n * 1e-6,
-                                                        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    return;
+    benchmark::DoNotOptimize(tracker.track(triad, tips, mids));
+    f = (f + 1) % m.numFrames();
   }
   state.SetItemsProcessed(state.iterations());
 }
 
-BENCHMARK_CAPTURE(BM_HandFrame, fabrik_euclid, hand::HandSolver::Fabrik, hand::Backend::Euclid, false)
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_HandFrame, fabrik_cga, hand::HandSolver::Fabrik, hand::Backend::Cga, false)
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_HandFrame, fabrik_both, hand::HandSolver::Fabrik, hand::Backend::Euclid, true)
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_HandFrame, recording_fabrik, hand::HandSolver::Fabrik, hand::Backend::Euclid, false, true)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_HandFrame, recording_lm, hand::HandSolver::Lm, hand::Backend::Euclid, false, true)
-    ->Unit(benchmark::kMillisecond);
+// Whole recordings through the trial driver, both solvers the same way; counter: µs per frame.
+void BM_HandRecording(benchmark::State& state, hand::HandSolver solver) {
+  const Recording* rec = recordingOrSkip(state);
+  if (rec == nullptr) return;
+  const int n = rec->tsv.markers.numFrames();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(hand::trackHandRecording(rec->tsv.markers, rec->idx, rec->cal.geometry, solver, {}));
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+  state.counters["us_per_frame"] = benchmark::Counter(static_cast<double>(state.iterations()) * n * 1e-6,
+                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+BENCHMARK_CAPTURE(BM_HandFrame, fabrik_euclid, hand::Backend::Euclid, false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_HandFrame, fabrik_cga, hand::Backend::Cga, false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_HandFrame, fabrik_both, hand::Backend::Euclid, true)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_HandRecording, fabrik, hand::HandSolver::Fabrik)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_HandRecording, lm, hand::HandSolver::Lm)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -14,7 +14,7 @@ not installed (Debian: apt-get install python3-matplotlib).
 import argparse
 import sys
 
-from plot_common import EXIT_NO_MATPLOTLIB, fail, pyplot, read_rows, save_png
+from plot_common import fail, read_rows, require_pyplot, save_png
 
 SCRIPT = "plot_assembly.py"
 HEADER = ["kind", "links", "nv", "loops", "schedule", "threads", "time_us", "aba_us", "total_flops",
@@ -26,9 +26,7 @@ def main(argv):
     parser.add_argument("csv", help="assembly.csv from `kinetrack experiment assembly`")
     parser.add_argument("png", help="output PNG")
     args = parser.parse_args(argv)
-    plt = pyplot()
-    if plt is None:
-        return fail(SCRIPT, "matplotlib is not installed (Debian: apt-get install python3-matplotlib)", EXIT_NO_MATPLOTLIB)
+    plt = require_pyplot(SCRIPT)
     try:
         rows = read_rows(args.csv, HEADER, text_columns=("kind", "schedule"))
     except OSError as e:

@@ -30,6 +30,16 @@ def pyplot():
     return plt
 
 
+def require_pyplot(script):
+    """matplotlib.pyplot (Agg); when matplotlib is missing, prints the error naming `script` and
+    exits with EXIT_NO_MATPLOTLIB."""
+    plt = pyplot()
+    if plt is None:
+        sys.exit(fail(script, "matplotlib is not installed (Debian: apt-get install python3-matplotlib)",
+                      EXIT_NO_MATPLOTLIB))
+    return plt
+
+
 def read_rows(path, header, text_columns=()):
     """Rows of a CSV with exactly `header` as dicts, numbers as floats except `text_columns`.
     Raises ValueError naming the file and line; OSError when the file cannot be read."""

@@ -6,7 +6,7 @@ import csv
 import math
 import sys
 
-from plot_common import EXIT_NO_MATPLOTLIB, fail, pyplot, save_png
+from plot_common import fail, require_pyplot, save_png
 
 SCRIPT = "plot_hand.py"
 DIGITS = ["thumb", "index", "middle", "ring", "little"]
@@ -38,9 +38,7 @@ def main(argv):
         header, rows = read(argv[1])
     except (OSError, ValueError) as e:
         return fail(SCRIPT, str(e))
-    plt = pyplot()
-    if plt is None:
-        return fail(SCRIPT, "matplotlib is not installed (apt-get install python3-matplotlib)", EXIT_NO_MATPLOTLIB)
+    plt = require_pyplot(SCRIPT)
     col = {name: k for k, name in enumerate(header)}
     solvers = [s for s in ("fabrik", "lm") if f"{s}_index_tip_mm" in col]
     fig, axes = plt.subplots(2, 5, figsize=(16, 6), sharex=True)

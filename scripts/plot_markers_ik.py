@@ -16,7 +16,7 @@ import argparse
 import math
 import sys
 
-from plot_common import EXIT_NO_MATPLOTLIB, fail, pyplot, save_png
+from plot_common import fail, require_pyplot, save_png
 
 SCRIPT = "plot_markers_ik.py"
 # Drawn when present (the gait models' sagittal angles); otherwise the first rotational columns.
@@ -68,9 +68,7 @@ def main(argv):
     parser.add_argument("png", help="output PNG")
     parser.add_argument("--reference", help="a reference .mot (e.g. OpenSim's IK result) drawn dashed")
     args = parser.parse_args(argv)
-    plt = pyplot()
-    if plt is None:
-        return fail(SCRIPT, "matplotlib is not installed (Debian: apt-get install python3-matplotlib)", EXIT_NO_MATPLOTLIB)
+    plt = require_pyplot(SCRIPT)
     try:
         cols, rows = read_storage(args.mot)
         ecols, erows = read_storage(args.errors)

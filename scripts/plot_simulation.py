@@ -12,7 +12,7 @@ not installed (Debian: apt-get install python3-matplotlib).
 import argparse
 import sys
 
-from plot_common import EXIT_NO_MATPLOTLIB, fail, pyplot, read_rows, save_png
+from plot_common import fail, read_rows, require_pyplot, save_png
 
 SCRIPT = "plot_simulation.py"
 HEADER = ["time", "energy_change", "hold_drift"]
@@ -23,9 +23,7 @@ def main(argv):
     parser.add_argument("csv", help="data CSV written by `kinetrack simulate --plot`")
     parser.add_argument("png", help="output PNG")
     args = parser.parse_args(argv)
-    plt = pyplot()
-    if plt is None:
-        return fail(SCRIPT, "matplotlib is not installed (Debian: apt-get install python3-matplotlib)", EXIT_NO_MATPLOTLIB)
+    plt = require_pyplot(SCRIPT)
     try:
         rows = read_rows(args.csv, HEADER)
     except OSError as err:

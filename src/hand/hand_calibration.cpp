@@ -42,16 +42,9 @@ Vector3d medianPoint(const std::vector<Vector3d>& pts) {
   return m;
 }
 
-// Signed angle from unit u to the projection of v on the plane ⟂ k, about k.
-double angleAbout(const Vector3d& k, const Vector3d& u, const Vector3d& v) {
-  const Vector3d w = v - v.dot(k) * k;
-  return std::atan2(k.dot(u.cross(w)), u.dot(w));
-}
-
 // One digit's bundle adjustment. Digit parameters g: root (3), axis tilt (2), scale, marker
 // along, marker offset. Frame parameters x: ψ, θ1, θ2, θ3.
 struct DigitProblem {
-  int digit = 0;
   bool thumb = false;
   Vector3d axis0, ref, u1, u2;  // initial axis, reference direction, tilt directions
   std::array<double, 3> lengths0{};
@@ -98,7 +91,7 @@ struct DigitProblem {
 
 void solveDigit(const DigitProblem& P, Vec8& g, std::vector<Vec4>& x, int iterations) {
   const std::size_t K = x.size();
-  std::vector<Eigen::Matrix4d> Uinv(K);
+  std::vector<Eigen::Matrix4d> U(K), Uinv(K);
   std::vector<Mat48> W(K);
   std::vector<Vec4> gf(K);
   double lambda = 1e-3;
@@ -116,7 +109,6 @@ void solveDigit(const DigitProblem& P, Vec8& g, std::vector<Vec4>& x, int iterat
     }
     Mat8 V = P.prior_weight.cwiseAbs2().asDiagonal();
     Vec8 gg = P.prior_weight.cwiseAbs2().cwiseProduct(g - P.g0);
-    std::vector<Eigen::Matrix4d> U(K);
     for (std::size_t f = 0; f < K; ++f) {
       const Vec6 r = P.residual(d, x[f], f);
       Mat64 A;
@@ -244,7 +236,6 @@ HandCalibration calibrateHand(const io::MarkerTrajectories& rec, const HandMarke
   for (const int digit : {1, 2, 3, 4, 0}) {
     const auto ds = static_cast<std::size_t>(digit);
     DigitProblem P;
-    P.digit = digit;
     P.thumb = digit == 0;
     std::vector<int> usable;
     for (int f = 0; f < F; ++f) {
@@ -295,9 +286,7 @@ HandCalibration calibrateHand(const io::MarkerTrajectories& rec, const HandMarke
     {
       const DigitGeometry d0 = P.geometry(g);
       for (std::size_t f = 0; f < K; ++f) {
-        const Vector3d v = P.tip[f] - d0.root;
-        const double psi = P.thumb ? angleAbout(d0.axis, d0.flex, v) : angleAbout(d0.axis, d0.zero, v);
-        x[f] << psi, 0.3, 0.3, 0.2;
+        x[f] << planeAngle(d0, d0.axis.cross(P.tip[f] - d0.root)), 0.3, 0.3, 0.2;
       }
     }
     solveDigit(P, g, x, options.iterations);

@@ -37,6 +37,12 @@ bool handFrame(const Vector3d& top, const Vector3d& left, const Vector3d& right,
 
 Matrix3d planeRotation(const DigitGeometry& g, double psi) { return Eigen::AngleAxisd(psi, g.axis).toRotationMatrix(); }
 
+double planeAngle(const DigitGeometry& g, const Vector3d& normal) {
+  const Vector3d h0 = g.zero.cross(g.flex);
+  const Vector3d n = normal - normal.dot(g.axis) * g.axis;
+  return std::atan2(g.axis.dot(h0.cross(n)), h0.dot(n));
+}
+
 std::array<Vector3d, 4> digitPoints(const DigitGeometry& g, const DigitPose& pose) {
   const Matrix3d R = planeRotation(g, pose.psi);
   const Vector3d a = R * g.zero, b = R * g.flex;

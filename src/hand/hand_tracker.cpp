@@ -15,11 +15,6 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kTwoPi = 2.0 * std::numbers::pi;
 
-double angleAbout(const Vector3d& k, const Vector3d& u, const Vector3d& v) {
-  const Vector3d w = v - v.dot(k) * k;
-  return std::atan2(k.dot(u.cross(w)), u.dot(w));
-}
-
 // Position of the bone ends of a planar chain: cumulative angles from a, towards b.
 Vector3d direction(const Vector3d& a, const Vector3d& b, double phi) { return std::cos(phi) * a + std::sin(phi) * b; }
 
@@ -85,6 +80,7 @@ HandTracker::HandTracker(HandGeometry geometry, TrackerOptions options)
     const auto ds = static_cast<std::size_t>(d);
     const DigitGeometry& g = geometry_.digits[ds];
     if (g.marker_bone < 0 || g.marker_bone > 2) throw InvalidArgument("HandTracker: marker_bone must be 0 … 2");
+    palm_radius_[ds] = {(g.root - geometry_.triad[1]).norm(), (g.root - geometry_.triad[2]).norm()};
     tip_solver_.push_back(tipSolver(g));
     both_solver_.push_back(bothSolver(g, marker_angle_[ds], after_angle_[ds]));
   }
@@ -124,8 +120,9 @@ Vector3d HandTracker::palmJoint(int digit, const Vector3d& p, const Vector3d& q,
   const Vector3d predicted = hand_.p + hand_.R * local;
   // Spheres about p (hand_left) and q (hand_right) through the joint (Eq. 3.3–3.4), and the
   // plane parallel to the palm plane at the joint's calibrated height (Φ_x for a joint on it).
-  const cga::Sphere sp{p, (local - geometry_.triad[1]).norm()};
-  const cga::Sphere sq{q, (local - geometry_.triad[2]).norm()};
+  const auto& radius = palm_radius_[static_cast<std::size_t>(digit)];
+  const cga::Sphere sp{p, radius[0]};
+  const cga::Sphere sq{q, radius[1]};
   cga::Plane plane = palm;
   plane.offset = palm.offset + local.z();
   const cga::CircleResult circle = G::meetSpheres(sp, sq);  // Eq. 3.5
@@ -158,14 +155,10 @@ double HandTracker::planeAngle(int digit, const Vector3d& root, const Vector3d& 
   const cga::PlaneResult plane = G::planeThroughPoints(root, root + 0.05 * k, tip);
   ok = plane.status == cga::Case::Real;
   if (!ok) return 0.0;
-  const Vector3d in_plane = k.cross(plane.plane.normal);  // a (finger) or b (thumb), up to sign
-  const bool thumb = g.zero.dot(g.axis) > 0.5;
-  const Vector3d ref = hand_.R * (thumb ? g.flex : g.zero);
-  double psi = angleAbout(k, ref, in_plane);
+  const double psi = hand::planeAngle(g, hand_.R.transpose() * plane.plane.normal);
   // Of ψ and ψ + π (the same plane) take the one nearest the last frame's.
   const double last = pose_[static_cast<std::size_t>(digit)].psi;
-  psi = last + std::remainder(psi - last, std::numbers::pi);
-  return psi;
+  return last + std::remainder(psi - last, std::numbers::pi);
 }
 
 template <class G>

@@ -6,8 +6,11 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <tuple>
+#include <utility>
 
 #include "kinetrack/ik/marker_ik.hpp"
+#include "kinetrack/metrics/tracking.hpp"
 
 namespace kinetrack::hand {
 namespace {
@@ -29,13 +32,11 @@ FrameMarkers gather(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk
   return m;
 }
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  const double x = p * static_cast<double>(v.size() - 1);
-  const auto i = static_cast<std::size_t>(x);
-  const double t = x - static_cast<double>(i);
-  return i + 1 < v.size() ? v[i] * (1 - t) + v[i + 1] * t : v[i];
+// Median and p95 of a sample (NaN for an empty one).
+std::pair<double, double> medianP95(std::vector<double> v) {
+  if (v.empty()) return {kNaN, kNaN};
+  const metrics::Summary s = metrics::summarize(std::move(v));
+  return {s.median, s.p95};
 }
 
 bool complete(const std::array<Vector3d, 3>& triad) {
@@ -217,17 +218,12 @@ HandSummary summarize(const HandTrial& trial) {
     DigitSummary& ds = s.digits[d];
     ds.tip_samples = static_cast<int>(tip[d].size());
     ds.middle_samples = static_cast<int>(mid[d].size());
-    ds.tip_p50_mm = percentile(tip[d], 0.5);
-    ds.tip_p95_mm = percentile(tip[d], 0.95);
-    ds.middle_median_mm = percentile(mid[d], 0.5);
-    ds.middle_p95_mm = percentile(mid[d], 0.95);
+    std::tie(ds.tip_p50_mm, ds.tip_p95_mm) = medianP95(std::move(tip[d]));
+    std::tie(ds.middle_median_mm, ds.middle_p95_mm) = medianP95(std::move(mid[d]));
   }
-  s.tip_error_mm_p50 = percentile(tip_all, 0.5);
-  s.tip_error_mm_p95 = percentile(tip_all, 0.95);
-  s.middle_error_mm_median = percentile(mid_all, 0.5);
-  s.middle_error_mm_p95 = percentile(mid_all, 0.95);
-  s.us_per_frame_p50 = percentile(us, 0.5);
-  s.us_per_frame_p95 = percentile(us, 0.95);
+  std::tie(s.tip_error_mm_p50, s.tip_error_mm_p95) = medianP95(std::move(tip_all));
+  std::tie(s.middle_error_mm_median, s.middle_error_mm_p95) = medianP95(std::move(mid_all));
+  std::tie(s.us_per_frame_p50, s.us_per_frame_p95) = medianP95(std::move(us));
   s.iterations_mean = solved > 0 ? iterations / solved : 0.0;
   return s;
 }

@@ -13,15 +13,10 @@
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/model_builder.hpp"
 #include "testing/alloc_guard.hpp"
+#include "testing/format.hpp"
 
 namespace kinetrack {
 namespace {
-
-std::string fmtDouble(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3e", v);
-  return buf;
-}
 
 Model massiveHuman66() {
   std::mt19937_64 rng(21);
@@ -65,8 +60,8 @@ TEST(Simulator, AFreeFloatingHumanKeepsItsEnergyAndMomentum) {
       worst_h = std::max(worst_h, (sim.momentum() - h0).norm() / h0.norm());
     }
   }
-  RecordProperty("relative_energy_drift", fmtDouble(worst_e));
-  RecordProperty("relative_momentum_drift", fmtDouble(worst_h));
+  RecordProperty("relative_energy_drift", testing::sci(worst_e));
+  RecordProperty("relative_momentum_drift", testing::sci(worst_h));
   EXPECT_LT(worst_e, 1e-8) << "kinetic energy " << e0 << " J";
   EXPECT_LT(worst_h, 1e-8);
   EXPECT_GT(sim.velocity().cwiseAbs().maxCoeff(), 0.1);  // it did move

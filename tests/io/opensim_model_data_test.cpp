@@ -19,18 +19,14 @@
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "kinetrack/model/data.hpp"
 #include "testing/finite_diff.hpp"
+#include "testing/format.hpp"
 #include "testing/mutations.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
 namespace {
 
-// A number for RecordProperty, readable when tiny ("3.2e-10").
-std::string sci(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
-}
+using testing::sci;
 
 constexpr const char* kGait = "data/opensim/gait2354_walk/subject01_simbody.osim";
 constexpr const char* kRajagopal = "data/opensim/opensense_imu_walk/Rajagopal2015_opensense.osim";

@@ -20,17 +20,13 @@
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/model/model_builder.hpp"
 #include "testing/finite_diff.hpp"
+#include "testing/format.hpp"
 #include "testing/mutations.hpp"
 
 namespace kinetrack::io {
 namespace {
 
-// A number for RecordProperty, readable when tiny ("3.2e-10").
-std::string sci(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
-}
+using testing::sci;
 
 const std::string kSynthetic = std::string(KINETRACK_TEST_DATA) + "/opensim/synthetic_40.osim";
 

@@ -3,6 +3,7 @@
 // poses) and the pyCGM Vicon trials (static calibration, then marker IK of every frame of the
 // movement trial under OpenSim's 2 cm RMS bound).
 #include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/metrics/tracking.hpp"
 
 #include <gtest/gtest.h>
 
@@ -200,11 +201,6 @@ std::map<std::string, double> perMarkerRms(const MarkerIkSpec& spec, const io::M
   return sum;
 }
 
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(std::lround(p * static_cast<double>(v.size() - 1)))];
-}
-
 TEST(MarkerCalibration, PlugInGaitStaticThenMovementTrialUnder2cm) {
   KINETRACK_REQUIRE_SHARED(vsk_path, "data/c3d/pycgm_Test.vsk");
   KINETRACK_REQUIRE_SHARED(static_path, "data/c3d/pycgm_Static_trial.c3d");
@@ -250,10 +246,11 @@ TEST(MarkerCalibration, PlugInGaitStaticThenMovementTrialUnder2cm) {
   std::vector<std::pair<double, std::string>> ranked;
   for (const auto& [name, e] : per_marker) ranked.emplace_back(e, name);
   std::sort(ranked.rbegin(), ranked.rend());
-  std::cout << "movement trial: " << r.frames.size() << " frames, marker RMS median " << 1e3 * percentile(rms, 0.5)
-            << " mm, p95 " << 1e3 * percentile(rms, 0.95) << " mm, max " << 1e3 * percentile(rms, 1.0)
-            << " mm; solve time per frame median " << percentile(us, 0.5) << " us, p95 " << percentile(us, 0.95)
-            << " us, max " << percentile(us, 1.0) << " us\nworst markers (RMS over the trial):";
+  const metrics::Summary srms = metrics::summarize(rms), sus = metrics::summarize(us);
+  std::cout << "movement trial: " << r.frames.size() << " frames, marker RMS median " << 1e3 * srms.median
+            << " mm, p95 " << 1e3 * srms.p95 << " mm, max " << 1e3 * srms.max << " mm; solve time per frame median "
+            << sus.median << " us, p95 " << sus.p95 << " us, max " << sus.max
+            << " us\nworst markers (RMS over the trial):";
   for (int i = 0; i < 6; ++i)
     std::cout << " " << ranked[static_cast<std::size_t>(i)].second << " "
               << 1e3 * ranked[static_cast<std::size_t>(i)].first << " mm";

@@ -65,6 +65,11 @@ bool handFrame(const Vector3d& top, const Vector3d& left, const Vector3d& right,
 /// The rotation taking (a0, b0) to (a(ψ), b(ψ)) for this digit, i.e. Rot(k, ψ).
 Matrix3d planeRotation(const DigitGeometry& g, double psi);
 
+/// The plane angle ψ, modulo π, of the digit plane with normal `normal` (hand frame; the plane
+/// contains k): the angle about k from the hinge axis a0 × b0 to the normal. ψ and ψ + π are the
+/// same plane; callers pick the one nearest their previous value.
+double planeAngle(const DigitGeometry& g, const Vector3d& normal);
+
 /// Joint points of a digit in the hand frame: root, end of bone 1, 2, 3 (= tip marker).
 std::array<Vector3d, 4> digitPoints(const DigitGeometry& g, const DigitPose& pose);
 /// The middle marker in the hand frame.

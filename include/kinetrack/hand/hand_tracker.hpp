@@ -95,10 +95,11 @@ class HandTracker {
 
   HandGeometry geometry_;
   TrackerOptions options_;
-  std::vector<fabrik::Solver> tip_solver_;      // per digit: root, 3 bone ends
-  std::vector<fabrik::Solver> both_solver_;     // per digit: the middle marker inserted on its bone
-  std::array<double, kDigits> marker_angle_{};  // direction of the root→marker (or joint→marker) bone
-  std::array<double, kDigits> after_angle_{};   // direction of marker→next joint relative to the bone
+  std::vector<fabrik::Solver> tip_solver_;                    // per digit: root, 3 bone ends
+  std::vector<fabrik::Solver> both_solver_;                   // per digit: the middle marker inserted on its bone
+  std::array<std::array<double, 2>, kDigits> palm_radius_{};  // root to hand_left, hand_right (m)
+  std::array<double, kDigits> marker_angle_{};                // direction of the root→marker (or joint→marker) bone
+  std::array<double, kDigits> after_angle_{};                 // direction of marker→next joint relative to the bone
   Eigen::Matrix3Xd positions4_, positions5_;
   Transform hand_;
   std::array<DigitPose, kDigits> pose_{};
