@@ -135,25 +135,33 @@ void Solver::resetFrames(const Eigen::Ref<const Matrix3Xd>& p) {
 
 double Solver::coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, const Vector3d& q) const {
   // The pair (j, c) moves as one: θ_c = k·θ_j, so choose θ_j putting joint c nearest to q.
+  // Everything in C_j's coordinates, with the hinges by Rodrigues' formula on vectors (no
+  // rotation matrices in the 40-odd evaluations): a hinge axis h ⟂ z turns z into
+  // cos t z + sin t (h × z), and any w into w cos t + (h × w) sin t + h (h·w)(1 − cos t).
   const JointConstraint& cj = skeleton_.constraint(j);
   const JointConstraint& cc = skeleton_.constraint(c);
   const Matrix3d C = constraintFrame(j);
-  const Vector3d& base = p.col(skeleton_.parent(j));
+  const Vector3d target = C.transpose() * (q - p.col(skeleton_.parent(j)));
   const double k = skeleton_.coupling(c), lj = skeleton_.length(j), lc = skeleton_.length(c);
+  const Vector3d& h = cj.hinge_axis;
+  const Vector3d yj = h.cross(Vector3d::UnitZ());
+  const Vector3d zc = cc.R_offset.col(2), yc = cc.R_offset * cc.hinge_axis.cross(Vector3d::UnitZ());
   auto cost = [&](double t) {
-    const Matrix3d Fj = C * Eigen::AngleAxisd(t, cj.hinge_axis).toRotationMatrix();
-    const Vector3d dc = Fj * (cc.R_offset * (Eigen::AngleAxisd(k * t, cc.hinge_axis) * Vector3d::UnitZ()));
-    return (base + lj * Fj.col(2) + lc * dc - q).squaredNorm();
+    const double ct = std::cos(t), st = std::sin(t), ck = std::cos(k * t), sk = std::sin(k * t);
+    const Vector3d w = ck * zc + sk * yc;  // child direction in the frame of bone j
+    const Vector3d dj = ct * Vector3d::UnitZ() + st * yj;
+    const Vector3d dc = ct * w + st * h.cross(w) + (1.0 - ct) * h.dot(w) * h;
+    return (lj * dj + lc * dc - target).squaredNorm();
   };
   // Coarse samples over the range, then golden-section refinement around the best one.
   constexpr int kSamples = 12;
-  const double lo = cj.min_angle, hi = cj.max_angle, h = (hi - lo) / kSamples;
+  const double lo = cj.min_angle, hi = cj.max_angle, step = (hi - lo) / kSamples;
   double best = lo, best_cost = cost(lo);
   for (int i = 1; i <= kSamples; ++i) {
-    const double t = lo + h * i, v = cost(t);
+    const double t = lo + step * i, v = cost(t);
     if (v < best_cost) best = t, best_cost = v;
   }
-  double a = std::max(lo, best - h), b = std::min(hi, best + h);
+  double a = std::max(lo, best - step), b = std::min(hi, best + step);
   const double g = 0.5 * (std::sqrt(5.0) - 1.0);
   double x1 = b - g * (b - a), x2 = a + g * (b - a), f1 = cost(x1), f2 = cost(x2);
   for (int it = 0; it < 30; ++it) {
