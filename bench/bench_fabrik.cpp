@@ -24,12 +24,21 @@ std::vector<int> chainParents(int n) {
   return parents;
 }
 
-void report(benchmark::State& state, long iterations, long solves, long failed) {
-  state.counters["iterations"] = static_cast<double>(iterations) / static_cast<double>(solves);
-  state.counters["s_per_iter"] =
-      benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  state.counters["not_converged"] = static_cast<double>(failed) / static_cast<double>(solves);
-}
+// Iterations and failures over the solves of a benchmark, reported as its counters.
+struct Tally {
+  long iterations = 0, solves = 0, failed = 0;
+  void add(const Result& r) {
+    iterations += r.iterations;
+    failed += r.status != Status::Converged;
+    ++solves;
+  }
+  void report(benchmark::State& state) const {
+    state.counters["iterations"] = static_cast<double>(iterations) / static_cast<double>(solves);
+    state.counters["s_per_iter"] =
+        benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["not_converged"] = static_cast<double>(failed) / static_cast<double>(solves);
+  }
+};
 
 void BM_FabrikBallChain(benchmark::State& state) {
   Matrix3Xd rest(3, 11);
@@ -44,19 +53,16 @@ void BM_FabrikBallChain(benchmark::State& state) {
   Solver solver(sk);
   Matrix3Xd p = rest;
   const Options options{.tolerance = static_cast<double>(state.range(0)) * 1e-6, .max_iterations = 100};
-  long iterations = 0, solves = 0, failed = 0;
+  Tally tally;
   double s = 0.0;
   for (auto _ : state) {
     s += 0.01;
     const Vector3d t(0.5 * std::sin(1.3 * s), 0.4 * std::cos(0.7 * s), 0.6 + 0.2 * std::sin(0.5 * s));
     solver.setTarget(10, t);
-    const Result r = solver.solve(p, options);
-    iterations += r.iterations;
-    failed += r.status != Status::Converged;
-    ++solves;
+    tally.add(solver.solve(p, options));
     benchmark::DoNotOptimize(p.data());
   }
-  report(state, iterations, solves, failed);
+  tally.report(state);
 }
 BENCHMARK(BM_FabrikBallChain)->Arg(1000)->Arg(1)->Unit(benchmark::kMicrosecond);
 
@@ -74,7 +80,7 @@ void BM_FabrikFinger(benchmark::State& state) {
   Solver solver(sk);
   Matrix3Xd p = rest;
   const Options options{.tolerance = static_cast<double>(state.range(0)) * 1e-6, .max_iterations = 100};
-  long iterations = 0, solves = 0, failed = 0;
+  Tally tally;
   double s = 0.0;
   const double len[3] = {0.04, 0.025, 0.02};
   for (auto _ : state) {
@@ -88,13 +94,10 @@ void BM_FabrikFinger(benchmark::State& state) {
       t += len[k] * (Eigen::AngleAxisd(a, Vector3d::UnitX()) * Vector3d::UnitZ());
     }
     solver.setTarget(3, t);
-    const Result r = solver.solve(p, options);
-    iterations += r.iterations;
-    failed += r.status != Status::Converged;
-    ++solves;
+    tally.add(solver.solve(p, options));
     benchmark::DoNotOptimize(p.data());
   }
-  report(state, iterations, solves, failed);
+  tally.report(state);
 }
 BENCHMARK(BM_FabrikFinger)->Arg(100)->Arg(1)->Unit(benchmark::kMicrosecond);
 
