@@ -81,8 +81,26 @@ Solver::Solver(Skeleton skeleton) : skeleton_(std::move(skeleton)) {
   count_.assign(n, 0);
   reach_.assign(n, 0.0);
   coupled_child_.assign(n, -1);
+  pair_.assign(n, CoupledPair{});
   for (int j = 1; j < skeleton_.size(); ++j) {
-    if (skeleton_.coupling(j) != 0.0) coupled_child_[static_cast<std::size_t>(skeleton_.parent(j))] = j;
+    const double k = skeleton_.coupling(j);
+    if (k != 0.0) {
+      const int par = skeleton_.parent(j);
+      coupled_child_[static_cast<std::size_t>(par)] = j;
+      CoupledPair& g = pair_[static_cast<std::size_t>(par)];
+      const JointConstraint& cj = skeleton_.constraint(par);
+      const JointConstraint& cc = skeleton_.constraint(j);
+      g.h = cj.hinge_axis;
+      g.yj = g.h.cross(Vector3d::UnitZ());
+      g.zc = cc.R_offset.col(2);
+      g.yc = cc.R_offset * cc.hinge_axis.cross(Vector3d::UnitZ());
+      g.k = k, g.lj = skeleton_.length(par), g.lc = skeleton_.length(j);
+      const double step = (cj.max_angle - cj.min_angle) / static_cast<double>(g.t.size() - 1);
+      for (std::size_t i = 0; i < g.t.size(); ++i) {
+        g.t[i] = cj.min_angle + step * static_cast<double>(i);
+        g.point[i] = g.position(g.t[i]);
+      }
+    }
     reach_[static_cast<std::size_t>(j)] = reach_[static_cast<std::size_t>(skeleton_.parent(j))] + skeleton_.length(j);
   }
 }
@@ -133,46 +151,71 @@ void Solver::resetFrames(const Eigen::Ref<const Matrix3Xd>& p) {
   frames_valid_ = true;
 }
 
-double Solver::coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, const Vector3d& q) const {
-  // The pair (j, c) moves as one: θ_c = k·θ_j, so choose θ_j putting joint c nearest to q.
-  // Everything in C_j's coordinates, with the hinges by Rodrigues' formula on vectors (no
-  // rotation matrices in the 40-odd evaluations): a hinge axis h ⟂ z turns z into
-  // cos t z + sin t (h × z), and any w into w cos t + (h × w) sin t + h (h·w)(1 − cos t).
-  const JointConstraint& cj = skeleton_.constraint(j);
-  const JointConstraint& cc = skeleton_.constraint(c);
-  const Matrix3d C = constraintFrame(j);
-  const Vector3d target = C.transpose() * (q - p.col(skeleton_.parent(j)));
-  const double k = skeleton_.coupling(c), lj = skeleton_.length(j), lc = skeleton_.length(c);
-  const Vector3d& h = cj.hinge_axis;
-  const Vector3d yj = h.cross(Vector3d::UnitZ());
-  const Vector3d zc = cc.R_offset.col(2), yc = cc.R_offset * cc.hinge_axis.cross(Vector3d::UnitZ());
-  auto cost = [&](double t) {
-    const double ct = std::cos(t), st = std::sin(t), ck = std::cos(k * t), sk = std::sin(k * t);
-    const Vector3d w = ck * zc + sk * yc;  // child direction in the frame of bone j
-    const Vector3d dj = ct * Vector3d::UnitZ() + st * yj;
-    const Vector3d dc = ct * w + st * h.cross(w) + (1.0 - ct) * h.dot(w) * h;
-    return (lj * dj + lc * dc - target).squaredNorm();
-  };
-  // Coarse samples over the range, then golden-section refinement around the best one.
-  constexpr int kSamples = 12;
-  const double lo = cj.min_angle, hi = cj.max_angle, step = (hi - lo) / kSamples;
-  double best = lo, best_cost = cost(lo);
-  for (int i = 1; i <= kSamples; ++i) {
-    const double t = lo + step * i, v = cost(t);
-    if (v < best_cost) best = t, best_cost = v;
+// R(t) v for the hinge h ⟂ z by Rodrigues' formula on vectors (no rotation matrix):
+// R(t) v = v cos t + (h × v) sin t + h (h·v)(1 − cos t); it turns z into cos t z + sin t (h × z).
+Vector3d Solver::CoupledPair::rotate(const Vector3d& v, double ct, double st) const {
+  return ct * v + st * h.cross(v) + (1.0 - ct) * h.dot(v) * h;
+}
+
+// Joint c relative to joint j's parent: l_j d_j(t) + l_c R(t) w(kt), w(s) = cos s z_c + sin s y_c.
+Vector3d Solver::CoupledPair::position(double t) const {
+  const double ct = std::cos(t), st = std::sin(t);
+  return lj * (ct * Vector3d::UnitZ() + st * yj) + lc * rotate(std::cos(k * t) * zc + std::sin(k * t) * yc, ct, st);
+}
+
+// f(t) = |position(t) − target|² and its first two derivatives in closed form
+// (d/dt R w = h × R w + R w', d_j'' = −d_j, w'' = −k² w).
+void Solver::CoupledPair::cost(double t, const Vector3d& target, double& f, double& d1, double& d2) const {
+  const Vector3d z = Vector3d::UnitZ();
+  const double ct = std::cos(t), st = std::sin(t), ck = std::cos(k * t), sk = std::sin(k * t);
+  const Vector3d w = ck * zc + sk * yc, dw = k * (ck * yc - sk * zc);
+  const Vector3d Rw = rotate(w, ct, st), Rdw = rotate(dw, ct, st);
+  const Vector3d dj = ct * z + st * yj, ddj = ct * yj - st * z;
+  const Vector3d dRw = h.cross(Rw) + Rdw;
+  const Vector3d ddRw = h.cross(h.cross(Rw)) + 2.0 * h.cross(Rdw) - k * k * Rw;
+  const Vector3d g = lj * dj + lc * Rw - target, g1 = lj * ddj + lc * dRw, g2 = -lj * dj + lc * ddRw;
+  f = g.squaredNorm();
+  d1 = 2.0 * g.dot(g1);
+  d2 = 2.0 * (g1.squaredNorm() + g.dot(g2));
+}
+
+double Solver::coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, const Vector3d& q) const {
+  // The pair (j, c) moves as one: θ_c = k·θ_j, so choose t = θ_j putting joint c nearest to q.
+  // Start from the best of the last angle and the precomputed grid, then a safeguarded Newton
+  // iteration on f(t) inside one grid step around it: 2–4 sin/cos pairs a call.
+  const CoupledPair& pair = pair_[static_cast<std::size_t>(j)];
+  const Vector3d target = constraintFrame(j).transpose() * (q - p.col(skeleton_.parent(j)));
+  double t = std::clamp(angle_[static_cast<std::size_t>(j)], pair.t.front(), pair.t.back());
+  double f = 0.0, d1 = 0.0, d2 = 0.0;
+  pair.cost(t, target, f, d1, d2);
+  int best = -1;
+  for (std::size_t i = 0; i < pair.t.size(); ++i) {
+    const double v = (pair.point[i] - target).squaredNorm();
+    if (v < f) best = static_cast<int>(i), f = v;
   }
-  double a = std::max(lo, best - step), b = std::min(hi, best + step);
-  const double g = 0.5 * (std::sqrt(5.0) - 1.0);
-  double x1 = b - g * (b - a), x2 = a + g * (b - a), f1 = cost(x1), f2 = cost(x2);
-  for (int it = 0; it < 30; ++it) {
-    if (f1 < f2) {
-      b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = cost(x1);
-    } else {
-      a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = cost(x2);
+  if (best >= 0) {
+    t = pair.t[static_cast<std::size_t>(best)];
+    pair.cost(t, target, f, d1, d2);
+  }
+  // A step that does not reduce f is halved back towards the current point; a Newton step below
+  // 1e-9 rad is taken without another evaluation (the next would be ~1e-18).
+  const double step = pair.t[1] - pair.t[0];
+  const double a = std::max(pair.t.front(), t - step), b = std::min(pair.t.back(), t + step);
+  for (int it = 0; it < 12; ++it) {
+    const double dt = d2 > 0.0 ? -d1 / d2 : (d1 > 0.0 ? a - t : b - t);
+    if (d2 > 0.0 && std::abs(dt) < 1e-9) return std::clamp(t + dt, a, b);
+    double next = std::clamp(t + dt, a, b), fn = 0.0, n1 = 0.0, n2 = 0.0;
+    pair.cost(next, target, fn, n1, n2);
+    for (int half = 0; half < 20 && fn > f; ++half) {
+      next = 0.5 * (t + next);
+      pair.cost(next, target, fn, n1, n2);
     }
+    if (fn > f) break;
+    const double moved = std::abs(next - t);
+    t = next, f = fn, d1 = n1, d2 = n2;
+    if (moved < 1e-10) break;
   }
-  const double t = 0.5 * (a + b);
-  return cost(t) < best_cost ? t : best;
+  return t;
 }
 
 void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) {
@@ -189,7 +232,7 @@ void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) 
     if (skeleton_.coupling(j) != 0.0) {
       theta = clampAngle(skeleton_.coupling(j) * angle_[static_cast<std::size_t>(par)], c.min_angle, c.max_angle);
     } else if (!carry && cc >= 0 && active_[static_cast<std::size_t>(cc)]) {
-      theta = coupledAngle(p, j, cc, p.col(cc));
+      theta = coupledAngle(p, j, p.col(cc));
     } else if (!carry) {
       // Project onto the hinge plane first, then clamp the angle in that plane.
       const Vector3d u = C.transpose() * (desired / n);
@@ -352,7 +395,12 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
     result.iterations = it + 1;
     err = error(p);
     if (err <= options.tolerance) break;
-    if (restarts > 0 && err > options.stall_ratio * prev) {
+    const bool stalled = err > options.stall_ratio * prev;
+    if (stalled && restarts == 0 && options.stop_when_stalled) {
+      result.status = Status::Stalled;
+      break;
+    }
+    if (restarts > 0 && stalled) {
       // Stalled away from the targets (typically a one-sided hinge locked at a bound): restart
       // from the hinges inside their ranges, other joints as they are.
       // Restart k puts the hinges at their neutral angle, then at 1/2, 1/4, 3/4 of their ranges.
@@ -366,6 +414,7 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
   }
   updateRelative();
   result.error = err;
+  if (result.status == Status::Stalled) return result;
   result.status = err <= options.tolerance ? Status::Converged
                   : unreachable            ? Status::Unreachable
                                            : Status::IterationLimit;

@@ -26,8 +26,9 @@ enum class Backend : std::uint8_t { Euclid, Cga };
 struct TrackerOptions {
   bool use_middle_markers = false;  ///< also target the middle markers (else they are held out)
   Backend backend = Backend::Euclid;
-  /// FABRIK per digit: 0.1 mm tolerance (below the markers' noise), 30 iterations, one restart.
-  fabrik::Options fabrik{1e-4, 30, fabrik::RootMode::Fixed, 1, 0.999};
+  /// FABRIK per digit: 0.1 mm tolerance (below the markers' noise), 30 iterations, one restart,
+  /// stop at a stall (a tip outside what the ranges allow: the nearest pose is reached slowly).
+  fabrik::Options fabrik{1e-4, 30, fabrik::RootMode::Fixed, 1, 0.999, true};
 };
 
 /// How a palm joint was found (the cases of Eq. 3.5–3.6).
