@@ -81,6 +81,13 @@ Solver::Solver(Skeleton skeleton) : skeleton_(std::move(skeleton)) {
   count_.assign(n, 0);
   reach_.assign(n, 0.0);
   coupled_child_.assign(n, -1);
+  best_p_.resize(3, static_cast<Eigen::Index>(n));
+  best_frame_ = frame_;
+  best_angle_ = angle_;
+  plain_offset_.assign(n, 0);
+  for (int j = 1; j < skeleton_.size(); ++j) {
+    plain_offset_[static_cast<std::size_t>(j)] = skeleton_.constraint(j).R_offset == Matrix3d::Identity() ? 1 : 0;
+  }
   pair_.assign(n, CoupledPair{});
   for (int j = 1; j < skeleton_.size(); ++j) {
     const double k = skeleton_.coupling(j);
@@ -125,7 +132,9 @@ void Solver::setBaseFrame(const Matrix3d& R) {
 void Solver::clearTargets() { std::fill(has_target_.begin(), has_target_.end(), 0); }
 
 Matrix3d Solver::constraintFrame(int j) const {
-  return frame_[static_cast<std::size_t>(skeleton_.parent(j))] * skeleton_.constraint(j).R_offset;
+  const Matrix3d& parent = frame_[static_cast<std::size_t>(skeleton_.parent(j))];
+  if (plain_offset_[static_cast<std::size_t>(j)]) return parent;
+  return parent * skeleton_.constraint(j).R_offset;
 }
 
 void Solver::resetFrames(const Eigen::Ref<const Matrix3Xd>& p) {
@@ -302,6 +311,12 @@ void Solver::backward(Eigen::Ref<Matrix3Xd> p, bool free_root) {
 void Solver::forward(Eigen::Ref<Matrix3Xd> p, const Vector3d& root, bool stretch, int stretch_target) {
   p.col(0) = root;
   frame_[0] = skeleton_.baseFrame();
+  if (stretch) {
+    // Every joint of the path aims at the target (a coupled pair's end included).
+    for (int j = 1; j < skeleton_.size(); ++j) {
+      if (on_path_[static_cast<std::size_t>(j)]) p.col(j) = target_[static_cast<std::size_t>(stretch_target)];
+    }
+  }
   for (int j = 1; j < skeleton_.size(); ++j) {
     const Vector3d& from = p.col(skeleton_.parent(j));
     const Vector3d desired = stretch && on_path_[static_cast<std::size_t>(j)]
@@ -388,6 +403,7 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
     return result;
   }
   double err = 0.0, prev = std::numeric_limits<double>::infinity();
+  double best_err = std::numeric_limits<double>::infinity();
   int restarts = options.restarts;
   for (int it = 0; it < options.max_iterations; ++it) {
     backward(p, free_root);
@@ -403,14 +419,27 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
     if (restarts > 0 && stalled) {
       // Stalled away from the targets (typically a one-sided hinge locked at a bound): restart
       // from the hinges inside their ranges, other joints as they are.
-      // Restart k puts the hinges at their neutral angle, then at 1/2, 1/4, 3/4 of their ranges.
-      constexpr double kFractions[4] = {-1.0, 0.5, 0.25, 0.75};
-      restartPose(p, kFractions[(options.restarts - restarts) % 4]);
+      // Restart k puts the hinges at fraction k of Options::restart_fractions (by default their
+      // neutral angle, then 1/2, 1/4, 3/4 of their ranges). The pose it leaves is kept if no later one comes closer.
+      if (err < best_err) {
+        best_err = err;
+        best_p_ = p;
+        best_frame_ = frame_;
+        best_angle_ = angle_;
+      }
+      const auto k = static_cast<std::size_t>(options.restarts - restarts) % options.restart_fractions.size();
+      restartPose(p, options.restart_fractions[k]);
       --restarts;
       prev = std::numeric_limits<double>::infinity();
       continue;
     }
     prev = err;
+  }
+  if (best_err < err) {
+    p = best_p_;
+    frame_ = best_frame_;  // same sizes: no allocation
+    angle_ = best_angle_;
+    err = best_err;
   }
   updateRelative();
   result.error = err;

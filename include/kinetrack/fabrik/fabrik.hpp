@@ -108,6 +108,9 @@ struct Options {
   /// cap: for trackers that solve every frame and prefer time to the last fraction of a
   /// percent an unreachable-inside-the-limits target would still gain.
   bool stop_when_stalled = false;
+  /// Where restart k (cycling) puts the hinges: a fraction of each range from its minimum, or a
+  /// negative value for the neutral pose above.
+  std::array<double, 4> restart_fractions{-1.0, 0.5, 0.25, 0.75};
 };
 
 struct Result {
@@ -176,10 +179,14 @@ class Solver {
   std::vector<double> angle_;     // hinge angles
   std::vector<Vector3d> target_;  // per joint
   std::vector<std::uint8_t> has_target_, active_, on_path_;
-  std::vector<Vector3d> sum_;  // backward pass: sum of the children's proposals
+  std::vector<std::uint8_t> plain_offset_;  // R_offset is exactly the identity: C_j = F_parent
+  std::vector<Vector3d> sum_;               // backward pass: sum of the children's proposals
   std::vector<int> count_;
   std::vector<double> reach_;       // path length from the root
   std::vector<int> coupled_child_;  // the child coupled to joint j's hinge, or -1
+  Matrix3Xd best_p_;                // the closest pose a restart left (positions, frames, angles)
+  std::vector<Matrix3d> best_frame_;
+  std::vector<double> best_angle_;
   bool frames_valid_ = false;
 };
 
