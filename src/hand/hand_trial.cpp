@@ -215,16 +215,18 @@ HandTrial trackHandRecording(const io::MarkerTrajectories& recording, const Hand
                                       : trackLm(recording, markers, geometry, options, progress);
 }
 
-HandSummary summarize(const HandTrial& trial) {
+HandSummary summarize(const HandTrial& trial, int exclude_first, int exclude_end) {
   HandSummary s;
   s.solver = trial.solver;
   s.use_middle_markers = trial.use_middle_markers;
-  s.frames = static_cast<int>(trial.rows.size());
   std::vector<double> tip_all, mid_all, us;
   std::array<std::vector<double>, kDigits> tip, mid;
   double iterations = 0.0;
   int solved = 0;
-  for (const HandTrialRow& r : trial.rows) {
+  for (int f = 0; f < static_cast<int>(trial.rows.size()); ++f) {
+    if (f >= exclude_first && f < exclude_end) continue;
+    const HandTrialRow& r = trial.rows[static_cast<std::size_t>(f)];
+    ++s.frames;
     s.gaps += r.gap ? 1 : 0;
     us.push_back(r.seconds * 1e6);
     for (std::size_t d = 0; d < kDigits; ++d) {
