@@ -57,8 +57,8 @@ Vector3d rotateMinimal(const Vector3d& a, const Vector3d& b, const Vector3d& v) 
 // The frame with z = unit d whose x is x projected onto the plane ⟂ d.
 Matrix3d frameFromX(const Vector3d& x, const Vector3d& d) {
   Vector3d xp = x - x.dot(d) * d;
-  if (xp.norm() < 1e-9) xp = d.unitOrthogonal();
-  xp.normalize();
+  const double n2 = xp.squaredNorm();
+  xp = n2 < 1e-18 ? Vector3d(d.unitOrthogonal()) : Vector3d(xp / std::sqrt(n2));
   Matrix3d R;
   R.col(0) = xp;
   R.col(1) = d.cross(xp);
@@ -84,6 +84,17 @@ Solver::Solver(Skeleton skeleton) : skeleton_(std::move(skeleton)) {
   best_p_.resize(3, static_cast<Eigen::Index>(n));
   best_frame_ = frame_;
   best_angle_ = angle_;
+  twist_.assign(n, TwistLimit{});
+  for (int j = 1; j < skeleton_.size(); ++j) {
+    const JointConstraint& c = skeleton_.constraint(j);
+    TwistLimit& t = twist_[static_cast<std::size_t>(j)];
+    t.limited = c.type == ConstraintType::Ball && (c.min_twist > -kPi || c.max_twist < kPi);
+    const double mid = 0.5 * (c.min_twist + c.max_twist), half = 0.5 * (c.max_twist - c.min_twist);
+    t.mid = {std::cos(mid), std::sin(mid)};
+    t.lo = {std::cos(c.min_twist), std::sin(c.min_twist)};
+    t.hi = {std::cos(c.max_twist), std::sin(c.max_twist)};
+    t.cos_half = std::cos(half);
+  }
   plain_offset_.assign(n, 0);
   for (int j = 1; j < skeleton_.size(); ++j) {
     plain_offset_[static_cast<std::size_t>(j)] = skeleton_.constraint(j).R_offset == Matrix3d::Identity() ? 1 : 0;
@@ -273,15 +284,18 @@ void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) 
     // Transport the previous frame onto the new direction (its twist is inherited).
     const Matrix3d& old = frame_[js];
     F = frameFromX(rotateMinimal(old.col(2), d, old.col(0)), d);
-    if (c.type == ConstraintType::Ball && (c.min_twist > -kPi || c.max_twist < kPi)) {
-      // Swing-twist split of C^T F about z: τ is the angle of swing⁻¹ · x_F; clamp it.
+    const TwistLimit& tw = twist_[js];
+    if (tw.limited) {
+      // Swing-twist split of C^T F about z: τ is the angle of x = swing⁻¹ · x_F in the xy plane.
+      // τ is in range iff x is within the half-width of the range's middle direction (no atan2);
+      // outside, the bound whose direction is nearer (larger dot product) replaces it.
       const Vector3d u = C.transpose() * d;
       const Vector3d x = rotateMinimal(u, Vector3d::UnitZ(), C.transpose() * F.col(0));
-      const double tau = std::atan2(x.y(), x.x());
-      const double clamped = clampAngle(tau, c.min_twist, c.max_twist);
-      if (clamped != tau) {
-        const Vector3d x_c(std::cos(clamped), std::sin(clamped), 0.0);
-        F = frameFromX(C * rotateMinimal(Vector3d::UnitZ(), u, x_c), d);
+      const double n_xy = std::hypot(x.x(), x.y());
+      if (x.x() * tw.mid[0] + x.y() * tw.mid[1] < tw.cos_half * n_xy) {
+        const bool low = x.x() * tw.lo[0] + x.y() * tw.lo[1] >= x.x() * tw.hi[0] + x.y() * tw.hi[1];
+        const std::array<double, 2>& b = low ? tw.lo : tw.hi;
+        F = frameFromX(C * rotateMinimal(Vector3d::UnitZ(), u, Vector3d(b[0], b[1], 0.0)), d);
       }
     }
   }
@@ -290,22 +304,25 @@ void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) 
 }
 
 void Solver::backward(Eigen::Ref<Matrix3Xd> p, bool free_root) {
-  std::fill(sum_.begin(), sum_.end(), Vector3d::Zero());
-  std::fill(count_.begin(), count_.end(), 0);
+  // sum_ and count_ are zero on entry (constructor) and each is zeroed again once read.
   for (int j = skeleton_.size() - 1; j >= 1; --j) {
     const auto js = static_cast<std::size_t>(j);
     if (!active_[js]) continue;
     // A targeted joint goes to its target; a sub-base to the centroid of its children's proposals.
     const Vector3d pos = has_target_[js] ? target_[js] : Vector3d(sum_[js] / count_[js]);
+    sum_[js].setZero();
+    count_[js] = 0;
     p.col(j) = pos;
     const int par = skeleton_.parent(j);
     Vector3d dir = p.col(par) - pos;
     const double n = dir.norm();
-    dir = n > 1e-12 ? Vector3d(dir / n) : Vector3d(-frame_[js].col(2));
-    sum_[static_cast<std::size_t>(par)] += pos + skeleton_.length(j) * dir;
+    dir = n > 1e-12 ? Vector3d(dir * (skeleton_.length(j) / n)) : Vector3d(-skeleton_.length(j) * frame_[js].col(2));
+    sum_[static_cast<std::size_t>(par)] += pos + dir;
     ++count_[static_cast<std::size_t>(par)];
   }
   if (free_root && !has_target_[0] && count_[0] > 0) p.col(0) = sum_[0] / count_[0];
+  sum_[0].setZero();
+  count_[0] = 0;
 }
 
 void Solver::forward(Eigen::Ref<Matrix3Xd> p, const Vector3d& root, bool stretch, int stretch_target) {

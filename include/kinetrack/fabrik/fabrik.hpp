@@ -172,7 +172,15 @@ class Solver {
     void cost(double t, const Vector3d& target, double& f, double& d1, double& d2) const;
   };
 
+  /// A ball joint's twist range as directions in the xy plane of its constraint frame.
+  struct TwistLimit {
+    bool limited = false;
+    std::array<double, 2> mid{}, lo{}, hi{};  // (cos, sin) of the middle and of the bounds
+    double cos_half = -1.0;                   // cos of the half-width
+  };
+
   Skeleton skeleton_;
+  std::vector<TwistLimit> twist_;  // per joint
   std::vector<CoupledPair> pair_;  // per joint with a coupled child (indexed by that joint)
   std::vector<Matrix3d> frame_;
   std::vector<Matrix3d> rel_;     // C_j^T F_j of the last pose (carried by untargeted subtrees)
