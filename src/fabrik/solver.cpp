@@ -44,6 +44,16 @@ Matrix3d alignedFrame(const Matrix3d& F, const Vector3d& d) {
   return R;
 }
 
+// The rotation by θ about the unit axis h, from cos θ and sin θ: c I + s [h]× + (1 − c) h hᵀ.
+Matrix3d hingeRotation(const Vector3d& h, double c, double s) {
+  Matrix3d R = (1.0 - c) * h * h.transpose();
+  R.diagonal().array() += c;
+  R(0, 1) -= s * h.z(), R(1, 0) += s * h.z();
+  R(0, 2) += s * h.y(), R(2, 0) -= s * h.y();
+  R(1, 2) -= s * h.x(), R(2, 1) += s * h.x();
+  return R;
+}
+
 // v rotated by the shortest-arc rotation taking unit a onto unit b (Rodrigues with k = a × b,
 // R = I + [k]x + [k]x² / (1 + a·b)); no quaternion, two cross products.
 Vector3d rotateMinimal(const Vector3d& a, const Vector3d& b, const Vector3d& v) {
@@ -84,6 +94,12 @@ Solver::Solver(Skeleton skeleton) : skeleton_(std::move(skeleton)) {
   best_p_.resize(3, static_cast<Eigen::Index>(n));
   best_frame_ = frame_;
   best_angle_ = angle_;
+  hinge_bounds_.assign(n, {1.0, 0.0, 1.0, 0.0});
+  for (int j = 1; j < skeleton_.size(); ++j) {
+    const JointConstraint& c = skeleton_.constraint(j);
+    hinge_bounds_[static_cast<std::size_t>(j)] = {std::cos(c.min_angle), std::sin(c.min_angle), std::cos(c.max_angle),
+                                                  std::sin(c.max_angle)};
+  }
   twist_.assign(n, TwistLimit{});
   for (int j = 1; j < skeleton_.size(); ++j) {
     const JointConstraint& c = skeleton_.constraint(j);
@@ -185,9 +201,11 @@ Vector3d Solver::CoupledPair::position(double t) const {
 
 // f(t) = |position(t) − target|² and its first two derivatives in closed form
 // (d/dt R w = h × R w + R w', d_j'' = −d_j, w'' = −k² w).
-void Solver::CoupledPair::cost(double t, const Vector3d& target, double& f, double& d1, double& d2) const {
+void Solver::CoupledPair::cost(HingeTrig& trig, const Vector3d& target, double& f, double& d1, double& d2) const {
   const Vector3d z = Vector3d::UnitZ();
-  const double ct = std::cos(t), st = std::sin(t), ck = std::cos(k * t), sk = std::sin(k * t);
+  const double t = trig.t;
+  trig.ct = std::cos(t), trig.st = std::sin(t), trig.ck = std::cos(k * t), trig.sk = std::sin(k * t);
+  const double ct = trig.ct, st = trig.st, ck = trig.ck, sk = trig.sk;
   const Vector3d w = ck * zc + sk * yc, dw = k * (ck * yc - sk * zc);
   const Vector3d Rw = rotate(w, ct, st), Rdw = rotate(dw, ct, st);
   const Vector3d dj = ct * z + st * yj, ddj = ct * yj - st * z;
@@ -199,43 +217,51 @@ void Solver::CoupledPair::cost(double t, const Vector3d& target, double& f, doub
   d2 = 2.0 * (g1.squaredNorm() + g.dot(g2));
 }
 
-double Solver::coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, const Vector3d& q) const {
+Solver::HingeTrig Solver::coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, const Vector3d& q) const {
   // The pair (j, c) moves as one: θ_c = k·θ_j, so choose t = θ_j putting joint c nearest to q.
   // Start from the best of the last angle and the precomputed grid, then a safeguarded Newton
-  // iteration on f(t) inside one grid step around it: 2–4 sin/cos pairs a call.
+  // iteration on f(t) inside one grid step around it: 2–4 sin/cos pairs a call. The sines and
+  // cosines of t and kt are returned for the two hinge frames.
   const CoupledPair& pair = pair_[static_cast<std::size_t>(j)];
   const Vector3d target = constraintFrame(j).transpose() * (q - p.col(skeleton_.parent(j)));
-  double t = std::clamp(angle_[static_cast<std::size_t>(j)], pair.t.front(), pair.t.back());
+  HingeTrig cur;
+  cur.t = std::clamp(angle_[static_cast<std::size_t>(j)], pair.t.front(), pair.t.back());
   double f = 0.0, d1 = 0.0, d2 = 0.0;
-  pair.cost(t, target, f, d1, d2);
+  pair.cost(cur, target, f, d1, d2);
   int best = -1;
   for (std::size_t i = 0; i < pair.t.size(); ++i) {
     const double v = (pair.point[i] - target).squaredNorm();
     if (v < f) best = static_cast<int>(i), f = v;
   }
   if (best >= 0) {
-    t = pair.t[static_cast<std::size_t>(best)];
-    pair.cost(t, target, f, d1, d2);
+    cur.t = pair.t[static_cast<std::size_t>(best)];
+    pair.cost(cur, target, f, d1, d2);
   }
   // A step that does not reduce f is halved back towards the current point; a Newton step below
-  // 1e-9 rad is taken without another evaluation (the next would be ~1e-18).
+  // 1e-9 rad is taken without another evaluation (the next would be ~1e-18), its sines and
+  // cosines by the first-order update (error ~1e-18).
   const double step = pair.t[1] - pair.t[0];
-  const double a = std::max(pair.t.front(), t - step), b = std::min(pair.t.back(), t + step);
+  const double a = std::max(pair.t.front(), cur.t - step), b = std::min(pair.t.back(), cur.t + step);
   for (int it = 0; it < 12; ++it) {
-    const double dt = d2 > 0.0 ? -d1 / d2 : (d1 > 0.0 ? a - t : b - t);
-    if (d2 > 0.0 && std::abs(dt) < 1e-9) return std::clamp(t + dt, a, b);
-    double next = std::clamp(t + dt, a, b), fn = 0.0, n1 = 0.0, n2 = 0.0;
+    const double dt = d2 > 0.0 ? -d1 / d2 : (d1 > 0.0 ? a - cur.t : b - cur.t);
+    if (d2 > 0.0 && std::abs(dt) < 1e-9) {
+      const double h = std::clamp(cur.t + dt, a, b) - cur.t, kh = pair.k * h;
+      return {cur.t + h, cur.ct - cur.st * h, cur.st + cur.ct * h, cur.ck - cur.sk * kh, cur.sk + cur.ck * kh};
+    }
+    HingeTrig next = cur;
+    next.t = std::clamp(cur.t + dt, a, b);
+    double fn = 0.0, n1 = 0.0, n2 = 0.0;
     pair.cost(next, target, fn, n1, n2);
     for (int half = 0; half < 20 && fn > f; ++half) {
-      next = 0.5 * (t + next);
+      next.t = 0.5 * (cur.t + next.t);
       pair.cost(next, target, fn, n1, n2);
     }
     if (fn > f) break;
-    const double moved = std::abs(next - t);
-    t = next, f = fn, d1 = n1, d2 = n2;
+    const double moved = std::abs(next.t - cur.t);
+    cur = next, f = fn, d1 = n1, d2 = n2;
     if (moved < 1e-10) break;
   }
-  return t;
+  return cur;
 }
 
 void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) {
@@ -247,23 +273,48 @@ void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) 
   const bool carry = !active_[js] || !(n > 1e-12);
   Matrix3d F;
   if (c.type == ConstraintType::Hinge) {
-    double theta = angle_[js];
+    // θ with its cosine and sine where they come for free (an unclamped direction, a bound, the
+    // coupled pair's search); sin/cos only otherwise.
+    double theta = angle_[js], ct = 0.0, st = 0.0;
+    bool have_trig = false;
     const int cc = coupled_child_[js];
+    const std::array<double, 4>& bound = hinge_bounds_[js];
+    auto atBound = [&](double t) {
+      if (t == c.min_angle) ct = bound[0], st = bound[1], have_trig = true;
+      if (t == c.max_angle) ct = bound[2], st = bound[3], have_trig = true;
+    };
     if (skeleton_.coupling(j) != 0.0) {
-      theta = clampAngle(skeleton_.coupling(j) * angle_[static_cast<std::size_t>(par)], c.min_angle, c.max_angle);
+      const double raw = skeleton_.coupling(j) * angle_[static_cast<std::size_t>(par)];
+      theta = clampAngle(raw, c.min_angle, c.max_angle);
+      if (theta == raw && coupled_joint_ == par && coupled_.t == angle_[static_cast<std::size_t>(par)]) {
+        ct = coupled_.ck, st = coupled_.sk, have_trig = true;
+      } else {
+        atBound(theta);
+      }
     } else if (!carry && cc >= 0 && active_[static_cast<std::size_t>(cc)]) {
-      theta = coupledAngle(p, j, p.col(cc));
+      coupled_ = coupledAngle(p, j, p.col(cc));
+      coupled_joint_ = j;
+      theta = coupled_.t, ct = coupled_.ct, st = coupled_.st, have_trig = true;
     } else if (!carry) {
       // Project onto the hinge plane first, then clamp the angle in that plane.
       const Vector3d u = C.transpose() * (desired / n);
       const Vector3d in_plane = u - u.dot(c.hinge_axis) * c.hinge_axis;
-      if (in_plane.norm() > 1e-9) {
-        theta = std::atan2(c.hinge_axis.dot(Vector3d::UnitZ().cross(in_plane)), in_plane.z());
+      const double m = in_plane.norm();
+      if (m > 1e-9) {
+        const double y = c.hinge_axis.dot(Vector3d::UnitZ().cross(in_plane));
+        theta = std::atan2(y, in_plane.z());
+        ct = in_plane.z() / m, st = y / m, have_trig = true;
       }
-      theta = clampAngle(theta, c.min_angle, c.max_angle);
+      const double clamped = clampAngle(theta, c.min_angle, c.max_angle);
+      if (clamped != theta || !have_trig) {
+        theta = clamped;
+        have_trig = false;
+        atBound(theta);
+      }
     }
+    if (!have_trig) ct = std::cos(theta), st = std::sin(theta);
     angle_[js] = theta;
-    F = C * Eigen::AngleAxisd(theta, c.hinge_axis).toRotationMatrix();
+    F = C * hingeRotation(c.hinge_axis, ct, st);
   } else if (carry) {
     F = C * rel_[js];
   } else {

@@ -154,7 +154,11 @@ class Solver {
   void backward(Eigen::Ref<Matrix3Xd> p, bool free_root);
   void forward(Eigen::Ref<Matrix3Xd> p, const Vector3d& root, bool stretch, int stretch_target);
   void placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired);
-  [[nodiscard]] double coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, const Vector3d& q) const;
+  /// A hinge angle with its cosine and sine, and those of k·t for a coupled pair.
+  struct HingeTrig {
+    double t = 0.0, ct = 1.0, st = 0.0, ck = 1.0, sk = 0.0;
+  };
+  [[nodiscard]] HingeTrig coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, const Vector3d& q) const;
   void updateRelative();
   void restartPose(Eigen::Ref<Matrix3Xd> p, double fraction);
   [[nodiscard]] double error(const Eigen::Ref<const Matrix3Xd>& p) const;
@@ -169,7 +173,8 @@ class Solver {
     std::array<Vector3d, 7> point{};
     [[nodiscard]] Vector3d rotate(const Vector3d& v, double ct, double st) const;
     [[nodiscard]] Vector3d position(double t) const;
-    void cost(double t, const Vector3d& target, double& f, double& d1, double& d2) const;
+    /// f, f', f'' at `trig`.t (whose sines and cosines it fills in).
+    void cost(HingeTrig& trig, const Vector3d& target, double& f, double& d1, double& d2) const;
   };
 
   /// A ball joint's twist range as directions in the xy plane of its constraint frame.
@@ -180,7 +185,10 @@ class Solver {
   };
 
   Skeleton skeleton_;
-  std::vector<TwistLimit> twist_;  // per joint
+  std::vector<TwistLimit> twist_;                    // per joint
+  std::vector<std::array<double, 4>> hinge_bounds_;  // per joint: cos, sin of min_angle and max_angle
+  HingeTrig coupled_{};  // the last coupled pair placed (its child reuses k·t) and its parent joint
+  int coupled_joint_ = -1;
   std::vector<CoupledPair> pair_;  // per joint with a coupled child (indexed by that joint)
   std::vector<Matrix3d> frame_;
   std::vector<Matrix3d> rel_;     // C_j^T F_j of the last pose (carried by untargeted subtrees)
