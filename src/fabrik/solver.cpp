@@ -503,6 +503,7 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
     }
     prev = err;
   }
+  err = error(p);  // a restart on the last iteration leaves its starting pose, not the last iterate
   if (best_err < err) {
     p = best_p_;
     frame_ = best_frame_;  // same sizes: no allocation

@@ -222,5 +222,21 @@ TEST(FabrikConstraints, StallStopsAndRestartsKeepTheClosestPose) {
   EXPECT_STREQ(toString(Status::Stalled), "stalled");
 }
 
+// Whatever iteration the cap falls on (a restart on the last one included), the pose returned is
+// the one the reported error is measured on.
+TEST(FabrikConstraints, ReportedErrorIsThePoseReturnedAtEveryCap) {
+  const Vector3d target = fingerTip(-0.8, 0.3, 0.2);
+  for (bool coupled : {false, true}) {
+    for (int cap = 1; cap <= 40; ++cap) {
+      Solver solver(finger(coupled));
+      solver.setTarget(3, target);
+      Matrix3Xd p = test::straightChain(3, 0.04);
+      const Result r = solver.solve(p, {.tolerance = 1e-9, .max_iterations = cap, .restarts = 4});
+      EXPECT_NEAR(r.error, (p.col(3) - target).norm(), 1e-12) << "cap " << cap;
+      EXPECT_EQ(violations(solver, p), 0) << "cap " << cap;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kinetrack::fabrik
