@@ -319,15 +319,17 @@ void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) 
     F = C * rel_[js];
   } else {
     Vector3d d = desired / n;
+    const TwistLimit& tw = twist_[js];
+    Vector3d u;  // d in C_j, when a ball limit needs it
+    if (c.type == ConstraintType::Ball && (c.cone_angle < kPi || tw.limited)) u = C.transpose() * d;
     if (c.type == ConstraintType::Ball && c.cone_angle < kPi) {
-      Vector3d u = C.transpose() * d;
       const double cmin = skeleton_.coneCos(j);
       if (u.z() < cmin) {
         // Back onto the cone, in the plane through z and u (nearest direction on the cone).
         Eigen::Vector2d xy(u.x(), u.y());
         const double r = xy.norm();
         xy = r > 1e-12 ? Eigen::Vector2d(xy / r) : Eigen::Vector2d(1.0, 0.0);
-        const double s = std::sin(c.cone_angle);
+        const double s = std::sqrt(std::max(0.0, 1.0 - cmin * cmin));  // sin of the cone angle
         u = Vector3d(s * xy.x(), s * xy.y(), cmin);
         d = C * u;
       }
@@ -335,14 +337,12 @@ void Solver::placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired) 
     // Transport the previous frame onto the new direction (its twist is inherited).
     const Matrix3d& old = frame_[js];
     F = frameFromX(rotateMinimal(old.col(2), d, old.col(0)), d);
-    const TwistLimit& tw = twist_[js];
     if (tw.limited) {
       // Swing-twist split of C^T F about z: τ is the angle of x = swing⁻¹ · x_F in the xy plane.
       // τ is in range iff x is within the half-width of the range's middle direction (no atan2);
       // outside, the bound whose direction is nearer (larger dot product) replaces it.
-      const Vector3d u = C.transpose() * d;
       const Vector3d x = rotateMinimal(u, Vector3d::UnitZ(), C.transpose() * F.col(0));
-      const double n_xy = std::hypot(x.x(), x.y());
+      const double n_xy = std::sqrt(x.x() * x.x() + x.y() * x.y());
       if (x.x() * tw.mid[0] + x.y() * tw.mid[1] < tw.cos_half * n_xy) {
         const bool low = x.x() * tw.lo[0] + x.y() * tw.lo[1] >= x.x() * tw.hi[0] + x.y() * tw.hi[1];
         const std::array<double, 2>& b = low ? tw.lo : tw.hi;
