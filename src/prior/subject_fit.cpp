@@ -22,6 +22,7 @@ const std::array<const char*, 2> kSideName = {"Right", "Left"};
 /// Pelvis-relative segment poses of one frame.
 struct FrameGeometry {
   Vector3d lumbar, neck;
+  Transform chest;
   std::array<Transform, 2> clavicle, upper_arm, forearm, hand;  // hand.p = the wrist
 };
 
@@ -37,6 +38,7 @@ FrameGeometry geometry(const io::MotionClip& clip, int f, const UpperBodySegment
   FrameGeometry g;
   g.lumbar = relative(P, clip.pose(f, seg.lumbar)).p;
   g.neck = relative(P, clip.pose(f, seg.neck)).p;
+  g.chest = relative(P, clip.pose(f, seg.chest));
   for (std::size_t s = 0; s < 2; ++s) {
     g.clavicle[s] = relative(P, clip.pose(f, seg.clavicle[s]));
     g.upper_arm[s] = relative(P, clip.pose(f, seg.upper_arm[s]));
@@ -52,7 +54,7 @@ FrameGeometry geometry(const io::MotionClip& clip, int f, const UpperBodySegment
 }
 
 bool frameValid(const io::MotionClip& clip, int f, const UpperBodySegments& seg) {
-  std::vector<int> used = {seg.pelvis, seg.lumbar, seg.neck};
+  std::vector<int> used = {seg.pelvis, seg.lumbar, seg.neck, seg.chest};
   for (std::size_t s = 0; s < 2; ++s)
     for (int i : {seg.clavicle[s], seg.upper_arm[s], seg.forearm[s], seg.hand[s]})
       if (i >= 0) used.push_back(i);
@@ -108,17 +110,62 @@ const io::MotionClip& calibrationPose(const track::Capture& c) {
   return c.clip;
 }
 
-/// True when frame f equals the calibration pose (a synthetic T-pose frame, not motion).
-bool isCalibrationFrame(const FrameGeometry& g, const FrameGeometry& rest) {
+/// Largest rotation (rad) between the upper-body segments of two frames (pelvis-relative).
+double largestRotation(const FrameGeometry& g, const FrameGeometry& h) {
   double worst = 0.0;
   auto check = [&](const std::array<Transform, 2>& a, const std::array<Transform, 2>& b) {
     for (std::size_t s = 0; s < 2; ++s) worst = std::max(worst, so3::log(a[s].R * b[s].R.transpose()).norm());
   };
-  check(g.clavicle, rest.clavicle);
-  check(g.upper_arm, rest.upper_arm);
-  check(g.forearm, rest.forearm);
-  check(g.hand, rest.hand);
-  return worst < 0.01 * kDeg;
+  check(g.clavicle, h.clavicle);
+  check(g.upper_arm, h.upper_arm);
+  check(g.forearm, h.forearm);
+  check(g.hand, h.hand);
+  return worst;
+}
+
+/// The anatomical frame [forward, left, up] of a pose (pelvis coordinates): up from the lumbar
+/// joint to the clavicles' midpoint, left from the right to the left shoulder joint.
+Matrix3d anatomicalFrame(const FrameGeometry& g) {
+  const Vector3d up = direction(g.lumbar, 0.5 * (g.clavicle[0].p + g.clavicle[1].p), Vector3d::UnitZ());
+  Vector3d left = g.upper_arm[1].p - g.upper_arm[0].p;  // CMU's clavicles start at one point
+  left = (left - left.dot(up) * up).normalized();
+  Matrix3d A;
+  A << left.cross(up), left, up;
+  return A;
+}
+
+/// The subject's reference (zero) pose: the calibration pose's bones and segment frames, the
+/// torso turned so that its anatomical frame is the one of `upright` (a standing motion frame),
+/// and the clavicle, upper-arm and forearm bones swung (minimal rotation, twist kept) to point
+/// straight sideways: a canonical T-pose whatever the file's rest pose (Bandai's lies along x).
+FrameGeometry canonicalReference(const FrameGeometry& rest, const Matrix3d& A) {
+  const Matrix3d Rt = A * anatomicalFrame(rest).transpose();
+  FrameGeometry ref = rest;
+  auto torso = [&](const Vector3d& p) { return Vector3d(rest.lumbar + Rt * (p - rest.lumbar)); };
+  ref.neck = torso(rest.neck);
+  ref.chest.p = torso(rest.chest.p);
+  ref.chest.R = Rt * rest.chest.R;
+  for (std::size_t s = 0; s < 2; ++s) {
+    const Vector3d lateral = s == 0 ? Vector3d(-A.col(1)) : Vector3d(A.col(1));
+    // Swing taking the bone from `from` to `to` (rest) onto the lateral direction.
+    auto swing = [&](const Vector3d& from, const Vector3d& to) -> Matrix3d {
+      const Vector3d b = Rt * (to - from);
+      if (b.norm() < 1e-3) return Matrix3d::Identity();
+      return Eigen::Quaterniond::FromTwoVectors(b, lateral).toRotationMatrix() * Rt;
+    };
+    const Matrix3d Sc = swing(rest.clavicle[s].p, rest.upper_arm[s].p);
+    const Matrix3d Su = swing(rest.upper_arm[s].p, rest.forearm[s].p);
+    const Matrix3d Sf = swing(rest.forearm[s].p, rest.hand[s].p);
+    ref.clavicle[s].p = torso(rest.clavicle[s].p);
+    ref.clavicle[s].R = Sc * rest.clavicle[s].R;
+    ref.upper_arm[s].p = ref.clavicle[s].p + Sc * (rest.upper_arm[s].p - rest.clavicle[s].p);
+    ref.upper_arm[s].R = Su * rest.upper_arm[s].R;
+    ref.forearm[s].p = ref.upper_arm[s].p + Su * (rest.forearm[s].p - rest.upper_arm[s].p);
+    ref.forearm[s].R = Sf * rest.forearm[s].R;
+    ref.hand[s].p = ref.forearm[s].p + Sf * (rest.hand[s].p - rest.forearm[s].p);
+    ref.hand[s].R = Sf * rest.hand[s].R;
+  }
+  return ref;
 }
 
 }  // namespace
@@ -179,6 +226,7 @@ UpperBodySegments findUpperBodySegments(const track::Capture& capture, const std
   if (x == seg.clavicle[0] || pelvis_line.contains(x))
     throw InvalidArgument(clip.source + ": no trunk segment between the pelvis and the shoulders");
   seg.lumbar = x;
+  seg.chest = clip.segment_parent[static_cast<std::size_t>(seg.clavicle[0])];
   for (std::size_t s = 0; s < 2; ++s) {
     int h = mapped_hand[s];
     while (h >= 0 && clip.segment_parent[static_cast<std::size_t>(h)] != seg.forearm[s])
@@ -219,7 +267,7 @@ SubjectFit fitSubject(const std::string& subject, const std::vector<std::string>
     const auto& n = captures[c].clip.segment_names;
     const UpperBodySegments& g = segs[c];
     std::vector<std::string> out = {n[static_cast<std::size_t>(g.pelvis)], n[static_cast<std::size_t>(g.lumbar)],
-                                    n[static_cast<std::size_t>(g.neck)]};
+                                    n[static_cast<std::size_t>(g.neck)], n[static_cast<std::size_t>(g.chest)]};
     for (std::size_t s = 0; s < 2; ++s)
       for (int i : {g.clavicle[s], g.upper_arm[s], g.forearm[s], g.hand[s]})
         out.push_back(i >= 0 ? n[static_cast<std::size_t>(i)] : std::string("(end site)"));
@@ -232,32 +280,37 @@ SubjectFit fitSubject(const std::string& subject, const std::vector<std::string>
 
   // --- the model from the calibration pose -----------------------------------------------------
   const FrameGeometry rest = geometry(calibrationPose(captures.front()), 0, seg);
-  const Vector3d sc_mid = 0.5 * (rest.clavicle[0].p + rest.clavicle[1].p);
-  const Vector3d up = direction(rest.lumbar, sc_mid, Vector3d::UnitZ());
-  Vector3d left = rest.clavicle[1].p - rest.clavicle[0].p;
-  left = (left - left.dot(up) * up).normalized();
-  const Vector3d forward = left.cross(up);
-  Matrix3d E_torso;
-  E_torso << forward, left, up;
-
   std::vector<std::vector<FrameGeometry>> frames(captures.size());
   for (std::size_t c = 0; c < captures.size(); ++c) {
     const io::MotionClip& clip = captures[c].clip;
     const int stride = clipStride(clip, options);
-    for (int f = 0; f < clip.numFrames(); f += stride) {
+    // A first frame that is the calibration pose or jumps to the motion (the synthetic T-pose
+    // frames of CMU cgspeed and Xsens) is not motion: dropped.
+    int first = 0;
+    if (clip.numFrames() > 1 && frameValid(clip, 0, segs[c]) && frameValid(clip, 1, segs[c])) {
+      const FrameGeometry g0 = geometry(clip, 0, segs[c]);
+      if (largestRotation(g0, rest) < 1.0 * kDeg || largestRotation(g0, geometry(clip, 1, segs[c])) > 20.0 * kDeg)
+        first = 1;
+    }
+    for (int f = first; f < clip.numFrames(); f += stride) {
       if (!frameValid(clip, f, segs[c])) continue;
-      FrameGeometry g = geometry(clip, f, segs[c]);
-      if (f == 0 && isCalibrationFrame(g, rest)) continue;
-      frames[c].push_back(g);
+      frames[c].push_back(geometry(clip, f, segs[c]));
     }
   }
+
+  if (frames.front().empty()) throw InvalidArgument("fitSubject '" + subject + "': " + clip_paths.front() +
+                                                    " has no usable frame");
+  // Zero pose: a canonical T-pose on the subject's own bones, upright as in its first motion frame.
+  const Matrix3d E_torso = anatomicalFrame(frames.front().front());
+  const Vector3d forward = E_torso.col(0), left = E_torso.col(1), up = E_torso.col(2);
+  const FrameGeometry ref = canonicalReference(rest, E_torso);
 
   std::array<Matrix3d, 2> E_sc, E_gh, E_elbow, E_wrist;
   std::array<std::vector<JointAxis>, 2> axes;
   std::array<Transform, 2> hands_at_zero;
   for (std::size_t s = 0; s < 2; ++s) {
     const Vector3d lateral = s == 0 ? Vector3d(-left) : left;
-    const Vector3d sc = rest.clavicle[s].p, gh = rest.upper_arm[s].p, el = rest.forearm[s].p, wr = rest.hand[s].p;
+    const Vector3d sc = ref.clavicle[s].p, gh = ref.upper_arm[s].p, el = ref.forearm[s].p, wr = ref.hand[s].p;
     const Vector3d clavicle_dir = direction(sc, gh, lateral);
     const Vector3d humerus_dir = direction(gh, el, lateral);
     const Vector3d p = direction(el, wr, humerus_dir);
@@ -271,7 +324,7 @@ SubjectFit fitSubject(const std::string& subject, const std::vector<std::string>
     for (const auto& clip_frames : frames)
       for (const FrameGeometry& g : clip_frames) {
         const Matrix3d L =
-            fromRest(g.upper_arm[s], rest.upper_arm[s]).transpose() * fromRest(g.forearm[s], rest.forearm[s]);
+            fromRest(g.upper_arm[s], ref.upper_arm[s]).transpose() * fromRest(g.forearm[s], ref.forearm[s]);
         Vector3d w = so3::log(L);
         w -= w.dot(p) * p;
         C += w * w.transpose();
@@ -291,13 +344,13 @@ SubjectFit fitSubject(const std::string& subject, const std::vector<std::string>
     E_elbow[s] << flex, p.cross(flex), p;
     E_wrist[s] << p, flex, p.cross(flex);
     auto& a = axes[s];
-    for (const auto& ax : axesOf(rest.lumbar, E_torso)) a.push_back(ax);
+    for (const auto& ax : axesOf(ref.lumbar, E_torso)) a.push_back(ax);
     for (const auto& ax : axesOf(sc, E_sc[s])) a.push_back(ax);
     for (const auto& ax : axesOf(gh, E_gh[s])) a.push_back(ax);
     for (const auto& ax : axesOf(el, E_elbow[s])) a.push_back(ax);
     a.push_back({wr, E_wrist[s].col(1)});
     a.push_back({wr, E_wrist[s].col(2)});
-    hands_at_zero[s] = rest.hand[s];
+    hands_at_zero[s] = ref.hand[s];
   }
 
   SubjectFit fit;
@@ -305,25 +358,33 @@ SubjectFit fitSubject(const std::string& subject, const std::vector<std::string>
   fit.model = upperBodyFromAxes(subject, axes, hands_at_zero);
 
   // --- recorded joint angles ------------------------------------------------------------------
-  const std::vector<Vector3d> torso_rest = {rest.lumbar, rest.clavicle[0].p, rest.clavicle[1].p, rest.neck};
-  std::vector<Vector3d> torso_now(4);
+  // Torso rotation: the rigid fit of the shoulder and neck joints about the lumbar joint, plus
+  // three points 10 cm along the chest segment's axes (never degenerate: CMU's clavicles and neck
+  // start at one point).
+  auto torsoPoints = [](const FrameGeometry& g) {
+    std::vector<Vector3d> pts = {g.lumbar, g.clavicle[0].p, g.clavicle[1].p, g.neck};
+    for (int a = 0; a < 3; ++a) pts.push_back(g.chest.p + 0.1 * g.chest.R.col(a));
+    return pts;
+  };
+  const std::vector<Vector3d> torso_rest = torsoPoints(ref);
+  std::vector<Vector3d> torso_now;
   std::vector<Transform> truth_hands;
   for (std::size_t c = 0; c < captures.size(); ++c) {
     FittedClip fc{clip_paths[c], static_cast<int>(fit.theta.size()), static_cast<int>(frames[c].size())};
     Vector25d prev = Vector25d::Zero();
     for (std::size_t f = 0; f < frames[c].size(); ++f) {
       const FrameGeometry& g = frames[c][f];
-      torso_now = {g.lumbar, g.clavicle[0].p, g.clavicle[1].p, g.neck};
+      torso_now = torsoPoints(g);
       Matrix3d G_torso;
       Vector3d unused;
       if (!track::detail::rigidFit(torso_rest, torso_now, G_torso, unused))
-        throw InvalidArgument(clip_paths[c] + ": degenerate torso (shoulders and neck collinear with the lumbar joint)");
+        throw InvalidArgument(clip_paths[c] + ": degenerate torso points (shoulders, neck, chest axes)");
       Vector25d th;
       th.head<3>() = cardan(G_torso, E_torso);
       for (std::size_t s = 0; s < 2; ++s) {
         const Side side = static_cast<Side>(s);
-        const Matrix3d Gc = fromRest(g.clavicle[s], rest.clavicle[s]), Gu = fromRest(g.upper_arm[s], rest.upper_arm[s]);
-        const Matrix3d Gf = fromRest(g.forearm[s], rest.forearm[s]), Gh = fromRest(g.hand[s], rest.hand[s]);
+        const Matrix3d Gc = fromRest(g.clavicle[s], ref.clavicle[s]), Gu = fromRest(g.upper_arm[s], ref.upper_arm[s]);
+        const Matrix3d Gf = fromRest(g.forearm[s], ref.forearm[s]), Gh = fromRest(g.hand[s], ref.hand[s]);
         const Vector3d sc = cardan(G_torso.transpose() * Gc, E_sc[s]);
         const Vector3d gh = cardan(Gc.transpose() * Gu, E_gh[s]);
         Vector3d elbow = cardan(Gu.transpose() * Gf, E_elbow[s]);

@@ -16,6 +16,7 @@ struct UpperBodySegments {
   int pelvis = -1;  ///< the base
   int lumbar = -1;  ///< first trunk segment above the pelvis on the way to the shoulders
   int neck = -1;    ///< Neck (else Head) segment: a third torso point
+  int chest = -1;   ///< the right clavicle's parent: its orientation steadies the torso fit
   std::array<int, 2> clavicle{-1, -1}, upper_arm{-1, -1}, forearm{-1, -1};
   /// The segment below the forearm on the way to the mapped hand (the wrist joint), or −1 when
   /// the skeleton has no hand: then the wrist is `wrist_in_forearm` and the wrist angles are 0.
