@@ -29,6 +29,7 @@
 #include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/track/experiments.hpp"
 #include "plotting.hpp"
+#include "sparse_track.hpp"
 
 namespace kinetrack::cli {
 
@@ -203,6 +204,7 @@ int runConvergence(const ConvergenceConfig& cfg) {
 void addExperimentCommand(CLI::App& app, Action& action) {
   CLI::App* experiment = app.add_subcommand("experiment", "reproduce the papers' experiments (CSV + PNG)");
   experiment->require_subcommand(1);
+  addPriorCommands(app, *experiment, action);
   addCompareCommand(*experiment, action);
   addAssemblyExperiment(*experiment, action);
   addGpmExperiment(*experiment, action);

@@ -63,13 +63,16 @@ void printStudy(const StudyResult& r, const std::vector<int>& incs) {
     std::vector<double> ln, in, ex;
     for (const StudyRow& row : r.rows) {
       if (row.inc != inc) continue;
-      if (row.method == IkMethod::LeastNorm) ln.push_back(row.rms_deg);
-      else (row.included ? in : ex).push_back(row.rms_deg);
+      if (row.method == IkMethod::LeastNorm)
+        ln.push_back(row.rms_deg);
+      else
+        (row.included ? in : ex).push_back(row.rms_deg);
     }
     t.push_back({std::to_string(inc), meanSd(ln), meanSd(in), meanSd(ex)});
   }
-  fmt::print("\nRMS joint-angle error (Eq. 6), mean ± sd over subjects (paper: LN 11.1 ± 1.5; GP 7.7 ± 1.0 at "
-             "inc 1 to 3.7 ± 0.4 at inc 20, included subjects)\n");
+  fmt::print(
+      "\nRMS joint-angle error (Eq. 6), mean ± sd over subjects (paper: LN 11.1 ± 1.5; GP 7.7 ± 1.0 at "
+      "inc 1 to 3.7 ± 0.4 at inc 20, included subjects)\n");
   printTextTable(t);
   if (r.robustness.empty()) return;
   std::map<int, std::pair<std::vector<double>, std::vector<double>>> by_test;

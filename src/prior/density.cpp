@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -114,8 +115,7 @@ JointDensity::JointDensity(std::span<const double> samples, const DensityOptions
 }
 
 JointDensity JointDensity::fromTables(double lo, double step, double bandwidth, int samples,
-                                      std::vector<double> density, std::vector<double> gradient,
-                                      double max_gradient) {
+                                      std::vector<double> density, std::vector<double> gradient, double max_gradient) {
   if (density.size() < 2 || density.size() != gradient.size() || !(step > 0.0) || !std::isfinite(lo) ||
       !(bandwidth > 0.0) || samples < 1 || !(max_gradient > 0.0))
     throw InvalidArgument("JointDensity::fromTables: inconsistent table");
@@ -245,6 +245,8 @@ DensityPrior DensityPrior::fromParts(int num_joints, std::vector<std::vector<int
     if (cell_slots[g].size() != cells) throw InvalidArgument("DensityPrior::fromParts: wrong cell count");
     for (int j : groups[g])
       if (j < 0 || j >= num_joints) throw InvalidArgument("DensityPrior::fromParts: joint out of range");
+    if (!groups[g].empty() && densities[g].size() % groups[g].size() != 0)
+      throw InvalidArgument("DensityPrior::fromParts: density count is not a multiple of the group size");
     const std::size_t slots = groups[g].empty() ? 0 : densities[g].size() / groups[g].size();
     for (int s : cell_slots[g])
       if (s >= static_cast<int>(slots)) throw InvalidArgument("DensityPrior::fromParts: slot out of range");

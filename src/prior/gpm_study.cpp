@@ -25,10 +25,10 @@ std::vector<StudySubject> sharedDataSubjects(const std::string& data_dir) {
       {"CMU-6", paths({"cmu_iclone/cmu_ic_006_01.bvh"})},
       {"CMU-7", paths({"cmu_iclone/cmu_ic_007_01.bvh", "cmu_iclone/cmu_ic_007_12.bvh"})},
       {"Bandai-ds2",
-       paths({"bandai/dataset-2_raise-up-both-hands_normal_001.bvh", "bandai/dataset-2_raise-up-right-hand_normal_001.bvh",
-              "bandai/dataset-2_wave-right-hand_normal_001.bvh", "bandai/dataset-2_walk_normal_001.bvh",
-              "bandai/dataset-2_walk_exhausted_001.bvh", "bandai/dataset-2_walk-turn-left_normal_001.bvh",
-              "bandai/dataset-2_run_normal_001.bvh"})},
+       paths({"bandai/dataset-2_raise-up-both-hands_normal_001.bvh",
+              "bandai/dataset-2_raise-up-right-hand_normal_001.bvh", "bandai/dataset-2_wave-right-hand_normal_001.bvh",
+              "bandai/dataset-2_walk_normal_001.bvh", "bandai/dataset-2_walk_exhausted_001.bvh",
+              "bandai/dataset-2_walk-turn-left_normal_001.bvh", "bandai/dataset-2_run_normal_001.bvh"})},
       {"PyMO-Meredith", paths({"pymo/AV_8Walk_Meredith_HVHA_Rep1.bvh"})},
       {"ReActIdle-2", paths({"reactidle/002_genuine.bvh"})},
       {"ReActIdle-3", paths({"reactidle/003_genuine.bvh"})},
@@ -114,8 +114,8 @@ StudyResult runGpmStudy(const std::vector<SubjectFit>& fits, const StudyOptions&
       for (int o = 0; o < S; ++o)
         if (o != s) others.push_back(&fits[static_cast<std::size_t>(o)]);
       const DensityPrior p = upperBodyPrior(others, d);
-      out.rows.push_back(
-          {f.subject, inc, IkMethod::GradientProjection, false, runSubject(f, &p, IkMethod::GradientProjection, options.gpm).rms_deg});
+      out.rows.push_back({f.subject, inc, IkMethod::GradientProjection, false,
+                          runSubject(f, &p, IkMethod::GradientProjection, options.gpm).rms_deg});
     }
   }
   if (options.robustness_inc > 0) {
@@ -126,10 +126,9 @@ StudyResult runGpmStudy(const std::vector<SubjectFit>& fits, const StudyOptions&
       const std::vector<const SubjectFit*> included(all.begin(), all.begin() + t);
       const DensityPrior p = upperBodyPrior(included, d);
       for (int s = 0; s < S; ++s)
-        out.robustness.push_back({t, fits[static_cast<std::size_t>(s)].subject, s < t,
-                                  runSubject(fits[static_cast<std::size_t>(s)], &p, IkMethod::GradientProjection,
-                                             options.gpm)
-                                      .rms_deg});
+        out.robustness.push_back(
+            {t, fits[static_cast<std::size_t>(s)].subject, s < t,
+             runSubject(fits[static_cast<std::size_t>(s)], &p, IkMethod::GradientProjection, options.gpm).rms_deg});
     }
   }
   if (options.progress) options.progress(total, total, "");

@@ -46,8 +46,7 @@ GradientProjectionIk::GradientProjectionIk(const UpperBodyModel& model, const De
   free_.setOnes();
 }
 
-GpmFrameResult GradientProjectionIk::solve(const std::array<Transform, 2>& target, Vector25d& theta,
-                                           IkMethod method) {
+GpmFrameResult GradientProjectionIk::solve(const std::array<Transform, 2>& target, Vector25d& theta, IkMethod method) {
   GpmFrameResult result;
   if (method == IkMethod::GradientProjection && prior_ == nullptr)
     throw InvalidArgument("GradientProjectionIk::solve: GP needs a prior");

@@ -212,8 +212,9 @@ UpperBodySegments findUpperBodySegments(const track::Capture& capture, const std
   if (!missing.empty()) {
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-    throw InvalidArgument(clip.source + ": upper-body segments missing from the segment map '" + map.name + "': " +
-                          list + " (the GPM model needs the pelvis, a neck or head, and per side shoulder, upper arm "
+    throw InvalidArgument(clip.source + ": upper-body segments missing from the segment map '" + map.name +
+                          "': " + list +
+                          " (the GPM model needs the pelvis, a neck or head, and per side shoulder, upper arm "
                           "and forearm)");
   }
   // Lumbar: the highest ancestor of the right clavicle that is not an ancestor of the pelvis.
@@ -239,12 +240,13 @@ UpperBodySegments findUpperBodySegments(const track::Capture& capture, const std
       const auto& joints = capture.bvh->joints;
       const std::string& name = clip.segment_names[static_cast<std::size_t>(seg.forearm[s])];
       for (std::size_t j = 0; j < joints.size() && !found; ++j) {
-        if (!joints[j].end_site || joints[j].parent < 0 || joints[static_cast<std::size_t>(joints[j].parent)].name != name)
+        if (!joints[j].end_site || joints[j].parent < 0 ||
+            joints[static_cast<std::size_t>(joints[j].parent)].name != name)
           continue;
         const double scale = io::bvhScale(*capture.bvh, io::BvhUnits::Auto);
         const Vector3d o = joints[j].offset;
         const Vector3d kt(o.z(), o.x(), o.y());  // BVH Y-up axes → kinetrack Z-up (io/bvh.hpp)
-        seg.wrist_in_forearm[s] = kt * scale;  // the End Site offset is in the forearm's own frame
+        seg.wrist_in_forearm[s] = kt * scale;    // the End Site offset is in the forearm's own frame
         found = true;
       }
     }
@@ -298,8 +300,8 @@ SubjectFit fitSubject(const std::string& subject, const std::vector<std::string>
     }
   }
 
-  if (frames.front().empty()) throw InvalidArgument("fitSubject '" + subject + "': " + clip_paths.front() +
-                                                    " has no usable frame");
+  if (frames.front().empty())
+    throw InvalidArgument("fitSubject '" + subject + "': " + clip_paths.front() + " has no usable frame");
   // Zero pose: a canonical T-pose on the subject's own bones, upright as in its first motion frame.
   const Matrix3d E_torso = anatomicalFrame(frames.front().front());
   const Vector3d forward = E_torso.col(0), left = E_torso.col(1), up = E_torso.col(2);

@@ -18,7 +18,7 @@ const std::array<std::string, kUpperBodyDof>& UpperBodyModel::jointNames() {
     n[0] = "torso_1";
     n[1] = "torso_2";
     n[2] = "torso_3";
-    const std::array<const char*, kArmDof> arm = {"sc_1",      "sc_2",       "sc_3",      "gh_1",
+    const std::array<const char*, kArmDof> arm = {"sc_1",      "sc_2",       "sc_3",       "gh_1",
                                                   "gh_2",      "gh_3",       "elbow_flex", "elbow_varus",
                                                   "pronation", "wrist_flex", "wrist_dev"};
     for (int k = 0; k < kArmDof; ++k) {
@@ -177,8 +177,8 @@ UpperBodyModel upperBodyFromAxes(std::string subject, const std::array<std::vect
           (a[static_cast<std::size_t>(k)].direction - axes[0][static_cast<std::size_t>(k)].direction).norm() > 1e-12)
         throw InvalidArgument("upperBodyFromAxes: torso axis " + std::to_string(k) + " differs between the arms");
     Transform frame0;
-    const std::vector<DhLink> rows = dhFromAxes(a, hands_at_zero[static_cast<std::size_t>(s)], frame0,
-                                                m.tool[static_cast<std::size_t>(s)]);
+    const std::vector<DhLink> rows =
+        dhFromAxes(a, hands_at_zero[static_cast<std::size_t>(s)], frame0, m.tool[static_cast<std::size_t>(s)]);
     if (s == 0) m.base = frame0;
     for (int k = 0; k < kChainLength; ++k)
       m.chain[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)] = rows[static_cast<std::size_t>(k)];

@@ -155,9 +155,9 @@ TEST(DensityPrior, CellsLearnTheirOwnDistributionsAndEmptyCellsFallBack) {
 TEST(DensityPrior, BadInputIsRejectedAndNonFiniteSamplesAreSkipped) {
   DensityOptions o;
   PriorSamples s = twoClusters(20);
-  EXPECT_THROW(DensityPrior(s, {{0, 2}}, o), InvalidArgument);     // joint out of range
-  EXPECT_THROW(DensityPrior(s, {{0}, {0}}, o), InvalidArgument);   // joint twice; also key-point count
-  EXPECT_THROW(DensityPrior(s, {}, o), InvalidArgument);           // no group
+  EXPECT_THROW(DensityPrior(s, {{0, 2}}, o), InvalidArgument);    // joint out of range
+  EXPECT_THROW(DensityPrior(s, {{0}, {0}}, o), InvalidArgument);  // joint twice; also key-point count
+  EXPECT_THROW(DensityPrior(s, {}, o), InvalidArgument);          // no group
   o.inc = 0;
   EXPECT_THROW(DensityPrior(s, {{0, 1}}, o), InvalidArgument);
   o.inc = 1;

@@ -25,8 +25,8 @@ inline SyntheticBody syntheticBody(unsigned seed = 0) {
   auto dir = [&](const Vector3d& v) { return Vector3d(jitter(v, 0.3).normalized()); };
   SyntheticBody b;
   const Vector3d lumbar = jitter(Vector3d(0, 0, 0.1), 0.02);
-  std::vector<JointAxis> torso = {{lumbar, dir(Vector3d::UnitX())}, {lumbar, dir(Vector3d::UnitY())},
-                                  {lumbar, dir(Vector3d::UnitZ())}};
+  std::vector<JointAxis> torso = {
+      {lumbar, dir(Vector3d::UnitX())}, {lumbar, dir(Vector3d::UnitY())}, {lumbar, dir(Vector3d::UnitZ())}};
   for (int s = 0; s < 2; ++s) {
     const double y = s == 0 ? -1.0 : 1.0;
     const Vector3d sc = jitter(Vector3d(0.02, 0.03 * y, 0.45), 0.02), gh = jitter(Vector3d(0, 0.18 * y, 0.47), 0.02);

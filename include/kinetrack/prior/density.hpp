@@ -110,7 +110,9 @@ class DensityPrior {
   /// Raw access for serialisation: per group, the slot of each cell (−1 empty) and the
   /// densities (slot-major, group size per slot).
   [[nodiscard]] const std::vector<int>& cellSlots(int g) const { return cell_slot_[static_cast<std::size_t>(g)]; }
-  [[nodiscard]] const std::vector<JointDensity>& densities(int g) const { return densities_[static_cast<std::size_t>(g)]; }
+  [[nodiscard]] const std::vector<JointDensity>& densities(int g) const {
+    return densities_[static_cast<std::size_t>(g)];
+  }
   static DensityPrior fromParts(int num_joints, std::vector<std::vector<int>> groups, const WorkspaceGrid& grid,
                                 const DensityOptions& options, std::vector<std::vector<int>> cell_slots,
                                 std::vector<std::vector<JointDensity>> densities);
@@ -120,7 +122,7 @@ class DensityPrior {
   std::vector<std::vector<int>> groups_;
   WorkspaceGrid grid_;
   DensityOptions options_;
-  std::vector<std::vector<int>> cell_slot_;            ///< [group][cell] → slot or −1
+  std::vector<std::vector<int>> cell_slot_;           ///< [group][cell] → slot or −1
   std::vector<std::vector<JointDensity>> densities_;  ///< [group][slot · group size + k]
 };
 

@@ -29,9 +29,9 @@ DensityPrior upperBodyPrior(const std::vector<const SubjectFit*>& fits, const De
 /// One method on one subject: every clip starts at its first recorded pose and follows the
 /// recorded hand poses frame by frame.
 struct SubjectRun {
-  double rms_deg = 0.0;             ///< Eq. 6 over all frames and the 25 joints (deg)
-  double hand_position_rms = 0.0;   ///< m, how well the hands followed
-  double fallback_fraction = 0.0;   ///< share of (frame, group) lookups that fell in an empty cell
+  double rms_deg = 0.0;               ///< Eq. 6 over all frames and the 25 joints (deg)
+  double hand_position_rms = 0.0;     ///< m, how well the hands followed
+  double fallback_fraction = 0.0;     ///< share of (frame, group) lookups that fell in an empty cell
   std::vector<double> joint_rms_deg;  ///< per joint (deg)
 };
 SubjectRun runSubject(const SubjectFit& fit, const DensityPrior* prior, IkMethod method, const GpmOptions& options);
@@ -53,7 +53,7 @@ struct RobustnessRow {
 
 struct StudyOptions {
   std::vector<int> incs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
-  int robustness_inc = 5;  ///< inc of the Table II / Fig. 5 test (0: skip it)
+  int robustness_inc = 5;     ///< inc of the Table II / Fig. 5 test (0: skip it)
   bool leave_one_out = true;  ///< also GP on each subject with a prior of the others (included = 0)
   GpmOptions gpm;
   DensityOptions density;  ///< inc is set per run

@@ -18,11 +18,11 @@ enum class IkMethod : std::uint8_t { LeastNorm, GradientProjection };
 const char* toString(IkMethod m);
 
 struct GpmOptions {
-  int iterations = 3;              ///< Eq. 3/4 updates per frame (≥ 1)
-  double damping = 1e-3;           ///< λ of J⁺ (m for position rows, rad for orientation rows)
-  double gain = 0.02;              ///< k of Eq. 5 (rad per unit of d/dθ (p_max/p))
-  double max_prior_step = 0.035;   ///< cap of |∇H_i| per iteration (rad, ≈ 2°)
-  double max_step = 0.5;           ///< cap of |Δθ|∞ per iteration (rad); larger steps are scaled down
+  int iterations = 3;             ///< Eq. 3/4 updates per frame (≥ 1)
+  double damping = 1e-3;          ///< λ of J⁺ (m for position rows, rad for orientation rows)
+  double gain = 0.02;             ///< k of Eq. 5 (rad per unit of d/dθ (p_max/p))
+  double max_prior_step = 0.035;  ///< cap of |∇H_i| per iteration (rad, ≈ 2°)
+  double max_step = 0.5;          ///< cap of |Δθ|∞ per iteration (rad); larger steps are scaled down
 };
 
 /// What one frame did.
