@@ -84,6 +84,7 @@ struct SparseConfig {
   double rate = 30.0;
   int inc = 1;
   bool no_dyn = false, no_plot = false;
+  SparseIkOptions ik;
 };
 
 int runSparse(const SparseConfig& cfg) {
@@ -106,6 +107,7 @@ int runSparse(const SparseConfig& cfg) {
   so.targets = parseTargetSpec(model, cfg.targets);
   so.density.inc = cfg.inc;
   so.dyn_peer = !cfg.no_dyn;
+  so.ik = cfg.ik;
   fmt::print("experiment sparse: {} subjects tracked onto human66 with every segment (reference), then only {}\n",
              subjects.size(), cfg.targets);
   std::vector<ReferenceMotion> motions;
@@ -254,6 +256,9 @@ void addPriorCommands(CLI::App& app, CLI::App& experiment, Action& action) {
   s->add_option("--rate", sp->rate, "frames kept per second (Hz)")->capture_default_str();
   s->add_option("--inc", sp->inc, "workspace divisions per axis of the prior")->capture_default_str();
   s->add_flag("--no-dyn", sp->no_dyn, "skip the DYN peer");
+  s->add_option("--gain", sp->ik.gain, "k of the prior gradient")->capture_default_str();
+  s->add_option("--max-prior-step", sp->ik.max_prior_step, "cap of |grad H_i| per update (rad)")->capture_default_str();
+  s->add_option("--iterations", sp->ik.iterations, "updates per frame")->capture_default_str();
   s->add_flag("--no-plot", sp->no_plot, "write the CSV only");
   s->add_option("--plot-script", sp->plot_script, "path of plot_gpm.py");
   s->callback([&action, sp] { action = [sp] { return runSparse(*sp); }; });

@@ -66,7 +66,11 @@ HumanPrior buildHumanPrior(const Model& model, const std::vector<std::vector<Con
           !q.base_rotation.allFinite())
         continue;
       forwardKinematics(model, d, q);
-      s.joints.insert(s.joints.end(), q.joints.data(), q.joints.data() + q.joints.size());
+      for (int j = 0; j < model.numJoints(); ++j) {
+        const bool continuous =
+            !std::isfinite(model.lowerPositionLimits()[j]) && !std::isfinite(model.upperPositionLimits()[j]);
+        s.joints.push_back(continuous ? std::remainder(q.joints[j], 2.0 * M_PI) : q.joints[j]);  // same rotation
+      }
       for (const Vector3d& k : humanKeyPoints(model, d, head, rh, lh)) s.key_points.push_back(k);
     }
   if (s.size() == 0) throw InvalidArgument("buildHumanPrior: no finite configuration of " + model.name());
@@ -119,6 +123,8 @@ SparsePriorIk::SparsePriorIk(std::shared_ptr<const Model> model, const std::vect
   nu_ = VectorXd::Zero(m.nv());
   joint_grad_ = VectorXd::Zero(m.numJoints());
   llt_ = Eigen::LLT<MatrixXd>(rows);
+  for (int j = 0; j < m.numJoints(); ++j)
+    continuous_.push_back(!std::isfinite(m.lowerPositionLimits()[j]) && !std::isfinite(m.upperPositionLimits()[j]));
 }
 
 void SparsePriorIk::setState(const Configuration& q) {
@@ -130,6 +136,8 @@ void SparsePriorIk::setState(const Configuration& q) {
   q_.base_position = q.base_position;
   q_.base_rotation = q.base_rotation;
   q_.joints = q.joints;
+  for (int j = 0; j < model_->numJoints(); ++j)
+    if (continuous_[static_cast<std::size_t>(j)]) q_.joints[j] = std::remainder(q_.joints[j], 2.0 * M_PI);
 }
 
 SparseFrameResult SparsePriorIk::solve(std::span<const Transform> targets, bool use_prior) {
@@ -178,6 +186,8 @@ SparseFrameResult SparsePriorIk::solve(std::span<const Transform> targets, bool 
     if (big > options_.max_step) nu_ *= options_.max_step / big;
     integrate(m, q_, nu_, 1.0, q_);
     q_.joints = q_.joints.cwiseMax(m.lowerPositionLimits()).cwiseMin(m.upperPositionLimits());
+    for (int j = 0; j < m.numJoints(); ++j)
+      if (continuous_[static_cast<std::size_t>(j)]) q_.joints[j] = std::remainder(q_.joints[j], 2.0 * M_PI);
   }
   forwardKinematics(m, data_, q_);
   for (std::size_t k = 0; k < frames_.size(); ++k) {

@@ -13,6 +13,8 @@
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "kinetrack/track/frame_solver.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "kinetrack/track/retarget.hpp"
+#include "kinetrack/track/synthetic.hpp"
 
 namespace kinetrack::prior {
 
@@ -55,7 +57,12 @@ struct Runner {
   std::vector<FrameId> frames;
   std::vector<Transform> targets;
   Data data;
-  Runner(const Model& m, const std::vector<std::string>& names) : model(m), data(m) {
+  /// The 23 segments' rotations relative to their parents (Euler-triple independent): a clip
+  /// with the segment tree of the model's Xsens frames gives SphericalJointError its segments.
+  io::MotionClip segments;
+  track::SphericalJointError error;
+  Runner(const Model& m, const std::vector<std::string>& names)
+      : model(m), data(m), segments(track::syntheticWalk(m, 0.05, 100.0).clip), error(m, segments) {
     for (const auto& n : names) frames.push_back(m.frameId(n));
     targets.resize(frames.size());
   }
@@ -89,8 +96,9 @@ SparseRow runGradientProjection(const std::shared_ptr<const Model>& model, const
       const auto t0 = Clock::now();
       const SparseFrameResult r = ik.solve(run.targets, prior != nullptr);
       acc.us += std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-      acc.joint2 += (ik.state().joints - truth.joints).squaredNorm();
-      acc.joints += truth.joints.size();
+      int count = 0;
+      acc.joint2 += run.error.sumSquared(ik.state(), truth, count);
+      acc.joints += count;
       acc.hand2 += r.position_error * r.position_error;
       ++acc.frames;
     }
@@ -118,8 +126,9 @@ SparseRow runDynamical(const std::shared_ptr<const Model>& model, const Referenc
       }
       ik.step(motion.dt);
       acc.us += std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-      acc.joint2 += (ik.state().joints - truth.joints).squaredNorm();
-      acc.joints += truth.joints.size();
+      int count = 0;
+      acc.joint2 += run.error.sumSquared(ik.state(), truth, count);
+      acc.joints += count;
       double worst = 0.0;
       for (std::size_t k = 0; k < ids.size(); ++k)
         worst = std::max(worst, (run.targets[k].p - frameOrigin(*model, ik.data(), run.frames[k])).norm());

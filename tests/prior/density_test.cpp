@@ -50,7 +50,7 @@ TEST(Density, TableMatchesTheDirectKernelSumAndIntegratesToOne) {
     const double p = directKde(s, d.bandwidth(), x);
     worst = std::max(worst, std::abs(d.density(x) - p) / p);
   }
-  EXPECT_LT(worst, 0.01);  // binned KDE + linear interpolation on a grid of h/4
+  EXPECT_LT(worst, 0.03);  // binned KDE + linear interpolation on a grid of h/4: O((h/4)²/h²)
   EXPECT_EQ(d.samples(), 600);
   EXPECT_EQ(d.density(d.upper() + 1.0), 0.0);
 }

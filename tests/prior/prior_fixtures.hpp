@@ -5,6 +5,8 @@
 #include <random>
 #include <vector>
 
+#include <Eigen/Geometry>
+
 #include "kinetrack/prior/upper_body.hpp"
 
 namespace kinetrack::prior::testing {

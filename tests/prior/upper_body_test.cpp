@@ -76,8 +76,8 @@ TEST_P(UpperBodyBodies, JacobianMatchesFiniteDifferencesAndTheModelJacobian) {
         const auto su = static_cast<std::size_t>(s);
         const Vector3d dp = (plus.hand[su].p - minus.hand[su].p) / (2 * eps);
         const Vector3d dw = so3::log(plus.hand[su].R * minus.hand[su].R.transpose()) / (2 * eps);
-        EXPECT_LT((data.J.block<3, 1>(6 * s, i) - dp).norm(), 1e-7) << "joint " << i << " side " << s;
-        EXPECT_LT((data.J.block<3, 1>(6 * s + 3, i) - dw).norm(), 1e-7) << "joint " << i << " side " << s;
+        EXPECT_LT(((data.J.block<3, 1>(6 * s, i) - dp).norm()), 1e-7) << "joint " << i << " side " << s;
+        EXPECT_LT(((data.J.block<3, 1>(6 * s + 3, i) - dw).norm()), 1e-7) << "joint " << i << " side " << s;
       }
     }
     // The Model's analytic Jacobian (another code path) agrees too.
@@ -87,7 +87,7 @@ TEST_P(UpperBodyBodies, JacobianMatchesFiniteDifferencesAndTheModelJacobian) {
       frameJacobian(ref, d, ref.frameId(s == 0 ? "RightHand" : "LeftHand"), Jref);
       for (int i = 0; i < kUpperBodyDof; ++i) {
         const int col = ref.jointId(UpperBodyModel::jointNames()[static_cast<std::size_t>(i)]).value;
-        EXPECT_LT((data.J.block<6, 1>(6 * s, i) - Jref.col(col)).norm(), 1e-10);
+        EXPECT_LT(((data.J.block<6, 1>(6 * s, i) - Jref.col(col)).norm()), 1e-10);
       }
     }
   }
@@ -103,13 +103,13 @@ TEST(UpperBody, JacobianHasTheZeroBlocksOfEq1) {
   upperBodyForwardKinematics(m, data, randomTheta(rng, 1.0));
   upperBodyJacobian(m, data);
   for (int k = kTorsoDof; k < kChainLength; ++k) {
-    EXPECT_EQ(data.J.block<6, 1>(0, thetaIndex(Side::Left, k)).norm(), 0.0);
-    EXPECT_EQ(data.J.block<6, 1>(6, thetaIndex(Side::Right, k)).norm(), 0.0);
-    EXPECT_GT(data.J.block<6, 1>(0, thetaIndex(Side::Right, k)).norm(), 0.0);
+    EXPECT_EQ((data.J.block<6, 1>(0, thetaIndex(Side::Left, k)).norm()), 0.0);
+    EXPECT_EQ((data.J.block<6, 1>(6, thetaIndex(Side::Right, k)).norm()), 0.0);
+    EXPECT_GT((data.J.block<6, 1>(0, thetaIndex(Side::Right, k)).norm()), 0.0);
   }
   for (int k = 0; k < kTorsoDof; ++k) {  // shared torso: both hands move
-    EXPECT_GT(data.J.block<3, 1>(0, k).norm(), 0.0);
-    EXPECT_GT(data.J.block<3, 1>(6, k).norm(), 0.0);
+    EXPECT_GT((data.J.block<3, 1>(0, k).norm()), 0.0);
+    EXPECT_GT((data.J.block<3, 1>(6, k).norm()), 0.0);
   }
 }
 

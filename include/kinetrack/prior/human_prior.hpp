@@ -56,11 +56,11 @@ void writeHumanPrior(const std::string& path, const HumanPrior& prior);
 HumanPrior readHumanPrior(const std::string& path);
 
 struct SparseIkOptions {
-  int iterations = 3;             ///< updates per frame
-  double damping = 1e-2;          ///< λ of J⁺ = Jᵀ(JJᵀ + λ²I)⁻¹
-  double gain = 0.02;             ///< k of the prior gradient (as GpmOptions::gain)
-  double max_prior_step = 0.035;  ///< cap of |∇H_i| per update (rad)
-  double max_step = 0.5;          ///< cap of |ν|∞ per update
+  int iterations = 3;              ///< updates per frame
+  double damping = 1e-2;           ///< λ of J⁺ = Jᵀ(JJᵀ + λ²I)⁻¹
+  double gain = 0.02;              ///< k of the prior gradient (as GpmOptions::gain)
+  double max_prior_step = 0.0087;  ///< cap of |∇H_i| per update (rad, 0.5°; docs/gpm.md sweep)
+  double max_step = 0.5;           ///< cap of |ν|∞ per update
 };
 
 struct SparseFrameResult {
@@ -71,8 +71,8 @@ struct SparseFrameResult {
 
 /// Gradient-projection IK on a floating-base model with a few pose targets: per update
 /// ν = J⁺e − (I − J⁺J)∇H (∇H over the joints, 0 on the base), q ← q ⊕ ν, joints clamped to
-/// their limits. Without a prior (or use_prior = false) it is damped least-norm IK. Never
-/// allocates in solve().
+/// their limits (joints without limits wrapped into (−π, π], the same rotation). Without a prior (or use_prior = false)
+/// it is damped least-norm IK. Never allocates in solve().
 class SparsePriorIk {
  public:
   /// `targets`: model frames that get pose targets. `prior` may be null; when given it must
@@ -101,6 +101,7 @@ class SparsePriorIk {
   Matrix6Xd Jf_;
   VectorXd e_, y_, g_, nu_, joint_grad_;
   Eigen::LLT<MatrixXd> llt_;
+  std::vector<std::uint8_t> continuous_;  ///< joints without limits: kept in (−π, π]
 };
 
 /// "head,hands" → Head, RightHand, LeftHand; also pelvis, feet, or any frame names of the model,

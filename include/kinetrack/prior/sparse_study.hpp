@@ -36,8 +36,11 @@ struct SparseStudyOptions {
 
 struct SparseRow {
   std::string subject;
-  std::string method;          ///< "LN" (no prior), "GP" (prior of the other subjects), "DYN"
-  double joint_rms_deg = 0.0;  ///< over every frame and joint (the base excluded)
+  std::string method;  ///< "LN" (no prior), "GP" (prior of the other subjects), "DYN"
+  /// RMS over every frame and the 23 segments of the angle between the reference's and the
+  /// solver's rotation of each segment relative to its parent (world rotation for the pelvis):
+  /// the error of a spherical joint, independent of Euler-angle windings (deg)
+  double joint_rms_deg = 0.0;
   double hand_error_mm = 0.0;  ///< RMS target position error after each frame (mm)
   double frame_us = 0.0;       ///< mean wall time per frame (µs)
 };
