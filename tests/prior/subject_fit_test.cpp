@@ -72,7 +72,10 @@ TEST(SubjectFit, SkeletonWithoutHandsPutsTheWristAtTheForearmEndSite) {
     EXPECT_NEAR(th[thetaIndex(Side::Right, 12)], 0.0, 1e-12);
     EXPECT_NEAR(th[thetaIndex(Side::Left, 13)], 0.0, 1e-12);
   }
-  EXPECT_GT((fit.hands.front()[0].p - fit.hands.front()[1].p).norm(), 0.5);  // wrists apart, not at the elbows
+  // In the zero pose (a T-pose) the wrists are a full arm span apart, not at the elbows.
+  UpperBodyData d;
+  upperBodyForwardKinematics(fit.model, d, Vector25d::Zero());
+  EXPECT_GT((d.hand[0].p - d.hand[1].p).norm(), 1.0);
 }
 
 TEST(SubjectFit, MissingSegmentsAreNamedWithTheFile) {
