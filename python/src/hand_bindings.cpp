@@ -1,0 +1,7 @@
+#include "bindings.hpp"
+
+namespace kinetrack::python {
+
+void bindHand(py::module_&) {}
+
+}  // namespace kinetrack::python
