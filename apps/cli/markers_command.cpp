@@ -47,16 +47,9 @@ bool endsWith(const std::string& s, const std::string& suffix) {
                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
 }
 
-// The trial in the model's world: Y up for an OpenSim model, Z up for kinetrack's models. TRC
-// files are usually Y up and C3D files Z up (--marker-axes overrides); Z up → Y up is
-// (x, y, z) → (y, z, x), Y up → Z up its inverse (x, y, z) → (z, x, y).
+// The trial in the model's world (track::readMarkerTrial with --marker-axes).
 io::MarkerTrajectories readTrial(const MarkersIkConfig& cfg, const std::string& path, bool model_y_up) {
-  const bool c3d = endsWith(path, ".c3d");
-  const bool file_y_up = cfg.marker_axes == "auto" ? !c3d : cfg.marker_axes == "y-up";
-  io::MarkerTrajectories t = c3d ? io::readC3dMarkers(path, io::C3dOptions{}) : io::readTrc(path, {.y_up = false});
-  if (file_y_up != model_y_up)
-    for (Vector3d& p : t.positions) p = model_y_up ? Vector3d(p.y(), p.z(), p.x()) : Vector3d(p.z(), p.x(), p.y());
-  return t;
+  return track::readMarkerTrial(path, model_y_up, track::parseMarkerAxes(cfg.marker_axes));
 }
 
 // What the summary needs from either kind of model.

@@ -9,3 +9,10 @@ from ._kinetrack import *  # noqa: F401,F403
 from ._kinetrack import ParseError, __doc__ as _ext_doc  # noqa: F401
 
 __version__ = "0.1.0"
+
+import sys as _sys
+
+# `import kinetrack.fabrik` / `import kinetrack.hand` work like attribute access.
+_sys.modules[__name__ + ".fabrik"] = fabrik  # noqa: F405
+_sys.modules[__name__ + ".hand"] = hand  # noqa: F405
+del _sys

@@ -38,7 +38,10 @@ Array checkedArray(py::handle obj, std::initializer_list<py::ssize_t> shape, con
   bool ok = a.ndim() == static_cast<py::ssize_t>(shape.size());
   if (ok) {
     py::ssize_t i = 0;
-    for (py::ssize_t d : shape) ok = ok && (d == kAny || a.shape(i++) == d);
+    for (py::ssize_t d : shape) {
+      ok = ok && (d == kAny || a.shape(i) == d);
+      ++i;
+    }
   }
   if (!ok) throw py::value_error(expected + ", got shape " + shapeString(a));
   return Array::ensure(a);

@@ -74,7 +74,7 @@ py::array_t<double> toNumpy(const Eigen::MatrixBase<Derived>& m) {
   } else {
     py::array_t<double> a({m.rows(), m.cols()});
     Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(a.mutable_data(), m.rows(),
-                                                                                        m.cols()) = m;
+                                                                                       m.cols()) = m;
     return a;
   }
 }

@@ -63,8 +63,8 @@ struct Sequence {
       rotations = quaternions ? checkedArray(r, {kAny, no, 4}, "rotations (quaternions w, x, y, z per task)")
                               : checkedArray(r, {kAny, no, 3, 3}, "rotations (one (3, 3) per orientation task)");
       if (frames >= 0 && rotations.shape(0) != frames)
-        throw py::value_error("positions and rotations must have the same number of frames (" +
-                              std::to_string(frames) + " vs " + std::to_string(rotations.shape(0)) + ")");
+        throw py::value_error("positions and rotations must have the same number of frames (" + std::to_string(frames) +
+                              " vs " + std::to_string(rotations.shape(0)) + ")");
       frames = rotations.shape(0);
     } else if (!r.is_none()) {
       throw py::value_error("rotations given but no task has an orientation component");
@@ -369,8 +369,8 @@ solve_sequence(dt, positions, rotations) runs many frames in one call.)doc");
 Whole-body per-frame IK (SPEC §3): each solve iterates bounded Levenberg-Marquardt (or Ipopt, with
 backend=InstantaneousIkBackend.ipopt) from the current state to the frame's targets.)doc");
   inst.def(py::init([](std::shared_ptr<Model> model, std::optional<InstantaneousIkOptions> options) {
-             return std::make_unique<InstantaneousIk>(
-                 makeInstantaneousIk(std::shared_ptr<const Model>(std::move(model)), options.value_or(InstantaneousIkOptions{})));
+             return std::make_unique<InstantaneousIk>(makeInstantaneousIk(
+                 std::shared_ptr<const Model>(std::move(model)), options.value_or(InstantaneousIkOptions{})));
            }),
            py::arg("model"), py::arg("options") = py::none());
   bindSolverCommon(inst);

@@ -63,10 +63,10 @@ length 0 when the reader did not compute them).)doc")
       .def_property_readonly("num_frames", &io::MotionClip::numFrames)
       .def_property_readonly("num_segments", &io::MotionClip::numSegments)
       .def_property_readonly("times", [](const io::MotionClip& c) { return doubles(c.times); })
-      .def_property_readonly("positions",
-                             [](const io::MotionClip& c) { return positionsOf(c.poses, c.numFrames(), c.numSegments()); })
-      .def_property_readonly("rotations",
-                             [](const io::MotionClip& c) { return rotationsOf(c.poses, c.numFrames(), c.numSegments()); })
+      .def_property_readonly(
+          "positions", [](const io::MotionClip& c) { return positionsOf(c.poses, c.numFrames(), c.numSegments()); })
+      .def_property_readonly(
+          "rotations", [](const io::MotionClip& c) { return rotationsOf(c.poses, c.numFrames(), c.numSegments()); })
       .def_property_readonly("linear_velocity",
                              [](const io::MotionClip& c) {
                                return vectorsOf(c.linear_velocity, c.linear_velocity.empty() ? 0 : c.numFrames(),
@@ -99,10 +99,9 @@ missing sample, data_rate (Hz).)doc")
       .def_property_readonly("num_frames", &io::MarkerTrajectories::numFrames)
       .def_property_readonly("num_markers", &io::MarkerTrajectories::numMarkers)
       .def_property_readonly("times", [](const io::MarkerTrajectories& t) { return doubles(t.times); })
-      .def_property_readonly("positions",
-                             [](const io::MarkerTrajectories& t) {
-                               return vectorsOf(t.positions, t.numFrames(), t.numMarkers());
-                             })
+      .def_property_readonly(
+          "positions",
+          [](const io::MarkerTrajectories& t) { return vectorsOf(t.positions, t.numFrames(), t.numMarkers()); })
       .def("__repr__", [](const io::MarkerTrajectories& t) {
         return "<kinetrack.MarkerTrajectories '" + t.source + "': " + std::to_string(t.numFrames()) + " frames, " +
                std::to_string(t.numMarkers()) + " markers>";

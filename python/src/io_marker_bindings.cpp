@@ -24,8 +24,8 @@ void bindIoMarkerFormats(py::module_& m) {
         py::list kinds;
         for (io::C3dPointKind k : file->marker_kinds) kinds.append(io::toString(k));
         d["marker_kinds"] = kinds;
-        d["residuals"] = py::array_t<double>({file->markers.numFrames(), file->markers.numMarkers()},
-                                             file->residuals.data());
+        d["residuals"] =
+            py::array_t<double>({file->markers.numFrames(), file->markers.numMarkers()}, file->residuals.data());
         d["all_point_labels"] = file->all_point_labels;
         d["processor"] = file->processor;
         d["point_units"] = file->point_units;

@@ -94,17 +94,13 @@ for a floating base and 0 for a fixed one.)doc");
   model
       .def_static(
           "human66",
-          [](double height, double mass, bool fixed_base) {
-            return load("human66", height, mass, fixed_base);
-          },
+          [](double height, double mass, bool fixed_base) { return load("human66", height, mass, fixed_base); },
           py::arg("height") = 1.75, py::arg("mass") = kDefaultBodyMass, py::arg("fixed_base") = false,
           "The 23-segment Xsens human with 22 spherical joints (66 DoF), segment lengths scaled to body height "
           "(m, 0.5-2.5) and de Leva mass properties scaled to body mass (kg, 20-300).")
       .def_static(
           "human48",
-          [](double height, double mass, bool fixed_base) {
-            return load("human48", height, mass, fixed_base);
-          },
+          [](double height, double mass, bool fixed_base) { return load("human48", height, mass, fixed_base); },
           py::arg("height") = 1.75, py::arg("mass") = kDefaultBodyMass, py::arg("fixed_base") = false,
           "The 48-DoF human with clinical joint axes and position limits (height in m, mass in kg).")
       .def_static(
@@ -112,18 +108,19 @@ for a floating base and 0 for a fixed one.)doc");
           [](const std::string& name, double height, double mass, bool fixed_base) {
             return load(name, height, mass, fixed_base);
           },
-          py::arg("name"), py::arg("height") = 1.75, py::arg("mass") = kDefaultBodyMass,
-          py::arg("fixed_base") = false, "A built-in model by name (see builtin_model_names()).")
+          py::arg("name"), py::arg("height") = 1.75, py::arg("mass") = kDefaultBodyMass, py::arg("fixed_base") = false,
+          "A built-in model by name (see builtin_model_names()).")
       .def_static(
-          "load", [](const std::string& path, bool fixed_base) { return load(path, std::nullopt, std::nullopt, fixed_base); },
+          "load",
+          [](const std::string& path, bool fixed_base) { return load(path, std::nullopt, std::nullopt, fixed_base); },
           py::arg("path"), py::arg("fixed_base") = false,
           "A URDF file (floating base unless fixed_base) or an OpenSim .osim model (fixed base at ground, Y up). "
           "Raises ParseError (file, line) for a missing or malformed file; reader warnings go to warnings.warn.")
       .def(
           "with_markers",
           [](const Model& self, const std::string& marker_set, std::optional<double> height) {
-            io::MarkerSet set = marker_set.ends_with(".json") ? io::readMarkerSet(marker_set)
-                                                               : io::builtinMarkerSet(marker_set);
+            io::MarkerSet set =
+                marker_set.ends_with(".json") ? io::readMarkerSet(marker_set) : io::builtinMarkerSet(marker_set);
             if (height && set.reference_height > 0.0) set = io::scaledMarkerSet(set, *height);
             return std::make_shared<Model>(io::withMarkers(self, set));
           },
@@ -131,7 +128,8 @@ for a floating base and 0 for a fixed one.)doc");
           "A copy with one frame per marker of a marker set (a built-in name, see marker_set_names(), or a "
           "JSON file); height (m) rescales a set written for another body height.")
       .def_property_readonly("name", &Model::name)
-      .def_property_readonly("nq", [](const Model& self) { return nq(self); }, "7 + num_joints")
+      .def_property_readonly(
+          "nq", [](const Model& self) { return nq(self); }, "7 + num_joints")
       .def_property_readonly("nv", &Model::nv, "nv_base + num_joints")
       .def_property_readonly("nv_base", &Model::nvBase, "6 for a floating base, 0 for a fixed one")
       .def_property_readonly("floating_base", [](const Model& self) { return self.baseType() == BaseType::Floating; })
@@ -158,7 +156,9 @@ for a floating base and 0 for a fixed one.)doc");
       .def_property_readonly("total_mass", &Model::totalMass, "kg (0 for a kinematic model)")
       .def_property_readonly(
           "link_parents",
-          [](const Model& self) { return intArray(self.numLinks(), [&](int l) { return self.parent(LinkId(l)).value; }); },
+          [](const Model& self) {
+            return intArray(self.numLinks(), [&](int l) { return self.parent(LinkId(l)).value; });
+          },
           "(num_links,) parent link index, -1 for the root")
       .def_property_readonly(
           "frame_links",

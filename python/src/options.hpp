@@ -15,23 +15,23 @@ namespace py = pybind11;
 template <class T, class... Extra>
 void keywordInit(py::class_<T, Extra...>& cls) {
   cls.def(py::init([](const py::kwargs& kwargs) {
-            auto options = std::make_unique<T>();
-            py::object self = py::cast(options.get(), py::return_value_policy::reference);
-            for (const auto& [key, value] : kwargs) {
-              const std::string name = py::str(key).template cast<std::string>();
-              if (name.starts_with("_") || !py::hasattr(self, name.c_str())) {
-                std::string fields;
-                for (const py::handle a : py::module_::import("builtins").attr("dir")(self)) {
-                  const std::string s = a.template cast<std::string>();
-                  if (!s.starts_with("_")) fields += (fields.empty() ? "" : ", ") + s;
-                }
-                throw py::value_error(py::str(py::type::of(self).attr("__name__")).template cast<std::string>() +
-                                      ": unknown option '" + name + "' (options: " + fields + ")");
-              }
-              py::setattr(self, name.c_str(), value);
-            }
-            return options;
-          }))
+       auto options = std::make_unique<T>();
+       py::object self = py::cast(options.get(), py::return_value_policy::reference);
+       for (const auto& [key, value] : kwargs) {
+         const std::string name = py::str(key).template cast<std::string>();
+         if (name.starts_with("_") || !py::hasattr(self, name.c_str())) {
+           std::string fields;
+           for (const py::handle a : py::module_::import("builtins").attr("dir")(self)) {
+             const std::string s = a.template cast<std::string>();
+             if (!s.starts_with("_")) fields += (fields.empty() ? "" : ", ") + s;
+           }
+           throw py::value_error(py::str(py::type::of(self).attr("__name__")).template cast<std::string>() +
+                                 ": unknown option '" + name + "' (options: " + fields + ")");
+         }
+         py::setattr(self, name.c_str(), value);
+       }
+       return options;
+     }))
       .def("__repr__", [](py::object self) {
         std::string s = py::str(py::type::of(self).attr("__name__")).template cast<std::string>() + "(";
         bool first = true;

@@ -47,16 +47,15 @@ struct SummaryField {
   const char* name;
   T track::TrackSummary::*member;
 };
-constexpr SummaryField<int> kIntFields[] = {
-    {"frames", &track::TrackSummary::frames},
-    {"gaps", &track::TrackSummary::gaps},
-    {"frames_after_transient", &track::TrackSummary::frames_after_transient},
-    {"non_finite_steps", &track::TrackSummary::non_finite},
-    {"converged", &track::TrackSummary::converged},
-    {"stationary", &track::TrackSummary::stationary},
-    {"iteration_limit", &track::TrackSummary::iteration_limit},
-    {"infeasible", &track::TrackSummary::infeasible},
-    {"failed", &track::TrackSummary::failed}};
+constexpr SummaryField<int> kIntFields[] = {{"frames", &track::TrackSummary::frames},
+                                            {"gaps", &track::TrackSummary::gaps},
+                                            {"frames_after_transient", &track::TrackSummary::frames_after_transient},
+                                            {"non_finite_steps", &track::TrackSummary::non_finite},
+                                            {"converged", &track::TrackSummary::converged},
+                                            {"stationary", &track::TrackSummary::stationary},
+                                            {"iteration_limit", &track::TrackSummary::iteration_limit},
+                                            {"infeasible", &track::TrackSummary::infeasible},
+                                            {"failed", &track::TrackSummary::failed}};
 constexpr SummaryField<double> kDoubleFields[] = {
     {"transient_s", &track::TrackSummary::transient_s},
     {"mnte_median", &track::TrackSummary::mnte_median},
@@ -79,9 +78,11 @@ py::dict summaryDict(const track::TrackSummary& s) {
 }
 
 PyTrackResult trackPy(py::object model_arg, py::object capture_arg, const std::string& solver, const std::string& map,
-                      const std::string& calibration, double kappa, double max_step_deg, int max_substeps,
-                      int threads, double transient, const std::string& units, double rate) {
+                      const std::string& calibration, double kappa, double max_step_deg, int max_substeps, int threads,
+                      double transient, const std::string& units, double rate) {
   const auto start = std::chrono::steady_clock::now();
+  if (!py::isinstance<py::str>(capture_arg) && !py::isinstance<PyCapture>(capture_arg))
+    throw py::type_error("capture: expected a path (str) or a kinetrack.Capture");
   std::shared_ptr<PyCapture> cap = py::isinstance<py::str>(capture_arg)
                                        ? loadCapturePy(capture_arg.cast<std::string>(), units, rate)
                                        : capture_arg.cast<std::shared_ptr<PyCapture>>();
@@ -94,8 +95,10 @@ PyTrackResult trackPy(py::object model_arg, py::object capture_arg, const std::s
   to.pairwise.threads = threads;
   if (!(transient >= 0.0)) throw py::value_error("transient: expected ≥ 0 s");
   const bool from_clip = py::isinstance<py::str>(model_arg) && model_arg.cast<std::string>() == "from-clip";
+  if (!from_clip && !py::isinstance<Model>(model_arg))
+    throw py::type_error("model: expected a kinetrack.Model or \"from-clip\"");
   std::shared_ptr<Model> given;
-  if (!from_clip) given = model_arg.cast<std::shared_ptr<Model>>();  // TypeError for anything else
+  if (!from_clip) given = model_arg.cast<std::shared_ptr<Model>>();
 
   const track::Capture& capture = cap->capture;
   const py::ssize_t n = capture.clip.numFrames();
