@@ -33,6 +33,7 @@ void bindModel(py::module_& m);
 void bindKinematics(py::module_& m);
 void bindIk(py::module_& m);
 void bindIo(py::module_& m);
+void bindIoMarkerFormats(py::module_& m);  ///< C3D, QTM TSV, joint CSV (io_marker_bindings.cpp)
 void bindTrack(py::module_& m);
 void bindDynamics(py::module_& m);
 void bindMarkers(py::module_& m);

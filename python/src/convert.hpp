@@ -94,6 +94,19 @@ auto released(F f) {
   return f();
 }
 
+/// A named member of a result or summary struct: tables of these build dicts without spelling
+/// every key twice.
+template <class S, class T>
+struct Field {
+  const char* name;
+  T S::*member;
+};
+/// d[f.name] = s.*f.member for every field.
+template <class S, class T, std::size_t N>
+void addFields(py::dict& d, const S& s, const Field<S, T> (&fields)[N]) {
+  for (const Field<S, T>& f : fields) d[f.name] = s.*f.member;
+}
+
 /// A frame given as a name (resolved, ValueError listing the names when unknown) or an index.
 FrameId toFrameId(const Model& model, py::handle frame);
 LinkId toLinkId(const Model& model, py::handle link);

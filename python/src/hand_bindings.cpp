@@ -37,16 +37,11 @@ fabrik::Result solvePy(fabrik::Solver& s, py::array positions, double tolerance,
   return s.solve(p, o);
 }
 
-template <class T>
-struct HandField {
-  const char* name;
-  T hand::HandSummary::*member;
-};
-constexpr HandField<int> kHandInts[] = {{"frames", &hand::HandSummary::frames},
-                                        {"gaps", &hand::HandSummary::gaps},
-                                        {"not_converged", &hand::HandSummary::not_converged},
-                                        {"planes_clamped", &hand::HandSummary::planes_clamped}};
-constexpr HandField<double> kHandDoubles[] = {
+constexpr Field<hand::HandSummary, int> kHandInts[] = {{"frames", &hand::HandSummary::frames},
+                                                       {"gaps", &hand::HandSummary::gaps},
+                                                       {"not_converged", &hand::HandSummary::not_converged},
+                                                       {"planes_clamped", &hand::HandSummary::planes_clamped}};
+constexpr Field<hand::HandSummary, double> kHandDoubles[] = {
     {"tip_error_mm_p50", &hand::HandSummary::tip_error_mm_p50},
     {"tip_error_mm_p95", &hand::HandSummary::tip_error_mm_p95},
     {"middle_error_mm_median", &hand::HandSummary::middle_error_mm_median},
@@ -90,16 +85,11 @@ py::dict trackRecordingPy(const std::string& path, const std::string& solver, bo
   py::dict summary;
   summary["solver"] = hand::toString(s.solver);
   summary["use_middle_markers"] = s.use_middle_markers;
-  for (const auto& f : kHandInts) summary[f.name] = s.*f.member;
-  for (const auto& f : kHandDoubles) summary[f.name] = s.*f.member;
+  addFields(summary, s, kHandInts);
+  addFields(summary, s, kHandDoubles);
   summary["triad_rms_m"] = cal.triad_rms;
-  py::dict d;
-  d["model"] = model;
-  d["times"] = times;
-  d["q"] = q;
-  d["gaps"] = gaps;
-  d["summary"] = summary;
-  return d;
+  return py::dict(py::arg("model") = model, py::arg("times") = times, py::arg("q") = q, py::arg("gaps") = gaps,
+                  py::arg("summary") = summary);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "kinetrack/ik/pairwise_ik.hpp"
 #include "kinetrack/ik_ipopt/instantaneous_ik_ipopt.hpp"
 #include "options.hpp"
+#include "sequence.hpp"
 
 namespace kinetrack::python {
 namespace {
@@ -86,30 +87,6 @@ struct Sequence {
   }
 };
 
-// Outputs of a sequence, allocated before the GIL is released.
-struct SequenceOutput {
-  py::array_t<double> q, mnte, limit;
-  py::array_t<std::int8_t> status;
-  py::array_t<std::int32_t> iterations;
-  SequenceOutput(py::ssize_t n, int nq) : q({n, py::ssize_t(nq)}), mnte(n), limit(n), status(n), iterations(n) {}
-  void write(py::ssize_t k, const Configuration& c, const ik::Result& r) {
-    writeConfiguration(c, q.mutable_data() + k * q.shape(1));
-    mnte.mutable_data()[k] = r.mnte;
-    limit.mutable_data()[k] = r.limit_violation;
-    status.mutable_data()[k] = static_cast<std::int8_t>(r.status);
-    iterations.mutable_data()[k] = r.iterations;
-  }
-  py::dict dict() const {
-    py::dict d;
-    d["q"] = q;
-    d["status"] = status;
-    d["iterations"] = iterations;
-    d["mnte"] = mnte;
-    d["limit_violation"] = limit;
-    return d;
-  }
-};
-
 constexpr const char* kSequenceDoc = R"doc(
 
 Targets per frame, in task-id order: positions (N, P, 3) in m for the P tasks with a position
@@ -145,6 +122,28 @@ void bindSolverCommon(py::class_<Solver, Extra...>& cls) {
       .def(
           "set_state", [](Solver& s, py::handle q) { s.setState(toConfiguration(s.model(), q)); }, py::arg("q"),
           "Sets the configuration (nq,) (DYN: and clears the velocity).");
+}
+
+// A per-frame solver class (InstantaneousIk, PairwiseIk): constructor (model, options), the
+// common members, solve() with the GIL released and solve_sequence.
+template <class Solver, class Options, class Make>
+void bindPerFrameSolver(py::module_& m, const char* name, const char* doc, Make make) {
+  py::class_<Solver> cls(m, name, doc);
+  cls.def(py::init([make](std::shared_ptr<Model> model, std::optional<Options> options) {
+            return std::make_unique<Solver>(make(std::move(model), options.value_or(Options{})));
+          }),
+          py::arg("model"), py::arg("options") = py::none());
+  bindSolverCommon(cls);
+  cls.def("solve", &Solver::solve, py::call_guard<py::gil_scoped_release>(),
+          "Solves the current targets from the state (warm start). Releases the GIL.")
+      .def(
+          "solve_sequence",
+          [](Solver& s, py::handle positions, py::handle rotations) {
+            const Sequence seq(s.tasks(), positions, rotations);
+            return runSequence(s, seq, [&](py::ssize_t) { return static_cast<ik::Result>(s.solve()); });
+          },
+          py::arg("positions") = py::none(), py::arg("rotations") = py::none(),
+          (std::string("One solve per frame, warm-started from the previous frame.") + kSequenceDoc).c_str());
 }
 
 void bindTaskSet(py::module_& m) {
@@ -365,45 +364,19 @@ solve_sequence(dt, positions, rotations) runs many frames in one call.)doc");
            kSequenceDoc)
               .c_str());
 
-  py::class_<InstantaneousIk> inst(m, "InstantaneousIk", R"doc(
+  bindPerFrameSolver<InstantaneousIk, InstantaneousIkOptions>(
+      m, "InstantaneousIk", R"doc(
 Whole-body per-frame IK (SPEC §3): each solve iterates bounded Levenberg-Marquardt (or Ipopt, with
-backend=InstantaneousIkBackend.ipopt) from the current state to the frame's targets.)doc");
-  inst.def(py::init([](std::shared_ptr<Model> model, std::optional<InstantaneousIkOptions> options) {
-             return std::make_unique<InstantaneousIk>(makeInstantaneousIk(
-                 std::shared_ptr<const Model>(std::move(model)), options.value_or(InstantaneousIkOptions{})));
-           }),
-           py::arg("model"), py::arg("options") = py::none());
-  bindSolverCommon(inst);
-  inst.def("solve", &InstantaneousIk::solve, py::call_guard<py::gil_scoped_release>(),
-           "Solves the current targets from the state; returns a SolveResult. Releases the GIL.")
-      .def(
-          "solve_sequence",
-          [](InstantaneousIk& s, py::handle positions, py::handle rotations) {
-            const Sequence seq(s.tasks(), positions, rotations);
-            return runSequence(s, seq, [&](py::ssize_t) { return static_cast<ik::Result>(s.solve()); });
-          },
-          py::arg("positions") = py::none(), py::arg("rotations") = py::none(),
-          (std::string("One solve per frame, warm-started from the previous frame.") + kSequenceDoc).c_str());
-
-  py::class_<PairwiseIk> pair(m, "PairwiseIk", R"doc(
+backend=InstantaneousIkBackend.ipopt) from the current state to the frame's targets; solve()
+returns a SolveResult.)doc",
+      [](std::shared_ptr<const Model> model, const InstantaneousIkOptions& o) {
+        return makeInstantaneousIk(std::move(model), o);
+      });
+  bindPerFrameSolver<PairwiseIk, PairwiseIkOptions>(
+      m, "PairwiseIk", R"doc(
 Pair-wise per-frame IK (DYN §5.1): one small subsystem per pair of adjacent targets, solved on a
-thread pool. Position targets only on the root link.)doc");
-  pair.def(py::init([](std::shared_ptr<Model> model, std::optional<PairwiseIkOptions> options) {
-             return std::make_unique<PairwiseIk>(std::shared_ptr<const Model>(std::move(model)),
-                                                 options.value_or(PairwiseIkOptions{}));
-           }),
-           py::arg("model"), py::arg("options") = py::none());
-  bindSolverCommon(pair);
-  pair.def("solve", &PairwiseIk::solve, py::call_guard<py::gil_scoped_release>(),
-           "Solves the current targets; returns a PairwiseSolveResult. Releases the GIL.")
-      .def(
-          "solve_sequence",
-          [](PairwiseIk& s, py::handle positions, py::handle rotations) {
-            const Sequence seq(s.tasks(), positions, rotations);
-            return runSequence(s, seq, [&](py::ssize_t) { return static_cast<ik::Result>(s.solve()); });
-          },
-          py::arg("positions") = py::none(), py::arg("rotations") = py::none(),
-          (std::string("One solve per frame.") + kSequenceDoc).c_str());
+thread pool; position targets only on the root link. solve() returns a PairwiseSolveResult.)doc",
+      [](std::shared_ptr<const Model> model, const PairwiseIkOptions& o) { return PairwiseIk(std::move(model), o); });
 }
 
 }  // namespace kinetrack::python

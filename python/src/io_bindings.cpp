@@ -5,7 +5,6 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
-#include "io_types.hpp"
 #include "kinetrack/io/bvh.hpp"
 #include "kinetrack/io/c3d.hpp"
 #include "kinetrack/io/joint_csv.hpp"
@@ -14,15 +13,6 @@
 #include "kinetrack/io/qtm_tsv.hpp"
 
 namespace kinetrack::python {
-
-io::BvhUnits parseBvhUnits(const std::string& u) {
-  if (u == "auto") return io::BvhUnits::Auto;
-  if (u == "m") return io::BvhUnits::Metres;
-  if (u == "cm") return io::BvhUnits::Centimetres;
-  if (u == "in") return io::BvhUnits::Inches;
-  if (u == "cmu") return io::BvhUnits::CmuUnits;
-  throw py::value_error("units: expected 'auto', 'm', 'cm', 'in' or 'cmu', got '" + u + "'");
-}
 
 namespace {
 
@@ -116,7 +106,7 @@ void bindIo(py::module_& m) {
       "read_bvh",
       [](const std::string& path, const std::string& units, bool velocities) {
         io::BvhOptions o;
-        o.units = parseBvhUnits(units);
+        o.units = io::parseBvhUnits(units);
         o.velocities = velocities;
         return std::make_shared<io::MotionClip>(released([&] { return io::bvhToClip(io::readBvh(path), o); }));
       },
@@ -140,13 +130,8 @@ void bindIo(py::module_& m) {
       "read_mot",
       [](const std::string& path) {
         const io::MotTable t = released([&] { return io::readMot(path); });
-        py::dict d;
-        d["name"] = t.name;
-        d["columns"] = t.columns;
-        d["times"] = doubles(t.times);
-        d["values"] = toNumpy(t.values);
-        d["in_degrees"] = t.in_degrees;
-        return d;
+        return py::dict(py::arg("name") = t.name, py::arg("columns") = t.columns, py::arg("times") = doubles(t.times),
+                        py::arg("values") = toNumpy(t.values), py::arg("in_degrees") = t.in_degrees);
       },
       py::arg("path"),
       "An OpenSim .mot/.sto table as a dict: name, columns (list, without time), times (N,), values (N, C), "

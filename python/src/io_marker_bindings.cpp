@@ -2,8 +2,8 @@
 // `kinetrack track` writes.
 #include <pybind11/stl.h>
 
+#include "bindings.hpp"
 #include "convert.hpp"
-#include "io_types.hpp"
 #include "kinetrack/io/c3d.hpp"
 #include "kinetrack/io/joint_csv.hpp"
 #include "kinetrack/io/qtm_tsv.hpp"
@@ -19,24 +19,17 @@ void bindIoMarkerFormats(py::module_& m) {
         o.keep_virtual_points = keep_virtual_points;
         o.keep_unlabeled = keep_unlabeled;
         auto file = std::make_shared<io::C3dFile>(released([&] { return io::readC3d(path, o); }));
-        py::dict d;
-        d["markers"] = std::make_shared<io::MarkerTrajectories>(file->markers);
         py::list kinds;
         for (io::C3dPointKind k : file->marker_kinds) kinds.append(io::toString(k));
-        d["marker_kinds"] = kinds;
-        d["residuals"] =
-            py::array_t<double>({file->markers.numFrames(), file->markers.numMarkers()}, file->residuals.data());
-        d["all_point_labels"] = file->all_point_labels;
-        d["processor"] = file->processor;
-        d["point_units"] = file->point_units;
-        d["first_frame"] = file->first_frame;
-        d["last_frame"] = file->last_frame;
-        d["analog_rate"] = file->analog_rate;
-        d["analog_channels"] = file->analog_channels;
-        d["subjects"] = file->subjects;
-        d["manufacturer"] = file->manufacturer;
-        d["warnings"] = file->warnings;
-        return d;
+        const py::array_t<double> residuals({file->markers.numFrames(), file->markers.numMarkers()},
+                                            file->residuals.data());
+        return py::dict(py::arg("markers") = std::make_shared<io::MarkerTrajectories>(file->markers),
+                        py::arg("marker_kinds") = kinds, py::arg("residuals") = residuals,
+                        py::arg("all_point_labels") = file->all_point_labels, py::arg("processor") = file->processor,
+                        py::arg("point_units") = file->point_units, py::arg("first_frame") = file->first_frame,
+                        py::arg("last_frame") = file->last_frame, py::arg("analog_rate") = file->analog_rate,
+                        py::arg("analog_channels") = file->analog_channels, py::arg("subjects") = file->subjects,
+                        py::arg("manufacturer") = file->manufacturer, py::arg("warnings") = file->warnings);
       },
       py::arg("path"), py::arg("z_up") = true, py::arg("keep_virtual_points") = false,
       py::arg("keep_unlabeled") = false,
@@ -47,15 +40,11 @@ void bindIoMarkerFormats(py::module_& m) {
       "read_qtm_tsv",
       [](const std::string& path) {
         io::QtmTsv t = released([&] { return io::readQtmTsv(path); });
-        py::dict d;
-        d["markers"] = std::make_shared<io::MarkerTrajectories>(std::move(t.markers));
-        d["frequency"] = t.frequency;
-        d["cameras"] = t.cameras;
-        d["time_stamp"] = t.time_stamp;
-        d["description"] = t.description;
-        d["trajectory_types"] = t.trajectory_types;
-        d["missing_samples"] = t.missing_samples;
-        return d;
+        return py::dict(py::arg("markers") = std::make_shared<io::MarkerTrajectories>(std::move(t.markers)),
+                        py::arg("frequency") = t.frequency, py::arg("cameras") = t.cameras,
+                        py::arg("time_stamp") = t.time_stamp, py::arg("description") = t.description,
+                        py::arg("trajectory_types") = t.trajectory_types,
+                        py::arg("missing_samples") = t.missing_samples);
       },
       py::arg("path"),
       "A Qualisys TSV export as a dict: markers (MarkerTrajectories, m, QTM's axes), frequency (Hz), cameras, "
@@ -75,12 +64,8 @@ void bindIoMarkerFormats(py::module_& m) {
           writeConfiguration(c, q.mutable_data() + f * (7 + nj));
           gap.mutable_data()[f] = t.gap[static_cast<std::size_t>(f)] != 0;
         }
-        py::dict d;
-        d["joint_names"] = t.joint_names;
-        d["times"] = doubles(t.times);
-        d["q"] = q;
-        d["gap"] = gap;
-        return d;
+        return py::dict(py::arg("joint_names") = t.joint_names, py::arg("times") = doubles(t.times), py::arg("q") = q,
+                        py::arg("gap") = gap);
       },
       py::arg("path"),
       "A joint trajectory CSV (kinetrack track --out) as a dict: joint_names, times (N,), q (N, 7 + joints) in "

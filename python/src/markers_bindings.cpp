@@ -11,6 +11,7 @@
 #include "kinetrack/io/opensim_setup.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
 #include "options.hpp"
+#include "sequence.hpp"
 
 namespace kinetrack::python {
 namespace {
@@ -28,9 +29,8 @@ py::dict solveSequencePy(ik::MarkerIk& s, py::handle markers, py::handle coordin
   const py::ssize_t n = obs.shape(0), nc = s.numCoordinateTasks();
   Array coords;
   if (nc > 0) coords = checkedArray(coordinates, {n, nc}, "coordinates (one value per coordinate task and frame)");
-  py::array_t<double> q({n, py::ssize_t(nq(s.model()))}), rms(n), worst(n);
-  py::array_t<std::int8_t> status(n);
-  py::array_t<std::int32_t> iterations(n);
+  SequenceOutput out(n, nq(s.model()));
+  py::array_t<double> rms(n), worst(n);
   {
     py::gil_scoped_release release;
     for (py::ssize_t k = 0; k < n; ++k) {
@@ -38,17 +38,12 @@ py::dict solveSequencePy(ik::MarkerIk& s, py::handle markers, py::handle coordin
           nc > 0 ? std::span<const double>(coords.data() + k * nc, static_cast<std::size_t>(nc))
                  : std::span<const double>();
       const ik::MarkerIkResult r = s.solve(markerRows(obs, k), c);
-      writeConfiguration(s.state(), q.mutable_data() + k * q.shape(1));
+      out.write(k, s.state(), r);
       rms.mutable_data()[k] = r.markers_used > 0 ? r.rms_error : std::nan("");
       worst.mutable_data()[k] = r.markers_used > 0 ? r.max_error : std::nan("");
-      status.mutable_data()[k] = static_cast<std::int8_t>(r.status);
-      iterations.mutable_data()[k] = r.iterations;
     }
   }
-  py::dict d;
-  d["q"] = q;
-  d["status"] = status;
-  d["iterations"] = iterations;
+  py::dict d = out.dict();
   d["rms_error"] = rms;
   d["max_error"] = worst;
   return d;
@@ -86,20 +81,11 @@ py::dict markersIkPy(const std::string& model_path, const std::string& markers_p
     worst.mutable_data()[k] = f.held ? std::nan("") : f.max_error;
     held.mutable_data()[k] = f.held;
   }
-  py::dict d;
-  d["model"] = std::const_pointer_cast<Model>(osim.model);
-  d["columns"] = coords.columns;
-  d["times"] = doubles(coords.times);
-  d["values"] = toNumpy(coords.values);
-  d["q"] = q;
-  d["rms_error"] = rms;
-  d["max_error"] = worst;
-  d["held"] = held;
-  d["marker_names"] = result.marker_names;
-  d["solve_seconds"] = result.solve_seconds;
-  d["warnings"] = warnings;
-  d["notices"] = osim.notices;
-  return d;
+  return py::dict(py::arg("model") = std::const_pointer_cast<Model>(osim.model), py::arg("columns") = coords.columns,
+                  py::arg("times") = doubles(coords.times), py::arg("values") = toNumpy(coords.values),
+                  py::arg("q") = q, py::arg("rms_error") = rms, py::arg("max_error") = worst, py::arg("held") = held,
+                  py::arg("marker_names") = result.marker_names, py::arg("solve_seconds") = result.solve_seconds,
+                  py::arg("warnings") = warnings, py::arg("notices") = osim.notices);
 }
 
 }  // namespace
@@ -173,7 +159,8 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
           "coordinate tasks (NaN: off). Returns a MarkerIkResult; the solution is .state.")
       .def("solve_sequence", &solveSequencePy, py::arg("markers"), py::arg("coordinates") = py::none(),
            "Every frame of markers (N, M, 3) [and coordinates (N, C)], warm-started, the GIL released: a dict with "
-           "q (N, nq), status (N,), iterations (N,), rms_error and max_error (N,) in m (NaN with no marker).")
+           "q (N, nq), status (N,), iterations (N,), mnte, limit_violation, rms_error and max_error (N,) in m (NaN "
+           "with no marker).")
       .def("marker_error", &ik::MarkerIk::markerError, py::arg("marker"), "m, at the last solve")
       .def(
           "model_marker", [](const ik::MarkerIk& s, int i) { return toNumpy(s.modelMarker(i)); }, py::arg("marker"),

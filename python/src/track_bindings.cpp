@@ -8,7 +8,6 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
-#include "io_types.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/track/pipeline.hpp"
 
@@ -25,7 +24,7 @@ struct PyCapture {
 
 std::shared_ptr<PyCapture> loadCapturePy(const std::string& path, const std::string& units, double rate) {
   auto c = std::make_shared<PyCapture>();
-  c->units = parseBvhUnits(units);
+  c->units = io::parseBvhUnits(units);
   c->rate = rate;
   c->path = path;
   track::CaptureOptions o;
@@ -42,37 +41,33 @@ struct PyTrackResult {
   py::dict summary;
 };
 
-template <class T>
-struct SummaryField {
-  const char* name;
-  T track::TrackSummary::*member;
-};
-constexpr SummaryField<int> kIntFields[] = {{"frames", &track::TrackSummary::frames},
-                                            {"gaps", &track::TrackSummary::gaps},
-                                            {"frames_after_transient", &track::TrackSummary::frames_after_transient},
-                                            {"non_finite_steps", &track::TrackSummary::non_finite},
-                                            {"converged", &track::TrackSummary::converged},
-                                            {"stationary", &track::TrackSummary::stationary},
-                                            {"iteration_limit", &track::TrackSummary::iteration_limit},
-                                            {"infeasible", &track::TrackSummary::infeasible},
-                                            {"failed", &track::TrackSummary::failed}};
-constexpr SummaryField<double> kDoubleFields[] = {
-    {"transient_s", &track::TrackSummary::transient_s},
-    {"mnte_median", &track::TrackSummary::mnte_median},
-    {"mnte_p95", &track::TrackSummary::mnte_p95},
-    {"mnte_max", &track::TrackSummary::mnte_max},
-    {"rmse_median", &track::TrackSummary::rmse_median},
-    {"limit_violation_max_rad", &track::TrackSummary::limit_violation_max_rad},
-    {"row_violation_max", &track::TrackSummary::row_violation_max},
-    {"step_us_p50", &track::TrackSummary::step_us_p50},
-    {"step_us_p99", &track::TrackSummary::step_us_p99},
-    {"step_us_max", &track::TrackSummary::step_us_max},
-    {"substeps_mean", &track::TrackSummary::substeps_mean}};
+using SummaryInt = Field<track::TrackSummary, int>;
+using SummaryDouble = Field<track::TrackSummary, double>;
+constexpr SummaryInt kIntFields[] = {{"frames", &track::TrackSummary::frames},
+                                     {"gaps", &track::TrackSummary::gaps},
+                                     {"frames_after_transient", &track::TrackSummary::frames_after_transient},
+                                     {"non_finite_steps", &track::TrackSummary::non_finite},
+                                     {"converged", &track::TrackSummary::converged},
+                                     {"stationary", &track::TrackSummary::stationary},
+                                     {"iteration_limit", &track::TrackSummary::iteration_limit},
+                                     {"infeasible", &track::TrackSummary::infeasible},
+                                     {"failed", &track::TrackSummary::failed}};
+constexpr SummaryDouble kDoubleFields[] = {{"transient_s", &track::TrackSummary::transient_s},
+                                           {"mnte_median", &track::TrackSummary::mnte_median},
+                                           {"mnte_p95", &track::TrackSummary::mnte_p95},
+                                           {"mnte_max", &track::TrackSummary::mnte_max},
+                                           {"rmse_median", &track::TrackSummary::rmse_median},
+                                           {"limit_violation_max_rad", &track::TrackSummary::limit_violation_max_rad},
+                                           {"row_violation_max", &track::TrackSummary::row_violation_max},
+                                           {"step_us_p50", &track::TrackSummary::step_us_p50},
+                                           {"step_us_p99", &track::TrackSummary::step_us_p99},
+                                           {"step_us_max", &track::TrackSummary::step_us_max},
+                                           {"substeps_mean", &track::TrackSummary::substeps_mean}};
 
 py::dict summaryDict(const track::TrackSummary& s) {
   py::dict d;
-  for (const auto& f : kIntFields) d[f.name] = s.*f.member;
-  for (const auto& f : kDoubleFields) d[f.name] = s.*f.member;
+  addFields(d, s, kIntFields);
+  addFields(d, s, kDoubleFields);
   d["joint_rms_deg"] = s.has_truth ? py::float_(s.joint_rms_deg) : py::object(py::none());
   return d;
 }
