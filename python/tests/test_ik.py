@@ -149,11 +149,14 @@ def test_options_and_help(human66):
     assert "w, x, y, z" in kt.TaskSet.set_orientation.__doc__
 
 
-@pytest.mark.parametrize("solver_type", ["wholebody", "pairwise"])
+@pytest.mark.parametrize("solver_type", ["wholebody", "wholebody-ipopt", "pairwise"])
 def test_per_frame_solvers_reach_a_pose(human66, solver_type):
     _, R, p = pose_targets(human66, 2, spread=0.3)
     if solver_type == "wholebody":
         solver = kt.InstantaneousIk(human66, kt.InstantaneousIkOptions(max_iterations=200))
+    elif solver_type == "wholebody-ipopt":
+        options = kt.InstantaneousIkOptions(backend=kt.InstantaneousIkBackend.ipopt, max_iterations=200)
+        solver = kt.InstantaneousIk(human66, options)
     else:
         solver = kt.PairwiseIk(human66, kt.PairwiseIkOptions(threads=1))
     pelvis, rotations = add_targets(solver)
@@ -178,6 +181,28 @@ def test_dynamical_step_does_not_leak(human66):
             ik.state
 
     run(1000)
+    before = rss_bytes()
+    run(10_000)
+    assert rss_bytes() - before < 2 * 1024 * 1024
+
+
+def test_errors_do_not_leak(human66, tmp_path):
+    """Raising 10 000 ValueErrors (bad shapes, unknown names) and ParseErrors keeps RSS within 2 MiB."""
+    ik = kt.DynamicalIk(human66)
+    t = ik.tasks.add_orientation("Head")
+    bad = np.zeros((2, 2))
+    missing = str(tmp_path / "missing.bvh")
+
+    def run(n):
+        for _ in range(n):
+            for call in (lambda: ik.tasks.set_orientation(t, bad), lambda: ik.tasks.add_position("Nowhere"),
+                         lambda: kt.read_bvh(missing)):
+                try:
+                    call()
+                except ValueError:
+                    pass
+
+    run(500)
     before = rss_bytes()
     run(10_000)
     assert rss_bytes() - before < 2 * 1024 * 1024
