@@ -333,6 +333,53 @@ def track(model: Union[Model, str], capture: Union[str, Capture], solver: str = 
           calibration: str = "", kappa: float = 1.0, max_step_deg: float = 5.0, max_substeps: int = 64,
           threads: int = 0, transient: float = 2.0, units: str = "auto", rate: float = 0.0) -> TrackResult: ...
 
+def retarget(robot: Model, capture: Union[str, Capture], solver: str = "dynamical", *, map: str = "",
+             segment_map: str = "", calibration: str = "", max_step_deg: float = 5.0, threads: int = 0,
+             shoulder_velocity: float = 2.0, torso_velocity: float = 1.0, transient: float = 2.0) -> TrackResult: ...
+
+class Method:
+    dynamical: Method
+    wholebody: Method
+    wholebody_ipopt: Method
+    pairwise: Method
+
+class TrackerOptions:
+    method: Method
+    kappa: float
+    max_step_rotation: float  # rad
+    max_substeps: int
+    dynamical: DynamicalIkOptions
+    wholebody: InstantaneousIkOptions
+    pairwise: PairwiseIkOptions
+    first_frame_iterations: int
+    first_frame_interval: float  # s
+    def __init__(self, **fields: Any) -> None: ...
+
+class StreamTarget:
+    frame: str
+    orientation: bool
+    position: bool
+    weight: float
+    def __init__(self, **fields: Any) -> None: ...
+
+class FrameOutcome(Result):
+    gap: bool
+    rmse: float
+    non_finite: bool
+
+class StreamTracker:
+    def __init__(self, model: Model, targets: Sequence[StreamTarget],
+                 options: Optional[TrackerOptions] = None) -> None: ...
+    @property
+    def num_targets(self) -> int: ...
+    @property
+    def state(self) -> NDArray: ...
+    def set_state(self, q: ArrayLike) -> None: ...
+    def track(self, time: float, rotations: ArrayLike, positions: ArrayLike,
+              valid: bool = True) -> FrameOutcome: ...  # (T, 3, 3) or (T, 4); (T, 3)
+    def track_sequence(self, times: ArrayLike, rotations: ArrayLike, positions: ArrayLike,
+                       valid: Optional[ArrayLike] = None) -> dict[str, np.ndarray]: ...
+
 # --- dynamics ---------------------------------------------------------------------------------
 class DynamicsData:
     def __init__(self, model: Model) -> None: ...

@@ -35,6 +35,7 @@ void bindIk(py::module_& m);
 void bindIo(py::module_& m);
 void bindIoMarkerFormats(py::module_& m);  ///< C3D, QTM TSV, joint CSV (io_marker_bindings.cpp)
 void bindTrack(py::module_& m);
+void bindStream(py::module_& m);
 void bindDynamics(py::module_& m);
 void bindMarkers(py::module_& m);
 void bindHand(py::module_& m);

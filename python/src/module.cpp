@@ -40,6 +40,7 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindIk(m);
   kp::bindIo(m);
   kp::bindTrack(m);
+  kp::bindStream(m);
   kp::bindDynamics(m);
   kp::bindMarkers(m);
   kp::bindHand(m);

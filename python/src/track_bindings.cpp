@@ -5,11 +5,13 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <functional>
 
 #include "bindings.hpp"
 #include "convert.hpp"
-#include "kinetrack/core/errors.hpp"
+#include "kinetrack/model/icub.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "kinetrack/track/segment_pairs.hpp"
 
 namespace kinetrack::python {
 namespace {
@@ -72,45 +74,37 @@ py::dict summaryDict(const track::TrackSummary& s) {
   return d;
 }
 
-PyTrackResult trackPy(py::object model_arg, py::object capture_arg, const std::string& solver, const std::string& map,
-                      const std::string& calibration, double kappa, double max_step_deg, int max_substeps, int threads,
-                      double transient, const std::string& units, double rate) {
-  const auto start = std::chrono::steady_clock::now();
-  if (!py::isinstance<py::str>(capture_arg) && !py::isinstance<PyCapture>(capture_arg))
+std::shared_ptr<PyCapture> captureOf(py::handle capture_arg, const std::string& units, double rate) {
+  if (py::isinstance<py::str>(capture_arg)) return loadCapturePy(capture_arg.cast<std::string>(), units, rate);
+  if (!py::isinstance<PyCapture>(capture_arg))
     throw py::type_error("capture: expected a path (str) or a kinetrack.Capture");
-  std::shared_ptr<PyCapture> cap = py::isinstance<py::str>(capture_arg)
-                                       ? loadCapturePy(capture_arg.cast<std::string>(), units, rate)
-                                       : capture_arg.cast<std::shared_ptr<PyCapture>>();
+  return capture_arg.cast<std::shared_ptr<PyCapture>>();
+}
+
+// The options `track` and `retarget` share (the CLI's flags of the same names).
+track::TrackerOptions trackerOptions(const std::string& solver, double max_step_deg, int threads, double transient) {
   track::TrackerOptions to;
   to.method = track::parseMethod(solver);
-  to.kappa = kappa;
   to.max_step_rotation = max_step_deg * M_PI / 180.0;
-  to.max_substeps = max_substeps;
   if (threads < 0) throw py::value_error("threads: expected ≥ 0, got " + std::to_string(threads));
   to.pairwise.threads = threads;
   if (!(transient >= 0.0)) throw py::value_error("transient: expected ≥ 0 s");
-  const bool from_clip = py::isinstance<py::str>(model_arg) && model_arg.cast<std::string>() == "from-clip";
-  if (!from_clip && !py::isinstance<Model>(model_arg))
-    throw py::type_error("model: expected a kinetrack.Model or \"from-clip\"");
-  std::shared_ptr<Model> given;
-  if (!from_clip) given = model_arg.cast<std::shared_ptr<Model>>();
+  return to;
+}
 
-  const track::Capture& capture = cap->capture;
+// The job of `kinetrack track` and `kinetrack retarget` after their set-up: `plan` (run without
+// the GIL) gives the model, targets and truth; every frame is tracked with the GIL released.
+PyTrackResult runJob(const PyCapture& cap, const track::TrackerOptions& to, double transient,
+                     const std::function<track::TrackSetup()>& plan, std::shared_ptr<Model> model,
+                     std::chrono::steady_clock::time_point start) {
+  const track::Capture& capture = cap.capture;
   const py::ssize_t n = capture.clip.numFrames();
-  PyTrackResult result;
   track::TrackRecord record;
   track::TrackSetup setup;
   std::vector<double> rows;
   {
     py::gil_scoped_release release;
-    if (from_clip) {
-      if (!capture.bvh) throw InvalidArgument("model 'from-clip' needs a BVH capture");
-      setup = track::setupFromClip(capture, cap->units, cap->rate <= 0.0);
-    } else {
-      track::PlanOptions po;
-      po.calibration = calibration;
-      setup = track::setupOnModel(*given, capture, map, po);
-    }
+    setup = plan();
     const int width = nq(setup.model);
     rows.resize(static_cast<std::size_t>(n * width));
     record = track::runTracking(
@@ -120,18 +114,17 @@ PyTrackResult trackPy(py::object model_arg, py::object capture_arg, const std::s
         },
         setup.truth.empty() ? nullptr : &setup.truth);
   }
-  const track::TrackSummary s = track::summarize(record, transient, !setup.truth.empty());
-  result.model = from_clip ? std::make_shared<Model>(std::move(setup.model)) : given;
-  const int width = nq(*result.model);
-  result.q = py::array_t<double>({n, py::ssize_t(width)}, rows.data());
+  PyTrackResult result;
+  result.model = model ? std::move(model) : std::make_shared<Model>(std::move(setup.model));
+  result.q = py::array_t<double>({n, py::ssize_t(nq(*result.model))}, rows.data());
   result.times = doubles(record.times);
   result.mnte = doubles(record.mnte);
   result.rmse = doubles(record.rmse);
   result.step_us = doubles(record.step_us);
   result.gaps = py::array_t<bool>(n);
   for (py::ssize_t f = 0; f < n; ++f) result.gaps.mutable_data()[f] = record.gap[static_cast<std::size_t>(f)] != 0;
-  result.summary = summaryDict(s);
-  result.summary["input"] = cap->path;
+  result.summary = summaryDict(track::summarize(record, transient, !setup.truth.empty()));
+  result.summary["input"] = cap.path;
   result.summary["model"] = result.model->name();
   result.summary["dof"] = result.model->numJoints();
   result.summary["targets"] = setup.plan.bindings.size();
@@ -141,6 +134,56 @@ PyTrackResult trackPy(py::object model_arg, py::object capture_arg, const std::s
   result.summary["wall_s"] = seconds;
   result.summary["frames_per_second"] = seconds > 0.0 ? static_cast<double>(n) / seconds : 0.0;
   return result;
+}
+
+PyTrackResult trackPy(py::object model_arg, py::object capture_arg, const std::string& solver, const std::string& map,
+                      const std::string& calibration, double kappa, double max_step_deg, int max_substeps, int threads,
+                      double transient, const std::string& units, double rate) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::shared_ptr<PyCapture> cap = captureOf(capture_arg, units, rate);
+  track::TrackerOptions to = trackerOptions(solver, max_step_deg, threads, transient);
+  to.kappa = kappa;
+  to.max_substeps = max_substeps;
+  const bool from_clip = py::isinstance<py::str>(model_arg) && model_arg.cast<std::string>() == "from-clip";
+  if (from_clip) {
+    if (!cap->capture.bvh) throw py::value_error("model 'from-clip' needs a BVH capture");
+    return runJob(
+        *cap, to, transient, [&] { return track::setupFromClip(cap->capture, cap->units, cap->rate <= 0.0); }, nullptr,
+        start);
+  }
+  if (!py::isinstance<Model>(model_arg)) throw py::type_error("model: expected a kinetrack.Model or \"from-clip\"");
+  std::shared_ptr<Model> given = model_arg.cast<std::shared_ptr<Model>>();
+  track::PlanOptions po;
+  po.calibration = calibration;
+  return runJob(
+      *cap, to, transient, [&] { return track::setupOnModel(*given, cap->capture, map, po); }, given, start);
+}
+
+// `kinetrack retarget`: the robot's limits (an iCub gets its coupled rows and real velocity limits,
+// icubForRetargeting), robot pairs through the maps, DYN with the velocity limits as hard bounds.
+PyTrackResult retargetPy(std::shared_ptr<Model> robot, py::object capture_arg, const std::string& solver,
+                         const std::string& map, const std::string& segment_map, const std::string& calibration,
+                         double max_step_deg, int threads, double shoulder_velocity, double torso_velocity,
+                         double transient) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::shared_ptr<PyCapture> cap = captureOf(capture_arg, "auto", 0.0);
+  track::TrackerOptions to = trackerOptions(solver, max_step_deg, threads, transient);
+  to.dynamical.use_model_velocity_limits = true;
+  if (isIcub(*robot)) robot = std::make_shared<Model>(icubForRetargeting(*robot, shoulder_velocity, torso_velocity));
+  return runJob(
+      *cap, to, transient,
+      [&] {
+        track::SegmentPairs pairs = track::resolveRobotPairs(*robot, cap->capture, segment_map, map);
+        track::PlanOptions po;
+        po.calibration = calibration;
+        track::TrackSetup setup;
+        setup.plan = track::planTracking(*robot, cap->capture, pairs.pairs, po);
+        setup.model = *robot;
+        setup.skipped = std::move(pairs.skipped);
+        setup.unmapped = std::move(pairs.unmapped);
+        return setup;
+      },
+      robot, start);
 }
 
 }  // namespace
@@ -196,6 +239,15 @@ map: segment map ("" = auto, a built-in map name or a JSON file); calibration: "
 "frame:N", "rest", "npose", … (default per format); kappa: DYN per-step gain K·Δt (0 < κ < 2);
 max_step_deg / max_substeps: DYN sub-stepping; transient: s excluded from the statistics.
 Returns a TrackResult (iterable as (q, summary)). Releases the GIL while tracking.)doc");
+  m.def("retarget", &retargetPy, py::arg("robot"), py::arg("capture"), py::arg("solver") = "dynamical", py::kw_only(),
+        py::arg("map") = "", py::arg("segment_map") = "", py::arg("calibration") = "", py::arg("max_step_deg") = 5.0,
+        py::arg("threads") = 0, py::arg("shoulder_velocity") = 2.0, py::arg("torso_velocity") = 1.0,
+        py::arg("transient") = 2.0,
+        R"doc(Human motion onto a humanoid robot, as `kinetrack retarget` does: orientation targets from the human
+segments on robot links through a robot map (map: "" = by the robot's name, a built-in name or a
+JSON file; segment_map for the capture), a position target on the base, the robot's joint and
+velocity limits as hard bounds. An iCub URDF gets its coupled shoulder rows and the given shoulder
+and torso velocity limits (rad/s). Returns a TrackResult on the robot (result.model).)doc");
 }
 
 }  // namespace kinetrack::python
