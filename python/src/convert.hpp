@@ -21,6 +21,20 @@ namespace kinetrack::python {
 
 namespace py = pybind11;
 
+/// Argument types that only name themselves in signatures (help(), TypeError messages): any
+/// object is accepted, and the checked conversions below reject a wrong one with a ValueError.
+inline bool anyObject(PyObject*) { return true; }
+/// An array argument (numpy array, list, tuple, scalar): "numpy.typing.ArrayLike".
+class ArrayLike : public py::object {
+ public:
+  PYBIND11_OBJECT_DEFAULT(ArrayLike, object, anyObject)
+};
+/// A frame or link given by name or index: "str | int".
+class NameOrIndex : public py::object {
+ public:
+  PYBIND11_OBJECT_DEFAULT(NameOrIndex, object, anyObject)
+};
+
 /// C-contiguous float64 array (numpy's default layout).
 using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
@@ -112,3 +126,12 @@ FrameId toFrameId(const Model& model, py::handle frame);
 LinkId toLinkId(const Model& model, py::handle link);
 
 }  // namespace kinetrack::python
+
+template <>
+struct pybind11::detail::handle_type_name<kinetrack::python::ArrayLike> {
+  static constexpr auto name = const_name("numpy.typing.ArrayLike");
+};
+template <>
+struct pybind11::detail::handle_type_name<kinetrack::python::NameOrIndex> {
+  static constexpr auto name = const_name("str | int");
+};

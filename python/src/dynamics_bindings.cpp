@@ -60,8 +60,8 @@ void bindDynamics(py::module_& m) {
            py::arg("model"));
   m.def(
       "rnea",
-      [](const Model& model, PyDynamicsData& d, py::handle q, py::handle v, py::handle a,
-         std::optional<py::list> wrenches, py::handle gravity) {
+      [](const Model& model, PyDynamicsData& d, ArrayLike q, ArrayLike v, ArrayLike a, std::optional<py::list> wrenches,
+         ArrayLike gravity) {
         d.read(model, q, v, "a", a);
         d.readWrenches(model, wrenches);
         return toNumpy(rnea(model, d.data, d.q, d.v, d.a, d.wrenches, gravityOf(gravity)));
@@ -74,14 +74,14 @@ void bindDynamics(py::module_& m) {
           .c_str());
   m.def(
       "crba",
-      [](const Model& model, PyDynamicsData& d, py::handle q) {
+      [](const Model& model, PyDynamicsData& d, ArrayLike q) {
         d.read(model, q, py::none(), "a", py::none());
         return toNumpy(crba(model, d.data, d.q));
       },
       py::arg("model"), py::arg("data"), py::arg("q"), "The joint-space mass matrix M(q) (nv, nv), symmetric.");
   m.def(
       "nonlinear_effects",
-      [](const Model& model, PyDynamicsData& d, py::handle q, py::handle v, py::handle gravity) {
+      [](const Model& model, PyDynamicsData& d, ArrayLike q, ArrayLike v, ArrayLike gravity) {
         d.read(model, q, v, "a", py::none());
         return toNumpy(nonlinearEffects(model, d.data, d.q, d.v, gravityOf(gravity)));
       },
@@ -89,8 +89,8 @@ void bindDynamics(py::module_& m) {
       "h(q, v) (nv,): Coriolis, centrifugal and gravity terms.");
   m.def(
       "aba",
-      [](const Model& model, PyDynamicsData& d, py::handle q, py::handle v, py::handle tau,
-         std::optional<py::list> wrenches, py::handle gravity) {
+      [](const Model& model, PyDynamicsData& d, ArrayLike q, ArrayLike v, ArrayLike tau,
+         std::optional<py::list> wrenches, ArrayLike gravity) {
         d.read(model, q, v, "tau", tau);
         d.readWrenches(model, wrenches);
         return toNumpy(aba(model, d.data, d.q, d.v, d.a, d.wrenches, gravityOf(gravity)));
@@ -100,21 +100,21 @@ void bindDynamics(py::module_& m) {
       (std::string("Forward dynamics a = M⁻¹(τ + Σ Jᵀw − h) (nv,) by articulated bodies.") + kWrenchDoc).c_str());
   m.def(
       "center_of_mass",
-      [](const Model& model, PyDynamicsData& d, py::handle q) {
+      [](const Model& model, PyDynamicsData& d, ArrayLike q) {
         d.read(model, q, py::none(), "a", py::none());
         return toNumpy(centerOfMass(model, d.data, d.q));
       },
       py::arg("model"), py::arg("data"), py::arg("q"), "Whole-body centre of mass (3,) in m, world frame.");
   m.def(
       "kinetic_energy",
-      [](const Model& model, PyDynamicsData& d, py::handle q, py::handle v) {
+      [](const Model& model, PyDynamicsData& d, ArrayLike q, ArrayLike v) {
         d.read(model, q, v, "a", py::none());
         return kineticEnergy(model, d.data, d.q, d.v);
       },
       py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), "½ vᵀ M v in J.");
   m.def(
       "spatial_momentum",
-      [](const Model& model, PyDynamicsData& d, py::handle q, py::handle v) {
+      [](const Model& model, PyDynamicsData& d, ArrayLike q, ArrayLike v) {
         d.read(model, q, v, "a", py::none());
         const Vector6d h = spatialMomentum(model, d.data, d.q, d.v);
         return toNumpy(h);

@@ -100,14 +100,14 @@ void bindHand(py::module_& m) {
   py::class_<fabrik::Skeleton>(fab, "Skeleton", R"doc(
 A tree of joint points: parents[j] is joint j's parent (-1 for joint 0 only, parent(j) < j), rest
 (n, 3) joint positions in m fixing the bone lengths.)doc")
-      .def(py::init([](std::vector<int> parents, py::handle rest) {
+      .def(py::init([](std::vector<int> parents, ArrayLike rest) {
              const Array r = checkedArray(rest, {static_cast<py::ssize_t>(parents.size()), 3}, "rest");
              return std::make_unique<fabrik::Skeleton>(std::move(parents), restPositions(r));
            }),
            py::arg("parents"), py::arg("rest"))
       .def(
           "set_hinge",
-          [](fabrik::Skeleton& s, int j, py::handle axis, double lo, double hi) {
+          [](fabrik::Skeleton& s, int j, ArrayLike axis, double lo, double hi) {
             fabrik::JointConstraint c;
             c.type = fabrik::ConstraintType::Hinge;
             c.hinge_axis = toVector3(axis, "axis");
@@ -145,7 +145,7 @@ A tree of joint points: parents[j] is joint j's parent (-1 for joint 0 only, par
   py::class_<fabrik::Solver>(fab, "Solver", "FABRIK on one Skeleton; solve() moves positions (n, 3) in place.")
       .def(py::init<fabrik::Skeleton>(), py::arg("skeleton"))
       .def(
-          "set_target", [](fabrik::Solver& s, int j, py::handle p) { s.setTarget(j, toVector3(p, "target")); },
+          "set_target", [](fabrik::Solver& s, int j, ArrayLike p) { s.setTarget(j, toVector3(p, "target")); },
           py::arg("joint"), py::arg("target"), "Target position (3,) in m of joint j.")
       .def("clear_target", &fabrik::Solver::clearTarget, py::arg("joint"))
       .def("clear_targets", &fabrik::Solver::clearTargets)

@@ -17,7 +17,7 @@ namespace {
 
 TargetId targetId(int t) { return TargetId(t); }
 
-void setOrientationPy(ik::TaskSet& tasks, int t, py::handle rotation, py::handle angular_velocity) {
+void setOrientationPy(ik::TaskSet& tasks, int t, ArrayLike rotation, ArrayLike angular_velocity) {
   const Matrix3d R = toRotation(rotation, "rotation");
   if (angular_velocity.is_none())
     tasks.setOrientation(targetId(t), R);
@@ -25,7 +25,7 @@ void setOrientationPy(ik::TaskSet& tasks, int t, py::handle rotation, py::handle
     tasks.setOrientation(targetId(t), R, toVector3(angular_velocity, "angular_velocity"));
 }
 
-void setPositionPy(ik::TaskSet& tasks, int t, py::handle position, py::handle velocity) {
+void setPositionPy(ik::TaskSet& tasks, int t, ArrayLike position, ArrayLike velocity) {
   const Vector3d p = toVector3(position, "position");
   if (velocity.is_none())
     tasks.setPosition(targetId(t), p);
@@ -43,7 +43,7 @@ struct Sequence {
   bool quaternions = false;
   py::ssize_t frames = -1;
 
-  Sequence(const ik::TaskSet& tasks, py::handle p, py::handle r) {
+  Sequence(const ik::TaskSet& tasks, ArrayLike p, py::handle r) {
     for (std::size_t i = 0; i < tasks.all().size(); ++i) {
       const ik::FrameTask& t = tasks.all()[i];
       if (!t.alive) continue;
@@ -120,7 +120,7 @@ void bindSolverCommon(py::class_<Solver, Extra...>& cls) {
       .def_property_readonly(
           "state", [](const Solver& s) { return configurationArray(s.state()); }, "(nq,) the current configuration")
       .def(
-          "set_state", [](Solver& s, py::handle q) { s.setState(toConfiguration(s.model(), q)); }, py::arg("q"),
+          "set_state", [](Solver& s, ArrayLike q) { s.setState(toConfiguration(s.model(), q)); }, py::arg("q"),
           "Sets the configuration (nq,) (DYN: and clears the velocity).");
 }
 
@@ -138,7 +138,7 @@ void bindPerFrameSolver(py::module_& m, const char* name, const char* doc, Make 
           "Solves the current targets from the state (warm start). Releases the GIL.")
       .def(
           "solve_sequence",
-          [](Solver& s, py::handle positions, py::handle rotations) {
+          [](Solver& s, ArrayLike positions, ArrayLike rotations) {
             const Sequence seq(s.tasks(), positions, rotations);
             return runSequence(s, seq, [&](py::ssize_t) { return static_cast<ik::Result>(s.solve()); });
           },
@@ -338,7 +338,7 @@ solve_sequence(dt, positions, rotations) runs many frames in one call.)doc");
       .def("mnte", &DynamicalIk::mnte, "MNTE of the orientation targets at the current state.")
       .def(
           "solve_sequence",
-          [](DynamicalIk& s, py::handle dt, py::handle positions, py::handle rotations, int steps_per_frame) {
+          [](DynamicalIk& s, ArrayLike dt, ArrayLike positions, ArrayLike rotations, int steps_per_frame) {
             const Sequence seq(s.tasks(), positions, rotations);
             if (steps_per_frame < 1) throw py::value_error("steps_per_frame must be ≥ 1");
             const bool scalar = py::isinstance<py::float_>(dt) || py::isinstance<py::int_>(dt);

@@ -24,14 +24,14 @@ void copyInto(const Matrix6Xd& J, py::array& out) {
     for (py::ssize_t k = 0; k < 6; ++k) r(k, c) = J(k, c);
 }
 
-void forwardKinematicsPy(const Model& model, PyData& d, py::handle q, bool update_frames) {
+void forwardKinematicsPy(const Model& model, PyData& d, ArrayLike q, bool update_frames) {
   d.check(model);
   readConfiguration(model, q, d.q);
   forwardKinematics(model, d.data, d.q);
   if (update_frames) updateFramePlacements(model, d.data);
 }
 
-py::array frameJacobianPy(const Model& model, PyData& d, py::handle frame, std::optional<py::array> out) {
+py::array frameJacobianPy(const Model& model, PyData& d, NameOrIndex frame, std::optional<py::array> out) {
   d.check(model);
   frameJacobian(model, d.data, toFrameId(model, frame), d.J);
   if (!out) return toNumpy(d.J);
@@ -39,7 +39,7 @@ py::array frameJacobianPy(const Model& model, PyData& d, py::handle frame, std::
   return *out;
 }
 
-py::tuple framePlacementPy(const Model& model, PyData& d, py::handle frame) {
+py::tuple framePlacementPy(const Model& model, PyData& d, NameOrIndex frame) {
   d.check(model);
   const Transform& T = updateFramePlacement(model, d.data, toFrameId(model, frame));
   return py::make_tuple(toNumpy(T.R), toNumpy(T.p));
@@ -47,7 +47,7 @@ py::tuple framePlacementPy(const Model& model, PyData& d, py::handle frame) {
 
 // Frame placements for N configurations: positions (N, F, 3), rotations (N, F, 3, 3); the GIL is
 // released while the C++ loop runs.
-py::tuple forwardKinematicsBatch(const Model& model, py::handle qs, std::optional<std::vector<py::object>> frames) {
+py::tuple forwardKinematicsBatch(const Model& model, ArrayLike qs, std::optional<std::vector<py::object>> frames) {
   const Array q = checkedArray(qs, {kAny, nq(model)}, "q");
   std::vector<FrameId> ids;
   if (frames) {
@@ -77,7 +77,7 @@ py::tuple forwardKinematicsBatch(const Model& model, py::handle qs, std::optiona
   return py::make_tuple(pos, rot);
 }
 
-py::array_t<double> integratePy(const Model& model, py::handle q, py::handle v, double dt) {
+py::array_t<double> integratePy(const Model& model, ArrayLike q, ArrayLike v, double dt) {
   const Configuration c = toConfiguration(model, q);
   const Array nu = checkedArray(v, {model.nv()}, "v");
   Configuration out(model);
@@ -85,7 +85,7 @@ py::array_t<double> integratePy(const Model& model, py::handle q, py::handle v, 
   return configurationArray(out);
 }
 
-py::array_t<double> differencePy(const Model& model, py::handle q0, py::handle q1) {
+py::array_t<double> differencePy(const Model& model, ArrayLike q0, ArrayLike q1) {
   const Configuration a = toConfiguration(model, q0, "q0"), b = toConfiguration(model, q1, "q1");
   VectorXd nu(model.nv());
   difference(model, a, b, nu);
@@ -137,7 +137,7 @@ shape (6, nv), any order) the result is written there and out is returned (no al
       "base position in [-1, 1]³ m; deterministic for a seed.");
   m.def(
       "position_limit_violation",
-      [](const Model& model, py::handle q) { return positionLimitViolation(model, toConfiguration(model, q)); },
+      [](const Model& model, ArrayLike q) { return positionLimitViolation(model, toConfiguration(model, q)); },
       py::arg("model"), py::arg("q"), "Largest violation of the position limits at q (rad or m; 0 inside).");
 }
 

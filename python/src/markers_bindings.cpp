@@ -24,7 +24,7 @@ std::span<const Vector3d> markerRows(const Array& a, py::ssize_t row) {
   return {reinterpret_cast<const Vector3d*>(a.data() + row * m * 3), static_cast<std::size_t>(m)};
 }
 
-py::dict solveSequencePy(ik::MarkerIk& s, py::handle markers, py::handle coordinates) {
+py::dict solveSequencePy(ik::MarkerIk& s, ArrayLike markers, ArrayLike coordinates) {
   const Array obs = checkedArray(markers, {kAny, s.numMarkers(), 3}, "markers (one (3,) position per marker, m)");
   const py::ssize_t n = obs.shape(0), nc = s.numCoordinateTasks();
   Array coords;
@@ -132,7 +132,7 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
       .def("set_marker_weight", &ik::MarkerIk::setMarkerWeight, py::arg("marker"), py::arg("weight"))
       .def(
           "set_bounds",
-          [](ik::MarkerIk& s, py::handle lower, py::handle upper) {
+          [](ik::MarkerIk& s, ArrayLike lower, ArrayLike upper) {
             const int n = s.model().numJoints();
             s.setBounds(toVector(lower, n, "lower"), toVector(upper, n, "upper"));
           },
@@ -143,10 +143,10 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
       .def_property_readonly("num_markers", &ik::MarkerIk::numMarkers)
       .def_property_readonly("state", [](const ik::MarkerIk& s) { return configurationArray(s.state()); })
       .def(
-          "set_state", [](ik::MarkerIk& s, py::handle q) { s.setState(toConfiguration(s.model(), q)); }, py::arg("q"))
+          "set_state", [](ik::MarkerIk& s, ArrayLike q) { s.setState(toConfiguration(s.model(), q)); }, py::arg("q"))
       .def(
           "solve",
-          [](ik::MarkerIk& s, py::handle markers, py::handle coordinates) {
+          [](ik::MarkerIk& s, ArrayLike markers, ArrayLike coordinates) {
             const Array obs = checkedArray(markers, {s.numMarkers(), 3}, "markers");
             const int nc = s.numCoordinateTasks();
             const Array c = nc > 0 ? checkedArray(coordinates, {nc}, "coordinates") : Array();

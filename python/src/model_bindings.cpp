@@ -176,7 +176,7 @@ for a floating base and 0 for a fixed one.)doc");
           "link_id", [](const Model& self, const std::string& name) { return self.linkId(name).value; },
           py::arg("name"))
       .def(
-          "link_mass", [](const Model& self, py::handle link) { return self.inertial(toLinkId(self, link)).mass; },
+          "link_mass", [](const Model& self, NameOrIndex link) { return self.inertial(toLinkId(self, link)).mass; },
           py::arg("link"), "Mass of a link (kg), by name or index.")
       .def(
           "neutral", [](const Model& self) { return configurationArray(Configuration(self)); },

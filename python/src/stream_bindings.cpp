@@ -102,11 +102,11 @@ state (set_state). Frames with valid=False are gaps (state held).
       .def_property_readonly("state", [](const PyStreamTracker& s) { return configurationArray(s.tracker.state()); })
       .def(
           "set_state",
-          [](PyStreamTracker& s, py::handle q) { s.tracker.setState(toConfiguration(s.tracker.solver().model(), q)); },
+          [](PyStreamTracker& s, ArrayLike q) { s.tracker.setState(toConfiguration(s.tracker.solver().model(), q)); },
           py::arg("q"))
       .def(
           "track",
-          [](PyStreamTracker& s, double time, py::handle rotations, py::handle positions, bool valid) {
+          [](PyStreamTracker& s, double time, ArrayLike rotations, ArrayLike positions, bool valid) {
             const auto [rot, quaternions] = s.rotations(rotations, false);
             const Array pos = checkedArray(positions, {s.targets(), 3}, "positions (one (3,) per target)");
             py::gil_scoped_release release;
@@ -116,7 +116,7 @@ state (set_state). Frames with valid=False are gaps (state held).
           "One frame; returns a FrameOutcome (status, iterations, mnte, gap, rmse).")
       .def(
           "track_sequence",
-          [](PyStreamTracker& s, py::handle times, py::handle rotations, py::handle positions, py::handle valid) {
+          [](PyStreamTracker& s, ArrayLike times, ArrayLike rotations, ArrayLike positions, ArrayLike valid) {
             const auto [rot, quaternions] = s.rotations(rotations, true);
             const py::ssize_t n = rot.shape(0);
             const Array t = checkedArray(times, {n}, "times (one per frame, s)");
