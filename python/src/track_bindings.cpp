@@ -198,8 +198,12 @@ void bindTrack(py::module_& m) {
                                  default: return "csv";
                                }
                              })
-      .def_property_readonly("clip",
-                             [](const PyCapture& c) { return std::make_shared<io::MotionClip>(c.capture.clip); })
+      .def_property_readonly(
+          "clip",
+          [](const std::shared_ptr<PyCapture>& c) {
+            return std::shared_ptr<io::MotionClip>(c, &c->capture.clip);  // no copy; keeps the capture alive
+          },
+          "The capture's MotionClip (shared, not copied)")
       .def_property_readonly("calibration_names",
                              [](const PyCapture& c) {
                                std::vector<std::string> names;

@@ -48,6 +48,21 @@ def test_track_with_a_loaded_capture(human48):
     assert result.summary["limit_violation_max_rad"] < 1e-6
 
 
+def test_track_mvnx_on_a_human_gazebo_urdf(cli, tmp_path):
+    urdf = shared_file("models/human-gazebo/humanSubject01/humanSubject01_48dof.urdf")
+    mvnx = shared_file("data/mvnx/test_mocap.mvnx")
+    out = tmp_path / "q.csv"
+    subprocess.run([cli, "track", "--model", urdf, "--input", mvnx, "--out", str(out), "--quiet"], check=True,
+                   capture_output=True)
+    capture = kt.load_capture(mvnx)
+    assert capture.kind == "mvnx" and "tpose" in capture.calibration_names
+    clip = capture.clip
+    del capture  # the clip keeps what it needs alive
+    assert clip.positions.shape == (112, 23, 3)
+    result = kt.track(kt.Model.load(urdf), mvnx)
+    np.testing.assert_allclose(result.q, np.loadtxt(out, delimiter=",", skiprows=1)[:, 1:-1], rtol=0, atol=1e-12)
+
+
 def test_track_errors(tmp_path, human66):
     with pytest.raises(kt.ParseError):
         kt.track(human66, str(tmp_path / "missing.bvh"))
