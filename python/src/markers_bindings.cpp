@@ -7,8 +7,10 @@
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "kinetrack/ik/marker_ik.hpp"
+#include "kinetrack/io/marker_set.hpp"
 #include "kinetrack/io/opensim_model.hpp"
 #include "kinetrack/io/opensim_setup.hpp"
+#include "kinetrack/track/marker_calibration.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
 #include "options.hpp"
 #include "sequence.hpp"
@@ -49,9 +51,35 @@ py::dict solveSequencePy(ik::MarkerIk& s, ArrayLike markers, ArrayLike coordinat
   return d;
 }
 
-// `kinetrack markers ik` on an .osim model: the coordinates as OpenSim writes them and the errors.
-py::dict markersIkPy(const std::string& model_path, const std::string& markers_path, const std::string& setup_path,
-                     std::optional<double> start, std::optional<double> end, const std::string& marker_axes) {
+// A solved trial as numpy: the configurations and OpenSim's per-frame marker errors.
+py::dict trialDict(const Model& model, const track::MarkerTrialResult& result, std::vector<std::string> warnings) {
+  const py::ssize_t n = static_cast<py::ssize_t>(result.frames.size());
+  py::array_t<double> q({n, py::ssize_t(nq(model))}), times(n), rms(n), worst(n);
+  py::array_t<bool> held(n);
+  for (py::ssize_t k = 0; k < n; ++k) {
+    const track::MarkerFrame& f = result.frames[static_cast<std::size_t>(k)];
+    writeConfiguration(result.configurations[static_cast<std::size_t>(k)], q.mutable_data() + k * q.shape(1));
+    times.mutable_data()[k] = f.time;
+    rms.mutable_data()[k] = f.held ? std::nan("") : f.rms_error;
+    worst.mutable_data()[k] = f.held ? std::nan("") : f.max_error;
+    held.mutable_data()[k] = f.held;
+  }
+  return py::dict(py::arg("times") = times, py::arg("q") = q, py::arg("rms_error") = rms, py::arg("max_error") = worst,
+                  py::arg("held") = held, py::arg("marker_names") = result.marker_names,
+                  py::arg("solve_seconds") = result.solve_seconds, py::arg("warnings") = std::move(warnings));
+}
+
+track::MarkerTrialOptions timeRange(std::optional<double> start, std::optional<double> end, double setup_start,
+                                    double setup_end) {
+  track::MarkerTrialOptions opt;
+  opt.time_start = start.value_or(setup_start);
+  opt.time_end = end.value_or(setup_end);
+  return opt;
+}
+
+// `kinetrack markers ik` on an .osim model: OpenSim's coordinates (.mot columns) and errors.
+py::dict osimMarkersIk(const std::string& model_path, const std::string& markers_path, const std::string& setup_path,
+                       std::optional<double> start, std::optional<double> end, const std::string& marker_axes) {
   io::IkSetup setup;
   const bool has_setup = !setup_path.empty();
   io::OpenSimModel osim;
@@ -65,27 +93,67 @@ py::dict markersIkPy(const std::string& model_path, const std::string& markers_p
         track::readMarkerTrial(markers_path, true, track::parseMarkerAxes(marker_axes));
     track::OpenSimIkBinding binding = track::bindOpenSimIk(osim, has_setup ? &setup : nullptr, trial);
     warnings = binding.warnings;
-    track::MarkerTrialOptions opt;
-    opt.time_start = start.value_or(has_setup ? setup.time_start : -INFINITY);
-    opt.time_end = end.value_or(has_setup ? setup.time_end : INFINITY);
-    result = track::solveMarkerTrial(binding.spec, trial, opt);
+    result = track::solveMarkerTrial(
+        binding.spec, trial,
+        timeRange(start, end, has_setup ? setup.time_start : -INFINITY, has_setup ? setup.time_end : INFINITY));
   }
   const io::MotTable coords = track::openSimCoordinates(osim, result);
-  const py::ssize_t n = static_cast<py::ssize_t>(result.frames.size());
-  py::array_t<double> q({n, py::ssize_t(nq(*osim.model))}), rms(n), worst(n);
-  py::array_t<bool> held(n);
-  for (py::ssize_t k = 0; k < n; ++k) {
-    const track::MarkerFrame& f = result.frames[static_cast<std::size_t>(k)];
-    writeConfiguration(result.configurations[static_cast<std::size_t>(k)], q.mutable_data() + k * q.shape(1));
-    rms.mutable_data()[k] = f.held ? std::nan("") : f.rms_error;
-    worst.mutable_data()[k] = f.held ? std::nan("") : f.max_error;
-    held.mutable_data()[k] = f.held;
+  py::dict d = trialDict(*osim.model, result, std::move(warnings));
+  d["model"] = std::const_pointer_cast<Model>(osim.model);
+  d["columns"] = coords.columns;
+  d["values"] = toNumpy(coords.values);
+  d["notices"] = osim.notices;
+  return d;
+}
+
+// `kinetrack markers ik --model <built-in or URDF> --markerset … [--static …]` (track::markerSetProblem).
+py::dict markerSetIk(const Model& model, const std::string& markers_path, const std::string& marker_set,
+                     const std::string& static_path, std::optional<double> height, std::optional<double> start,
+                     std::optional<double> end, const std::string& marker_axes) {
+  if (marker_set.empty())
+    throw py::value_error(
+        "marker_set is required with a kinetrack model (a built-in set, see marker_set_names(), "
+        "or a marker-set JSON file)");
+  track::MarkerSetProblem problem;
+  track::MarkerTrialResult result;
+  {
+    py::gil_scoped_release release;
+    io::MarkerSet set =
+        marker_set.ends_with(".json") ? io::readMarkerSet(marker_set) : io::builtinMarkerSet(marker_set);
+    if (height && set.reference_height > 0.0) set = io::scaledMarkerSet(set, *height);
+    const track::MarkerAxes axes = track::parseMarkerAxes(marker_axes);
+    std::optional<io::MarkerTrajectories> static_trial;
+    if (!static_path.empty()) static_trial = track::readMarkerTrial(static_path, false, axes);
+    const io::MarkerTrajectories trial = track::readMarkerTrial(markers_path, false, axes);
+    problem = track::markerSetProblem(std::make_shared<const Model>(model), set, trial,
+                                      static_trial ? &*static_trial : nullptr);
+    result = track::solveMarkerTrial(problem.spec, trial, timeRange(start, end, -INFINITY, INFINITY));
   }
-  return py::dict(py::arg("model") = std::const_pointer_cast<Model>(osim.model), py::arg("columns") = coords.columns,
-                  py::arg("times") = doubles(coords.times), py::arg("values") = toNumpy(coords.values),
-                  py::arg("q") = q, py::arg("rms_error") = rms, py::arg("max_error") = worst, py::arg("held") = held,
-                  py::arg("marker_names") = result.marker_names, py::arg("solve_seconds") = result.solve_seconds,
-                  py::arg("warnings") = warnings, py::arg("notices") = osim.notices);
+  std::vector<std::string> warnings;
+  for (const std::string& name : problem.absent)
+    warnings.push_back("marker '" + name + "' of the marker set is not in " + markers_path + ": it never counts");
+  py::dict d = trialDict(*problem.spec.model, result, std::move(warnings));
+  d["model"] = std::const_pointer_cast<Model>(problem.spec.model);
+  if (problem.calibration)
+    d["calibration"] = py::dict(py::arg("frames_used") = problem.calibration->frames_used,
+                                py::arg("rms_before") = problem.calibration->rms_before,
+                                py::arg("rms_after") = problem.calibration->rms_after);
+  return d;
+}
+
+py::dict markersIkPy(py::object model, const std::string& markers_path, const std::string& setup_path,
+                     std::optional<double> start, std::optional<double> end, const std::string& marker_axes,
+                     const std::string& marker_set, const std::string& static_path, std::optional<double> height) {
+  if (py::isinstance<py::str>(model)) {
+    const std::string path = model.cast<std::string>();
+    if (!path.ends_with(".osim"))
+      throw py::value_error("model: an OpenSim model path (.osim) or a kinetrack.Model, got '" + path + "'");
+    return osimMarkersIk(path, markers_path, setup_path, start, end, marker_axes);
+  }
+  if (!py::isinstance<Model>(model)) throw py::type_error("model: expected an .osim path or a kinetrack.Model");
+  if (!setup_path.empty()) throw py::value_error("setup needs an OpenSim model (.osim)");
+  return markerSetIk(model.cast<const Model&>(), markers_path, marker_set, static_path, height, start, end,
+                     marker_axes);
 }
 
 }  // namespace
@@ -168,10 +236,18 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
 
   m.def("markers_ik", &markersIkPy, py::arg("model"), py::arg("markers"), py::arg("setup") = "",
         py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("marker_axes") = "auto",
-        R"doc(`kinetrack markers ik` on an OpenSim model: the .osim model, a TRC or C3D trial and an optional
-Setup_IK.xml (tasks, time range, accuracy). Returns a dict: model, columns and values (N, C) as
-OpenSim's IK .mot writes them (rotations in degrees), times (N,), q (N, nq), rms_error and
-max_error (N,) in m (NaN for a held frame), held (N,), marker_names, solve_seconds, warnings, notices.)doc");
+        py::arg("marker_set") = "", py::arg("static") = "", py::arg("height") = py::none(),
+        R"doc(`kinetrack markers ik`: marker IK of a TRC or C3D trial (markers), warm-started frame to frame.
+
+model an OpenSim .osim path: OpenSim's IK problem with an optional Setup_IK.xml (tasks, time range,
+accuracy); the dict adds columns and values (N, C) as OpenSim's IK .mot writes them (rotations in
+degrees) and the reader's notices.
+model a kinetrack.Model (built-in, URDF): marker_set (a built-in name or a JSON file; height in m
+rescales a set written for another height), optionally calibrated on a static trial first (the dict
+adds calibration: frames_used, rms_before, rms_after in m).
+marker_axes: "auto" (TRC Y up, C3D Z up), "y-up" or "z-up"; start / end: time range (s).
+Returns a dict: model (with the marker frames), times (N,), q (N, nq), rms_error and max_error (N,)
+in m (NaN for a held frame: no marker present), held (N,), marker_names, solve_seconds, warnings.)doc");
 }
 
 }  // namespace kinetrack::python

@@ -1,5 +1,7 @@
 """Marker IK (per frame and `markers ik` on an OpenSim model), the FABRIK solver and the hand
 tracker from Python."""
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -43,6 +45,23 @@ def test_markers_ik_on_an_opensim_model():
     j = result["columns"].index("knee_angle_r")
     ref = np.interp(result["times"], reference["times"], reference["values"][:, k])
     assert np.abs(result["values"][:, j] - ref).max() < 2.0  # degrees, as OpenSim's IK
+
+
+def test_markers_ik_with_a_marker_set_equals_the_cli(cli, tmp_path, human66):
+    static = shared_file("data/c3d/pycgm_Static_trial.c3d")
+    movement = shared_file("data/c3d/pycgm_Movement_trial.c3d")
+    out = tmp_path / "pig.csv"
+    subprocess.run([cli, "markers", "ik", "--model", "human66", "--markerset", "human66_plugin_gait", "--static", static,
+                    "--markers", movement, "--out", str(out), "--quiet"], check=True, capture_output=True)
+    rows = np.loadtxt(out, delimiter=",", skiprows=1)
+    result = kt.markers_ik(human66, movement, marker_set="human66_plugin_gait", static=static)
+    assert result["calibration"]["rms_after"] < result["calibration"]["rms_before"]
+    assert result["model"].num_frames > human66.num_frames  # the marker frames
+    np.testing.assert_array_equal(result["times"], rows[:, 0])
+    np.testing.assert_allclose(result["q"], rows[:, 1:-1], rtol=0, atol=1e-12)
+    assert np.nanmedian(result["rms_error"]) < 0.03
+    with pytest.raises(ValueError, match="marker_set"):
+        kt.markers_ik(human66, movement)
 
 
 def test_fabrik_chain_reaches_a_target():
