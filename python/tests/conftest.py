@@ -2,7 +2,9 @@
 the built package; or by hand: PYTHONPATH=build/python /usr/bin/python3 -m pytest python/tests)."""
 import os
 import pathlib
+import subprocess
 
+import numpy as np
 import pytest
 
 import kinetrack as kt
@@ -37,3 +39,9 @@ def human66():
 @pytest.fixture(scope="session")
 def human48():
     return kt.Model.human48()
+
+
+def cli_rows(cli, args, out):
+    """Runs `kinetrack ARGS --out OUT --quiet` and returns the joint CSV's rows (time, q, gap)."""
+    subprocess.run([cli, *args, "--out", str(out), "--quiet"], check=True, capture_output=True)
+    return np.loadtxt(out, delimiter=",", skiprows=1)

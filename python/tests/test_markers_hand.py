@@ -1,12 +1,10 @@
 """Marker IK (per frame and `markers ik` on an OpenSim model), the FABRIK solver and the hand
 tracker from Python."""
-import subprocess
-
 import numpy as np
 import pytest
 
 import kinetrack as kt
-from conftest import shared_file
+from conftest import cli_rows, shared_file
 
 
 def test_marker_ik_recovers_a_pose(human66):
@@ -50,10 +48,8 @@ def test_markers_ik_on_an_opensim_model():
 def test_markers_ik_with_a_marker_set_equals_the_cli(cli, tmp_path, human66):
     static = shared_file("data/c3d/pycgm_Static_trial.c3d")
     movement = shared_file("data/c3d/pycgm_Movement_trial.c3d")
-    out = tmp_path / "pig.csv"
-    subprocess.run([cli, "markers", "ik", "--model", "human66", "--markerset", "human66_plugin_gait", "--static", static,
-                    "--markers", movement, "--out", str(out), "--quiet"], check=True, capture_output=True)
-    rows = np.loadtxt(out, delimiter=",", skiprows=1)
+    rows = cli_rows(cli, ["markers", "ik", "--model", "human66", "--markerset", "human66_plugin_gait", "--static", static,
+                          "--markers", movement], tmp_path / "pig.csv")
     result = kt.markers_ik(human66, movement, marker_set="human66_plugin_gait", static=static)
     assert result["calibration"]["rms_after"] < result["calibration"]["rms_before"]
     assert result["model"].num_frames > human66.num_frames  # the marker frames

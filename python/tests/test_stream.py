@@ -1,12 +1,10 @@
 """StreamTracker (one frame at a time, any method) and retarget() (human motion onto the iCub, as
 `kinetrack retarget`)."""
-import subprocess
-
 import numpy as np
 import pytest
 
 import kinetrack as kt
-from conftest import shared_file
+from conftest import cli_rows, shared_file
 
 SEGMENTS = ["Pelvis", "T8", "Head", "RightUpperArm", "RightForeArm", "RightHand", "LeftUpperArm", "LeftForeArm",
             "LeftHand", "RightUpperLeg", "RightLowerLeg", "RightFoot", "LeftUpperLeg", "LeftLowerLeg", "LeftFoot"]
@@ -68,10 +66,7 @@ def test_stream_tracker_errors(human66):
 def test_retarget_equals_the_cli(cli, tmp_path):
     robot_path = shared_file("models/icub/iCubGazeboV2_5_model.urdf")
     clip = shared_file("data/bvh/bandai/dataset-2_raise-up-both-hands_normal_001.bvh")
-    out = tmp_path / "icub.csv"
-    subprocess.run([cli, "retarget", "--robot", robot_path, "--input", clip, "--out", str(out), "--quiet"], check=True,
-                   capture_output=True)
-    rows = np.loadtxt(out, delimiter=",", skiprows=1)
+    rows = cli_rows(cli, ["retarget", "--robot", robot_path, "--input", clip], tmp_path / "icub.csv")
     robot = kt.Model.load(robot_path)
     result = kt.retarget(robot, clip)
     assert result.model.num_joints == robot.num_joints and result.q.shape == (rows.shape[0], robot.nq)

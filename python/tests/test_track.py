@@ -1,7 +1,6 @@
 """track(): a DYN track of a shared BVH clip through Python equals the CLI's CSV; the summary as a
 dict; from-clip models; errors; the GIL is released while tracking."""
 import os
-import subprocess
 import threading
 import time
 
@@ -9,7 +8,7 @@ import numpy as np
 import pytest
 
 import kinetrack as kt
-from conftest import shared_file
+from conftest import cli_rows, shared_file
 
 BVH = "data/bvh/bandai/dataset-2_walk-turn-left_normal_001.bvh"
 LONG_BVH = "data/bvh/cmu_cgspeed/cmu_01_01.bvh"  # 2,752 frames
@@ -18,15 +17,12 @@ LONG_BVH = "data/bvh/cmu_cgspeed/cmu_01_01.bvh"  # 2,752 frames
 @pytest.mark.parametrize("solver", ["dynamical", "wholebody"])
 def test_track_equals_the_cli(cli, tmp_path, human66, solver):
     clip = shared_file(BVH)
-    out = tmp_path / "q.csv"
-    subprocess.run([cli, "track", "--model", "human66", "--input", clip, "--out", str(out), "--solver", solver,
-                    "--quiet"], check=True, capture_output=True)
-    cli_rows = np.loadtxt(out, delimiter=",", skiprows=1)
+    rows = cli_rows(cli, ["track", "--model", "human66", "--input", clip, "--solver", solver], tmp_path / "q.csv")
     result = kt.track(human66, clip, solver=solver)
-    assert result.q.shape == (cli_rows.shape[0], human66.nq)
-    np.testing.assert_array_equal(result.times, cli_rows[:, 0])
-    np.testing.assert_allclose(result.q, cli_rows[:, 1:-1], rtol=0, atol=1e-12)
-    np.testing.assert_array_equal(result.gaps, cli_rows[:, -1] == 1)
+    assert result.q.shape == (rows.shape[0], human66.nq)
+    np.testing.assert_array_equal(result.times, rows[:, 0])
+    np.testing.assert_allclose(result.q, rows[:, 1:-1], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(result.gaps, rows[:, -1] == 1)
     q, summary = result  # iterable as (q, summary)
     assert summary["frames"] == 102 and summary["model"] == "human66" and summary["targets"] > 0
     assert summary["mnte_median"] < 1e-2 and summary["non_finite_steps"] == 0
@@ -51,16 +47,14 @@ def test_track_with_a_loaded_capture(human48):
 def test_track_mvnx_on_a_human_gazebo_urdf(cli, tmp_path):
     urdf = shared_file("models/human-gazebo/humanSubject01/humanSubject01_48dof.urdf")
     mvnx = shared_file("data/mvnx/test_mocap.mvnx")
-    out = tmp_path / "q.csv"
-    subprocess.run([cli, "track", "--model", urdf, "--input", mvnx, "--out", str(out), "--quiet"], check=True,
-                   capture_output=True)
+    rows = cli_rows(cli, ["track", "--model", urdf, "--input", mvnx], tmp_path / "q.csv")
     capture = kt.load_capture(mvnx)
     assert capture.kind == "mvnx" and "tpose" in capture.calibration_names
     clip = capture.clip
     del capture  # the clip keeps what it needs alive
     assert clip.positions.shape == (112, 23, 3)
     result = kt.track(kt.Model.load(urdf), mvnx)
-    np.testing.assert_allclose(result.q, np.loadtxt(out, delimiter=",", skiprows=1)[:, 1:-1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(result.q, rows[:, 1:-1], rtol=0, atol=1e-12)
 
 
 def test_track_errors(tmp_path, human66):
