@@ -9,6 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cli_common.hpp"
@@ -23,9 +26,25 @@ namespace kinetrack::cli {
 namespace {
 
 struct HandTrackConfig {
-  std::string input, out, summary_json, urdf, errors, plot, backend = "euclid";
+  std::string input, out, summary_json, urdf, errors, plot, backend = "euclid", calibration_frames;
   bool use_middle = false, compare_lm = false, quiet = false;
 };
+
+// "A:B" → frames [A, B) (B empty: to the end, as -1).
+std::pair<int, int> parseFrameRange(const std::string& text) {
+  const auto colon = text.find(':');
+  auto whole = [&](std::string_view t, int empty) {
+    if (t.empty()) return empty;
+    const double v = parseFiniteDouble(t, "--calibration-frames");
+    if (v != std::floor(v) || v < 0 || v > 1e9) {
+      throw UsageError("--calibration-frames: '" + text + "' is not FIRST:END with whole frame numbers");
+    }
+    return static_cast<int>(v);
+  };
+  if (colon == std::string::npos) throw UsageError("--calibration-frames: '" + text + "' is not FIRST:END");
+  const std::string_view t(text);
+  return {whole(t.substr(0, colon), 0), whole(t.substr(colon + 1), -1)};
+}
 
 std::string mm(double v) { return std::isfinite(v) ? fmt::format("{:.2f}", v) : "-"; }
 
@@ -127,7 +146,12 @@ int runHandTrack(const HandTrackConfig& cfg) {
 
   fmt::print("[2/4] calibrating the hand model from the recording\n");
   std::fflush(stdout);
-  const hand::HandCalibration cal = hand::calibrateHand(tsv.markers, idx);
+  hand::CalibrationOptions cal_options;
+  if (!cfg.calibration_frames.empty()) {
+    std::tie(cal_options.first_frame, cal_options.end_frame) = parseFrameRange(cfg.calibration_frames);
+  }
+  const hand::HandCalibration cal = hand::calibrateHand(tsv.markers, idx, cal_options);
+  const int cal_end = cal_options.end_frame < 0 ? tsv.markers.numFrames() : cal_options.end_frame;
   fmt::print("  triad rigid to {:.3f} mm RMS over {} frames\n", cal.triad_rms * 1e3, cal.triad_frames);
   fmt::print("  {:<7} {:>7} {:>22} {:>7} {:>16}\n", "digit", "frames", "bones (mm)", "scale", "fit RMS mid/tip");
   for (int d = 0; d < hand::kDigits; ++d) {
@@ -167,9 +191,20 @@ int runHandTrack(const HandTrackConfig& cfg) {
     for (const hand::HandTrialRow& r : trials.front().rows) out.write(r.time, r.q, r.gap);
     out.commit();
   }
-  std::vector<hand::HandSummary> summaries;
+  std::vector<hand::HandSummary> summaries, unseen;
   for (const auto& t : trials) summaries.push_back(hand::summarize(t));
   printSummary(summaries);
+  const bool split = !cfg.calibration_frames.empty() && cal_end - cal_options.first_frame < n;
+  if (split) {
+    // The same runs on the frames the calibration never saw (its middle markers included).
+    for (const auto& t : trials) unseen.push_back(hand::summarize(t, cal_options.first_frame, cal_end));
+    fmt::print("  frames not used for calibration ({} of {}):\n", unseen.front().frames, n);
+    for (const auto& s : unseen) {
+      fmt::print("    {:<8} tip p50/p95 {}/{} mm, middle median/p95 {}/{} mm\n", hand::toString(s.solver),
+                 mm(s.tip_error_mm_p50), mm(s.tip_error_mm_p95), mm(s.middle_error_mm_median),
+                 mm(s.middle_error_mm_p95));
+    }
+  }
   std::vector<const hand::HandTrial*> ptrs;
   for (const auto& t : trials) ptrs.push_back(&t);
   const std::string errors_path = !cfg.errors.empty() ? cfg.errors : (cfg.plot.empty() ? "" : cfg.plot + ".errors.csv");
@@ -183,6 +218,11 @@ int runHandTrack(const HandTrackConfig& cfg) {
     j["backend"] = cfg.backend;
     j["triad_rms_m"] = cal.triad_rms;
     if (summaries.size() > 1) j["lm"] = summaryJson(summaries[1]);
+    j["calibration_frames"] = {cal_options.first_frame, cal_end};
+    if (split) {
+      j["unseen"] = summaryJson(unseen.front());
+      if (unseen.size() > 1) j["unseen"]["lm"] = summaryJson(unseen[1]);
+    }
     io::writeFileAtomically(cfg.summary_json, j.dump(2) + "\n");
   }
   if (!cfg.plot.empty()) runPlot(findScript("", "plot_hand.py"), "plot_hand.py", {errors_path, cfg.plot}, cfg.plot);
@@ -207,6 +247,9 @@ void addHandCommand(CLI::App& app, Action& action) {
   cmd->add_flag("--compare-lm", cfg->compare_lm, "also run marker IK (bounded LM) on the same model and targets");
   cmd->add_option("--backend", cfg->backend, "geometry backend: euclid (plain vectors) or cga (conformal GA)")
       ->check(CLI::IsMember({"euclid", "cga"}));
+  cmd->add_option("--calibration-frames", cfg->calibration_frames,
+                  "calibrate on frames FIRST:END only (0-based, END excluded, empty END = last); the summary "
+                  "adds the errors on the other frames");
   cmd->add_option("--urdf", cfg->urdf, "write the calibrated hand model as URDF");
   cmd->add_option("--errors", cfg->errors, "per-frame tip and middle-marker errors (CSV, mm)");
   cmd->add_option("--plot", cfg->plot, "PNG of the per-digit errors (with --compare-lm: FABRIK against LM)");

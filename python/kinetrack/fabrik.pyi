@@ -17,6 +17,7 @@ class Status:
     converged: Status
     unreachable: Status
     iteration_limit: Status
+    stalled: Status
 
 class Result:
     status: Status

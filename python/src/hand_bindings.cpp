@@ -137,7 +137,8 @@ A tree of joint points: parents[j] is joint j's parent (-1 for joint 0 only, par
   py::enum_<fabrik::Status>(fab, "Status")
       .value("converged", fabrik::Status::Converged)
       .value("unreachable", fabrik::Status::Unreachable)
-      .value("iteration_limit", fabrik::Status::IterationLimit);
+      .value("iteration_limit", fabrik::Status::IterationLimit)
+      .value("stalled", fabrik::Status::Stalled);
   py::class_<fabrik::Result>(fab, "Result")
       .def_readonly("status", &fabrik::Result::status)
       .def_readonly("iterations", &fabrik::Result::iterations)

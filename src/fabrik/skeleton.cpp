@@ -13,6 +13,7 @@ const char* toString(Status s) {
     case Status::Converged: return "converged";
     case Status::Unreachable: return "unreachable";
     case Status::IterationLimit: return "iteration-limit";
+    case Status::Stalled: return "stalled";
   }
   return "unknown";
 }

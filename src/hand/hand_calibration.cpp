@@ -208,11 +208,16 @@ HandMarkerIndex findHandMarkers(const io::MarkerTrajectories& recording, const H
 HandCalibration calibrateHand(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk,
                               const CalibrationOptions& options) {
   HandCalibration out;
-  const int F = rec.numFrames();
+  const int F = options.end_frame < 0 ? rec.numFrames() : options.end_frame;
+  const int F0 = options.first_frame;
+  if (F0 < 0 || F > rec.numFrames() || F0 >= F) {
+    throw InvalidArgument(rec.source + ": calibration frames [" + std::to_string(F0) + ", " + std::to_string(F) +
+                          ") are empty or outside the recording's " + std::to_string(rec.numFrames()) + " frames");
+  }
   std::vector<Transform> frames(static_cast<std::size_t>(F));
   std::vector<std::uint8_t> valid(static_cast<std::size_t>(F), 0);
   std::array<std::vector<Vector3d>, 3> triad_local;
-  for (int f = 0; f < F; ++f) {
+  for (int f = F0; f < F; ++f) {
     Transform T;
     if (!handFrame(rec.position(f, mk.triad[0]), rec.position(f, mk.triad[1]), rec.position(f, mk.triad[2]), T)) {
       continue;
@@ -238,7 +243,7 @@ HandCalibration calibrateHand(const io::MarkerTrajectories& rec, const HandMarke
     DigitProblem P;
     P.thumb = digit == 0;
     std::vector<int> usable;
-    for (int f = 0; f < F; ++f) {
+    for (int f = F0; f < F; ++f) {
       if (valid[static_cast<std::size_t>(f)] && rec.isValid(f, mk.tip[ds]) && rec.isValid(f, mk.middle[ds])) {
         usable.push_back(f);
       }

@@ -16,6 +16,7 @@ namespace kinetrack::hand {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kRestartTipError = 1e-3;  // m: an LM digit further from its tip is restarted
 
 struct FrameMarkers {
   std::array<Vector3d, 3> triad;
@@ -110,6 +111,18 @@ HandTrial trackLm(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk, 
   }
   solver.setBounds(model->lowerPositionLimits(), model->upperPositionLimits());
   std::vector<Vector3d> obs(13);
+  // Start pose: planes at 0, flexions 0.3 rad (in range; DIP = k·PIP when coupled).
+  Configuration start(*model), restart(*model), kept(*model);
+  for (int d = 0; d < kDigits; ++d) {
+    const DigitGeometry& g = geometry.digits[static_cast<std::size_t>(d)];
+    for (int j = 0; j < 4; ++j) {
+      const int i = 4 * d + j;
+      start.joints[i] =
+          std::clamp(j == 0 ? 0.0 : 0.3, model->lowerPositionLimits()[i], model->upperPositionLimits()[i]);
+    }
+    if (g.coupling != 0.0 && !options.use_middle_markers)
+      start.joints[4 * d + 3] = g.coupling * start.joints[4 * d + 2];
+  }
   const int n = rec.numFrames();
   trial.rows.reserve(static_cast<std::size_t>(n));
   bool started = false;
@@ -119,17 +132,12 @@ HandTrial trackLm(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk, 
     row.time = rec.times[static_cast<std::size_t>(f)];
     row.gap = !complete(m.triad);
     if (!started && !row.gap) {
-      // Start from the neutral pose at the triad's frame.
-      Configuration q0(*model);
+      // Start from the bent start pose at the triad's frame.
       Transform T;
       handFrame(m.triad[0], m.triad[1], m.triad[2], T);
-      q0.base_position = T.p;
-      q0.base_rotation = T.R;
-      for (int j = 0; j < model->numJoints(); ++j) {
-        q0.joints[j] =
-            std::clamp(j % 4 == 0 ? 0.0 : 0.3, model->lowerPositionLimits()[j], model->upperPositionLimits()[j]);
-      }
-      solver.setState(q0);
+      start.base_position = T.p;
+      start.base_rotation = T.R;
+      solver.setState(start);
       started = true;
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -139,9 +147,35 @@ HandTrial trackLm(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk, 
         obs[3 + d] = m.tips[d];
         obs[8 + d] = options.use_middle_markers ? m.middles[d] : Vector3d::Constant(kNaN);
       }
-      const ik::MarkerIkResult res = solver.solve(obs);
+      ik::MarkerIkResult res = solver.solve(obs);
+      int iterations = res.iterations;
+      // The straight-finger trap: a nearly straight digit held at its PIP bound whose tip is a
+      // few mm short has no descent direction (the tip distance is stationary in the PIP angle
+      // there), so a warm-started LM stays in it for whole seconds. As FABRIK's stall restart,
+      // restart once from the bent start pose (digits more than 1 mm off only) and keep the
+      // better fit.
+      bool stuck = false;
+      restart = solver.state();
+      for (int d = 0; d < kDigits; ++d) {
+        const auto ds = static_cast<std::size_t>(d);
+        if (!m.tips[ds].allFinite() || (solver.modelMarker(tip_index[ds]) - m.tips[ds]).norm() <= kRestartTipError)
+          continue;
+        stuck = true;
+        for (int j = 1; j < 4; ++j) restart.joints[4 * d + j] = start.joints[4 * d + j];
+      }
+      if (stuck) {
+        kept = solver.state();
+        solver.setState(restart);
+        const ik::MarkerIkResult again = solver.solve(obs);
+        iterations += again.iterations;
+        if (again.cost < res.cost) {
+          res = again;
+        } else {
+          solver.setState(kept);
+        }
+      }
       for (auto& dr : row.digits) {
-        dr.iterations = res.iterations;
+        dr.iterations = iterations;
         dr.status = res.status == ik::Status::Converged ? fabrik::Status::Converged : fabrik::Status::IterationLimit;
       }
     }
@@ -181,16 +215,18 @@ HandTrial trackHandRecording(const io::MarkerTrajectories& recording, const Hand
                                       : trackLm(recording, markers, geometry, options, progress);
 }
 
-HandSummary summarize(const HandTrial& trial) {
+HandSummary summarize(const HandTrial& trial, int exclude_first, int exclude_end) {
   HandSummary s;
   s.solver = trial.solver;
   s.use_middle_markers = trial.use_middle_markers;
-  s.frames = static_cast<int>(trial.rows.size());
   std::vector<double> tip_all, mid_all, us;
   std::array<std::vector<double>, kDigits> tip, mid;
   double iterations = 0.0;
   int solved = 0;
-  for (const HandTrialRow& r : trial.rows) {
+  for (int f = 0; f < static_cast<int>(trial.rows.size()); ++f) {
+    if (f >= exclude_first && f < exclude_end) continue;
+    const HandTrialRow& r = trial.rows[static_cast<std::size_t>(f)];
+    ++s.frames;
     s.gaps += r.gap ? 1 : 0;
     us.push_back(r.seconds * 1e6);
     for (std::size_t d = 0; d < kDigits; ++d) {

@@ -172,5 +172,71 @@ TEST(FabrikConstraints, BallChainReachesTargetsOfFeasiblePoses) {
   EXPECT_GE(converged, 485);  // FABRIK with cones is a heuristic: nearly all (measured 490/500)
 }
 
+// A coupled finger pointed at a target beyond its reach is stretched straight at it (the coupled
+// pair aims at the target too, not at where its end was).
+TEST(FabrikConstraints, CoupledFingerStretchesStraightAtUnreachableTarget) {
+  Solver solver(finger(true));
+  Matrix3Xd p(3, 4);
+  // Start bent (the pair at 1 rad), then a target straight ahead at 0.2 m (reach 0.12 m).
+  double a = 0.0;
+  p.col(0).setZero();
+  for (int j = 1; j < 4; ++j) {
+    a += j == 1 ? 0.2 : (j == 2 ? 1.0 : 2.0 / 3.0);
+    p.col(j) = p.col(j - 1) + 0.04 * (Eigen::AngleAxisd(a, Vector3d::UnitX()) * Vector3d::UnitZ());
+  }
+  const Vector3d target(0.0, 0.0, 0.2);
+  solver.setTarget(3, target);
+  const Result r = solver.solve(p);
+  EXPECT_EQ(r.status, Status::Unreachable);
+  EXPECT_EQ(violations(solver, p), 0);
+  for (int j = 1; j <= 3; ++j) EXPECT_NEAR(solver.hingeAngle(j), 0.0, 1e-9) << j;
+  EXPECT_NEAR(r.error, 0.2 - 0.12, 1e-9);
+}
+
+// A target inside the reach but outside what the one-sided ranges allow: with stop_when_stalled
+// the solve ends at the stall (status Stalled, well before the cap), and a restart never hands back
+// a pose further from the target than the one it restarted from.
+TEST(FabrikConstraints, StallStopsAndRestartsKeepTheClosestPose) {
+  const Vector3d target = fingerTip(-0.8, 0.3, 0.2);  // needs the first hinge at −0.8, range [0, 1.6]
+  for (bool coupled : {false, true}) {
+    Matrix3Xd p0 = test::straightChain(3, 0.04);
+    Options plain{.tolerance = 1e-9, .max_iterations = 200, .restarts = 0, .stop_when_stalled = true};
+    Solver a(finger(coupled));
+    a.setTarget(3, target);
+    Matrix3Xd pa = p0;
+    const Result ra = a.solve(pa, plain);
+    EXPECT_EQ(ra.status, Status::Stalled);
+    EXPECT_LT(ra.iterations, 200);
+    EXPECT_EQ(violations(a, pa), 0);
+    EXPECT_NEAR(ra.error, (pa.col(3) - target).norm(), 1e-12);
+    Options restarted = plain;
+    restarted.restarts = 4;
+    Solver b(finger(coupled));
+    b.setTarget(3, target);
+    Matrix3Xd pb = p0;
+    const Result rb = b.solve(pb, restarted);
+    EXPECT_LE(rb.error, ra.error + 1e-12) << (coupled ? "coupled" : "free");
+    EXPECT_NEAR(rb.error, (pb.col(3) - target).norm(), 1e-12);
+    EXPECT_EQ(violations(b, pb), 0);
+  }
+  EXPECT_STREQ(toString(Status::Stalled), "stalled");
+}
+
+// Whatever iteration the cap falls on (a restart on the last one included), the pose returned is
+// the one the reported error is measured on.
+TEST(FabrikConstraints, ReportedErrorIsThePoseReturnedAtEveryCap) {
+  const Vector3d target = fingerTip(-0.8, 0.3, 0.2);
+  for (bool coupled : {false, true}) {
+    for (int cap = 1; cap <= 40; ++cap) {
+      Solver solver(finger(coupled));
+      solver.setTarget(3, target);
+      Matrix3Xd p = test::straightChain(3, 0.04);
+      const Result r = solver.solve(p, {.tolerance = 1e-9, .max_iterations = cap, .restarts = 4});
+      EXPECT_NEAR(r.error, (p.col(3) - target).norm(), 1e-12) << "cap " << cap;
+      EXPECT_EQ(violations(solver, p), 0) << "cap " << cap;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kinetrack::fabrik

@@ -8,6 +8,7 @@
 // is expressed in its constraint frame C_j = F_parent(j) · R_offset_j; a constraint-free bone
 // keeps C_j^T F_j fixed when it has no target below it and otherwise is transported by the
 // minimal rotation onto its new direction (so its twist is inherited from the previous pose).
+#include <array>
 #include <cstdint>
 #include <numbers>
 #include <vector>
@@ -24,9 +25,10 @@ enum class Status : std::uint8_t {
   Converged,       ///< every target within the tolerance
   Unreachable,     ///< a target lies beyond the bones' reach: the chain was stretched towards it
   IterationLimit,  ///< the iteration cap was reached first (the last iterate is returned)
+  Stalled,         ///< no progress with every restart used (Options::stop_when_stalled)
 };
 
-/// "converged", "unreachable", "iteration-limit".
+/// "converged", "unreachable", "iteration-limit", "stalled".
 const char* toString(Status s);
 
 enum class ConstraintType : std::uint8_t { None, Hinge, Ball };
@@ -102,6 +104,13 @@ struct Options {
   /// iterations go on. 0: plain FABRIK.
   int restarts = 3;
   double stall_ratio = 0.999;
+  /// Stop at a stall once every restart is used (status Stalled) instead of iterating to the
+  /// cap: for trackers that solve every frame and prefer time to the last fraction of a
+  /// percent an unreachable-inside-the-limits target would still gain.
+  bool stop_when_stalled = false;
+  /// Where restart k (cycling) puts the hinges: a fraction of each range from its minimum, or a
+  /// negative value for the neutral pose above.
+  std::array<double, 4> restart_fractions{-1.0, 0.5, 0.25, 0.75};
 };
 
 struct Result {
@@ -145,21 +154,55 @@ class Solver {
   void backward(Eigen::Ref<Matrix3Xd> p, bool free_root);
   void forward(Eigen::Ref<Matrix3Xd> p, const Vector3d& root, bool stretch, int stretch_target);
   void placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired);
-  [[nodiscard]] double coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, int c, const Vector3d& q) const;
+  /// A hinge angle with its cosine and sine, and those of k·t for a coupled pair.
+  struct HingeTrig {
+    double t = 0.0, ct = 1.0, st = 0.0, ck = 1.0, sk = 0.0;
+  };
+  [[nodiscard]] HingeTrig coupledAngle(const Eigen::Ref<const Matrix3Xd>& p, int j, const Vector3d& q) const;
   void updateRelative();
   void restartPose(Eigen::Ref<Matrix3Xd> p, double fraction);
   [[nodiscard]] double error(const Eigen::Ref<const Matrix3Xd>& p) const;
 
+  /// A coupled hinge pair (j, c), θ_c = k θ_j, in C_j's coordinates: the hinge axes and lengths,
+  /// and where joint c lies relative to joint j's parent on a coarse grid of θ_j over its range
+  /// (fixed at construction). coupledAngle() searches it, then refines by Newton's method.
+  struct CoupledPair {
+    Vector3d h, yj, zc, yc;  // hinge axis of j, h × z, child's zero direction and its h_c × z
+    double k = 0.0, lj = 0.0, lc = 0.0;
+    std::array<double, 7> t{};
+    std::array<Vector3d, 7> point{};
+    [[nodiscard]] Vector3d rotate(const Vector3d& v, double ct, double st) const;
+    [[nodiscard]] Vector3d position(double t) const;
+    /// f, f', f'' at `trig`.t (whose sines and cosines it fills in).
+    void cost(HingeTrig& trig, const Vector3d& target, double& f, double& d1, double& d2) const;
+  };
+
+  /// A ball joint's twist range as directions in the xy plane of its constraint frame.
+  struct TwistLimit {
+    bool limited = false;
+    std::array<double, 2> mid{}, lo{}, hi{};  // (cos, sin) of the middle and of the bounds
+    double cos_half = -1.0;                   // cos of the half-width
+  };
+
   Skeleton skeleton_;
+  std::vector<TwistLimit> twist_;                    // per joint
+  std::vector<std::array<double, 4>> hinge_bounds_;  // per joint: cos, sin of min_angle and max_angle
+  HingeTrig coupled_{};  // the last coupled pair placed (its child reuses k·t) and its parent joint
+  int coupled_joint_ = -1;
+  std::vector<CoupledPair> pair_;  // per joint with a coupled child (indexed by that joint)
   std::vector<Matrix3d> frame_;
   std::vector<Matrix3d> rel_;     // C_j^T F_j of the last pose (carried by untargeted subtrees)
   std::vector<double> angle_;     // hinge angles
   std::vector<Vector3d> target_;  // per joint
   std::vector<std::uint8_t> has_target_, active_, on_path_;
-  std::vector<Vector3d> sum_;  // backward pass: sum of the children's proposals
+  std::vector<std::uint8_t> plain_offset_;  // R_offset is exactly the identity: C_j = F_parent
+  std::vector<Vector3d> sum_;               // backward pass: sum of the children's proposals
   std::vector<int> count_;
   std::vector<double> reach_;       // path length from the root
   std::vector<int> coupled_child_;  // the child coupled to joint j's hinge, or -1
+  Matrix3Xd best_p_;                // the closest pose a restart left (positions, frames, angles)
+  std::vector<Matrix3d> best_frame_;
+  std::vector<double> best_angle_;
   bool frames_valid_ = false;
 };
 

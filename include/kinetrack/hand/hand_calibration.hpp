@@ -33,6 +33,10 @@ struct CalibrationOptions {
   int max_frames = 400;      ///< frames sampled (evenly) per digit
   int iterations = 60;       ///< Levenberg–Marquardt iterations per digit
   double psi_margin = 0.35;  ///< plane-angle range: observed span plus this margin each side (rad)
+  /// Frames [first_frame, end_frame) the calibration may use (end_frame < 0: to the last frame),
+  /// so that its middle markers can be kept out of an evaluation on the other frames.
+  int first_frame = 0;
+  int end_frame = -1;
 };
 
 struct DigitCalibration {
@@ -49,8 +53,8 @@ struct HandCalibration {
   double triad_rms = 0.0;  ///< triad shape residual (m): how rigid the back-of-hand plate is
 };
 
-/// Calibrates from `recording` (metres). Throws InvalidArgument when a digit has fewer than 20
-/// usable frames or the triad is never complete.
+/// Calibrates from `recording` (metres). Throws InvalidArgument when the frame range is empty or
+/// outside the recording, a digit has fewer than 20 usable frames or the triad is never complete.
 HandCalibration calibrateHand(const io::MarkerTrajectories& recording, const HandMarkerIndex& markers,
                               const CalibrationOptions& options = {});
 

@@ -26,8 +26,12 @@ enum class Backend : std::uint8_t { Euclid, Cga };
 struct TrackerOptions {
   bool use_middle_markers = false;  ///< also target the middle markers (else they are held out)
   Backend backend = Backend::Euclid;
-  /// FABRIK per digit: 0.1 mm tolerance (below the markers' noise), 30 iterations, one restart.
-  fabrik::Options fabrik{1e-4, 30, fabrik::RootMode::Fixed, 1, 0.999};
+  /// FABRIK per digit: 0.1 mm tolerance (below the markers' noise), 30 iterations, one restart,
+  /// stop at a stall. The restart puts the hinges at 1/10 of their ranges: a finger caught nearly
+  /// straight at its PIP bound a few mm beyond its tip marker (the straight-finger trap, where the
+  /// tip distance is stationary in the PIP angle) leaves it from there within the 30 iterations,
+  /// and not from the straight neutral pose (docs/hand.md).
+  fabrik::Options fabrik{1e-4, 30, fabrik::RootMode::Fixed, 1, 0.999, true, {0.1, -1.0, 0.5, 0.75}};
 };
 
 /// How a palm joint was found (the cases of Eq. 3.5–3.6).

@@ -57,6 +57,8 @@ struct HandSummary {
   int planes_clamped = 0;
 };
 
-HandSummary summarize(const HandTrial& trial);
+/// Summary over every row of `trial`, or over the rows outside [exclude_first, exclude_end) (the
+/// frames a calibration used, for errors on frames it never saw); `frames` counts the rows summarised.
+HandSummary summarize(const HandTrial& trial, int exclude_first = 0, int exclude_end = 0);
 
 }  // namespace kinetrack::hand
