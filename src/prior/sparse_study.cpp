@@ -84,26 +84,36 @@ struct Accumulator {
 
 using Clock = std::chrono::steady_clock;
 
-SparseRow runGradientProjection(const std::shared_ptr<const Model>& model, const ReferenceMotion& motion,
-                                const SparseStudyOptions& o, const HumanPrior* prior) {
-  SparsePriorIk ik(model, o.targets, prior, o.ik);
-  Runner run(*model, o.targets);
+/// Replays every clip of `motion` through `ik` (anything with setState and state()): `step(run)`
+/// solves one frame toward run.targets and returns the largest target position error (m).
+template <class Solver, class Step>
+SparseRow replay(const Model& model, const ReferenceMotion& motion, const SparseStudyOptions& o, Solver& ik, Step step,
+                 const char* method) {
+  Runner run(model, o.targets);
   Accumulator acc;
   for (const auto& clip : motion.clips) {
     ik.setState(clip.front());
     for (const Configuration& truth : clip) {
       run.targetsOf(truth);
       const auto t0 = Clock::now();
-      const SparseFrameResult r = ik.solve(run.targets, prior != nullptr);
+      const double position_error = step(run);
       acc.us += std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
       int count = 0;
       acc.joint2 += run.error.sumSquared(ik.state(), truth, count);
       acc.joints += count;
-      acc.hand2 += r.position_error * r.position_error;
+      acc.hand2 += position_error * position_error;
       ++acc.frames;
     }
   }
-  return acc.row(motion.subject, prior ? "GP" : "LN");
+  return acc.row(motion.subject, method);
+}
+
+SparseRow runGradientProjection(const std::shared_ptr<const Model>& model, const ReferenceMotion& motion,
+                                const SparseStudyOptions& o, const HumanPrior* prior) {
+  SparsePriorIk ik(model, o.targets, prior, o.ik);
+  return replay(
+      *model, motion, o, ik, [&](const Runner& run) { return ik.solve(run.targets, prior != nullptr).position_error; },
+      prior ? "GP" : "LN");
 }
 
 SparseRow runDynamical(const std::shared_ptr<const Model>& model, const ReferenceMotion& motion,
@@ -113,30 +123,20 @@ SparseRow runDynamical(const std::shared_ptr<const Model>& model, const Referenc
   DynamicalIk ik(model, d);
   std::vector<TargetId> ids;
   for (const auto& n : o.targets) ids.push_back(ik.tasks().addPose(n, {1.0, 1.0}, {1.0, 1.0}));
-  Runner run(*model, o.targets);
-  Accumulator acc;
-  for (const auto& clip : motion.clips) {
-    ik.setState(clip.front());
-    for (const Configuration& truth : clip) {
-      run.targetsOf(truth);
-      const auto t0 = Clock::now();
-      for (std::size_t k = 0; k < ids.size(); ++k) {
-        ik.tasks().setPosition(ids[k], run.targets[k].p);
-        ik.tasks().setOrientation(ids[k], run.targets[k].R);
-      }
-      ik.step(motion.dt);
-      acc.us += std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-      int count = 0;
-      acc.joint2 += run.error.sumSquared(ik.state(), truth, count);
-      acc.joints += count;
-      double worst = 0.0;
-      for (std::size_t k = 0; k < ids.size(); ++k)
-        worst = std::max(worst, (run.targets[k].p - frameOrigin(*model, ik.data(), run.frames[k])).norm());
-      acc.hand2 += worst * worst;
-      ++acc.frames;
-    }
-  }
-  return acc.row(motion.subject, "DYN");
+  return replay(
+      *model, motion, o, ik,
+      [&](const Runner& run) {
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+          ik.tasks().setPosition(ids[k], run.targets[k].p);
+          ik.tasks().setOrientation(ids[k], run.targets[k].R);
+        }
+        ik.step(motion.dt);
+        double worst = 0.0;
+        for (std::size_t k = 0; k < ids.size(); ++k)
+          worst = std::max(worst, (run.targets[k].p - frameOrigin(*model, ik.data(), run.frames[k])).norm());
+        return worst;
+      },
+      "DYN");
 }
 
 }  // namespace
