@@ -31,7 +31,7 @@ struct GpmConfig {
   std::vector<std::string> subjects;
   double rate = 30.0;
   int robustness_inc = 5;
-  bool no_loo = false, no_plot = false;
+  bool no_loo = false, no_plot = false, raw_twists = false;
   GpmOptions gpm;
   int min_samples = DensityOptions{}.min_samples;
 };
@@ -120,6 +120,7 @@ int runGpm(const GpmConfig& cfg) {
     ProgressBar bar(static_cast<int>(subjects.size()), true, "subject");
     SubjectFitOptions fo;
     fo.rate = cfg.rate;
+    fo.center_twists = !cfg.raw_twists;
     for (std::size_t i = 0; i < subjects.size(); ++i) {
       bar.update(static_cast<int>(i), "fitting " + subjects[i].name);
       fits.push_back(fitSubject(subjects[i].name, subjects[i].clips, fo));
@@ -189,6 +190,8 @@ void addGpmExperiment(CLI::App& experiment, Action& action) {
       ->capture_default_str();
   cmd->add_option("--min-samples", cfg->min_samples, "cells with fewer samples are empty (LN fallback)")
       ->capture_default_str();
+  cmd->add_flag("--raw-twists", cfg->raw_twists,
+                "keep each skeleton's own zero of the bone-axis twists (default: the subject's median)");
   cmd->add_flag("--no-loo", cfg->no_loo, "skip the leave-one-subject-out runs (included = 0 rows)");
   cmd->add_flag("--no-plot", cfg->no_plot, "write the CSVs only");
   cmd->add_option("--plot-script", cfg->plot_script, "path of plot_gpm.py (default: scripts/ of the source tree)");

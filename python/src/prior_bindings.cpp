@@ -106,13 +106,15 @@ A subject's 25-DoF DH upper-body model and recorded joint angles (fit_subject).)
 
   pr.def(
       "fit_subject",
-      [](const std::string& subject, const std::vector<std::string>& clips, double rate) {
+      [](const std::string& subject, const std::vector<std::string>& clips, double rate, bool center_twists) {
         SubjectFitOptions o;
         o.rate = rate;
+        o.center_twists = center_twists;
         return std::make_shared<SubjectFit>(released([&] { return fitSubject(subject, clips, o); }));
       },
-      py::arg("subject"), py::arg("clips"), py::arg("rate") = 0.0,
-      "The 25-DoF model and recorded angles of a subject from its captures (rate > 0 keeps ~rate frames/s).");
+      py::arg("subject"), py::arg("clips"), py::arg("rate") = 0.0, py::arg("center_twists") = false,
+      "The 25-DoF model and recorded angles of a subject from its captures (rate > 0 keeps ~rate frames/s; "
+      "center_twists puts the zero of the bone-axis twists at the subject's median, as `experiment gpm`).");
 
   py::class_<DensityPrior, std::shared_ptr<DensityPrior>>(pr, "DensityPrior",
                                                           "Joint-angle densities per workspace cell.")

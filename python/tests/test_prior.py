@@ -11,7 +11,7 @@ BANDAI = "data/bvh/bandai/dataset-2_wave-right-hand_normal_001.bvh"
 
 @pytest.fixture(scope="module")
 def fit():
-    return kt.prior.fit_subject("bandai", [shared_file(BANDAI)], rate=30.0)
+    return kt.prior.fit_subject("bandai", [shared_file(BANDAI)], rate=30.0, center_twists=True)
 
 
 def test_fit_reproduces_its_hand_targets(fit):

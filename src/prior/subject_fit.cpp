@@ -408,6 +408,22 @@ SubjectFit fitSubject(const std::string& subject, const std::vector<std::string>
   }
   if (fit.theta.empty()) throw InvalidArgument("fitSubject '" + subject + "': no usable frame in its clips");
 
+  // Twist zeros: a skeleton's bone frames fix where a twist about the bone is "0" (Bandai's
+  // clavicles sit 90° away from every other skeleton's); with center_twists the zero of each
+  // bone-axis twist (clavicle, humerus, pronation) is the subject's median, moved into the DH
+  // offset so the kinematics do not change.
+  if (options.center_twists)
+    for (Side side : {Side::Right, Side::Left})
+      for (int k : {kTorsoDof + 2, kTorsoDof + 5, kTorsoDof + 8}) {
+        const int i = thetaIndex(side, k);
+        std::vector<double> v;
+        for (const Vector25d& th : fit.theta) v.push_back(th[i]);
+        std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+        const double median = v[v.size() / 2];
+        for (Vector25d& th : fit.theta) th[i] -= median;
+        fit.model.chain[static_cast<std::size_t>(side)][static_cast<std::size_t>(k)].theta_offset += median;
+      }
+
   // Limits: generic ranges, widened where this subject's recorded range exceeds them.
   genericLimits(fit.model.lower, fit.model.upper);
   for (int i = 0; i < kUpperBodyDof; ++i) {

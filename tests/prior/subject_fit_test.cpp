@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/prior/gpm_study.hpp"
@@ -60,6 +62,31 @@ TEST(SubjectFit, BandaiClipsShareOneModelAndUseTheFunctionalElbowAxis) {
     hi = std::max(hi, fit.theta[static_cast<std::size_t>(f)][flex]);
   EXPECT_GT(hi - lo, 30.0 * kDeg);
   EXPECT_GT(hi, 30.0 * kDeg);
+}
+
+TEST(SubjectFit, CentredTwistsMoveIntoTheDhOffsetsWithoutChangingTheKinematics) {
+  KINETRACK_REQUIRE_SHARED(path, "data/bvh/bandai/dataset-2_wave-right-hand_normal_001.bvh");
+  SubjectFitOptions o;
+  const SubjectFit raw = fitSubject("bandai", {path}, o);
+  o.center_twists = true;
+  const SubjectFit centred = fitSubject("bandai", {path}, o);
+  expectConsistent(centred);
+  ASSERT_EQ(raw.theta.size(), centred.theta.size());
+  for (std::size_t f = 0; f < raw.theta.size(); ++f)
+    for (int s = 0; s < 2; ++s) {
+      EXPECT_LT((raw.hands[f][static_cast<std::size_t>(s)].p - centred.hands[f][static_cast<std::size_t>(s)].p).norm(),
+                1e-12);
+      EXPECT_LT((raw.hands[f][static_cast<std::size_t>(s)].R - centred.hands[f][static_cast<std::size_t>(s)].R).norm(),
+                1e-12);
+    }
+  // Bandai's clavicle twist sits near −90° in the skeleton's own frames; centred, its median is 0.
+  const int sc3 = thetaIndex(Side::Right, kTorsoDof + 2);
+  std::vector<double> v;
+  for (const Vector25d& th : centred.theta) v.push_back(th[sc3]);
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  EXPECT_NEAR(v[v.size() / 2], 0.0, 1e-12);
+  EXPECT_LT(raw.theta.front()[sc3], -60.0 * kDeg);
+  EXPECT_EQ(centred.theta.front()[0], raw.theta.front()[0]);  // other joints untouched
 }
 
 TEST(SubjectFit, SkeletonWithoutHandsPutsTheWristAtTheForearmEndSite) {

@@ -65,6 +65,9 @@ struct SubjectFitOptions {
   int stride = 1;
   /// When > 0, overrides `stride` per clip: stride = max(1, round(fps / rate)).
   double rate = 0.0;
+  /// Put the zero of the three bone-axis twists per arm (clavicle, humerus, forearm pronation)
+  /// at the subject's median: the skeleton's bone frames, not the person, fix their zero.
+  bool center_twists = false;
 };
 
 /// Fits the 25-DoF model of `subject` to `clip_paths` (at least one; all of one skeleton: same
