@@ -117,6 +117,8 @@ if [ "$build" -eq 1 ]; then
     -DKINETRACK_BUILD_TESTS="$with_tests" -DKINETRACK_BUILD_BENCH="$with_tests" -DKINETRACK_PYTHON="$with_python"
   build_args=(--build "$build_dir" -j "$(nproc)")
   what="kinetrack"
+  if [ "$with_tests" = ON ]; then what="kinetrack, tests, benchmarks"; fi
+  if [ "$with_python" = ON ]; then what="$what and the Python module"; fi
   if [ ${#targets[@]} -gt 0 ]; then
     build_args+=(--target "${targets[@]}")
     what="${targets[*]}"

@@ -2,6 +2,10 @@
 // (the FABRIK hand tracker over a Qualisys glove recording, as `kinetrack hand track`).
 #include <pybind11/stl.h>
 
+#include <optional>
+#include <tuple>
+#include <utility>
+
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "kinetrack/fabrik/fabrik.hpp"
@@ -19,7 +23,7 @@ Eigen::Map<const fabrik::Matrix3Xd> restPositions(const Array& a) {
 }
 
 fabrik::Result solvePy(fabrik::Solver& s, py::array positions, double tolerance, int max_iterations,
-                       const std::string& root, int restarts) {
+                       const std::string& root, int restarts, bool stop_when_stalled) {
   const std::string expected = "positions: expected a writeable C-contiguous float64 array of shape (" +
                                std::to_string(s.skeleton().size()) + ", 3)";
   if (!py::isinstance<py::array_t<double>>(positions) || !(positions.flags() & py::array::c_style) ||
@@ -33,6 +37,7 @@ fabrik::Result solvePy(fabrik::Solver& s, py::array positions, double tolerance,
   o.max_iterations = max_iterations;
   o.root = root == "free" ? fabrik::RootMode::Free : fabrik::RootMode::Fixed;
   o.restarts = restarts;
+  o.stop_when_stalled = stop_when_stalled;
   Eigen::Map<fabrik::Matrix3Xd> p(static_cast<double*>(positions.mutable_data()), 3, s.skeleton().size());
   return s.solve(p, o);
 }
@@ -53,10 +58,21 @@ constexpr Field<hand::HandSummary, double> kHandDoubles[] = {
     {"iterations_mean", &hand::HandSummary::iterations_mean}};
 
 // `kinetrack hand track`: read, calibrate, build the hand model, track every frame, summarise.
+py::dict summaryDict(const hand::HandSummary& s) {
+  py::dict summary;
+  summary["solver"] = hand::toString(s.solver);
+  summary["use_middle_markers"] = s.use_middle_markers;
+  addFields(summary, s, kHandInts);
+  addFields(summary, s, kHandDoubles);
+  return summary;
+}
+
 py::dict trackRecordingPy(const std::string& path, const std::string& solver, bool use_middle_markers,
-                          const std::string& backend) {
+                          const std::string& backend, std::optional<std::pair<int, int>> calibration_frames) {
   if (solver != "fabrik" && solver != "lm") throw py::value_error("solver: expected 'fabrik' or 'lm'");
   if (backend != "euclid" && backend != "cga") throw py::value_error("backend: expected 'euclid' or 'cga'");
+  hand::CalibrationOptions cal_options;
+  if (calibration_frames) std::tie(cal_options.first_frame, cal_options.end_frame) = *calibration_frames;
   hand::TrackerOptions options;
   options.use_middle_markers = use_middle_markers;
   options.backend = backend == "cga" ? hand::Backend::Cga : hand::Backend::Euclid;
@@ -67,7 +83,7 @@ py::dict trackRecordingPy(const std::string& path, const std::string& solver, bo
     py::gil_scoped_release release;
     const io::QtmTsv tsv = io::readQtmTsv(path);
     const hand::HandMarkerIndex idx = hand::findHandMarkers(tsv.markers, {});
-    cal = hand::calibrateHand(tsv.markers, idx);
+    cal = hand::calibrateHand(tsv.markers, idx, cal_options);
     model = std::make_shared<Model>(hand::buildHandModel(cal.geometry));
     trial = hand::trackHandRecording(tsv.markers, idx, cal.geometry,
                                      solver == "lm" ? hand::HandSolver::Lm : hand::HandSolver::Fabrik, options);
@@ -82,12 +98,14 @@ py::dict trackRecordingPy(const std::string& path, const std::string& solver, bo
     times.mutable_data()[k] = r.time;
     gaps.mutable_data()[k] = r.gap;
   }
-  py::dict summary;
-  summary["solver"] = hand::toString(s.solver);
-  summary["use_middle_markers"] = s.use_middle_markers;
-  addFields(summary, s, kHandInts);
-  addFields(summary, s, kHandDoubles);
+  py::dict summary = summaryDict(s);
   summary["triad_rms_m"] = cal.triad_rms;
+  if (calibration_frames) {
+    // The frames the calibration never saw (its middle markers included).
+    const int end = cal_options.end_frame < 0 ? static_cast<int>(n) : cal_options.end_frame;
+    summary["calibration_frames"] = py::make_tuple(cal_options.first_frame, end);
+    summary["unseen"] = summaryDict(hand::summarize(trial, cal_options.first_frame, end));
+  }
   return py::dict(py::arg("model") = model, py::arg("times") = times, py::arg("q") = q, py::arg("gaps") = gaps,
                   py::arg("summary") = summary);
 }
@@ -151,17 +169,21 @@ A tree of joint points: parents[j] is joint j's parent (-1 for joint 0 only, par
       .def("clear_target", &fabrik::Solver::clearTarget, py::arg("joint"))
       .def("clear_targets", &fabrik::Solver::clearTargets)
       .def("solve", &solvePy, py::arg("positions"), py::arg("tolerance") = 1e-6, py::arg("max_iterations") = 100,
-           py::arg("root") = "fixed", py::arg("restarts") = 3,
+           py::arg("root") = "fixed", py::arg("restarts") = 3, py::arg("stop_when_stalled") = false,
            "Moves positions (n, 3; writeable, C-contiguous float64, m) towards the targets in place, keeping bone "
-           "lengths and constraints; root 'fixed' or 'free'. Returns a fabrik.Result.")
+           "lengths and constraints; root 'fixed' or 'free'; stop_when_stalled ends a solve that stalls after its "
+           "restarts (status stalled) instead of iterating to the cap. Returns a fabrik.Result.")
       .def(
           "hinge_angle", [](const fabrik::Solver& s, int j) { return s.hingeAngle(j); }, py::arg("joint"), "rad");
 
   py::module_ hnd = m.def_submodule("hand", "The FABRIK hand tracker (FAB §3.4, docs/hand.md).");
   hnd.def("track_recording", &trackRecordingPy, py::arg("path"), py::arg("solver") = "fabrik",
           py::arg("use_middle_markers") = false, py::arg("backend") = "euclid",
+          py::arg("calibration_frames") = py::none(),
           R"doc(`kinetrack hand track`: a Qualisys TSV glove recording is read, the hand model calibrated from it
 and every frame tracked by FABRIK (solver "fabrik") or bounded Levenberg-Marquardt marker IK ("lm").
+calibration_frames (first, end): calibrate on frames [first, end) only (end -1: to the last frame);
+the summary then has an "unseen" dict with the same figures over the other frames.
 Returns a dict: model (the calibrated hand Model), times (N,), q (N, nq), gaps (N,), summary (dict:
 tip/middle-marker errors in mm, constraint violation, bone-length drift, µs per frame, …).
 Releases the GIL.)doc");

@@ -83,3 +83,30 @@ def test_hand_tracking():
     assert result["q"].shape == (6000, result["model"].nq) and summary["frames"] == 6000
     assert summary["solver"] == "fabrik" and summary["tip_error_mm_p50"] < 5.0
     assert summary["bone_length_drift_max_m"] < 1e-6
+
+
+def test_hand_tracking_calibrated_on_half():
+    # Calibration on the first half; the unseen half's held-out middle-marker error (4.5 mm measured).
+    result = kt.hand.track_recording(shared_file("data/hand/dfki_glove_recording_20210826.tsv"),
+                                     calibration_frames=(0, 3000))
+    summary = result["summary"]
+    assert summary["calibration_frames"] == (0, 3000)
+    assert summary["unseen"]["frames"] == 3000 and summary["frames"] == 6000
+    assert 2.0 < summary["unseen"]["middle_error_mm_median"] < 7.0
+    with pytest.raises(ValueError, match=r"calibration frames \[3000, 9000\)"):
+        kt.hand.track_recording(shared_file("data/hand/dfki_glove_recording_20210826.tsv"),
+                                calibration_frames=(3000, 9000))
+
+
+def test_fabrik_stop_when_stalled():
+    # A 3-hinge finger whose target needs its first hinge beyond its range: the solve stalls.
+    rest = np.array([[0, 0, 0], [0, 0, 0.04], [0, 0, 0.08], [0, 0, 0.12]], dtype=float)
+    sk = kt.fabrik.Skeleton([-1, 0, 1, 2], rest)
+    for j in (1, 2, 3):
+        sk.set_hinge(j, [1, 0, 0], 0.0, 1.6)
+    solver = kt.fabrik.Solver(sk)
+    solver.set_target(3, [0.0, 0.06, 0.08])
+    positions = rest.copy()
+    result = solver.solve(positions, tolerance=1e-9, max_iterations=200, restarts=0, stop_when_stalled=True)
+    assert result.status == kt.fabrik.Status.stalled and result.iterations < 200
+    assert abs(result.error - np.linalg.norm(positions[3] - [0.0, 0.06, 0.08])) < 1e-12
