@@ -39,5 +39,6 @@ void bindStream(py::module_& m);
 void bindDynamics(py::module_& m);
 void bindMarkers(py::module_& m);
 void bindHand(py::module_& m);
+void bindPinDrag(py::module_& m);  ///< pin-and-drag IK (pin_drag_bindings.cpp)
 
 }  // namespace kinetrack::python

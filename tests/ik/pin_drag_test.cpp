@@ -1,0 +1,340 @@
+#include "kinetrack/ik/pin_drag.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/kinematics/configuration.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/kinematics/jacobian.hpp"
+#include "kinetrack/model/human_models.hpp"
+#include "testing/alloc_guard.hpp"
+#include "testing/finite_diff.hpp"
+#include "testing/shared_paths.hpp"
+
+namespace kinetrack {
+namespace {
+
+constexpr double kDt = 0.01;
+
+// A bent, deterministic start pose (every joint uniform in ±0.3 rad, inside its limits).
+Configuration startPose(const Model& m, unsigned seed = 7) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-0.3, 0.3);
+  Configuration q(m);
+  for (int j = 0; j < m.numJoints(); ++j) {
+    double s = u(rng);
+    const double lo = m.lowerPositionLimits()[j], hi = m.upperPositionLimits()[j];
+    if (std::isfinite(lo) && std::isfinite(hi)) s = 0.5 * (lo + hi) + 0.5 * (hi - lo) * u(rng);
+    q.joints[j] = s;
+  }
+  q.base_position = Vector3d(0.0, 0.0, 1.0);
+  return q;
+}
+
+Vector3d placement(const Model& m, const Configuration& q, FrameId f, Matrix3d* R = nullptr) {
+  Data d(m);
+  forwardKinematics(m, d, q);
+  const Transform& X = updateFramePlacement(m, d, f);
+  if (R != nullptr) *R = X.R;
+  return X.p;
+}
+
+// Per-update checks shared by every scripted run: finite, velocity limits, joint limits.
+struct RunStats {
+  double max_pin_position = 0.0, max_pin_orientation = 0.0, max_speed_ratio = 0.0, max_limit_violation = 0.0;
+  bool finite = true;
+};
+
+void record(const PinDragIk& ik, const PinDragResult& r, RunStats& st, const PinDragOptions& o) {
+  const Model& m = ik.model();
+  const int nb = m.nvBase();
+  st.max_pin_position = std::max(st.max_pin_position, r.pin_position_error);
+  st.max_pin_orientation = std::max(st.max_pin_orientation, r.pin_orientation_error);
+  st.finite = st.finite && ik.velocity().allFinite() && ik.state().joints.allFinite() &&
+              ik.state().base_position.allFinite() && std::isfinite(r.pin_position_error);
+  for (int i = 0; i < m.nv(); ++i) {
+    double vmax = 0.0;
+    if (i < nb) {
+      vmax = i < 3 ? o.max_base_linear_velocity : o.max_base_angular_velocity;
+    } else {
+      const double v = std::min(std::abs(m.lowerVelocityLimits()[i - nb]), std::abs(m.upperVelocityLimits()[i - nb]));
+      vmax = (std::isfinite(v) && v > 0.0) ? v : o.max_joint_velocity;
+    }
+    st.max_speed_ratio = std::max(st.max_speed_ratio, std::abs(ik.velocity()[i]) / vmax);
+  }
+  st.max_limit_violation = std::max(st.max_limit_violation, positionLimitViolation(m, ik.state()));
+}
+
+// Drags `frame` from its start along a circle of radius `radius` (m) in the y–z plane for `steps`.
+RunStats circleDrag(PinDragIk& ik, FrameId frame, double radius, int steps, const PinDragOptions& o) {
+  RunStats st;
+  const Vector3d centre = placement(ik.model(), ik.state(), frame) - Vector3d(0.0, radius, 0.0);
+  for (int k = 1; k <= steps; ++k) {
+    const double a = 2.0 * M_PI * k / steps;
+    ik.setDragTarget(frame, centre + radius * Vector3d(0.0, std::cos(a), std::sin(a)));
+    record(ik, ik.update(kDt), st, o);
+  }
+  return st;
+}
+
+Model loadIcub() { return io::loadUrdf(testing::sharedFile("models/icub/iCubGazeboV2_5_model.urdf")); }
+
+// ---- feasible drags: pins held ---------------------------------------------------------------
+
+TEST(PinDrag, Human66HandDragHoldsPinnedFeetAndHand) {
+  const Model m = makeHuman66();
+  const PinDragOptions o;
+  PinDragIk ik(m, o);
+  ik.setState(startPose(m));
+  ik.pin("RightToe", PinDragMode::Pose);
+  ik.pin("LeftToe", PinDragMode::Pose);
+  ik.pin("LeftHand", PinDragMode::Position);
+  const FrameId hand = m.frameId("RightHand");
+  ik.drag(hand);
+  const Vector3d start = placement(m, ik.state(), hand);
+  const RunStats st = circleDrag(ik, hand, 0.15, 300, o);
+  EXPECT_TRUE(st.finite);
+  EXPECT_LT(st.max_pin_position, 1e-4);
+  EXPECT_LT(st.max_pin_orientation, 1e-3);
+  EXPECT_LE(st.max_speed_ratio, 1.0 + 1e-9);
+  // The hand followed the circle back to its start.
+  EXPECT_LT((placement(m, ik.state(), hand) - start).norm(), 0.01);
+}
+
+TEST(PinDrag, IcubHandDragHoldsPinnedSolesWithinJointLimits) {
+  KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
+  const Model m = loadIcub();
+  const PinDragOptions o;
+  PinDragIk ik(m, o);
+  ik.setState(startPose(m));
+  ik.pin("l_sole", PinDragMode::Pose);
+  ik.pin("r_sole", PinDragMode::Pose);
+  ik.pin("l_hand", PinDragMode::Position);
+  const FrameId hand = m.frameId("r_hand");
+  ik.drag(hand);
+  const RunStats st = circleDrag(ik, hand, 0.05, 300, o);
+  EXPECT_TRUE(st.finite);
+  EXPECT_LT(st.max_pin_position, 1e-4);
+  EXPECT_LT(st.max_pin_orientation, 1e-3);
+  EXPECT_LE(st.max_speed_ratio, 1.0 + 1e-9);
+  EXPECT_EQ(st.max_limit_violation, 0.0);
+}
+
+TEST(PinDrag, ManyDragLinksFollowTheirTargets) {
+  const Model m = makeHuman66();
+  PinDragIk ik(m);
+  ik.setState(startPose(m));
+  ik.pin("RightToe", PinDragMode::Pose);
+  ik.pin("LeftToe", PinDragMode::Pose);
+  const std::vector<FrameId> drags = {m.frameId("RightHand"), m.frameId("LeftHand"), m.frameId("Head")};
+  std::vector<Vector3d> goals;
+  for (const FrameId f : drags) {
+    ik.drag(f);
+    goals.push_back(placement(m, ik.state(), f) + Vector3d(0.05, 0.0, -0.05));
+    ik.setDragTarget(f, goals.back());
+  }
+  PinDragResult r;
+  for (int k = 0; k < 200; ++k) r = ik.update(kDt);
+  EXPECT_LT(r.pin_position_error, 1e-4);
+  for (std::size_t i = 0; i < drags.size(); ++i)
+    EXPECT_LT((placement(m, ik.state(), drags[i]) - goals[i]).norm(), 1e-3);
+}
+
+TEST(PinDrag, RolesSwitchMidRun) {
+  const Model m = makeHuman66();
+  const PinDragOptions o;
+  PinDragIk ik(m, o);
+  ik.setState(startPose(m));
+  const FrameId rhand = m.frameId("RightHand"), lhand = m.frameId("LeftHand"), rtoe = m.frameId("RightToe");
+  ik.pin(rtoe, PinDragMode::Pose);
+  ik.pin("LeftToe", PinDragMode::Pose);
+  ik.drag(rhand);
+  ik.pin(lhand);
+  RunStats st = circleDrag(ik, rhand, 0.1, 100, o);
+  // Switch: the right hand is now pinned where it is, the left hand dragged, the right toe dragged
+  // upward (a knee lift) while the left foot stays.
+  ik.pin(rhand);
+  ik.drag(lhand);
+  ik.drag(rtoe);
+  EXPECT_EQ(ik.role(rhand), PinDragRole::Pinned);
+  EXPECT_EQ(ik.role(lhand), PinDragRole::Dragged);
+  const Vector3d toe_goal = placement(m, ik.state(), rtoe) + Vector3d(0.0, 0.0, 0.08);
+  ik.setDragTarget(rtoe, toe_goal);
+  const RunStats st2 = circleDrag(ik, lhand, 0.1, 100, o);
+  EXPECT_TRUE(st.finite && st2.finite);
+  EXPECT_LT(std::max(st.max_pin_position, st2.max_pin_position), 1e-4);
+  EXPECT_LT(std::max(st.max_pin_orientation, st2.max_pin_orientation), 1e-3);
+  EXPECT_LT((placement(m, ik.state(), rtoe) - toe_goal).norm(), 1e-3);
+  ik.release(rtoe);
+  EXPECT_EQ(ik.role(rtoe), PinDragRole::Free);
+}
+
+// ---- infeasible drags: bounded ---------------------------------------------------------------
+
+TEST(PinDrag, DragBeyondReachStaysBoundedOnHuman66) {
+  const Model m = makeHuman66();
+  const PinDragOptions o;
+  PinDragIk ik(m, o);
+  ik.setState(startPose(m));
+  ik.pin("RightToe", PinDragMode::Pose);
+  ik.pin("LeftToe", PinDragMode::Pose);
+  const FrameId hand = m.frameId("RightHand");
+  ik.drag(hand);
+  ik.setDragTarget(hand, placement(m, ik.state(), hand) + Vector3d(0.0, -3.0, 1.0));
+  RunStats st;
+  PinDragResult r;
+  for (int k = 0; k < 500; ++k) record(ik, r = ik.update(kDt), st, o);
+  EXPECT_TRUE(st.finite);
+  EXPECT_LE(st.max_speed_ratio, 1.0 + 1e-9);
+  EXPECT_GT(r.drag_error, 1.0);  // out of reach: it stays away, stretched
+  EXPECT_LT(st.max_pin_position, 0.05);
+}
+
+TEST(PinDrag, ConflictingPinsAndDragStayBoundedOnIcub) {
+  KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
+  const Model m = loadIcub();
+  const PinDragOptions o;
+  PinDragIk ik(m, o);
+  ik.setState(startPose(m));
+  ik.pin("l_sole", PinDragMode::Pose);
+  ik.pin("r_sole", PinDragMode::Pose);
+  ik.pin("r_hand", PinDragMode::Pose);  // the hand is pinned, its forearm dragged away: conflict
+  const FrameId forearm = m.frameId("r_forearm");
+  ik.drag(forearm);
+  ik.setDragTarget(forearm, placement(m, ik.state(), forearm) + Vector3d(0.5, -2.0, 1.0));
+  const FrameId lhand = m.frameId("l_hand");
+  ik.drag(lhand);
+  ik.setDragTarget(lhand, placement(m, ik.state(), lhand) + Vector3d(0.0, 5.0, 0.0));
+  RunStats st;
+  PinDragResult r;
+  double max_k = 0.0;
+  for (int k = 0; k < 500; ++k) {
+    record(ik, r = ik.update(kDt), st, o);
+    max_k = std::max(max_k, r.sr_damping + r.drag_damping);
+  }
+  EXPECT_TRUE(st.finite);
+  EXPECT_LE(st.max_speed_ratio, 1.0 + 1e-9);
+  EXPECT_EQ(st.max_limit_violation, 0.0);
+  EXPECT_GT(max_k, 0.0);  // the SR-inverse damping was raised
+}
+
+TEST(PinDrag, JointRangeReturnBringsAJointBackInside) {
+  KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
+  const Model m = loadIcub();
+  PinDragIk ik(m);
+  Configuration q = startPose(m);
+  const JointId elbow = m.jointId("r_elbow");
+  q.joints[elbow.value] = m.upperPositionLimits()[elbow.value] + 0.2;  // outside its range
+  ik.setState(q);
+  ik.pin("l_sole", PinDragMode::Pose);
+  for (int k = 0; k < 200; ++k) ik.update(kDt);
+  EXPECT_LE(ik.state().joints[elbow.value], m.upperPositionLimits()[elbow.value]);
+  EXPECT_TRUE(ik.state().joints.allFinite());
+}
+
+TEST(PinDrag, DesiredJointValuesActInThePinsNullSpace) {
+  const Model m = makeHuman66();
+  PinDragOptions o;
+  o.posture_gain = 5.0;
+  PinDragIk ik(m, o);
+  const Configuration q0 = startPose(m);
+  ik.setState(q0);
+  ik.pin("RightToe", PinDragMode::Pose);
+  ik.pin("LeftToe", PinDragMode::Pose);
+  const double before = q0.joints.norm();
+  PinDragResult r;
+  for (int k = 0; k < 300; ++k) r = ik.update(kDt);
+  EXPECT_LT(ik.state().joints.norm(), 0.8 * before);  // pulled towards s_d = 0
+  EXPECT_LT(r.pin_position_error, 1e-4);
+  EXPECT_LT(r.pin_orientation_error, 1e-3);
+}
+
+// ---- the assembled velocity, against finite differences --------------------------------------
+
+TEST(PinDrag, StepVelocityMatchesFiniteDifferenceOfPinsAndDrag) {
+  // The ν of one update, pushed through each task's finite-difference Jacobian: pins see their
+  // Eq. 8 velocity K_F(r_ref − r), the drag its K_P(r_target − r) (feasible, undamped case).
+  const Model m = makeHuman66();
+  PinDragOptions o;
+  o.max_joint_velocity = 100.0;
+  o.max_base_linear_velocity = o.max_base_angular_velocity = 100.0;
+  PinDragIk ik(m, o);
+  const Configuration q = startPose(m);
+  ik.setState(q);
+  const FrameId toe = m.frameId("RightToe"), lhand = m.frameId("LeftHand"), rhand = m.frameId("RightHand");
+  const Vector3d p_toe = placement(m, q, toe) + Vector3d(0.001, 0.0, 0.0);  // a small pin error
+  ik.pinAt(toe, p_toe, Matrix3d::Identity(), PinDragMode::Position, 30.0);
+  ik.pin(lhand, PinDragMode::Orientation, 30.0);
+  ik.drag(rhand);
+  const Vector3d goal = placement(m, q, rhand) + Vector3d(0.0, 0.01, 0.02);
+  ik.setDragTarget(rhand, goal);
+  const PinDragResult r = ik.update(1e-3);
+  ASSERT_EQ(r.sr_damping, 0.0);
+  ASSERT_EQ(r.drag_damping, 0.0);
+  const VectorXd& nu = ik.velocity();
+  const Matrix6Xd Jt = testing::finiteDifferenceFrameJacobian(m, q, toe);
+  const Matrix6Xd Jl = testing::finiteDifferenceFrameJacobian(m, q, lhand);
+  const Matrix6Xd Jr = testing::finiteDifferenceFrameJacobian(m, q, rhand);
+  const double tol = 1e-5;
+  EXPECT_LT((Jt.topRows(3) * nu - 30.0 * (p_toe - placement(m, q, toe))).norm(), tol);
+  EXPECT_LT((Jl.bottomRows(3) * nu).norm(), tol);
+  EXPECT_LT((Jr.topRows(3) * nu - o.drag_gain * (goal - placement(m, q, rhand))).norm(), tol);
+}
+
+// ---- API -------------------------------------------------------------------------------------
+
+TEST(PinDrag, UpdateDoesNotAllocate) {
+  const Model m = makeHuman66();
+  PinDragIk ik(m);
+  ik.setState(startPose(m));
+  ik.pin("RightToe", PinDragMode::Pose);
+  ik.pin("LeftToe", PinDragMode::Pose);
+  ik.pin("LeftHand");
+  const FrameId hand = m.frameId("RightHand");
+  ik.drag(hand);
+  ik.setDragTarget(hand, placement(m, ik.state(), hand) + Vector3d(0.0, 0.0, 0.1));
+  for (int k = 0; k < 3; ++k) ik.update(kDt);
+  long allocations = 0;
+  {
+    testing::AllocationCounter guard;
+    ik.update(kDt);
+    allocations = guard.count();
+  }
+  EXPECT_EQ(allocations, 0);
+}
+
+TEST(PinDrag, BadInputThrowsClearly) {
+  const Model m = makeHuman66();
+  PinDragIk ik(m);
+  try {
+    ik.pin("NoSuchLink");
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("NoSuchLink"), std::string::npos) << e.what();
+  }
+  const FrameId hand = m.frameId("RightHand");
+  EXPECT_THROW(ik.setDragTarget(hand, Vector3d::Zero()), InvalidArgument);  // not dragged
+  ik.drag(hand);
+  EXPECT_THROW(ik.setDragTarget(hand, Vector3d(NAN, 0.0, 0.0)), InvalidArgument);
+  EXPECT_THROW(ik.update(0.0), InvalidArgument);
+  EXPECT_THROW(ik.update(NAN), InvalidArgument);
+  PinDragOptions o;
+  o.pin_gain = -1.0;
+  EXPECT_THROW(PinDragIk(m, o), InvalidArgument);
+  o = {};
+  o.sr_max_damping = -1e-3;
+  EXPECT_THROW(PinDragIk(m, o), InvalidArgument);
+  EXPECT_THROW(ik.setJointMobility(VectorXd::Constant(m.numJoints(), -1.0)), InvalidArgument);
+  EXPECT_THROW(ik.setDesiredJoints(VectorXd::Zero(3)), InvalidArgument);
+  EXPECT_TRUE(ik.velocity().allFinite());
+}
+
+}  // namespace
+}  // namespace kinetrack
