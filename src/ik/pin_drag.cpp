@@ -30,10 +30,14 @@ void requireFinite(const Eigen::Ref<const VectorXd>& v, const char* what) {
   if (!v.allFinite()) throw InvalidArgument(std::string("PinDragIk: ") + what + " is not finite");
 }
 
-// The smallest pivot of a diagonally pivoted LDLᵀ factor: sqrt(min D_ii) estimates σ_min.
-double singularEstimate(const Eigen::LDLT<MatrixXd>& ldlt) {
-  const double d = ldlt.vectorD().minCoeff();
-  return d > 0.0 ? std::sqrt(d) : 0.0;
+// A lower bound of the smallest singular value of A = S M Sᵀ: λ_min ≥ 1/trace(A⁻¹) (within a
+// factor n of λ_min, never above it, so damping is never raised too late); inv is n × n scratch.
+double singularEstimate(const Eigen::LDLT<MatrixXd>& ldlt, MatrixXd& inv) {
+  if (ldlt.info() != Eigen::Success || ldlt.vectorD().minCoeff() <= 0.0) return 0.0;
+  inv.setIdentity();
+  ldlt.solveInPlace(inv);
+  const double t = inv.trace();
+  return (t > 0.0 && std::isfinite(t)) ? std::sqrt(1.0 / t) : 0.0;
 }
 
 }  // namespace
@@ -236,6 +240,8 @@ void PinDragIk::reserveWorkspace() {
   ldltS_ = Eigen::LDLT<MatrixXd>(na);
   AP_.setZero(np_, np_);
   AS_.setZero(na, na);
+  invP_.setZero(np_, np_);
+  invS_.setZero(na, na);
   C_.setZero(na, np_);
   vP_.setZero(np_);
   vS_.setZero(na);
@@ -311,7 +317,7 @@ void PinDragIk::solve(double /*dt*/, PinDragResult& result) {
     PM_.noalias() = JP_ * m_.asDiagonal();
     AP_.noalias() = PM_ * JP_.transpose();
     ldltP_.compute(AP_);
-    kP = dampingFor(singularEstimate(ldltP_));
+    kP = dampingFor(singularEstimate(ldltP_, invP_));
     if (kP > 0.0) {
       AP_.diagonal().array() += kP;
       ldltP_.compute(AP_);
@@ -342,7 +348,7 @@ void PinDragIk::solve(double /*dt*/, PinDragResult& result) {
     AS_.noalias() = S_ * MSt_;
     for (int i = aux_rows_; i < na; ++i) AS_(i, i) = 1.0;  // unused rows: identity, zero rhs
     ldltS_.compute(AS_);
-    k = dampingFor(singularEstimate(ldltS_));
+    k = dampingFor(singularEstimate(ldltS_, invS_));
     if (k > 0.0) {
       AS_.diagonal().head(aux_rows_).array() += k;
       ldltS_.compute(AS_);

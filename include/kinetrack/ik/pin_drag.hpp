@@ -13,11 +13,11 @@
 //     singularity-robust inverse S^* = M Sᵀ(S M Sᵀ + k I)⁻¹ (Eq. 12), θ̇ = θ̇₀ + W y (Eq. 7).
 // Desired joint values enter last, in what the pins leave free: y += (E − S^*S) M K_D(s_d − s).
 //
-// Singularity rule (Nakamura–Hanafusa, stated once for both inverses): w is the estimate of the
-// smallest singular value of the (mobility-weighted) matrix A = S M Sᵀ given by the diagonally
-// pivoted LDLᵀ factor, w = sqrt(min_i D_ii); k = k0 (1 − w/w0)² when w < w0, else k = 0. The
-// paper's manipulability sqrt(det A) is not used because rows join and leave (limits, role
-// switches) and a determinant's scale changes with the row count; min D_ii does not.
+// Singularity rule (Nakamura–Hanafusa, stated once for both inverses): w is a lower bound of the
+// smallest singular value of the (mobility-weighted) S, w = 1/sqrt(trace(A⁻¹)) with A = S M Sᵀ
+// (from its LDLᵀ factor); k = k0 (1 − w/w0)² when w < w0, else k = 0. The paper's
+// manipulability sqrt(det A) is not used because rows join and leave (limits, role switches) and
+// a determinant's scale changes with the row count; the bound does not.
 //
 // Hard guarantees after the solve: a joint whose step would cross its position limit is locked
 // (mobility 0, velocity that lands it on the limit) and the solve repeated; then ν is scaled
@@ -71,8 +71,10 @@ struct PinDragOptions {
   /// Velocity limits of the floating base (m/s, rad/s per component).
   double max_base_linear_velocity = 2.0;
   double max_base_angular_velocity = 5.0;
-  /// Mobility of the six floating-base columns (0 fixes the base in place; 1 = like a joint).
-  double base_mobility = 1.0;
+  /// Mobility of the six floating-base columns (0 fixes the base in place; 1 = like a joint). Low
+  /// by default: a drag then bends the body rather than carrying the pelvis (and straightening
+  /// the legs of pinned feet).
+  double base_mobility = 0.05;
   /// How often the solve is repeated after locking joints that would cross a limit.
   int max_lock_passes = 3;
 };
@@ -176,6 +178,7 @@ class PinDragIk {
   MatrixXd JP_, PM_, XP_, JPinv_, AP_;  // drag: J_P (np×nv), J_P M, A_P⁻¹ J_P M, J_P^#, A_P
   MatrixXd Jaux_, S_, MSt_, AS_, C_;    // aux: J_aux, S (na×nv), M Sᵀ, S M Sᵀ + kI, J_aux J_P^#
   VectorXd rP_, vP_, xP_, daux_, vS_, xS_, y_, z_, w_;
+  MatrixXd invP_, invS_;  // inverses for the singular-value bound
   Eigen::LDLT<MatrixXd> ldltP_, ldltS_;
   int aux_rows_ = 0;
   int np_ = 0, npin_ = 0;
