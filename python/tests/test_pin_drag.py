@@ -15,6 +15,9 @@ def start(model, seed=3):
     finite = np.isfinite(lo) & np.isfinite(hi)
     q[7:][finite] = 0.5 * (lo + hi)[finite]
     q[:3] = [0.0, 0.0, 1.0]
+    if "jRightElbow_rotz" in model.joint_names:  # human66: elbows bent, away from the closed chain's singularity
+        q[7 + model.joint_names.index("jRightElbow_rotz")] = -1.0
+        q[7 + model.joint_names.index("jLeftElbow_rotz")] = 1.0
     return q
 
 
