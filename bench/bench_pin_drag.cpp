@@ -34,6 +34,8 @@ kt::Configuration startPose(const kt::Model& m) {
   kt::Configuration q(m);
   for (int j = 0; j < m.numJoints(); ++j) q.joints[j] = 0.2 * std::sin(1.7 * j + 0.3);
   q.base_position = kt::Vector3d(0.0, 0.0, 1.0);
+  q.joints[m.jointId("jRightElbow_rotz").value] = -1.0;  // elbows bent, as in the tests
+  q.joints[m.jointId("jLeftElbow_rotz").value] = 1.0;
   return q;
 }
 

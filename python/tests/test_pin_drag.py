@@ -13,7 +13,7 @@ def start(model, seed=3):
     q[7:] = rng.uniform(-0.3, 0.3, model.num_joints)
     lo, hi = model.lower_limits, model.upper_limits
     finite = np.isfinite(lo) & np.isfinite(hi)
-    q[7:][finite] = 0.5 * (lo + hi)[finite]
+    q[7:][finite] = 0.5 * (lo[finite] + hi[finite])
     q[:3] = [0.0, 0.0, 1.0]
     if "jRightElbow_rotz" in model.joint_names:  # human66: elbows bent, away from the closed chain's singularity
         q[7 + model.joint_names.index("jRightElbow_rotz")] = -1.0
