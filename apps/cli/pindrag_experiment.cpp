@@ -64,22 +64,6 @@ Vector3d framePosition(const Model& m, const Configuration& q, FrameId f) {
   return updateFramePlacement(m, d, f).p;
 }
 
-double speedRatio(const Model& m, const PinDragOptions& o, const VectorXd& nu) {
-  double worst = 0.0;
-  for (int i = 0; i < m.nv(); ++i) {
-    double vmax = 0.0;
-    if (i < m.nvBase()) {
-      vmax = i < 3 ? o.max_base_linear_velocity : o.max_base_angular_velocity;
-    } else {
-      const int j = i - m.nvBase();
-      const double v = std::min(std::abs(m.lowerVelocityLimits()[j]), std::abs(m.upperVelocityLimits()[j]));
-      vmax = (std::isfinite(v) && v > 0.0) ? v : o.max_joint_velocity;
-    }
-    worst = std::max(worst, std::abs(nu[i]) / vmax);
-  }
-  return worst;
-}
-
 int runPinDragExperiment(const PinDragConfig& cfg) {
   const Model model = cfg.model == "icub" ? io::loadUrdf(cfg.urdf) : makeHuman66();
   const Links links = cfg.model == "icub" ? Links{"r_sole", "l_sole", "r_hand", "l_hand"}
@@ -105,7 +89,7 @@ int runPinDragExperiment(const PinDragConfig& cfg) {
     for (int k = 1; k <= steps; ++k) {
       ik.setDragTarget(dragged, target(k));
       const PinDragResult r = ik.update(dt);
-      const double ratio = speedRatio(model, options, ik.velocity());
+      const double ratio = ik.velocity().cwiseAbs().cwiseQuotient(ik.velocityLimits()).maxCoeff();
       const double violation = positionLimitViolation(model, ik.state());
       PhaseStats& s = stats[phase];
       s.pin_position = std::max(s.pin_position, r.pin_position_error);

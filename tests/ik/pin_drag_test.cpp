@@ -57,34 +57,25 @@ struct RunStats {
   bool finite = true;
 };
 
-void record(const PinDragIk& ik, const PinDragResult& r, RunStats& st, const PinDragOptions& o) {
+void record(const PinDragIk& ik, const PinDragResult& r, RunStats& st) {
   const Model& m = ik.model();
-  const int nb = m.nvBase();
   st.max_pin_position = std::max(st.max_pin_position, r.pin_position_error);
   st.max_pin_orientation = std::max(st.max_pin_orientation, r.pin_orientation_error);
   st.finite = st.finite && ik.velocity().allFinite() && ik.state().joints.allFinite() &&
               ik.state().base_position.allFinite() && std::isfinite(r.pin_position_error);
-  for (int i = 0; i < m.nv(); ++i) {
-    double vmax = 0.0;
-    if (i < nb) {
-      vmax = i < 3 ? o.max_base_linear_velocity : o.max_base_angular_velocity;
-    } else {
-      const double v = std::min(std::abs(m.lowerVelocityLimits()[i - nb]), std::abs(m.upperVelocityLimits()[i - nb]));
-      vmax = (std::isfinite(v) && v > 0.0) ? v : o.max_joint_velocity;
-    }
-    st.max_speed_ratio = std::max(st.max_speed_ratio, std::abs(ik.velocity()[i]) / vmax);
-  }
+  st.max_speed_ratio =
+      std::max(st.max_speed_ratio, ik.velocity().cwiseAbs().cwiseQuotient(ik.velocityLimits()).maxCoeff());
   st.max_limit_violation = std::max(st.max_limit_violation, positionLimitViolation(m, ik.state()));
 }
 
 // Drags `frame` from its start along a circle of radius `radius` (m) in the y–z plane for `steps`.
-RunStats circleDrag(PinDragIk& ik, FrameId frame, double radius, int steps, const PinDragOptions& o) {
+RunStats circleDrag(PinDragIk& ik, FrameId frame, double radius, int steps) {
   RunStats st;
   const Vector3d centre = placement(ik.model(), ik.state(), frame) - Vector3d(0.0, radius, 0.0);
   for (int k = 1; k <= steps; ++k) {
     const double a = 2.0 * M_PI * k / steps;
     ik.setDragTarget(frame, centre + radius * Vector3d(0.0, std::cos(a), std::sin(a)));
-    record(ik, ik.update(kDt), st, o);
+    record(ik, ik.update(kDt), st);
   }
   return st;
 }
@@ -111,8 +102,8 @@ ScriptedDrag scriptedHandDrag(const Model& m, const std::vector<std::string>& na
   ik.drag(hand);
   const Vector3d start = placement(m, ik.state(), hand);
   ScriptedDrag out;
-  out.stats = circleDrag(ik, hand, radius, 300, o);
-  for (int k = 0; k < 50; ++k) record(ik, ik.update(kDt), out.stats, o);  // settle on the last target
+  out.stats = circleDrag(ik, hand, radius, 300);
+  for (int k = 0; k < 50; ++k) record(ik, ik.update(kDt), out.stats);  // settle on the last target
   out.return_error = (placement(m, ik.state(), hand) - start).norm();
   return out;
 }
@@ -167,7 +158,7 @@ TEST(PinDrag, RolesSwitchMidRun) {
   ik.pin("LeftToe", PinDragMode::Pose);
   ik.drag(rhand);
   ik.pin(lhand);
-  RunStats st = circleDrag(ik, rhand, 0.1, 100, o);
+  RunStats st = circleDrag(ik, rhand, 0.1, 100);
   // Switch: the right hand is now pinned where it is, the left hand dragged, the right toe dragged
   // upward (a knee lift) while the left foot stays.
   ik.pin(rhand);
@@ -177,8 +168,8 @@ TEST(PinDrag, RolesSwitchMidRun) {
   EXPECT_EQ(ik.role(lhand), PinDragRole::Dragged);
   const Vector3d toe_goal = placement(m, ik.state(), rtoe) + Vector3d(0.0, 0.0, 0.08);
   ik.setDragTarget(rtoe, toe_goal);
-  RunStats st2 = circleDrag(ik, lhand, 0.1, 100, o);
-  for (int k = 0; k < 100; ++k) record(ik, ik.update(kDt), st2, o);
+  RunStats st2 = circleDrag(ik, lhand, 0.1, 100);
+  for (int k = 0; k < 100; ++k) record(ik, ik.update(kDt), st2);
   EXPECT_TRUE(st.finite && st2.finite);
   EXPECT_LT(std::max(st.max_pin_position, st2.max_pin_position), 1e-4);
   EXPECT_LT(std::max(st.max_pin_orientation, st2.max_pin_orientation), 1e-3);
@@ -201,7 +192,7 @@ TEST(PinDrag, DragBeyondReachStaysBoundedOnHuman66) {
   ik.setDragTarget(hand, placement(m, ik.state(), hand) + Vector3d(0.0, -3.0, 1.0));
   RunStats st;
   PinDragResult r;
-  for (int k = 0; k < 500; ++k) record(ik, r = ik.update(kDt), st, o);
+  for (int k = 0; k < 500; ++k) record(ik, r = ik.update(kDt), st);
   EXPECT_TRUE(st.finite);
   EXPECT_LE(st.max_speed_ratio, 1.0 + 1e-9);
   EXPECT_GT(r.drag_error, 1.0);  // out of reach: it stays away, stretched
@@ -228,7 +219,7 @@ TEST(PinDrag, ConflictingPinsAndDragStayBoundedOnIcub) {
   PinDragResult r;
   double max_k = 0.0;
   for (int k = 0; k < 500; ++k) {
-    record(ik, r = ik.update(kDt), st, o);
+    record(ik, r = ik.update(kDt), st);
     max_k = std::max(max_k, r.sr_damping + r.drag_damping);
   }
   EXPECT_TRUE(st.finite);
@@ -320,6 +311,24 @@ TEST(PinDrag, UpdateDoesNotAllocate) {
     allocations = guard.count();
   }
   EXPECT_EQ(allocations, 0);
+}
+
+TEST(PinDrag, VelocityLimitsAreTheModelsOrTheOptions) {
+  PinDragOptions o;
+  o.max_joint_velocity = 3.0;
+  o.max_base_linear_velocity = 1.5;
+  const Model h = makeHuman66();  // no model velocity limits
+  const PinDragIk hik(h, o);
+  EXPECT_EQ(hik.velocityLimits().head(3), Vector3d::Constant(1.5));
+  EXPECT_EQ(hik.velocityLimits().segment(3, 3), Vector3d::Constant(o.max_base_angular_velocity));
+  EXPECT_TRUE((hik.velocityLimits().tail(h.numJoints()).array() == 3.0).all());
+  KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
+  const Model m = loadIcub();
+  const PinDragIk ik(m, o);
+  for (int j = 0; j < m.numJoints(); ++j) {
+    const double v = std::min(std::abs(m.lowerVelocityLimits()[j]), std::abs(m.upperVelocityLimits()[j]));
+    EXPECT_EQ(ik.velocityLimits()[m.nvBase() + j], std::isfinite(v) && v > 0.0 ? v : 3.0) << m.jointName(JointId(j));
+  }
 }
 
 TEST(PinDrag, BadInputThrowsClearly) {

@@ -114,6 +114,9 @@ class PinDragIk {
   [[nodiscard]] const Configuration& state() const { return q_; }
   /// Velocity ν (nv) of the last update (rad/s, m/s; base (ṗ_B, ω_B) world frame first).
   [[nodiscard]] const VectorXd& velocity() const { return nu_; }
+  /// The velocity limits update() enforces (nv): base (m/s, rad/s) from the options, joints the
+  /// model's finite limits, else options().max_joint_velocity.
+  [[nodiscard]] const VectorXd& velocityLimits() const { return vmax_; }
 
   /// Pins frame f at its current placement (gain < 0: options().pin_gain).
   void pin(FrameId f, PinDragMode mode = PinDragMode::Position, double gain = -1.0);
