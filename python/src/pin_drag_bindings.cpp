@@ -79,6 +79,9 @@ pseudo-inverse; pinned links are held in its null space by the singularity-robus
           "set_state", [](PyPinDrag& s, ArrayLike q) { s.ik.setState(toConfiguration(*s.model, q)); }, py::arg("q"))
       .def_property_readonly(
           "velocity", [](const PyPinDrag& s) { return toNumpy(s.ik.velocity()); }, "(nv,) ν of the last update")
+      .def_property_readonly(
+          "velocity_limits", [](const PyPinDrag& s) { return toNumpy(s.ik.velocityLimits()); },
+          "(nv,) the velocity limits update() enforces")
       .def(
           "pin",
           [](PyPinDrag& s, py::handle frame, PinDragMode mode, double gain, ArrayLike position, ArrayLike rotation) {

@@ -44,6 +44,7 @@ def test_hand_drag_holds_pinned_feet():
     assert worst < 1e-4
     assert np.linalg.norm(frame_position(model, ik.state, "RightHand") - goal) < 1e-3
     assert np.all(np.isfinite(ik.velocity)) and ik.velocity.shape == (model.nv,)
+    assert np.all(np.abs(ik.velocity) <= ik.velocity_limits + 1e-12)
 
 
 def test_roles_switch_and_release():
