@@ -84,7 +84,8 @@ pseudo-inverse; pinned links are held in its null space by the singularity-robus
           "(nv,) the velocity limits update() enforces")
       .def(
           "pin",
-          [](PyPinDrag& s, py::handle frame, PinDragMode mode, double gain, ArrayLike position, ArrayLike rotation) {
+          [](PyPinDrag& s, py::handle frame, PinDragMode mode, std::optional<double> gain, ArrayLike position,
+             ArrayLike rotation) {
             const FrameId f = toFrameId(*s.model, frame);
             if (position.is_none() && rotation.is_none()) {
               s.ik.pin(f, mode, gain);
@@ -94,16 +95,16 @@ pseudo-inverse; pinned links are held in its null space by the singularity-robus
             const Matrix3d R = rotation.is_none() ? Matrix3d::Identity() : toRotation(rotation, "rotation");
             s.ik.pinAt(f, p, R, mode, gain);
           },
-          py::arg("frame"), py::arg("mode") = PinDragMode::Position, py::arg("gain") = -1.0,
+          py::arg("frame"), py::arg("mode") = PinDragMode::Position, py::arg("gain") = py::none(),
           py::arg("position") = py::none(), py::arg("rotation") = py::none(),
           "Pins a frame (name or index) where it is, or at position (3,) m / rotation (3, 3) or (w, x, y, z). "
-          "gain < 0: options.pin_gain.")
+          "gain (1/s) None: options.pin_gain.")
       .def(
           "drag",
-          [](PyPinDrag& s, py::handle frame, PinDragMode mode, double gain) {
+          [](PyPinDrag& s, py::handle frame, PinDragMode mode, std::optional<double> gain) {
             s.ik.drag(toFrameId(*s.model, frame), mode, gain);
           },
-          py::arg("frame"), py::arg("mode") = PinDragMode::Position, py::arg("gain") = -1.0,
+          py::arg("frame"), py::arg("mode") = PinDragMode::Position, py::arg("gain") = py::none(),
           "Makes a frame a drag link; its target starts where it is.")
       .def(
           "set_drag_target",

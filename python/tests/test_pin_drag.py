@@ -95,6 +95,8 @@ def test_bad_input_raises_value_error():
         ik.set_drag_target("RightHand", [np.nan, 0.0, 0.0])
     with pytest.raises(ValueError, match="pin_gain"):
         kt.PinDragIk(model, kt.PinDragOptions(pin_gain=-1.0))
+    with pytest.raises(ValueError, match="gain"):
+        ik.pin("LeftHand", kt.PinDragMode.position, -5.0)
     with pytest.raises(ValueError, match="dt"):
         ik.update(0.0)
     with pytest.raises(ValueError, match="unknown option"):

@@ -40,6 +40,14 @@ double singularEstimate(const Eigen::LDLT<MatrixXd>& ldlt, MatrixXd& inv) {
   return (t > 0.0 && std::isfinite(t)) ? std::sqrt(1.0 / t) : 0.0;
 }
 
+double gainOrDefault(std::optional<double> gain, double fallback, const char* where) {
+  if (!gain) return fallback;
+  if (!(*gain >= 0.0) || !std::isfinite(*gain)) {
+    throw InvalidArgument(std::string(where) + ": gain must be finite and >= 0 (1/s), got " + std::to_string(*gain));
+  }
+  return *gain;
+}
+
 }  // namespace
 
 PinDragIk::PinDragIk(const Model& model, const PinDragOptions& options)
@@ -116,47 +124,50 @@ PinDragRole PinDragIk::role(FrameId f) const {
   return PinDragRole::Free;
 }
 
-void PinDragIk::pin(FrameId f, PinDragMode mode, double gain) {
+void PinDragIk::pin(FrameId f, PinDragMode mode, std::optional<double> gain) {
   checkFrame(f);
   forwardKinematics(*model_, data_, q_);
   const Transform& X = updateFramePlacement(*model_, data_, f);
   pinAt(f, X.p, X.R, mode, gain);
 }
 
-void PinDragIk::pin(std::string_view frame, PinDragMode mode, double gain) { pin(model_->frameId(frame), mode, gain); }
+void PinDragIk::pin(std::string_view frame, PinDragMode mode, std::optional<double> gain) {
+  pin(model_->frameId(frame), mode, gain);
+}
 
-void PinDragIk::pinAt(FrameId f, const Vector3d& p_W, const Matrix3d& R_W, PinDragMode mode, double gain) {
+void PinDragIk::pinAt(FrameId f, const Vector3d& p_W, const Matrix3d& R_W, PinDragMode mode,
+                      std::optional<double> gain) {
   checkFrame(f);
   if (!p_W.allFinite() || !R_W.allFinite()) throw InvalidArgument("PinDragIk::pinAt: pin placement is not finite");
-  if (std::isnan(gain) || !std::isfinite(gain)) throw InvalidArgument("PinDragIk::pin: gain is not finite");
+  const double k = gainOrDefault(gain, options_.pin_gain, "PinDragIk::pin");
   release(f);
   Entry e;
   e.frame = f;
   e.mode = mode;
-  e.gain = gain < 0.0 ? options_.pin_gain : gain;
+  e.gain = k;
   e.p_ref = p_W;
   e.R_ref = so3::project(R_W);
   pins_.push_back(e);
   reserveWorkspace();
 }
 
-void PinDragIk::drag(FrameId f, PinDragMode mode, double gain) {
+void PinDragIk::drag(FrameId f, PinDragMode mode, std::optional<double> gain) {
   checkFrame(f);
-  if (!std::isfinite(gain)) throw InvalidArgument("PinDragIk::drag: gain is not finite");
+  const double k = gainOrDefault(gain, options_.drag_gain, "PinDragIk::drag");
   release(f);
   forwardKinematics(*model_, data_, q_);
   const Transform& X = updateFramePlacement(*model_, data_, f);
   Entry e;
   e.frame = f;
   e.mode = mode;
-  e.gain = gain < 0.0 ? options_.drag_gain : gain;
+  e.gain = k;
   e.p_ref = X.p;
   e.R_ref = X.R;
   drags_.push_back(e);
   reserveWorkspace();
 }
 
-void PinDragIk::drag(std::string_view frame, PinDragMode mode, double gain) {
+void PinDragIk::drag(std::string_view frame, PinDragMode mode, std::optional<double> gain) {
   drag(model_->frameId(frame), mode, gain);
 }
 

@@ -344,6 +344,9 @@ TEST(PinDrag, BadInputThrowsClearly) {
   EXPECT_THROW(ik.setDragTarget(hand, Vector3d::Zero()), InvalidArgument);  // not dragged
   ik.drag(hand);
   EXPECT_THROW(ik.setDragTarget(hand, Vector3d(NAN, 0.0, 0.0)), InvalidArgument);
+  EXPECT_THROW(ik.pin("LeftHand", PinDragMode::Position, -5.0), InvalidArgument);  // negative gain
+  EXPECT_THROW(ik.drag(m.frameId("LeftHand"), PinDragMode::Position, NAN), InvalidArgument);
+  EXPECT_EQ(ik.role(m.frameId("LeftHand")), PinDragRole::Free);
   EXPECT_THROW(ik.update(0.0), InvalidArgument);
   EXPECT_THROW(ik.update(NAN), InvalidArgument);
   PinDragOptions o;

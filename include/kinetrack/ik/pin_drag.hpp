@@ -28,6 +28,7 @@
 // The Model is immutable and shared; a PinDragIk holds all per-thread state. update() does not
 // allocate; role changes (pin, drag, release) may grow the workspace.
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -118,15 +119,18 @@ class PinDragIk {
   /// model's finite limits, else options().max_joint_velocity.
   [[nodiscard]] const VectorXd& velocityLimits() const { return vmax_; }
 
-  /// Pins frame f at its current placement (gain < 0: options().pin_gain).
-  void pin(FrameId f, PinDragMode mode = PinDragMode::Position, double gain = -1.0);
-  void pin(std::string_view frame, PinDragMode mode = PinDragMode::Position, double gain = -1.0);
+  /// Pins frame f at its current placement with gain K_F (1/s, ≥ 0; none: options().pin_gain).
+  /// Throws InvalidArgument for a negative or non-finite gain or an unknown frame.
+  void pin(FrameId f, PinDragMode mode = PinDragMode::Position, std::optional<double> gain = std::nullopt);
+  void pin(std::string_view frame, PinDragMode mode = PinDragMode::Position, std::optional<double> gain = std::nullopt);
   /// Pins frame f at the world position p_W (m) and orientation R_W (used for the modes with it).
   void pinAt(FrameId f, const Vector3d& p_W, const Matrix3d& R_W, PinDragMode mode = PinDragMode::Position,
-             double gain = -1.0);
-  /// Makes f a drag link; its target starts at its current placement (gain < 0: drag_gain).
-  void drag(FrameId f, PinDragMode mode = PinDragMode::Position, double gain = -1.0);
-  void drag(std::string_view frame, PinDragMode mode = PinDragMode::Position, double gain = -1.0);
+             std::optional<double> gain = std::nullopt);
+  /// Makes f a drag link; its target starts at its current placement (gain K_P in 1/s, ≥ 0;
+  /// none: options().drag_gain).
+  void drag(FrameId f, PinDragMode mode = PinDragMode::Position, std::optional<double> gain = std::nullopt);
+  void drag(std::string_view frame, PinDragMode mode = PinDragMode::Position,
+            std::optional<double> gain = std::nullopt);
   /// Moves a drag link's target: position p_W (m), optional feed-forward velocity v_W (m/s).
   /// Throws InvalidArgument when f is not dragged or a value is not finite.
   void setDragTarget(FrameId f, const Vector3d& p_W, const Vector3d& v_W = Vector3d::Zero());
