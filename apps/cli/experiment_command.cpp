@@ -39,6 +39,8 @@ void addCompareCommand(CLI::App& experiment, Action& action);
 void addAssemblyExperiment(CLI::App& experiment, Action& action);
 /// Registers `kinetrack experiment gpm` (gpm_command.cpp) under `experiment`.
 void addGpmExperiment(CLI::App& experiment, Action& action);
+/// Registers `kinetrack experiment pindrag` (pindrag_experiment.cpp) under `experiment`.
+void addPinDragExperiment(CLI::App& experiment, Action& action);
 
 namespace {
 
@@ -208,6 +210,7 @@ void addExperimentCommand(CLI::App& app, Action& action) {
   addCompareCommand(*experiment, action);
   addAssemblyExperiment(*experiment, action);
   addGpmExperiment(*experiment, action);
+  addPinDragExperiment(*experiment, action);
 
   auto cfg = std::make_shared<ConvergenceConfig>();
   CLI::App* cmd = experiment->add_subcommand(

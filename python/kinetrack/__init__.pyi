@@ -264,6 +264,66 @@ class PairwiseIk(_Solver):
     def solve_sequence(self, positions: Optional[ArrayLike] = None,
                        rotations: Optional[ArrayLike] = None) -> dict[str, np.ndarray]: ...
 
+# --- pin-and-drag IK (Nakamura Eq. 6-12) ------------------------------------------------------
+class PinDragMode:
+    position: PinDragMode
+    orientation: PinDragMode
+    pose: PinDragMode
+
+class PinDragRole:
+    free: PinDragRole
+    pinned: PinDragRole
+    dragged: PinDragRole
+
+class PinDragOptions:
+    drag_gain: float  # K_P, 1/s
+    pin_gain: float  # K_F, 1/s
+    limit_return_gain: float  # K_L, 1/s
+    limit_margin: float  # rad or m
+    posture_gain: float  # K_D, 1/s (0 = off)
+    sr_max_damping: float  # k0
+    sr_threshold: float  # w0
+    max_joint_velocity: float  # rad/s or m/s
+    max_base_linear_velocity: float  # m/s
+    max_base_angular_velocity: float  # rad/s
+    base_mobility: float
+    max_lock_passes: int
+    def __init__(self, **fields: Any) -> None: ...
+
+class PinDragResult:
+    pin_position_error: float  # m
+    pin_orientation_error: float  # rad
+    drag_error: float
+    drag_damping: float
+    sr_damping: float
+    velocity_scale: float
+    locked_joints: int
+    aux_rows: int
+
+class PinDragIk:
+    def __init__(self, model: Model, options: Optional[PinDragOptions] = None) -> None: ...
+    @property
+    def options(self) -> PinDragOptions: ...
+    @property
+    def state(self) -> NDArray: ...  # (nq,)
+    def set_state(self, q: ArrayLike) -> None: ...
+    @property
+    def velocity(self) -> NDArray: ...  # (nv,)
+    @property
+    def velocity_limits(self) -> NDArray: ...  # (nv,)
+    def pin(self, frame: Union[str, int], mode: PinDragMode = ..., gain: Optional[float] = None,
+            position: Optional[ArrayLike] = None, rotation: Optional[ArrayLike] = None) -> None: ...
+    def drag(self, frame: Union[str, int], mode: PinDragMode = ..., gain: Optional[float] = None) -> None: ...
+    def set_drag_target(self, frame: Union[str, int], position: ArrayLike,
+                        velocity: Optional[ArrayLike] = None) -> None: ...
+    def set_drag_orientation(self, frame: Union[str, int], rotation: ArrayLike) -> None: ...
+    def release(self, frame: Union[str, int]) -> None: ...
+    def release_all(self) -> None: ...
+    def role(self, frame: Union[str, int]) -> PinDragRole: ...
+    def set_desired_joints(self, joints: ArrayLike) -> None: ...
+    def set_joint_mobility(self, mobility: ArrayLike) -> None: ...
+    def update(self, dt: float) -> PinDragResult: ...
+
 # --- readers ----------------------------------------------------------------------------------
 class MotionClip:
     source: str

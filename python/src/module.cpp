@@ -45,4 +45,5 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindMarkers(m);
   kp::bindHand(m);
   kp::bindPrior(m);
+  kp::bindPinDrag(m);
 }

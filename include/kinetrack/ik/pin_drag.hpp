@@ -1,0 +1,194 @@
+#pragma once
+// NAK — pin-and-drag whole-body IK (SPEC §5; Nakamura seed, Eq. 6–12).
+//
+// Every update at the current configuration q:
+//  1. the drag links' stacked Jacobian J_P and the joint velocity θ̇₀ = J_P^# ṙ_P^ref of Eq. 6–7,
+//     with J_P^# the weighted pseudo-inverse M J_Pᵀ(J_P M J_Pᵀ + k_P I)⁻¹ (M = diag of joint
+//     mobilities, the inverse of the paper's weights) and W = E − J_P^# J_P;
+//  2. the constraints' desired velocities ṗ_aux^d: pinned links by Eq. 8, ṙ_F^d = K_F(r_F^ref − r_F)
+//     (and K_F·log(R_ref R_Fᵀ) for a pinned orientation), and joint-range return velocities
+//     K_L(clamp(s) − s) for joints out of their (margin-shrunk) motion range;
+//  3. J_aux, the Jacobian of those constraints (Eq. 9);
+//  4. S = J_aux W and Δṗ_aux = ṗ_aux^d − J_aux θ̇₀ (Eq. 10–11), y = S^* Δṗ_aux with the
+//     singularity-robust inverse S^* = M Sᵀ(S M Sᵀ + k I)⁻¹ (Eq. 12), θ̇ = θ̇₀ + W y (Eq. 7).
+// Desired joint values enter last, in what the pins leave free: y += (E − S^*S) M K_D(s_d − s).
+//
+// Singularity rule (Nakamura–Hanafusa, stated once for both inverses): w is a lower bound of the
+// smallest singular value of the (mobility-weighted) S, w = 1/sqrt(trace(A⁻¹)) with A = S M Sᵀ
+// (from its LDLᵀ factor); k = k0 (1 − w/w0)² when w < w0, else k = 0. The paper's
+// manipulability sqrt(det A) is not used because rows join and leave (limits, role switches) and
+// a determinant's scale changes with the row count; the bound does not.
+//
+// Hard guarantees after the solve: a joint whose step would cross its position limit is locked
+// (mobility 0, velocity that lands it on the limit) and the solve repeated; then ν is scaled
+// uniformly so that no joint (or base component) exceeds its velocity limit. Joint limits are the
+// model's; velocity limits are the model's where finite, else PinDragOptions::max_joint_velocity.
+// The model's linear rows (iCub coupling) are not enforced.
+//
+// The Model is immutable and shared; a PinDragIk holds all per-thread state. update() does not
+// allocate; role changes (pin, drag, release) may grow the workspace.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Cholesky>
+
+#include "kinetrack/core/types.hpp"
+#include "kinetrack/model/configuration.hpp"
+#include "kinetrack/model/data.hpp"
+#include "kinetrack/model/model.hpp"
+
+namespace kinetrack {
+
+/// What of a link is pinned or dragged.
+enum class PinDragMode : std::uint8_t {
+  Position,     ///< the frame origin (3 rows)
+  Orientation,  ///< the frame orientation (3 rows)
+  Pose,         ///< both (6 rows)
+};
+
+/// The role of a frame in the pin-and-drag IK.
+enum class PinDragRole : std::uint8_t { Free, Pinned, Dragged };
+
+struct PinDragOptions {
+  /// Drag feedback gain K_P (1/s): ṙ_P^ref = v_target + K_P (r_target − r_P). Stable for K_P·Δt < 2.
+  double drag_gain = 20.0;
+  /// Default pin feedback gain K_F of Eq. 8 (1/s, scalar times identity); per pin overridable.
+  double pin_gain = 50.0;
+  /// Joint-range return gain K_L (1/s): desired velocity K_L (clamp(s) − s) for joints outside
+  /// their motion range shrunk by limit_margin.
+  double limit_return_gain = 10.0;
+  /// Margin (rad or m) inside each finite position limit where the return velocity starts.
+  double limit_margin = 0.02;
+  /// Desired joint values gain K_D (1/s); 0 disables the desired-joint-values term.
+  double posture_gain = 0.0;
+  /// SR-inverse: largest damping k0 (units of the rows squared: m² for position rows).
+  double sr_max_damping = 1e-3;
+  /// SR-inverse: threshold w0 of the singular-value estimate below which k is raised.
+  double sr_threshold = 0.05;
+  /// Velocity limit (rad/s or m/s) of joints whose model velocity limit is not finite.
+  double max_joint_velocity = 5.0;
+  /// Velocity limits of the floating base (m/s, rad/s per component).
+  double max_base_linear_velocity = 2.0;
+  double max_base_angular_velocity = 5.0;
+  /// Mobility of the six floating-base columns (0 fixes the base in place; 1 = like a joint). Low
+  /// by default: a drag then bends the body rather than carrying the pelvis (and straightening
+  /// the legs of pinned feet).
+  double base_mobility = 0.05;
+  /// How often the solve is repeated after locking joints that would cross a limit.
+  int max_lock_passes = 3;
+};
+
+/// Outcome of one update.
+struct PinDragResult {
+  /// Largest pinned-position error ‖r_ref − r‖ (m) and orientation error ‖log(R_ref Rᵀ)‖ (rad),
+  /// measured after the step (0 without pins).
+  double pin_position_error = 0.0;
+  double pin_orientation_error = 0.0;
+  /// Largest drag error (m, position rows; rad for orientation-only drags), after the step.
+  double drag_error = 0.0;
+  /// Damping used by the drag inverse (k_P) and by the SR-inverse of S (k); 0 away from singularity.
+  double drag_damping = 0.0;
+  double sr_damping = 0.0;
+  /// Uniform scale applied to ν for the velocity limits (1 when none was hit).
+  double velocity_scale = 1.0;
+  /// Joints locked at a position limit this update.
+  int locked_joints = 0;
+  /// Rows of S (pins and joint-range returns).
+  int aux_rows = 0;
+};
+
+/// Pin-and-drag IK over one Model. Roles are per frame: any frame (link or fixed frame) can be
+/// pinned, dragged or released between updates, and any number may be pinned or dragged.
+class PinDragIk {
+ public:
+  /// Throws InvalidArgument for a negative gain, damping, threshold or velocity limit, or a
+  /// mobility outside [0, ∞).
+  explicit PinDragIk(const Model& model, const PinDragOptions& options = {});
+
+  [[nodiscard]] const Model& model() const { return *model_; }
+  [[nodiscard]] const PinDragOptions& options() const { return options_; }
+
+  /// Sets the configuration (joint count must match; finite). Pins keep their references.
+  void setState(const Configuration& q);
+  [[nodiscard]] const Configuration& state() const { return q_; }
+  /// Velocity ν (nv) of the last update (rad/s, m/s; base (ṗ_B, ω_B) world frame first).
+  [[nodiscard]] const VectorXd& velocity() const { return nu_; }
+  /// The velocity limits update() enforces (nv): base (m/s, rad/s) from the options, joints the
+  /// model's finite limits, else options().max_joint_velocity.
+  [[nodiscard]] const VectorXd& velocityLimits() const { return vmax_; }
+
+  /// Pins frame f at its current placement with gain K_F (1/s, ≥ 0; none: options().pin_gain).
+  /// Throws InvalidArgument for a negative or non-finite gain or an unknown frame.
+  void pin(FrameId f, PinDragMode mode = PinDragMode::Position, std::optional<double> gain = std::nullopt);
+  void pin(std::string_view frame, PinDragMode mode = PinDragMode::Position, std::optional<double> gain = std::nullopt);
+  /// Pins frame f at the world position p_W (m) and orientation R_W (used for the modes with it).
+  void pinAt(FrameId f, const Vector3d& p_W, const Matrix3d& R_W, PinDragMode mode = PinDragMode::Position,
+             std::optional<double> gain = std::nullopt);
+  /// Makes f a drag link; its target starts at its current placement (gain K_P in 1/s, ≥ 0;
+  /// none: options().drag_gain).
+  void drag(FrameId f, PinDragMode mode = PinDragMode::Position, std::optional<double> gain = std::nullopt);
+  void drag(std::string_view frame, PinDragMode mode = PinDragMode::Position,
+            std::optional<double> gain = std::nullopt);
+  /// Moves a drag link's target: position p_W (m), optional feed-forward velocity v_W (m/s).
+  /// Throws InvalidArgument when f is not dragged or a value is not finite.
+  void setDragTarget(FrameId f, const Vector3d& p_W, const Vector3d& v_W = Vector3d::Zero());
+  /// Target orientation R_W of a drag link (modes Orientation, Pose), angular velocity ω_W (rad/s).
+  void setDragOrientation(FrameId f, const Matrix3d& R_W, const Vector3d& w_W = Vector3d::Zero());
+  /// Frees f (no-op when free).
+  void release(FrameId f);
+  /// Frees every frame.
+  void releaseAll();
+  [[nodiscard]] PinDragRole role(FrameId f) const;
+
+  /// Desired joint values s_d (numJoints, rad or m) of the posture term; default: zeros.
+  void setDesiredJoints(const Eigen::Ref<const VectorXd>& s_d);
+  /// Joint mobilities (numJoints, ≥ 0; 0 freezes a joint); the weighted pseudo-inverse's weights
+  /// are their inverses. Default: ones.
+  void setJointMobility(const Eigen::Ref<const VectorXd>& mobility);
+
+  /// One step of Eq. 6–12 over dt (s, > 0): computes ν at the current state and integrates it.
+  /// Does not allocate. Throws InvalidArgument for dt ≤ 0 or not finite.
+  PinDragResult update(double dt);
+
+ private:
+  struct Entry {
+    FrameId frame;
+    PinDragMode mode = PinDragMode::Position;
+    double gain = 0.0;
+    Vector3d p_ref = Vector3d::Zero();
+    Matrix3d R_ref = Matrix3d::Identity();
+    Vector3d v_ref = Vector3d::Zero();
+    Vector3d w_ref = Vector3d::Zero();
+  };
+  int findEntry(const std::vector<Entry>& list, FrameId f) const;
+  void checkFrame(FrameId f) const;
+  void reserveWorkspace();
+  void stackTasks();
+  void solve(double dt, PinDragResult& result);
+  [[nodiscard]] double dampingFor(double w) const;
+
+  const Model* model_;
+  PinDragOptions options_;
+  Data data_;
+  Configuration q_;
+  VectorXd nu_;
+  std::vector<Entry> pins_, drags_;
+  VectorXd lower_, upper_, vmax_;      // position limits (nj), velocity limits (nv)
+  VectorXd mobility_, base_mobility_;  // user mobilities (nj), effective (nv)
+  VectorXd desired_;                   // s_d (nj)
+  VectorXd m_;                         // effective mobility of this pass (nv)
+  VectorXd fixed_;                     // fixed velocity of locked coordinates (nv)
+  // Workspace (sized on role changes): drag rows (np), aux rows (na ≤ pins + nj).
+  Matrix6Xd Jframe_;
+  MatrixXd JP_, PM_, XP_, JPinv_, AP_;  // drag: J_P (np×nv), J_P M, A_P⁻¹ J_P M, J_P^#, A_P
+  MatrixXd Jaux_, S_, MSt_, AS_, C_;    // aux: J_aux, S (na×nv), M Sᵀ, S M Sᵀ + kI, J_aux J_P^#
+  VectorXd rP_, vP_, xP_, daux_, vS_, xS_, y_, z_, w_;
+  MatrixXd invP_, invS_;  // inverses for the singular-value bound
+  Eigen::LDLT<MatrixXd> ldltP_, ldltS_;
+  int aux_rows_ = 0;
+  int np_ = 0, npin_ = 0;
+};
+
+}  // namespace kinetrack

@@ -1,0 +1,103 @@
+"""Pin-and-drag IK from Python: a hand drag holds pinned feet, roles switch, many drag links,
+beyond reach stays bounded, options as keywords, errors for bad input."""
+import numpy as np
+import pytest
+
+import kinetrack as kt
+from conftest import shared_file
+
+
+def start(model, seed=3):
+    q = model.neutral()
+    rng = np.random.default_rng(seed)
+    q[7:] = rng.uniform(-0.3, 0.3, model.num_joints)
+    lo, hi = model.lower_limits, model.upper_limits
+    finite = np.isfinite(lo) & np.isfinite(hi)
+    q[7:][finite] = 0.5 * (lo[finite] + hi[finite])
+    q[:3] = [0.0, 0.0, 1.0]
+    if "jRightElbow_rotz" in model.joint_names:  # human66: elbows bent, away from the closed chain's singularity
+        q[7 + model.joint_names.index("jRightElbow_rotz")] = -1.0
+        q[7 + model.joint_names.index("jLeftElbow_rotz")] = 1.0
+    return q
+
+
+def frame_position(model, q, name):
+    data = kt.Data(model)
+    kt.forward_kinematics(model, data, q)
+    return data.frame_positions[model.frame_id(name)].copy()
+
+
+def test_hand_drag_holds_pinned_feet():
+    model = kt.Model.human66()
+    ik = kt.PinDragIk(model)
+    ik.set_state(start(model))
+    ik.pin("RightToe", kt.PinDragMode.pose)
+    ik.pin("LeftToe", kt.PinDragMode.pose)
+    ik.drag("RightHand")
+    assert ik.role("RightHand") == kt.PinDragRole.dragged
+    goal = frame_position(model, ik.state, "RightHand") + [0.0, -0.1, 0.1]
+    worst = 0.0
+    for _ in range(200):
+        ik.set_drag_target("RightHand", goal)
+        r = ik.update(0.01)
+        worst = max(worst, r.pin_position_error)
+    assert worst < 1e-4
+    assert np.linalg.norm(frame_position(model, ik.state, "RightHand") - goal) < 1e-3
+    assert np.all(np.isfinite(ik.velocity)) and ik.velocity.shape == (model.nv,)
+    assert np.all(np.abs(ik.velocity) <= ik.velocity_limits + 1e-12)
+
+
+def test_roles_switch_and_release():
+    model = kt.Model.human66()
+    ik = kt.PinDragIk(model, kt.PinDragOptions(pin_gain=40.0, drag_gain=15.0))
+    assert ik.options.pin_gain == 40.0
+    ik.set_state(start(model))
+    ik.pin("LeftToe", kt.PinDragMode.pose)
+    ik.pin("RightHand")
+    ik.drag("LeftHand")
+    ik.set_drag_target("LeftHand", frame_position(model, ik.state, "LeftHand") + [0.05, 0.0, 0.0])
+    for _ in range(50):
+        ik.update(0.01)
+    ik.pin("LeftHand")
+    ik.drag("RightHand")
+    assert ik.role("LeftHand") == kt.PinDragRole.pinned
+    ik.set_drag_target("RightHand", frame_position(model, ik.state, "RightHand") + [0.0, 0.0, 0.05])
+    r = None
+    for _ in range(100):
+        r = ik.update(0.01)
+    assert r.pin_position_error < 1e-4
+    ik.release_all()
+    assert ik.role("RightHand") == kt.PinDragRole.free
+
+
+def test_beyond_reach_on_icub_is_bounded_and_within_limits():
+    model = kt.Model.load(shared_file("models/icub/iCubGazeboV2_5_model.urdf"))
+    ik = kt.PinDragIk(model)
+    ik.set_state(start(model))
+    ik.pin("l_sole", kt.PinDragMode.pose)
+    ik.pin("r_sole", kt.PinDragMode.pose)
+    ik.drag("r_hand")
+    ik.set_drag_target("r_hand", frame_position(model, ik.state, "r_hand") + [2.0, -3.0, 1.0])
+    for _ in range(300):
+        ik.update(0.01)
+        q = ik.state
+        assert np.all(np.isfinite(q))
+        assert np.all(q[7:] <= model.upper_limits + 1e-12) and np.all(q[7:] >= model.lower_limits - 1e-12)
+
+
+def test_bad_input_raises_value_error():
+    model = kt.Model.human66()
+    ik = kt.PinDragIk(model)
+    with pytest.raises(ValueError, match="NoSuchLink"):
+        ik.pin("NoSuchLink")
+    ik.drag("RightHand")
+    with pytest.raises(ValueError, match="not finite"):
+        ik.set_drag_target("RightHand", [np.nan, 0.0, 0.0])
+    with pytest.raises(ValueError, match="pin_gain"):
+        kt.PinDragIk(model, kt.PinDragOptions(pin_gain=-1.0))
+    with pytest.raises(ValueError, match="gain"):
+        ik.pin("LeftHand", kt.PinDragMode.position, -5.0)
+    with pytest.raises(ValueError, match="dt"):
+        ik.update(0.0)
+    with pytest.raises(ValueError, match="unknown option"):
+        kt.PinDragOptions(gain=1.0)

@@ -1,0 +1,456 @@
+#include "kinetrack/ik/pin_drag.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/kinematics/configuration.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/kinematics/jacobian.hpp"
+
+namespace kinetrack {
+
+namespace {
+
+int rowsOf(PinDragMode mode) { return mode == PinDragMode::Pose ? 6 : 3; }
+bool hasPosition(PinDragMode mode) { return mode != PinDragMode::Orientation; }
+bool hasOrientation(PinDragMode mode) { return mode != PinDragMode::Position; }
+
+void requireNonNegative(double value, const char* name) {
+  if (!(value >= 0.0) || !std::isfinite(value)) {
+    throw InvalidArgument(std::string("PinDragOptions: ") + name + " must be finite and >= 0, got " +
+                          std::to_string(value));
+  }
+}
+
+void requireFinite(const Eigen::Ref<const VectorXd>& v, const char* what) {
+  if (!v.allFinite()) throw InvalidArgument(std::string("PinDragIk: ") + what + " is not finite");
+}
+
+// A lower bound of the smallest singular value of A = S M Sᵀ: λ_min ≥ 1/trace(A⁻¹) (within a
+// factor n of λ_min, never above it, so damping is never raised too late); inv is n × n scratch.
+double singularEstimate(const Eigen::LDLT<MatrixXd>& ldlt, MatrixXd& inv) {
+  if (ldlt.info() != Eigen::Success || ldlt.vectorD().minCoeff() <= 0.0) return 0.0;
+  inv.setIdentity();
+  ldlt.solveInPlace(inv);
+  const double t = inv.trace();
+  return (t > 0.0 && std::isfinite(t)) ? std::sqrt(1.0 / t) : 0.0;
+}
+
+double gainOrDefault(std::optional<double> gain, double fallback, const char* where) {
+  if (!gain) return fallback;
+  if (!(*gain >= 0.0) || !std::isfinite(*gain)) {
+    throw InvalidArgument(std::string(where) + ": gain must be finite and >= 0 (1/s), got " + std::to_string(*gain));
+  }
+  return *gain;
+}
+
+}  // namespace
+
+PinDragIk::PinDragIk(const Model& model, const PinDragOptions& options)
+    : model_(&model), options_(options), data_(model), q_(model), nu_(VectorXd::Zero(model.nv())) {
+  requireNonNegative(options.drag_gain, "drag_gain");
+  requireNonNegative(options.pin_gain, "pin_gain");
+  requireNonNegative(options.limit_return_gain, "limit_return_gain");
+  requireNonNegative(options.limit_margin, "limit_margin");
+  requireNonNegative(options.posture_gain, "posture_gain");
+  requireNonNegative(options.sr_max_damping, "sr_max_damping");
+  requireNonNegative(options.sr_threshold, "sr_threshold");
+  requireNonNegative(options.max_joint_velocity, "max_joint_velocity");
+  requireNonNegative(options.max_base_linear_velocity, "max_base_linear_velocity");
+  requireNonNegative(options.max_base_angular_velocity, "max_base_angular_velocity");
+  requireNonNegative(options.base_mobility, "base_mobility");
+  if (options.max_lock_passes < 0) throw InvalidArgument("PinDragOptions: max_lock_passes must be >= 0");
+
+  const int nj = model.numJoints();
+  const int nb = model.nvBase();
+  const int nv = model.nv();
+  lower_ = model.lowerPositionLimits();
+  upper_ = model.upperPositionLimits();
+  vmax_.resize(nv);
+  for (int i = 0; i < nb; ++i) {
+    vmax_[i] = i < 3 ? options.max_base_linear_velocity : options.max_base_angular_velocity;
+  }
+  for (int j = 0; j < nj; ++j) {
+    const double lo = model.lowerVelocityLimits()[j];
+    const double hi = model.upperVelocityLimits()[j];
+    const double v = std::min(std::abs(lo), std::abs(hi));
+    vmax_[nb + j] = (std::isfinite(v) && v > 0.0) ? v : options.max_joint_velocity;
+  }
+  mobility_ = VectorXd::Ones(nj);
+  base_mobility_ = VectorXd::Constant(nv, 1.0);
+  base_mobility_.head(nb).setConstant(options.base_mobility);
+  desired_ = VectorXd::Zero(nj);
+  m_ = base_mobility_;
+  fixed_ = VectorXd::Zero(nv);
+  Jframe_ = Matrix6Xd::Zero(6, nv);
+  y_ = VectorXd::Zero(nv);
+  z_ = VectorXd::Zero(nv);
+  w_ = VectorXd::Zero(nv);
+  reserveWorkspace();
+}
+
+void PinDragIk::setState(const Configuration& q) {
+  if (q.joints.size() != model_->numJoints()) {
+    throw InvalidArgument("PinDragIk::setState: expected " + std::to_string(model_->numJoints()) +
+                          " joint values, got " + std::to_string(q.joints.size()));
+  }
+  if (!q.joints.allFinite() || !q.base_position.allFinite() || !q.base_rotation.allFinite()) {
+    throw InvalidArgument("PinDragIk::setState: configuration is not finite");
+  }
+  q_ = q;
+}
+
+void PinDragIk::checkFrame(FrameId f) const {
+  if (!f.valid() || f.value >= model_->numFrames()) {
+    throw InvalidArgument("PinDragIk: invalid frame id " + std::to_string(f.value) + " (model has " +
+                          std::to_string(model_->numFrames()) + " frames)");
+  }
+}
+
+int PinDragIk::findEntry(const std::vector<Entry>& list, FrameId f) const {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (list[i].frame == f) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+PinDragRole PinDragIk::role(FrameId f) const {
+  if (findEntry(pins_, f) >= 0) return PinDragRole::Pinned;
+  if (findEntry(drags_, f) >= 0) return PinDragRole::Dragged;
+  return PinDragRole::Free;
+}
+
+void PinDragIk::pin(FrameId f, PinDragMode mode, std::optional<double> gain) {
+  checkFrame(f);
+  forwardKinematics(*model_, data_, q_);
+  const Transform& X = updateFramePlacement(*model_, data_, f);
+  pinAt(f, X.p, X.R, mode, gain);
+}
+
+void PinDragIk::pin(std::string_view frame, PinDragMode mode, std::optional<double> gain) {
+  pin(model_->frameId(frame), mode, gain);
+}
+
+void PinDragIk::pinAt(FrameId f, const Vector3d& p_W, const Matrix3d& R_W, PinDragMode mode,
+                      std::optional<double> gain) {
+  checkFrame(f);
+  if (!p_W.allFinite() || !R_W.allFinite()) throw InvalidArgument("PinDragIk::pinAt: pin placement is not finite");
+  const double k = gainOrDefault(gain, options_.pin_gain, "PinDragIk::pin");
+  release(f);
+  Entry e;
+  e.frame = f;
+  e.mode = mode;
+  e.gain = k;
+  e.p_ref = p_W;
+  e.R_ref = so3::project(R_W);
+  pins_.push_back(e);
+  reserveWorkspace();
+}
+
+void PinDragIk::drag(FrameId f, PinDragMode mode, std::optional<double> gain) {
+  checkFrame(f);
+  const double k = gainOrDefault(gain, options_.drag_gain, "PinDragIk::drag");
+  release(f);
+  forwardKinematics(*model_, data_, q_);
+  const Transform& X = updateFramePlacement(*model_, data_, f);
+  Entry e;
+  e.frame = f;
+  e.mode = mode;
+  e.gain = k;
+  e.p_ref = X.p;
+  e.R_ref = X.R;
+  drags_.push_back(e);
+  reserveWorkspace();
+}
+
+void PinDragIk::drag(std::string_view frame, PinDragMode mode, std::optional<double> gain) {
+  drag(model_->frameId(frame), mode, gain);
+}
+
+void PinDragIk::setDragTarget(FrameId f, const Vector3d& p_W, const Vector3d& v_W) {
+  const int i = findEntry(drags_, f);
+  if (i < 0) throw InvalidArgument("PinDragIk::setDragTarget: frame " + std::to_string(f.value) + " is not dragged");
+  if (!p_W.allFinite() || !v_W.allFinite()) throw InvalidArgument("PinDragIk::setDragTarget: target is not finite");
+  drags_[i].p_ref = p_W;
+  drags_[i].v_ref = v_W;
+}
+
+void PinDragIk::setDragOrientation(FrameId f, const Matrix3d& R_W, const Vector3d& w_W) {
+  const int i = findEntry(drags_, f);
+  if (i < 0) {
+    throw InvalidArgument("PinDragIk::setDragOrientation: frame " + std::to_string(f.value) + " is not dragged");
+  }
+  if (!R_W.allFinite() || !w_W.allFinite()) {
+    throw InvalidArgument("PinDragIk::setDragOrientation: target is not finite");
+  }
+  drags_[i].R_ref = so3::project(R_W);
+  drags_[i].w_ref = w_W;
+}
+
+void PinDragIk::release(FrameId f) {
+  if (const int i = findEntry(pins_, f); i >= 0) pins_.erase(pins_.begin() + i);
+  if (const int i = findEntry(drags_, f); i >= 0) drags_.erase(drags_.begin() + i);
+  reserveWorkspace();
+}
+
+void PinDragIk::releaseAll() {
+  pins_.clear();
+  drags_.clear();
+  reserveWorkspace();
+}
+
+void PinDragIk::setDesiredJoints(const Eigen::Ref<const VectorXd>& s_d) {
+  if (s_d.size() != model_->numJoints()) {
+    throw InvalidArgument("PinDragIk::setDesiredJoints: expected " + std::to_string(model_->numJoints()) +
+                          " values, got " + std::to_string(s_d.size()));
+  }
+  requireFinite(s_d, "desired joint values");
+  desired_ = s_d;
+}
+
+void PinDragIk::setJointMobility(const Eigen::Ref<const VectorXd>& mobility) {
+  if (mobility.size() != model_->numJoints()) {
+    throw InvalidArgument("PinDragIk::setJointMobility: expected " + std::to_string(model_->numJoints()) +
+                          " values, got " + std::to_string(mobility.size()));
+  }
+  requireFinite(mobility, "joint mobility");
+  if (mobility.minCoeff() < 0.0) throw InvalidArgument("PinDragIk::setJointMobility: mobilities must be >= 0");
+  mobility_ = mobility;
+  base_mobility_.tail(model_->numJoints()) = mobility;
+}
+
+// Sizes the workspace for the current roles: np drag rows, and aux rows for every pin plus one
+// per joint with a finite limit (the most joint-range return rows an update can add).
+void PinDragIk::reserveWorkspace() {
+  const int nv = model_->nv();
+  np_ = 0;
+  for (const Entry& e : drags_) np_ += rowsOf(e.mode);
+  npin_ = 0;
+  for (const Entry& e : pins_) npin_ += rowsOf(e.mode);
+  int limited = 0;
+  for (int j = 0; j < model_->numJoints(); ++j) {
+    if (std::isfinite(lower_[j]) || std::isfinite(upper_[j])) ++limited;
+  }
+  const int na = npin_ + limited;
+  JP_.setZero(np_, nv);
+  JPinv_.setZero(nv, np_);
+  rP_.setZero(np_);
+  Jaux_.setZero(na, nv);
+  S_.setZero(na, nv);
+  MSt_.setZero(nv, na);
+  daux_.setZero(na);
+  PM_.setZero(np_, nv);
+  XP_.setZero(np_, nv);
+  xP_.setZero(np_);
+  xS_.setZero(na);
+  ldltP_ = Eigen::LDLT<MatrixXd>(np_);
+  ldltS_ = Eigen::LDLT<MatrixXd>(na);
+  AP_.setZero(np_, np_);
+  AS_.setZero(na, na);
+  invP_.setZero(np_, np_);
+  invS_.setZero(na, na);
+  C_.setZero(na, np_);
+  vP_.setZero(np_);
+  vS_.setZero(na);
+}
+
+double PinDragIk::dampingFor(double w) const {
+  const double w0 = options_.sr_threshold;
+  if (w >= w0) return 0.0;
+  const double r = 1.0 - w / w0;
+  return options_.sr_max_damping * r * r;
+}
+
+// Eq. 8 (pins), drag reference velocities, and the joint-range return rows; writes JP_, rP_,
+// Jaux_, daux_ at the current FK.
+void PinDragIk::stackTasks() {
+  int row = 0;
+  for (const Entry& e : drags_) {
+    frameJacobian(*model_, data_, e.frame, Jframe_);
+    const Transform& X = updateFramePlacement(*model_, data_, e.frame);
+    if (hasPosition(e.mode)) {
+      JP_.middleRows(row, 3) = Jframe_.topRows(3);
+      rP_.segment(row, 3) = e.v_ref + e.gain * (e.p_ref - X.p);
+      row += 3;
+    }
+    if (hasOrientation(e.mode)) {
+      JP_.middleRows(row, 3) = Jframe_.bottomRows(3);
+      rP_.segment(row, 3) = e.w_ref + e.gain * so3::log(e.R_ref * X.R.transpose());
+      row += 3;
+    }
+  }
+  row = 0;
+  for (const Entry& e : pins_) {  // Eq. 8: ṙ_F^d = K_F (r_F^ref − r_F)
+    frameJacobian(*model_, data_, e.frame, Jframe_);
+    const Transform& X = updateFramePlacement(*model_, data_, e.frame);
+    if (hasPosition(e.mode)) {
+      Jaux_.middleRows(row, 3) = Jframe_.topRows(3);
+      daux_.segment(row, 3) = e.gain * (e.p_ref - X.p);
+      row += 3;
+    }
+    if (hasOrientation(e.mode)) {
+      Jaux_.middleRows(row, 3) = Jframe_.bottomRows(3);
+      daux_.segment(row, 3) = e.gain * so3::log(e.R_ref * X.R.transpose());
+      row += 3;
+    }
+  }
+  // Joint-range return velocities: rows e_j for joints outside the margin-shrunk range.
+  const int nb = model_->nvBase();
+  const int na = static_cast<int>(daux_.size());
+  Jaux_.bottomRows(na - row).setZero();
+  daux_.tail(na - row).setZero();
+  for (int j = 0; j < model_->numJoints() && row < na; ++j) {
+    const double lo = lower_[j], hi = upper_[j];
+    if (!std::isfinite(lo) && !std::isfinite(hi)) continue;
+    const double margin = (std::isfinite(lo) && std::isfinite(hi)) ? std::min(options_.limit_margin, 0.25 * (hi - lo))
+                                                                   : options_.limit_margin;
+    const double s = q_.joints[j];
+    const double target = std::clamp(s, lo + margin, hi - margin);
+    if (target == s) continue;
+    Jaux_(row, nb + j) = 1.0;
+    daux_[row] = options_.limit_return_gain * (target - s);
+    ++row;
+  }
+  aux_rows_ = row;
+}
+
+// One pass of Eq. 6–12 with mobilities m_ and the fixed velocities fixed_ of locked coordinates.
+void PinDragIk::solve(double /*dt*/, PinDragResult& result) {
+  const int nv = model_->nv();
+  const int na = static_cast<int>(daux_.size());
+  // Eq. 6: J_P^# = M J_Pᵀ (J_P M J_Pᵀ + k_P I)⁻¹, θ̇₀ = J_P^# (ṙ_P^ref − J_P ν_fixed) + ν_fixed.
+  double kP = 0.0;
+  if (np_ > 0) {
+    PM_.noalias() = JP_ * m_.asDiagonal();
+    AP_.noalias() = PM_ * JP_.transpose();
+    ldltP_.compute(AP_);
+    kP = dampingFor(singularEstimate(ldltP_, invP_));
+    if (kP > 0.0) {
+      AP_.diagonal().array() += kP;
+      ldltP_.compute(AP_);
+    }
+    XP_ = ldltP_.solve(PM_);  // A_P⁻¹ J_P M
+    JPinv_ = XP_.transpose();
+    vP_.noalias() = JP_ * fixed_;
+    vP_ = rP_ - vP_;
+    w_.noalias() = JPinv_ * vP_;  // θ̇₀ (free part)
+  } else {
+    w_.setZero();
+  }
+  // Eq. 10–11: S = J_aux W = J_aux − (J_aux J_P^#) J_P, Δṗ = ṗ^d − J_aux (θ̇₀ + ν_fixed).
+  double k = 0.0;
+  if (na > 0) {
+    if (np_ > 0) {
+      C_.noalias() = Jaux_ * JPinv_;
+      S_ = Jaux_;
+      S_.noalias() -= C_ * JP_;
+    } else {
+      S_ = Jaux_;
+    }
+    z_ = w_ + fixed_;
+    vS_.noalias() = Jaux_ * z_;
+    vS_ = daux_ - vS_;
+    // Eq. 12: y = S^* Δṗ with S^* = M Sᵀ (S M Sᵀ + k I)⁻¹, k by the Nakamura–Hanafusa rule.
+    MSt_.noalias() = m_.asDiagonal() * S_.transpose();
+    AS_.noalias() = S_ * MSt_;
+    for (int i = aux_rows_; i < na; ++i) AS_(i, i) = 1.0;  // unused rows: identity, zero rhs
+    ldltS_.compute(AS_);
+    k = dampingFor(singularEstimate(ldltS_, invS_));
+    if (k > 0.0) {
+      AS_.diagonal().head(aux_rows_).array() += k;
+      ldltS_.compute(AS_);
+    }
+    xS_ = ldltS_.solve(vS_);
+    y_.noalias() = MSt_ * xS_;
+  } else {
+    y_.setZero();
+  }
+  // Desired joint values, in what the pins leave: y += (E − S^*S) M K_D (s_d − s).
+  if (options_.posture_gain > 0.0) {
+    const int nb = model_->nvBase();
+    z_.head(nb).setZero();
+    z_.tail(nv - nb) = options_.posture_gain * (desired_ - q_.joints);
+    z_.array() *= m_.array();
+    if (na > 0) {
+      vS_.noalias() = S_ * z_;
+      xS_ = ldltS_.solve(vS_);
+      z_.noalias() -= MSt_ * xS_;
+    }
+    y_ += z_;
+  }
+  // Eq. 7: θ̇ = θ̇₀ + W y, W y = y − J_P^# (J_P y).
+  nu_ = fixed_ + w_ + y_;
+  if (np_ > 0) {
+    vP_.noalias() = JP_ * y_;
+    nu_.noalias() -= JPinv_ * vP_;
+  }
+  result.drag_damping = kP;
+  result.sr_damping = k;
+}
+
+PinDragResult PinDragIk::update(double dt) {
+  if (!(dt > 0.0) || !std::isfinite(dt)) throw InvalidArgument("PinDragIk::update: dt must be finite and > 0");
+  PinDragResult result;
+  const int nb = model_->nvBase();
+  const int nj = model_->numJoints();
+  forwardKinematics(*model_, data_, q_);
+  stackTasks();
+  result.aux_rows = aux_rows_;
+  m_ = base_mobility_;
+  fixed_.setZero();
+  // Solve, then lock every joint whose step would cross a limit and solve again.
+  for (int pass = 0;; ++pass) {
+    solve(dt, result);
+    int newly_locked = 0;
+    for (int j = 0; j < nj; ++j) {
+      const int c = nb + j;
+      if (m_[c] == 0.0 && fixed_[c] != 0.0) continue;
+      const double s = q_.joints[j];
+      const double next = s + nu_[c] * dt;
+      double v = nu_[c];
+      if (next > upper_[j]) v = std::max((upper_[j] - s) / dt, -vmax_[c]);
+      if (next < lower_[j]) v = std::min((lower_[j] - s) / dt, vmax_[c]);
+      if (v == nu_[c]) continue;
+      if (pass < options_.max_lock_passes) {
+        m_[c] = 0.0;
+        fixed_[c] = v;
+        ++newly_locked;
+      } else {
+        nu_[c] = v;  // last pass: clip
+      }
+    }
+    result.locked_joints += newly_locked;
+    if (newly_locked == 0 || pass >= options_.max_lock_passes) break;
+  }
+  if (!nu_.allFinite()) nu_.setZero();  // numerical safety net: never integrate NaN
+  // Velocity limits: one uniform scale keeps the direction (and limits: s inside stays inside).
+  double scale = 1.0;
+  for (int i = 0; i < nu_.size(); ++i) {
+    const double a = std::abs(nu_[i]);
+    if (a > vmax_[i]) scale = std::min(scale, vmax_[i] / a);
+  }
+  if (scale < 1.0) nu_ *= scale;
+  result.velocity_scale = scale;
+  integrate(*model_, q_, nu_, dt, q_);
+  // Errors after the step.
+  forwardKinematics(*model_, data_, q_);
+  for (const Entry& e : pins_) {
+    const Transform& X = updateFramePlacement(*model_, data_, e.frame);
+    if (hasPosition(e.mode)) result.pin_position_error = std::max(result.pin_position_error, (e.p_ref - X.p).norm());
+    if (hasOrientation(e.mode)) {
+      result.pin_orientation_error = std::max(result.pin_orientation_error, so3::log(e.R_ref * X.R.transpose()).norm());
+    }
+  }
+  for (const Entry& e : drags_) {
+    const Transform& X = updateFramePlacement(*model_, data_, e.frame);
+    const double err = hasPosition(e.mode) ? (e.p_ref - X.p).norm() : so3::log(e.R_ref * X.R.transpose()).norm();
+    result.drag_error = std::max(result.drag_error, err);
+  }
+  return result;
+}
+
+}  // namespace kinetrack

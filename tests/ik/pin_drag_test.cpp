@@ -1,0 +1,364 @@
+#include "kinetrack/ik/pin_drag.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/kinematics/configuration.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/kinematics/jacobian.hpp"
+#include "kinetrack/model/human_models.hpp"
+#include "testing/alloc_guard.hpp"
+#include "testing/finite_diff.hpp"
+#include "testing/shared_paths.hpp"
+
+namespace kinetrack {
+namespace {
+
+constexpr double kDt = 0.01;
+
+// A bent, deterministic start pose (every joint uniform in ±0.3 rad, inside its limits).
+Configuration startPose(const Model& m, unsigned seed = 7) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-0.3, 0.3);
+  Configuration q(m);
+  for (int j = 0; j < m.numJoints(); ++j) {
+    double s = u(rng);
+    const double lo = m.lowerPositionLimits()[j], hi = m.upperPositionLimits()[j];
+    if (std::isfinite(lo) && std::isfinite(hi)) s = 0.5 * (lo + hi) + 0.5 * (hi - lo) * u(rng);
+    q.joints[j] = s;
+  }
+  q.base_position = Vector3d(0.0, 0.0, 1.0);
+  // human66: elbows bent (a straight arm pinned at the hand is the closed chain's singularity).
+  if (const auto r = m.findJoint("jRightElbow_rotz"), l = m.findJoint("jLeftElbow_rotz"); r && l) {
+    q.joints[r->value] = -1.0;
+    q.joints[l->value] = 1.0;
+  }
+  return q;
+}
+
+Vector3d placement(const Model& m, const Configuration& q, FrameId f, Matrix3d* R = nullptr) {
+  Data d(m);
+  forwardKinematics(m, d, q);
+  const Transform& X = updateFramePlacement(m, d, f);
+  if (R != nullptr) *R = X.R;
+  return X.p;
+}
+
+// Per-update checks shared by every scripted run: finite, velocity limits, joint limits.
+struct RunStats {
+  double max_pin_position = 0.0, max_pin_orientation = 0.0, max_speed_ratio = 0.0, max_limit_violation = 0.0;
+  bool finite = true;
+};
+
+void record(const PinDragIk& ik, const PinDragResult& r, RunStats& st) {
+  const Model& m = ik.model();
+  st.max_pin_position = std::max(st.max_pin_position, r.pin_position_error);
+  st.max_pin_orientation = std::max(st.max_pin_orientation, r.pin_orientation_error);
+  st.finite = st.finite && ik.velocity().allFinite() && ik.state().joints.allFinite() &&
+              ik.state().base_position.allFinite() && std::isfinite(r.pin_position_error);
+  st.max_speed_ratio =
+      std::max(st.max_speed_ratio, ik.velocity().cwiseAbs().cwiseQuotient(ik.velocityLimits()).maxCoeff());
+  st.max_limit_violation = std::max(st.max_limit_violation, positionLimitViolation(m, ik.state()));
+}
+
+// Drags `frame` from its start along a circle of radius `radius` (m) in the y–z plane for `steps`.
+RunStats circleDrag(PinDragIk& ik, FrameId frame, double radius, int steps) {
+  RunStats st;
+  const Vector3d centre = placement(ik.model(), ik.state(), frame) - Vector3d(0.0, radius, 0.0);
+  for (int k = 1; k <= steps; ++k) {
+    const double a = 2.0 * M_PI * k / steps;
+    ik.setDragTarget(frame, centre + radius * Vector3d(0.0, std::cos(a), std::sin(a)));
+    record(ik, ik.update(kDt), st);
+  }
+  return st;
+}
+
+Model loadIcub() { return io::loadUrdf(testing::sharedFile("models/icub/iCubGazeboV2_5_model.urdf")); }
+
+// ---- feasible drags: pins held ---------------------------------------------------------------
+
+// The scripted drag of the issue: both feet pinned as poses, the other hand pinned in position,
+// one hand dragged round a circle of `radius` (m) in 3 s and held 0.5 s on its start.
+struct ScriptedDrag {
+  RunStats stats;
+  double return_error = 0.0;  ///< distance of the dragged hand from its start at the end (m)
+};
+
+ScriptedDrag scriptedHandDrag(const Model& m, const std::vector<std::string>& names, double radius) {
+  const PinDragOptions o;
+  PinDragIk ik(m, o);
+  ik.setState(startPose(m));
+  ik.pin(names[0], PinDragMode::Pose);
+  ik.pin(names[1], PinDragMode::Pose);
+  ik.pin(names[2], PinDragMode::Position);
+  const FrameId hand = m.frameId(names[3]);
+  ik.drag(hand);
+  const Vector3d start = placement(m, ik.state(), hand);
+  ScriptedDrag out;
+  out.stats = circleDrag(ik, hand, radius, 300);
+  for (int k = 0; k < 50; ++k) record(ik, ik.update(kDt), out.stats);  // settle on the last target
+  out.return_error = (placement(m, ik.state(), hand) - start).norm();
+  return out;
+}
+
+TEST(PinDrag, Human66HandDragHoldsPinnedFeetAndHand) {
+  const ScriptedDrag r = scriptedHandDrag(makeHuman66(), {"RightToe", "LeftToe", "LeftHand", "RightHand"}, 0.15);
+  EXPECT_TRUE(r.stats.finite);
+  EXPECT_LT(r.stats.max_pin_position, 1e-4);
+  EXPECT_LT(r.stats.max_pin_orientation, 1e-3);
+  EXPECT_LE(r.stats.max_speed_ratio, 1.0 + 1e-9);
+  EXPECT_LT(r.return_error, 0.01);  // the hand followed the circle back to its start
+}
+
+TEST(PinDrag, IcubHandDragHoldsPinnedSolesWithinJointLimits) {
+  KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
+  const ScriptedDrag r = scriptedHandDrag(loadIcub(), {"l_sole", "r_sole", "l_hand", "r_hand"}, 0.05);
+  EXPECT_TRUE(r.stats.finite);
+  EXPECT_LT(r.stats.max_pin_position, 1e-4);
+  EXPECT_LT(r.stats.max_pin_orientation, 1e-3);
+  EXPECT_LE(r.stats.max_speed_ratio, 1.0 + 1e-9);
+  EXPECT_EQ(r.stats.max_limit_violation, 0.0);
+  EXPECT_LT(r.return_error, 0.01);
+}
+
+TEST(PinDrag, ManyDragLinksFollowTheirTargets) {
+  const Model m = makeHuman66();
+  PinDragIk ik(m);
+  ik.setState(startPose(m));
+  ik.pin("RightToe", PinDragMode::Pose);
+  ik.pin("LeftToe", PinDragMode::Pose);
+  const std::vector<FrameId> drags = {m.frameId("RightHand"), m.frameId("LeftHand"), m.frameId("Head")};
+  std::vector<Vector3d> goals;
+  for (const FrameId f : drags) {
+    ik.drag(f);
+    goals.push_back(placement(m, ik.state(), f) + Vector3d(0.05, 0.0, -0.05));
+    ik.setDragTarget(f, goals.back());
+  }
+  PinDragResult r;
+  for (int k = 0; k < 200; ++k) r = ik.update(kDt);
+  EXPECT_LT(r.pin_position_error, 1e-4);
+  for (std::size_t i = 0; i < drags.size(); ++i)
+    EXPECT_LT((placement(m, ik.state(), drags[i]) - goals[i]).norm(), 1e-3);
+}
+
+TEST(PinDrag, RolesSwitchMidRun) {
+  const Model m = makeHuman66();
+  const PinDragOptions o;
+  PinDragIk ik(m, o);
+  ik.setState(startPose(m));
+  const FrameId rhand = m.frameId("RightHand"), lhand = m.frameId("LeftHand"), rtoe = m.frameId("RightToe");
+  ik.pin(rtoe, PinDragMode::Pose);
+  ik.pin("LeftToe", PinDragMode::Pose);
+  ik.drag(rhand);
+  ik.pin(lhand);
+  RunStats st = circleDrag(ik, rhand, 0.1, 100);
+  // Switch: the right hand is now pinned where it is, the left hand dragged, the right toe dragged
+  // upward (a knee lift) while the left foot stays.
+  ik.pin(rhand);
+  ik.drag(lhand);
+  ik.drag(rtoe, PinDragMode::Position, 5.0);
+  EXPECT_EQ(ik.role(rhand), PinDragRole::Pinned);
+  EXPECT_EQ(ik.role(lhand), PinDragRole::Dragged);
+  const Vector3d toe_goal = placement(m, ik.state(), rtoe) + Vector3d(0.0, 0.0, 0.08);
+  ik.setDragTarget(rtoe, toe_goal);
+  RunStats st2 = circleDrag(ik, lhand, 0.1, 100);
+  for (int k = 0; k < 100; ++k) record(ik, ik.update(kDt), st2);
+  EXPECT_TRUE(st.finite && st2.finite);
+  EXPECT_LT(std::max(st.max_pin_position, st2.max_pin_position), 1e-4);
+  EXPECT_LT(std::max(st.max_pin_orientation, st2.max_pin_orientation), 1e-3);
+  EXPECT_LT((placement(m, ik.state(), rtoe) - toe_goal).norm(), 1e-3);
+  ik.release(rtoe);
+  EXPECT_EQ(ik.role(rtoe), PinDragRole::Free);
+}
+
+// ---- infeasible drags: bounded ---------------------------------------------------------------
+
+TEST(PinDrag, DragBeyondReachStaysBoundedOnHuman66) {
+  const Model m = makeHuman66();
+  const PinDragOptions o;
+  PinDragIk ik(m, o);
+  ik.setState(startPose(m));
+  ik.pin("RightToe", PinDragMode::Pose);
+  ik.pin("LeftToe", PinDragMode::Pose);
+  const FrameId hand = m.frameId("RightHand");
+  ik.drag(hand);
+  ik.setDragTarget(hand, placement(m, ik.state(), hand) + Vector3d(0.0, -3.0, 1.0));
+  RunStats st;
+  PinDragResult r;
+  for (int k = 0; k < 500; ++k) record(ik, r = ik.update(kDt), st);
+  EXPECT_TRUE(st.finite);
+  EXPECT_LE(st.max_speed_ratio, 1.0 + 1e-9);
+  EXPECT_GT(r.drag_error, 1.0);  // out of reach: it stays away, stretched
+  // The SR-inverse gives way: the pins are pulled along (0.37 m at most here), never further.
+  EXPECT_LT(st.max_pin_position, 0.5);
+}
+
+TEST(PinDrag, ConflictingPinsAndDragStayBoundedOnIcub) {
+  KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
+  const Model m = loadIcub();
+  const PinDragOptions o;
+  PinDragIk ik(m, o);
+  ik.setState(startPose(m));
+  ik.pin("l_sole", PinDragMode::Pose);
+  ik.pin("r_sole", PinDragMode::Pose);
+  ik.pin("r_hand", PinDragMode::Pose);  // the hand is pinned, its forearm dragged away: conflict
+  const FrameId forearm = m.frameId("r_forearm");
+  ik.drag(forearm);
+  ik.setDragTarget(forearm, placement(m, ik.state(), forearm) + Vector3d(0.5, -2.0, 1.0));
+  const FrameId lhand = m.frameId("l_hand");
+  ik.drag(lhand);
+  ik.setDragTarget(lhand, placement(m, ik.state(), lhand) + Vector3d(0.0, 5.0, 0.0));
+  RunStats st;
+  PinDragResult r;
+  double max_k = 0.0;
+  for (int k = 0; k < 500; ++k) {
+    record(ik, r = ik.update(kDt), st);
+    max_k = std::max(max_k, r.sr_damping + r.drag_damping);
+  }
+  EXPECT_TRUE(st.finite);
+  EXPECT_LE(st.max_speed_ratio, 1.0 + 1e-9);
+  EXPECT_EQ(st.max_limit_violation, 0.0);
+  EXPECT_GT(max_k, 0.0);  // the SR-inverse damping was raised
+}
+
+TEST(PinDrag, JointRangeReturnBringsAJointBackInside) {
+  KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
+  const Model m = loadIcub();
+  PinDragIk ik(m);
+  Configuration q = startPose(m);
+  const JointId elbow = m.jointId("r_elbow");
+  q.joints[elbow.value] = m.upperPositionLimits()[elbow.value] + 0.2;  // outside its range
+  ik.setState(q);
+  ik.pin("l_sole", PinDragMode::Pose);
+  for (int k = 0; k < 200; ++k) ik.update(kDt);
+  EXPECT_LE(ik.state().joints[elbow.value], m.upperPositionLimits()[elbow.value]);
+  EXPECT_TRUE(ik.state().joints.allFinite());
+}
+
+TEST(PinDrag, DesiredJointValuesActInThePinsNullSpace) {
+  const Model m = makeHuman66();
+  PinDragOptions o;
+  o.posture_gain = 5.0;
+  PinDragIk ik(m, o);
+  const Configuration q0 = startPose(m);
+  ik.setState(q0);
+  ik.pin("RightToe", PinDragMode::Pose);
+  ik.pin("LeftToe", PinDragMode::Pose);
+  const double before = q0.joints.norm();
+  PinDragResult r;
+  for (int k = 0; k < 300; ++k) r = ik.update(kDt);
+  EXPECT_LT(ik.state().joints.norm(), 0.8 * before);  // pulled towards s_d = 0
+  EXPECT_LT(r.pin_position_error, 1e-4);
+  EXPECT_LT(r.pin_orientation_error, 1e-3);
+}
+
+// ---- the assembled velocity, against finite differences --------------------------------------
+
+TEST(PinDrag, StepVelocityMatchesFiniteDifferenceOfPinsAndDrag) {
+  // The ν of one update, pushed through each task's finite-difference Jacobian: pins see their
+  // Eq. 8 velocity K_F(r_ref − r), the drag its K_P(r_target − r) (feasible, undamped case).
+  const Model m = makeHuman66();
+  PinDragOptions o;
+  o.max_joint_velocity = 100.0;
+  o.max_base_linear_velocity = o.max_base_angular_velocity = 100.0;
+  PinDragIk ik(m, o);
+  const Configuration q = startPose(m);
+  ik.setState(q);
+  const FrameId toe = m.frameId("RightToe"), lhand = m.frameId("LeftHand"), rhand = m.frameId("RightHand");
+  const Vector3d p_toe = placement(m, q, toe) + Vector3d(0.001, 0.0, 0.0);  // a small pin error
+  ik.pinAt(toe, p_toe, Matrix3d::Identity(), PinDragMode::Position, 30.0);
+  ik.pin(lhand, PinDragMode::Orientation, 30.0);
+  ik.drag(rhand);
+  const Vector3d goal = placement(m, q, rhand) + Vector3d(0.0, 0.01, 0.02);
+  ik.setDragTarget(rhand, goal);
+  const PinDragResult r = ik.update(1e-3);
+  ASSERT_EQ(r.sr_damping, 0.0);
+  ASSERT_EQ(r.drag_damping, 0.0);
+  const VectorXd& nu = ik.velocity();
+  const Matrix6Xd Jt = testing::finiteDifferenceFrameJacobian(m, q, toe);
+  const Matrix6Xd Jl = testing::finiteDifferenceFrameJacobian(m, q, lhand);
+  const Matrix6Xd Jr = testing::finiteDifferenceFrameJacobian(m, q, rhand);
+  const double tol = 1e-5;
+  EXPECT_LT((Jt.topRows(3) * nu - 30.0 * (p_toe - placement(m, q, toe))).norm(), tol);
+  EXPECT_LT((Jl.bottomRows(3) * nu).norm(), tol);
+  EXPECT_LT((Jr.topRows(3) * nu - o.drag_gain * (goal - placement(m, q, rhand))).norm(), tol);
+}
+
+// ---- API -------------------------------------------------------------------------------------
+
+TEST(PinDrag, UpdateDoesNotAllocate) {
+  const Model m = makeHuman66();
+  PinDragIk ik(m);
+  ik.setState(startPose(m));
+  ik.pin("RightToe", PinDragMode::Pose);
+  ik.pin("LeftToe", PinDragMode::Pose);
+  ik.pin("LeftHand");
+  const FrameId hand = m.frameId("RightHand");
+  ik.drag(hand);
+  ik.setDragTarget(hand, placement(m, ik.state(), hand) + Vector3d(0.0, 0.0, 0.1));
+  for (int k = 0; k < 3; ++k) ik.update(kDt);
+  long allocations = 0;
+  {
+    testing::AllocationCounter guard;
+    ik.update(kDt);
+    allocations = guard.count();
+  }
+  EXPECT_EQ(allocations, 0);
+}
+
+TEST(PinDrag, VelocityLimitsAreTheModelsOrTheOptions) {
+  PinDragOptions o;
+  o.max_joint_velocity = 3.0;
+  o.max_base_linear_velocity = 1.5;
+  const Model h = makeHuman66();  // no model velocity limits
+  const PinDragIk hik(h, o);
+  EXPECT_EQ(hik.velocityLimits().head(3), Vector3d::Constant(1.5));
+  EXPECT_EQ(hik.velocityLimits().segment(3, 3), Vector3d::Constant(o.max_base_angular_velocity));
+  EXPECT_TRUE((hik.velocityLimits().tail(h.numJoints()).array() == 3.0).all());
+  KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
+  const Model m = loadIcub();
+  const PinDragIk ik(m, o);
+  for (int j = 0; j < m.numJoints(); ++j) {
+    const double v = std::min(std::abs(m.lowerVelocityLimits()[j]), std::abs(m.upperVelocityLimits()[j]));
+    EXPECT_EQ(ik.velocityLimits()[m.nvBase() + j], std::isfinite(v) && v > 0.0 ? v : 3.0) << m.jointName(JointId(j));
+  }
+}
+
+TEST(PinDrag, BadInputThrowsClearly) {
+  const Model m = makeHuman66();
+  PinDragIk ik(m);
+  try {
+    ik.pin("NoSuchLink");
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("NoSuchLink"), std::string::npos) << e.what();
+  }
+  const FrameId hand = m.frameId("RightHand");
+  EXPECT_THROW(ik.setDragTarget(hand, Vector3d::Zero()), InvalidArgument);  // not dragged
+  ik.drag(hand);
+  EXPECT_THROW(ik.setDragTarget(hand, Vector3d(NAN, 0.0, 0.0)), InvalidArgument);
+  EXPECT_THROW(ik.pin("LeftHand", PinDragMode::Position, -5.0), InvalidArgument);  // negative gain
+  EXPECT_THROW(ik.drag(m.frameId("LeftHand"), PinDragMode::Position, NAN), InvalidArgument);
+  EXPECT_EQ(ik.role(m.frameId("LeftHand")), PinDragRole::Free);
+  EXPECT_THROW(ik.update(0.0), InvalidArgument);
+  EXPECT_THROW(ik.update(NAN), InvalidArgument);
+  PinDragOptions o;
+  o.pin_gain = -1.0;
+  EXPECT_THROW(PinDragIk(m, o), InvalidArgument);
+  o = {};
+  o.sr_max_damping = -1e-3;
+  EXPECT_THROW(PinDragIk(m, o), InvalidArgument);
+  EXPECT_THROW(ik.setJointMobility(VectorXd::Constant(m.numJoints(), -1.0)), InvalidArgument);
+  EXPECT_THROW(ik.setDesiredJoints(VectorXd::Zero(3)), InvalidArgument);
+  EXPECT_TRUE(ik.velocity().allFinite());
+}
+
+}  // namespace
+}  // namespace kinetrack
