@@ -36,6 +36,8 @@ namespace kinetrack::cli {
 void addCompareCommand(CLI::App& experiment, Action& action);
 /// Registers `kinetrack experiment assembly` (assembly_experiment.cpp) under `experiment`.
 void addAssemblyExperiment(CLI::App& experiment, Action& action);
+/// Registers `kinetrack experiment labelling` (labelling_experiment.cpp) under `experiment`.
+void addLabellingExperiment(CLI::App& experiment, Action& action);
 
 namespace {
 
@@ -203,6 +205,7 @@ void addExperimentCommand(CLI::App& app, Action& action) {
   experiment->require_subcommand(1);
   addCompareCommand(*experiment, action);
   addAssemblyExperiment(*experiment, action);
+  addLabellingExperiment(*experiment, action);
 
   auto cfg = std::make_shared<ConvergenceConfig>();
   CLI::App* cmd = experiment->add_subcommand(

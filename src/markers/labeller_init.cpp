@@ -1,0 +1,161 @@
+// Initialisation (and re-initialisation after a loss of track): which point is which marker when
+// nothing is known but the model. Two stages:
+//   1. rigid search: the model's markers at a start pose (the reference pose, and the last solved
+//      pose when there is one), turned about `up` by each of init_headings yaw hypotheses and
+//      moved onto the cloud's median; each hypothesis alternates a gated optimal assignment with
+//      the best yaw + translation for it (a Kabsch fit restricted to rotations about `up`);
+//      the least-cost hypothesis wins;
+//   2. articulated refinement: the IK pose is driven to that rigid placement (steps of at most
+//      45° so Gauss–Newton follows), then assignment ↔ marker IK alternate with a gate shrinking
+//      from init_gate to init_refine_gate, so limbs away from the start pose are found.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <Eigen/Geometry>
+
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "labeller_impl.hpp"
+
+namespace kinetrack::markers {
+
+namespace {
+
+Matrix3d yawRotation(const Vector3d& up, double theta) { return Eigen::AngleAxisd(theta, up).toRotationMatrix(); }
+
+struct RigidFit {
+  double theta = 0.0;
+  Vector3d t = Vector3d::Zero();  // x' = R(theta) x + t
+};
+
+// Least-squares rotation about `up` and translation taking a[i] to b[mp[i]] for assigned i.
+bool fitYaw(const Vector3d& up, const std::vector<Vector3d>& a, const std::vector<Vector3d>& b,
+            const std::vector<int>& mp, RigidFit& fit) {
+  Vector3d ca = Vector3d::Zero(), cb = Vector3d::Zero();
+  int count = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (mp[i] < 0) continue;
+    ca += a[i];
+    cb += b[static_cast<std::size_t>(mp[i])];
+    ++count;
+  }
+  if (count < 2) return false;
+  ca /= count;
+  cb /= count;
+  double s_cos = 0.0, s_sin = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (mp[i] < 0) continue;
+    Vector3d u = a[i] - ca, v = b[static_cast<std::size_t>(mp[i])] - cb;
+    u -= up * up.dot(u);
+    v -= up * up.dot(v);
+    s_cos += u.dot(v);
+    s_sin += up.dot(u.cross(v));
+  }
+  fit.theta = std::atan2(s_sin, s_cos);
+  fit.t = cb - yawRotation(up, fit.theta) * ca;
+  return true;
+}
+
+}  // namespace
+
+bool Labeller::Impl::initialise(int n) {
+  if (n < 3) return false;
+  const Vector3d& up = lm->up;
+  // The cloud's centre: the coordinate-wise median (ghosts far away do not move it).
+  Vector3d centre;
+  for (int c = 0; c < 3; ++c) {
+    scratch.clear();
+    for (int p = 0; p < n; ++p) scratch.push_back(pts[static_cast<std::size_t>(p)][c]);
+    const auto mid = scratch.begin() + static_cast<std::ptrdiff_t>(scratch.size() / 2);
+    std::nth_element(scratch.begin(), mid, scratch.end());
+    centre[c] = *mid;
+  }
+  std::fill(gate.begin(), gate.end(), opt.init_gate);
+
+  const int starts = started ? 2 : 1;
+  double best_cost = std::numeric_limits<double>::infinity();
+  int best_start = 0;
+  RigidFit best;
+  for (int s = 0; s < starts; ++s) {
+    markerPositions(s == 0 ? lm->reference : q_curr, false, model_markers);
+    Vector3d cm = Vector3d::Zero();
+    for (const Vector3d& x : model_markers) cm += x;
+    cm /= m;
+    for (int h = 0; h < opt.init_headings; ++h) {
+      RigidFit fit;
+      fit.theta = 2.0 * M_PI * h / opt.init_headings;
+      fit.t = centre - yawRotation(up, fit.theta) * cm;
+      double cost = 0.0;
+      for (int it = 0; it <= opt.init_rigid_iterations; ++it) {
+        const Matrix3d R = yawRotation(up, fit.theta);
+        for (int i = 0; i < m; ++i)
+          targets[static_cast<std::size_t>(i)] = R * model_markers[static_cast<std::size_t>(i)] + fit.t;
+        cost = assign(targets, gate, n);
+        if (it == opt.init_rigid_iterations) break;
+        RigidFit next;
+        if (!fitYaw(up, model_markers, pts, mp, next)) break;
+        const bool settled =
+            std::abs(std::remainder(next.theta - fit.theta, 2.0 * M_PI)) < 1e-4 && (next.t - fit.t).norm() < 1e-4;
+        fit = next;
+        if (settled) {
+          const Matrix3d R2 = yawRotation(up, fit.theta);
+          for (int i = 0; i < m; ++i)
+            targets[static_cast<std::size_t>(i)] = R2 * model_markers[static_cast<std::size_t>(i)] + fit.t;
+          cost = assign(targets, gate, n);
+          break;
+        }
+      }
+      if (cost < best_cost) best_cost = cost, best_start = s, best = fit;
+    }
+  }
+
+  // Drive the IK pose to the rigid placement: rotate about the markers' centroid in steps of at
+  // most 45°, translating proportionally; every marker is a target (reachable exactly when the
+  // model's root can move freely).
+  const Configuration& start = best_start == 0 ? lm->reference : q_curr;
+  markerPositions(start, false, model_markers);
+  Vector3d cm = Vector3d::Zero();
+  for (const Vector3d& x : model_markers) cm += x;
+  cm /= m;
+  const double theta = std::remainder(best.theta, 2.0 * M_PI);
+  const Vector3d shift = yawRotation(up, theta) * cm + best.t - cm;
+  const int steps = std::max(1, static_cast<int>(std::ceil(std::abs(theta) / (M_PI / 4.0))));
+  ik.setState(start);
+  for (int k = 1; k <= steps; ++k) {
+    const double lambda = static_cast<double>(k) / steps;
+    const Matrix3d R = yawRotation(up, lambda * theta);
+    for (int i = 0; i < m; ++i)
+      measured[static_cast<std::size_t>(i)] =
+          R * (model_markers[static_cast<std::size_t>(i)] - cm) + cm + lambda * shift;
+    ik.solve(measured);
+  }
+
+  // Articulated refinement: assignment ↔ IK, the gate shrinking geometrically to its final value
+  // by half the rounds.
+  const int rounds = opt.init_refine_rounds;
+  std::fill(best_mp.begin(), best_mp.end(), -2);
+  bool ok = false;
+  for (int r = 0; r < rounds; ++r) {
+    const double frac = std::min(1.0, 2.0 * r / std::max(1, rounds - 1));
+    const double g = opt.init_gate * std::pow(opt.init_refine_gate / opt.init_gate, frac);
+    std::fill(gate.begin(), gate.end(), g);
+    markerPositions(ik.state(), false, targets);
+    assign(targets, gate, n);
+    if (frac >= 1.0 && mp == best_mp) break;  // stable at the final gate
+    best_mp = mp;
+    ok = solveIk(n);
+    if (!ok) break;
+  }
+  if (!ok) return false;
+  int assigned = 0;
+  for (int i = 0; i < m; ++i) assigned += mp[static_cast<std::size_t>(i)] >= 0;
+  pred = targets;
+  if (assigned < opt.init_min_fraction * std::min(m, n) || !(out.ik.rms_error <= opt.init_max_rms)) return false;
+  // A new track: offsets and learnt distances start from this frame.
+  std::fill(residual.begin(), residual.end(), Vector3d::Zero());
+  std::fill(pair_ref.begin(), pair_ref.end(), std::numeric_limits<double>::quiet_NaN());
+  std::fill(unseen.begin(), unseen.end(), 0);
+  return true;
+}
+
+}  // namespace kinetrack::markers
