@@ -196,14 +196,14 @@ int runLabellingExperiment(const LabellingExperimentConfig& cfg) {
   fmt::print("experiment labelling (issue 16): labels stripped, points shuffled every frame, seeds from {}\n",
              cfg.seed);
   std::vector<Trial> trials;
-  trials.push_back(loadTrial("gait2354 walk", {.model = (gait / "subject01_simbody.osim").string()},
-                             (gait / "subject01_walk1.trc").string()));
-  trials.push_back(loadTrial("Plug-in Gait (human66)",
-                             {.model = "human66",
-                              .markerset = "human66_plugin_gait",
-                              .static_trial = (c3d / "pycgm_Static_trial.c3d").string(),
-                              .vsk = (c3d / "pycgm_Test.vsk").string()},
-                             (c3d / "pycgm_Movement_trial.c3d").string()));
+  LabellingSubjectSpec gait_spec, pig_spec;
+  gait_spec.model = (gait / "subject01_simbody.osim").string();
+  pig_spec.model = "human66";
+  pig_spec.markerset = "human66_plugin_gait";
+  pig_spec.static_trial = (c3d / "pycgm_Static_trial.c3d").string();
+  pig_spec.vsk = (c3d / "pycgm_Test.vsk").string();
+  trials.push_back(loadTrial("gait2354 walk", gait_spec, (gait / "subject01_walk1.trc").string()));
+  trials.push_back(loadTrial("Plug-in Gait (human66)", pig_spec, (c3d / "pycgm_Movement_trial.c3d").string()));
   for (const Trial& t : trials)
     fmt::print("  {:<24} {}; {} frames at {:.0f} Hz, {} trial markers\n", t.name, t.subject.description,
                t.trial.numFrames(), t.trial.data_rate, t.trial.numMarkers());

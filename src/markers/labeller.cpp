@@ -1,6 +1,7 @@
 // Per-frame labelling: predict, gate, assign (per conflict cluster), rigid-segment check, marker
 // IK, carry the state (labeller.hpp describes the method).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -39,7 +40,8 @@ void checkOptions(const LabellerOptions& o) {
       !(o.init_min_fraction >= 0.0 && o.init_min_fraction <= 1.0))
     throw InvalidArgument("LabellerOptions: lost_fraction and init_min_fraction must be in [0, 1]");
   if (o.init_headings < 1 || o.init_rigid_iterations < 1 || o.init_refine_rounds < 1 || !positive(o.init_gate) ||
-      !positive(o.init_refine_gate) || !positive(o.init_max_rms) || !positive(o.max_residual))
+      !positive(o.init_refine_gate) || !positive(o.init_max_rms) || !positive(o.max_residual) ||
+      o.init_candidates < 1 || !(o.posture_weight >= 0.0) || !positive(o.lost_rms) || o.lost_rms_frames < 1)
     throw InvalidArgument("LabellerOptions: initialisation counts must be >= 1 and its gates / RMS > 0");
   if (o.max_points < 1) throw InvalidArgument("LabellerOptions: max_points must be >= 1");
 }
@@ -58,6 +60,13 @@ const char* toString(TrackState s) {
 Labeller::Impl::Impl(std::shared_ptr<const LabellerModel> model, const LabellerOptions& options)
     : lm(std::move(model)), opt(options), ik(makeMarkerIk(*lm, options.ik)), data(*lm->model) {
   m = lm->numMarkers();
+  if (opt.posture_weight > 0.0)
+    for (int j = 0; j < lm->model->numJoints(); ++j)
+      if (!(lm->lower[j] == lm->upper[j])) {
+        ik.addCoordinateTask(lm->model->jointName(JointId(j)), opt.posture_weight);
+        task_joint.push_back(j);
+      }
+  task_value.resize(task_joint.size());
   q_prev = q_curr = q_pred = lm->reference;
   nu = VectorXd::Zero(lm->model->nv());
   const auto M = static_cast<std::size_t>(m);
@@ -65,6 +74,8 @@ Labeller::Impl::Impl(std::shared_ptr<const LabellerModel> model, const LabellerO
   residual.assign(M, Vector3d::Zero());
   unseen.assign(M, 0);
   pair_ref.assign(lm->pairs.size(), kNaN);
+  pair_age.assign(lm->pairs.size(), 0);
+  link_seen.assign(static_cast<std::size_t>(lm->model->numLinks()), 0);
   pred.resize(M);
   gate.resize(M);
   measured.resize(M);
@@ -86,7 +97,13 @@ Labeller::Impl::Impl(std::shared_ptr<const LabellerModel> model, const LabellerO
   model_markers.resize(M);
   targets.resize(M);
   best_mp.resize(M);
+  hypotheses.reserve(static_cast<std::size_t>(2 * opt.init_headings));
+  init_q = lm->reference;
+  zero = Configuration(*lm->model);
+  zero.base_position = lm->reference.base_position;  // a fixed base stays where it is
+  zero.base_rotation = lm->reference.base_rotation;
   track_mp.resize(M);
+  settle_mp.resize(M);
   ensurePoints(opt.max_points);
 }
 
@@ -95,6 +112,7 @@ void Labeller::Impl::ensurePoints(int n) {
   if (pts.capacity() < N) pts.reserve(N);
   if (pts_index.capacity() < N) pts_index.reserve(N);
   if (point_marker.size() < N) point_marker.resize(N);
+  if (point_taken.size() < N) point_taken.resize(N);
   if (scratch.capacity() < N) scratch.reserve(N);
 }
 
@@ -108,7 +126,8 @@ void Labeller::Impl::markerPositions(const Configuration& q, bool with_residual,
   }
 }
 
-double Labeller::Impl::assign(const std::vector<Vector3d>& target, const std::vector<double>& gates, int n) {
+double Labeller::Impl::assign(const std::vector<Vector3d>& target, const std::vector<double>& gates, int n,
+                              bool skip_taken) {
   const int K = opt.max_candidates;
   // Gate: the K nearest points within each marker's gate, nearest first (insertion).
   for (int i = 0; i < m; ++i) {
@@ -117,6 +136,7 @@ double Labeller::Impl::assign(const std::vector<Vector3d>& target, const std::ve
     const Vector3d& t = target[static_cast<std::size_t>(i)];
     int c = 0;
     for (int p = 0; p < n; ++p) {
+      if (skip_taken && point_taken[static_cast<std::size_t>(p)]) continue;
       const double d2 = (pts[static_cast<std::size_t>(p)] - t).squaredNorm();
       if (!(d2 < g2)) continue;
       if (c == K && d2 >= cand_d2[base + static_cast<std::size_t>(K - 1)]) continue;
@@ -218,7 +238,7 @@ int Labeller::Impl::rigidCheck(int /*n*/) {
     bool any = false;
     for (std::size_t k = 0; k < pairs.size(); ++k) {
       const int a = mp[static_cast<std::size_t>(pairs[k].i)], b = mp[static_cast<std::size_t>(pairs[k].j)];
-      if (a < 0 || b < 0 || std::isnan(pair_ref[k])) continue;
+      if (a < 0 || b < 0 || std::isnan(pair_ref[k]) || pair_age[k] > opt.rigid_max_age) continue;
       ++checks[static_cast<std::size_t>(pairs[k].i)], ++checks[static_cast<std::size_t>(pairs[k].j)];
       const double d = (pts[static_cast<std::size_t>(a)] - pts[static_cast<std::size_t>(b)]).norm();
       if (std::abs(d - pair_ref[k]) > opt.rigid_tolerance) {
@@ -245,7 +265,7 @@ int Labeller::Impl::rigidCheck(int /*n*/) {
   return rejected;
 }
 
-bool Labeller::Impl::solveIk(int /*n*/) {
+bool Labeller::Impl::solveIk(const Configuration& prior) {
   int assigned = 0;
   for (int i = 0; i < m; ++i) {
     const int p = mp[static_cast<std::size_t>(i)];
@@ -253,7 +273,10 @@ bool Labeller::Impl::solveIk(int /*n*/) {
     assigned += p >= 0;
   }
   if (assigned < 3) return false;
-  out.ik = ik.solve(measured);
+  for (std::size_t k = 0; k < task_joint.size(); ++k) task_value[k] = prior.joints[task_joint[k]];
+  const auto t0 = std::chrono::steady_clock::now();
+  out.ik = ik.solve(measured, task_value);
+  out.ik_microseconds += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   return true;
 }
 
@@ -267,18 +290,31 @@ void Labeller::Impl::commit(double time, bool velocity_valid, bool learn) {
       continue;
     }
     unseen[I] = 0;
-    const Transform& X = d.frame[lm->frames[I].value];
-    const Vector3d r = X.R.transpose() * (pts[static_cast<std::size_t>(p)] - X.p);
+    // The marker frame's world rotation is its link's (marker frames are placed without a
+    // rotation of their own in the residual's sense: any fixed rotation cancels out).
+    const FrameId fr = lm->frames[I];
+    const Matrix3d R = d.link[lm->model->frameLink(fr).value].R * lm->model->framePlacement(fr).R;
+    const Vector3d r = R.transpose() * (pts[static_cast<std::size_t>(p)] - ik.modelMarker(i));
     residual[I] = r.norm() <= opt.max_residual ? r : Vector3d::Zero();
   }
   if (learn) {
     for (std::size_t k = 0; k < lm->pairs.size(); ++k) {
       const int a = mp[static_cast<std::size_t>(lm->pairs[k].i)], b = mp[static_cast<std::size_t>(lm->pairs[k].j)];
-      if (a < 0 || b < 0) continue;
+      if (a < 0 || b < 0) {
+        ++pair_age[k];
+        continue;
+      }
       const double dist = (pts[static_cast<std::size_t>(a)] - pts[static_cast<std::size_t>(b)]).norm();
-      pair_ref[k] = std::isnan(pair_ref[k]) ? dist : pair_ref[k] + opt.rigid_learning_rate * (dist - pair_ref[k]);
+      const bool fresh = std::isnan(pair_ref[k]) || pair_age[k] > opt.rigid_max_age;
+      pair_ref[k] = fresh ? dist : pair_ref[k] + opt.rigid_learning_rate * (dist - pair_ref[k]);
+      pair_age[k] = 0;
     }
   }
+  std::fill(link_seen.begin(), link_seen.end(), 0);
+  for (int i = 0; i < m; ++i)
+    if (mp[static_cast<std::size_t>(i)] >= 0)
+      ++link_seen[static_cast<std::size_t>(lm->link[static_cast<std::size_t>(i)])];
+  t_solved = time;
   q_prev = q_curr;
   q_curr = ik.state();
   have_velocity = velocity_valid;
@@ -286,6 +322,58 @@ void Labeller::Impl::commit(double time, bool velocity_valid, bool learn) {
   t_prev = t_curr;
   t_curr = time;
   started = true;
+}
+
+double Labeller::Impl::gateOf(int i, bool after_ik) const {
+  const auto I = static_cast<std::size_t>(i);
+  if (!have_velocity && !after_ik) return opt.gate_max;  // no velocity: the prediction may lag
+  if (unseen[I] == 0) return opt.gate_radius;
+  // A hidden marker on a link that is seen moves with it; one on an unseen link may be anywhere
+  // the link went.
+  const int seen = after_ik ? [&] {
+    int c = 0;
+    for (int j = 0; j < m; ++j) c += lm->link[static_cast<std::size_t>(j)] == lm->link[I] && mp[static_cast<std::size_t>(j)] >= 0;
+    return c;
+  }()
+                            : link_seen[static_cast<std::size_t>(lm->link[I])];
+  if (seen > 0) return opt.gate_radius;
+  return std::min(opt.gate_radius + opt.gate_growth * unseen[I], opt.gate_max);
+}
+
+int Labeller::Impl::secondPass(int n) {
+  int gaps = 0;
+  for (int i = 0; i < m; ++i) gaps += mp[static_cast<std::size_t>(i)] < 0;
+  int assigned = m - gaps;
+  if (gaps == 0 || n <= assigned) return 0;
+  // The points already labelled are taken; labelled markers do not compete (no gate).
+  for (int p = 0; p < n; ++p) point_taken[static_cast<std::size_t>(p)] = 0;
+  for (int i = 0; i < m; ++i)
+    if (mp[static_cast<std::size_t>(i)] >= 0)
+      point_taken[static_cast<std::size_t>(mp[static_cast<std::size_t>(i)])] = 1;
+  track_mp = mp;
+  markerPositions(ik.state(), true, targets);
+  for (int i = 0; i < m; ++i)
+    gate[static_cast<std::size_t>(i)] = track_mp[static_cast<std::size_t>(i)] >= 0 ? 1e-9 : gateOf(i, true);
+  assign(targets, gate, n, true);
+  int added = 0;
+  for (int i = 0; i < m; ++i) {
+    const auto I = static_cast<std::size_t>(i);
+    if (track_mp[I] >= 0)
+      mp[I] = track_mp[I];
+    else if (mp[I] >= 0)
+      ++added;
+  }
+  if (added == 0) return 0;
+  const int rejected = rigidCheck(n);
+  int now = 0;
+  for (int i = 0; i < m; ++i) now += mp[static_cast<std::size_t>(i)] >= 0;
+  if (now <= assigned) {  // the check undid them (or more): keep the first pass
+    mp = track_mp;
+    return 0;
+  }
+  out.rigid_rejections += rejected;
+  solveIk(ik.state());
+  return now - assigned;
 }
 
 Labeller::Labeller(std::shared_ptr<const LabellerModel> model, LabellerOptions options) {
@@ -310,7 +398,10 @@ void Labeller::reset() {
   std::fill(s.residual.begin(), s.residual.end(), Vector3d::Zero());
   std::fill(s.unseen.begin(), s.unseen.end(), 0);
   std::fill(s.pair_ref.begin(), s.pair_ref.end(), kNaN);
+  std::fill(s.pair_age.begin(), s.pair_age.end(), 0);
+  std::fill(s.link_seen.begin(), s.link_seen.end(), 0);
   s.last_good_assigned = 0;
+  s.bad_fit_frames = 0;
   s.initialisations = 0;
 }
 
@@ -335,6 +426,7 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
   out.points = n;
   out.invalid_points = static_cast<int>(points.size()) - n;
   out.rigid_rejections = 0;
+  out.ik_microseconds = 0.0;
   out.ik = ik::MarkerIkResult{};
   out.ik.iterations = 0;
   bool solved = false, initialised = false;
@@ -349,19 +441,19 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
       s.q_pred = s.q_curr;
     }
     s.markerPositions(s.q_pred, true, s.pred);
-    for (int i = 0; i < m; ++i) {
-      const double g = s.have_velocity ? s.opt.gate_radius + s.opt.gate_growth * s.unseen[static_cast<std::size_t>(i)]
-                                       : s.opt.gate_max;
-      s.gate[static_cast<std::size_t>(i)] = std::min(g, s.opt.gate_max);
-    }
+    for (int i = 0; i < m; ++i) s.gate[static_cast<std::size_t>(i)] = s.gateOf(i, false);
     s.assign(s.pred, s.gate, n);
     out.rigid_rejections = s.rigidCheck(n);
     int assigned = 0;
     for (int i = 0; i < m; ++i) assigned += s.mp[static_cast<std::size_t>(i)] >= 0;
     const int expected = std::min(s.last_good_assigned, n);
-    if (assigned >= 3 && !(assigned < s.opt.lost_fraction * expected)) {
+    // After a long loss the stale pose is no prediction: initialise (the last pose is one of the
+    // starts) unless that fails.
+    const bool stale = (time - s.t_solved > s.opt.reinit_after || s.bad_fit_frames >= s.opt.lost_rms_frames) && n >= 3;
+    if (!stale && assigned >= 3 && !(assigned < s.opt.lost_fraction * expected)) {
       s.ik.setState(s.q_pred);
-      solved = s.solveIk(n);
+      solved = s.solveIk(s.q_pred);
+      if (solved) s.secondPass(n);
     } else if (n >= 3) {
       // Lost: too few markers where the model expects them. Search again on this frame; when
       // that fails too, keep what tracking found.
@@ -371,7 +463,7 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
       if (!initialised && assigned >= 3) {
         s.mp = s.track_mp;
         s.ik.setState(s.q_pred);
-        solved = s.solveIk(n);
+        solved = s.solveIk(s.q_pred);
       }
     }
   } else if (n >= 3) {
@@ -380,6 +472,7 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
   }
 
   if (solved) {
+    s.bad_fit_frames = initialised || !(s.out.ik.rms_error > s.opt.lost_rms) ? 0 : s.bad_fit_frames + 1;
     s.commit(time, !initialised, true);
     if (initialised) ++s.initialisations;
   } else {

@@ -26,10 +26,14 @@ struct Labeller::Impl {
   VectorXd nu;
   double t_prev = 0.0, t_curr = 0.0;
   int last_good_assigned = 0;
+  int bad_fit_frames = 0;  // consecutive tracked frames with IK RMS above lost_rms
   int initialisations = 0;
   std::vector<Vector3d> residual;  // per marker, in its frame (m)
   std::vector<int> unseen;         // frames since the marker was last labelled
   std::vector<double> pair_ref;    // learnt distance per LabellerModel::pairs entry, NaN = not yet
+  std::vector<int> pair_age;       // frames since it was last learnt
+  std::vector<int> link_seen;      // per link: markers labelled in the last solved frame
+  double t_solved = 0.0;           // time of the last solved frame
 
   // Per-frame workspace.
   std::vector<Vector3d> pts;       // finite input points
@@ -42,6 +46,7 @@ struct Labeller::Impl {
   std::vector<double> cand_d2;     // their squared distances
   std::vector<int> cand_n;         // candidates per marker
   std::vector<int> point_marker;   // point → first marker listing it (−1), or the cluster column
+  std::vector<char> point_taken;   // points excluded from assign() (second pass)
   std::vector<int> uf;             // union-find over markers
   std::vector<int> cluster_next, cluster_head;
   std::vector<int> rows, cols;  // one cluster's markers and points
@@ -51,10 +56,22 @@ struct Labeller::Impl {
   AssignmentSolver solver;
   FrameLabels out;
 
+  std::vector<int> task_joint;     // joint of each posture task
+  std::vector<double> task_value;  // its target this frame
+
   // Initialisation workspace.
   std::vector<Vector3d> model_markers, targets;
-  std::vector<int> best_mp, track_mp;
+  std::vector<int> best_mp, track_mp, settle_mp;
   std::vector<double> scratch;
+  struct Hypothesis {
+    int start = 0;
+    double theta = 0.0, cost = 0.0;
+    Vector3d t = Vector3d::Zero();
+  };
+  std::vector<Hypothesis> hypotheses;
+  Configuration init_q;
+  Configuration zero;  // the model's zero configuration (an initialisation start)
+  ik::MarkerIkResult init_ik;
 
   /// Sizes the point workspace for n points (allocates only above the current capacity).
   void ensurePoints(int n);
@@ -62,16 +79,32 @@ struct Labeller::Impl {
   void markerPositions(const Configuration& q, bool with_residual, std::vector<Vector3d>& out);
   /// Optimal gated assignment of markers to pts: mp[i] = point or −1. Returns Σ cost (d² or
   /// gate² for a gap).
-  double assign(const std::vector<Vector3d>& target, const std::vector<double>& gates, int n);
+  /// Points with point_taken set are skipped when `skip_taken`.
+  double assign(const std::vector<Vector3d>& target, const std::vector<double>& gates, int n, bool skip_taken = false);
+  /// Gate of marker i this frame (m): `after_ik` for the second pass, when links labelled in this
+  /// frame count as seen.
+  double gateOf(int i, bool after_ik) const;
+  /// Second pass after a tracked frame's IK: hidden markers looked for at the solved pose among
+  /// the points left; returns how many were added (the IK is solved again when any).
+  int secondPass(int n);
   /// Undoes assignments that break the learnt distances of their link; returns how many.
   int rigidCheck(int n);
-  /// Marker IK on the assigned points (mp); false when too few markers are assigned.
-  bool solveIk(int n);
+  /// Marker IK on the assigned points (mp), the posture tasks pulling towards `prior`; false
+  /// when too few markers are assigned.
+  bool solveIk(const Configuration& prior);
+  /// Drives the IK from a start pose to a rigid placement, then refines; returns the fit score.
+  double refine(const Hypothesis& h, int n);
+  /// The refinement's fit: Σ over markers of min(IK marker error², gate²), gate² for a gap.
+  double fitScore() const;
+  /// Tries swapping the labels of nearby marker pairs of the chosen initialisation (see .cpp).
+  void swapSearch(double score);
   /// After a solved frame: residual offsets, unseen counters, learnt distances, time and pose.
   void commit(double time, bool velocity_valid, bool learn);
   /// The search over heading and position + articulated refinement on pts[0, n). On success mp
   /// holds the labels, the IK state the pose, and true is returned.
   bool initialise(int n);
+  /// Start pose s of the initialisation: 0 reference, 1 zero, 2 last solved.
+  const Configuration& startPose(int s) const;
 };
 
 }  // namespace kinetrack::markers

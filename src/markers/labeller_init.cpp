@@ -9,6 +9,7 @@
 //      45° so Gauss–Newton follows), then assignment ↔ marker IK alternate with a gate shrinking
 //      from init_gate to init_refine_gate, so limbs away from the start pose are found.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -58,6 +59,8 @@ bool fitYaw(const Vector3d& up, const std::vector<Vector3d>& a, const std::vecto
 
 }  // namespace
 
+const Configuration& Labeller::Impl::startPose(int s) const { return s == 0 ? lm->reference : s == 1 ? zero : q_curr; }
+
 bool Labeller::Impl::initialise(int n) {
   if (n < 3) return false;
   const Vector3d& up = lm->up;
@@ -72,12 +75,13 @@ bool Labeller::Impl::initialise(int n) {
   }
   std::fill(gate.begin(), gate.end(), opt.init_gate);
 
-  const int starts = started ? 2 : 1;
-  double best_cost = std::numeric_limits<double>::infinity();
-  int best_start = 0;
-  RigidFit best;
+  // Stage 1: rigid search over start poses and headings.
+  // Starts: the reference pose, the model's zero pose (another posture of the arms and legs),
+  // and after a loss the last solved pose.
+  const int starts = started ? 3 : 2;
+  hypotheses.clear();
   for (int s = 0; s < starts; ++s) {
-    markerPositions(s == 0 ? lm->reference : q_curr, false, model_markers);
+    markerPositions(startPose(s), false, model_markers);
     Vector3d cm = Vector3d::Zero();
     for (const Vector3d& x : model_markers) cm += x;
     cm /= m;
@@ -105,57 +109,133 @@ bool Labeller::Impl::initialise(int n) {
           break;
         }
       }
-      if (cost < best_cost) best_cost = cost, best_start = s, best = fit;
+      hypotheses.push_back({s, std::remainder(fit.theta, 2.0 * M_PI), cost, fit.t});
     }
   }
+  std::sort(hypotheses.begin(), hypotheses.end(),
+            [](const Hypothesis& a, const Hypothesis& b) { return a.cost < b.cost; });
 
+  // Stage 2: articulated refinement of the best distinct hypotheses; the best final fit wins.
+  double best_score = std::numeric_limits<double>::infinity();
+  int tried = 0;
+  for (std::size_t k = 0; k < hypotheses.size() && tried < opt.init_candidates; ++k) {
+    // Skip a hypothesis near a better one (same start, heading within 30°): the same basin.
+    bool distinct = true;
+    for (std::size_t j = 0; j < k && distinct; ++j)
+      distinct = hypotheses[j].start != hypotheses[k].start ||
+                 std::abs(std::remainder(hypotheses[j].theta - hypotheses[k].theta, 2.0 * M_PI)) >= M_PI / 6.0;
+    if (!distinct) continue;
+    ++tried;
+    const double score = refine(hypotheses[k], n);
+    if (score < best_score) {
+      best_score = score;
+      best_mp = mp;
+      init_q = ik.state();
+      init_ik = out.ik;
+    }
+  }
+  if (!std::isfinite(best_score)) return false;
+  mp = best_mp;
+  ik.setState(init_q);
+  out.ik = init_ik;
+  if (opt.init_swap_search) swapSearch(best_score);
+  int assigned = 0;
+  for (int i = 0; i < m; ++i) assigned += mp[static_cast<std::size_t>(i)] >= 0;
+  markerPositions(init_q, false, pred);
+  if (assigned < opt.init_min_fraction * std::min(m, n) || !(out.ik.rms_error <= opt.init_max_rms)) return false;
+  // A new track: offsets and learnt distances start from this frame.
+  std::fill(residual.begin(), residual.end(), Vector3d::Zero());
+  std::fill(pair_ref.begin(), pair_ref.end(), std::numeric_limits<double>::quiet_NaN());
+  std::fill(pair_age.begin(), pair_age.end(), 0);
+  std::fill(unseen.begin(), unseen.end(), 0);
+  return true;
+}
+
+double Labeller::Impl::refine(const Hypothesis& h, int n) {
+  const Vector3d& up = lm->up;
   // Drive the IK pose to the rigid placement: rotate about the markers' centroid in steps of at
   // most 45°, translating proportionally; every marker is a target (reachable exactly when the
   // model's root can move freely).
-  const Configuration& start = best_start == 0 ? lm->reference : q_curr;
+  const Configuration& start = startPose(h.start);
   markerPositions(start, false, model_markers);
   Vector3d cm = Vector3d::Zero();
   for (const Vector3d& x : model_markers) cm += x;
   cm /= m;
-  const double theta = std::remainder(best.theta, 2.0 * M_PI);
-  const Vector3d shift = yawRotation(up, theta) * cm + best.t - cm;
-  const int steps = std::max(1, static_cast<int>(std::ceil(std::abs(theta) / (M_PI / 4.0))));
+  const Vector3d shift = yawRotation(up, h.theta) * cm + h.t - cm;
+  const int steps = std::max(1, static_cast<int>(std::ceil(std::abs(h.theta) / (M_PI / 4.0))));
   ik.setState(start);
   for (int k = 1; k <= steps; ++k) {
     const double lambda = static_cast<double>(k) / steps;
-    const Matrix3d R = yawRotation(up, lambda * theta);
+    const Matrix3d R = yawRotation(up, lambda * h.theta);
     for (int i = 0; i < m; ++i)
       measured[static_cast<std::size_t>(i)] =
           R * (model_markers[static_cast<std::size_t>(i)] - cm) + cm + lambda * shift;
-    ik.solve(measured);
+    for (std::size_t j = 0; j < task_joint.size(); ++j) task_value[j] = ik.state().joints[task_joint[j]];
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)ik.solve(measured, task_value);
+    out.ik_microseconds += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   }
-
   // Articulated refinement: assignment ↔ IK, the gate shrinking geometrically to its final value
-  // by half the rounds.
+  // by half the rounds, then rounds at that gate until the labels settle.
   const int rounds = opt.init_refine_rounds;
-  std::fill(best_mp.begin(), best_mp.end(), -2);
-  bool ok = false;
+  std::fill(settle_mp.begin(), settle_mp.end(), -2);
   for (int r = 0; r < rounds; ++r) {
     const double frac = std::min(1.0, 2.0 * r / std::max(1, rounds - 1));
     const double g = opt.init_gate * std::pow(opt.init_refine_gate / opt.init_gate, frac);
     std::fill(gate.begin(), gate.end(), g);
     markerPositions(ik.state(), false, targets);
     assign(targets, gate, n);
-    if (frac >= 1.0 && mp == best_mp) break;  // stable at the final gate
-    best_mp = mp;
-    ok = solveIk(n);
-    if (!ok) break;
+    if (frac >= 1.0 && mp == settle_mp) break;  // settled at the final gate
+    settle_mp = mp;
+    if (!solveIk(ik.state())) return std::numeric_limits<double>::infinity();
   }
-  if (!ok) return false;
-  int assigned = 0;
-  for (int i = 0; i < m; ++i) assigned += mp[static_cast<std::size_t>(i)] >= 0;
-  pred = targets;
-  if (assigned < opt.init_min_fraction * std::min(m, n) || !(out.ik.rms_error <= opt.init_max_rms)) return false;
-  // A new track: offsets and learnt distances start from this frame.
-  std::fill(residual.begin(), residual.end(), Vector3d::Zero());
-  std::fill(pair_ref.begin(), pair_ref.end(), std::numeric_limits<double>::quiet_NaN());
-  std::fill(unseen.begin(), unseen.end(), 0);
-  return true;
+  return fitScore();
+}
+
+double Labeller::Impl::fitScore() const {
+  // Squared model-to-point distance of each labelled marker, the final gate² for a gap.
+  const double g2 = opt.init_refine_gate * opt.init_refine_gate;
+  double score = 0.0;
+  for (int i = 0; i < m; ++i) {
+    const double e = ik.markerError(i);
+    score += mp[static_cast<std::size_t>(i)] >= 0 && std::isfinite(e) ? std::min(e * e, g2) : g2;
+  }
+  return score;
+}
+
+void Labeller::Impl::swapSearch(double score) {
+  // Local minima of the refinement are label swaps the IK can fit almost as well: a wrist bar's
+  // two markers (forearm turned 180°), heel and toe (foot turned round). Every pair of labelled
+  // markers on one link or on links at most three joints apart, within 30 cm of each other, is
+  // swapped and re-solved; a swap that lowers the fit by 10 % is kept.
+  const Model& model = *lm->model;
+  auto near = [&](int a, int b) {
+    for (int hops = 0, l = a; hops <= 3 && l >= 0; ++hops, l = l == 0 ? -1 : model.parent(LinkId(l)).value)
+      if (l == b) return true;
+    return false;
+  };
+  for (int i = 0; i < m; ++i) {
+    for (int j = i + 1; j < m; ++j) {
+      const auto I = static_cast<std::size_t>(i), J = static_cast<std::size_t>(j);
+      if (mp[I] < 0 || mp[J] < 0) continue;
+      if (!near(lm->link[I], lm->link[J]) && !near(lm->link[J], lm->link[I])) continue;
+      if ((pts[static_cast<std::size_t>(mp[I])] - pts[static_cast<std::size_t>(mp[J])]).norm() > 0.3) continue;
+      std::swap(mp[I], mp[J]);
+      ik.setState(init_q);
+      if (solveIk(init_q)) {
+        const double swapped = fitScore();
+        if (swapped < 0.98 * score) {
+          score = swapped;
+          init_q = ik.state();
+          init_ik = out.ik;
+          continue;
+        }
+      }
+      std::swap(mp[I], mp[J]);
+    }
+  }
+  ik.setState(init_q);
+  out.ik = init_ik;
 }
 
 }  // namespace kinetrack::markers

@@ -62,6 +62,7 @@ LabelTrialResult labelTrial(std::shared_ptr<const LabellerModel> model, const io
     row.ik_status = L.ik.status;
     row.ik_iterations = L.ik.iterations;
     row.ik_rms = L.state == TrackState::Lost ? std::numeric_limits<double>::quiet_NaN() : L.ik.rms_error;
+    row.ik_microseconds = L.ik_microseconds;
     row.microseconds = std::chrono::duration<double, std::micro>(t1 - t0).count();
     r.frames.push_back(row);
     for (std::size_t i = 0; i < nm; ++i) r.marker_point[static_cast<std::size_t>(f) * nm + i] = L.marker_point[i];

@@ -103,7 +103,9 @@ TEST(Trc, WriteThenReadRoundTrips) {
     EXPECT_LT((back.positions[k] - t.positions[k]).norm(), 1e-12) << k;
   }
   EXPECT_NE(text.find("\n5\t0\t"), std::string::npos);
-  EXPECT_THROW((void)toTrc(t, {.units = "inch"}), InvalidArgument);
+  TrcWriteOptions inch;
+  inch.units = "inch";
+  EXPECT_THROW((void)toTrc(t, inch), InvalidArgument);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // system reconstructs before labelling), read from a long CSV or made from a labelled trial by
 // dropping its labels; and the labelled result written back as a TRC file.
 //
-// Long CSV (docs/formats.md, "Unlabelled points CSV"):
+// Long CSV (docs/labelling.md, "Inputs and outputs"):
 //
 //   frame,time,x,y,z          header, required (these five columns in this order)
 //   1,0.000,617.2,1055.3,170.8   one point per row; rows of one frame together, any point order

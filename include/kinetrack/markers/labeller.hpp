@@ -84,18 +84,28 @@ LabellerModel labellerModel(std::shared_ptr<const Model> model, const io::Marker
                             const Configuration& reference = {});
 
 struct LabellerOptions {
-  /// Gate radius (m) of a marker seen in the last frame ...
+  /// Gate radius (m) of a marker seen in the last frame, or of a hidden marker whose link is
+  /// seen (its prediction follows the link) ...
   double gate_radius = 0.05;
-  /// ... grown by this much (m) per frame it has been unseen, up to gate_max (m).
+  /// ... grown by this much (m) per frame while its whole link is unseen, up to gate_max (m).
+  /// After the IK of a frame, hidden markers are looked for again at the solved pose (a second,
+  /// smaller assignment among the points left).
   double gate_growth = 0.01;
   double gate_max = 0.15;
   /// Candidate points kept per marker (the nearest within the gate).
   int max_candidates = 4;
   /// Rigid-segment check: a pair of markers on one link is inconsistent when its distance
   /// differs from the learnt one by more than this (m). 0 disables the check.
-  double rigid_tolerance = 0.02;
-  /// Weight of a new frame in the running mean of the learnt distances.
-  double rigid_learning_rate = 0.05;
+  double rigid_tolerance = 0.025;
+  /// Weight of a new frame in the running mean of the learnt distances (real segments are not
+  /// rigid: on gait2354's foot, heel-to-midfoot distances change by 36 mm over a stride).
+  double rigid_learning_rate = 0.5;
+  /// A learnt distance older than this many frames (one of its markers unseen) is not checked
+  /// until both markers are labelled again.
+  int rigid_max_age = 3;
+  /// Loss of track: after this long (s) without a solved frame the next frame initialises
+  /// (with the last pose among the starts) instead of predicting from a stale pose.
+  double reinit_after = 0.1;
   /// Loss of track: fewer than this fraction of the markers assigned in the last good frame
   /// (and of the points present) are assigned → re-initialise on this frame.
   double lost_fraction = 0.5;
@@ -103,18 +113,33 @@ struct LabellerOptions {
   /// gate of the rigid fit (m), articulated refinement rounds and their final gate (m).
   int init_headings = 12;
   int init_rigid_iterations = 8;
-  double init_gate = 0.30;
-  int init_refine_rounds = 10;
+  double init_gate = 0.40;
+  int init_refine_rounds = 30;
   double init_refine_gate = 0.08;
   /// An initialisation is accepted when at least this fraction of min(markers, points) is
   /// assigned and the IK's marker RMS is below init_max_rms (m).
   double init_min_fraction = 0.6;
-  double init_max_rms = 0.04;
+  double init_max_rms = 0.03;
+  /// Loss of track by fit: this many consecutive frames whose IK marker RMS exceeds lost_rms (m)
+  /// mean the labels are wrong (a wrong initialisation fits worse): re-initialise.
+  double lost_rms = 0.035;
+  int lost_rms_frames = 5;
+  /// Heading hypotheses refined articulated (the best rigid fits, at least 30° apart): a walking
+  /// body seen from behind with its legs swapped fits rigidly almost as well as the right one.
+  int init_candidates = 4;
+  /// After the refinement, try swapping the labels of nearby marker pairs (a wrist bar's two
+  /// markers, heel and toe) and keep a swap that fits clearly better.
+  bool init_swap_search = true;
+  /// Weight (m² per rad² or per m²) of a coordinate task pulling every unlocked joint towards its
+  /// predicted value: it holds joints no labelled marker observes (a torso whose markers are all
+  /// hidden) instead of letting them drift; 1e-4 moves a joint that markers observe by far less
+  /// than 0.01°. 0 disables it.
+  double posture_weight = 1e-4;
   /// Residual offsets larger than this (m) are not kept (a wrong label must not teach the model).
   double max_residual = 0.08;
   /// Points per frame the workspace is sized for; more are handled (allocating) and counted.
   int max_points = 256;
-  ik::MarkerIkOptions ik;
+  ik::MarkerIkOptions ik{};
 };
 
 enum class TrackState { Tracking, Initialised, Lost };
@@ -131,6 +156,9 @@ struct FrameLabels {
   int rigid_rejections = 0;             ///< assignments undone by the rigid-segment check
   TrackState state = TrackState::Lost;  ///< Initialised: this frame (re)started the track
   ik::MarkerIkResult ik;                ///< marker IK on the labelled set (iterations 0 when not run)
+  /// Wall time of the frame's marker IK (µs; an initialisation's IK solves included), so a
+  /// caller can tell labelling from IK time.
+  double ik_microseconds = 0.0;
 };
 
 class Labeller {

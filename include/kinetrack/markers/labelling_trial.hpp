@@ -23,8 +23,9 @@ struct LabelledFrame {
   TrackState state = TrackState::Lost;
   ik::Status ik_status = ik::Status::Converged;
   int ik_iterations = 0;
-  double ik_rms = 0.0;        ///< marker RMS of the IK on the labelled points (m); NaN when not solved
-  double microseconds = 0.0;  ///< label() wall time: labelling + IK (+ initialisation)
+  double ik_rms = 0.0;           ///< marker RMS of the IK on the labelled points (m); NaN when not solved
+  double microseconds = 0.0;     ///< label() wall time: labelling + IK (+ initialisation)
+  double ik_microseconds = 0.0;  ///< of which the marker IK
 };
 
 struct LabelTrialResult {
