@@ -253,12 +253,16 @@ int Labeller::Impl::rigidCheck(int /*n*/) {
       if (bad[static_cast<std::size_t>(i)] == 0) continue;
       const double miss =
           (pts[static_cast<std::size_t>(mp[static_cast<std::size_t>(i)])] - pred[static_cast<std::size_t>(i)]).norm();
+      // A point right where the marker was predicted is the marker, however the segment deformed
+      // (a foot bending at toe-off); ghosts and swapped neighbours sit farther away.
+      if (miss < opt.rigid_min_miss) continue;
       // Fraction of failed checks first, distance to the prediction (< 1 m) as the tie-break.
       const double key =
           static_cast<double>(bad[static_cast<std::size_t>(i)]) / checks[static_cast<std::size_t>(i)] * 10.0 +
           std::min(miss, 1.0);
       if (key > worst_key) worst_key = key, worst = i;
     }
+    if (worst < 0) break;
     mp[static_cast<std::size_t>(worst)] = -1;
     ++rejected;
   }

@@ -103,6 +103,9 @@ struct LabellerOptions {
   /// A learnt distance older than this many frames (one of its markers unseen) is not checked
   /// until both markers are labelled again.
   int rigid_max_age = 3;
+  /// The check never undoes a label whose point lies within this distance (m) of the marker's
+  /// prediction.
+  double rigid_min_miss = 0.01;
   /// Loss of track: after this long (s) without a solved frame the next frame initialises
   /// (with the last pose among the starts) instead of predicting from a stale pose.
   double reinit_after = 0.1;
