@@ -74,9 +74,9 @@ def plot_experiment(plt, table_path, frames_path, png):
     a1.set_xlabel("labelling error [% of present markers]  (dotted: 0.5 %)")
     a1.legend(fontsize=8)
     a2.axvline(0.5, color="k", linestyle=":", linewidth=1)
-    a2.set_xlabel("joint-angle RMS vs IK on clean labels [deg]  (dotted: 0.5°)")
+    a2.set_xlabel("joint rotations vs IK on the true labels, RMS [deg]  (dotted: 0.5°)")
     a1.set_title("labels stripped, points shuffled every frame", fontsize=10)
-    shown = [s for s in scenarios if s.startswith("occlusion") or "+" in s and "ghosts" in s]
+    shown = [s for s in scenarios if s.startswith("occlusion") or s.startswith("2 mm +")]
     for k, trial in enumerate(trials):
         for j, scen in enumerate(shown):
             fr = [f for f in frames if f["trial"] == trial and f["scenario"] == scen]
