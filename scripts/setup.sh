@@ -4,8 +4,8 @@
 # Usage: scripts/setup.sh [--no-build] [--build-type Release|Debug] [--sanitize] [--demo]
 #                         [--target NAME]... [--quiet [--log FILE]]
 #   --demo         only what the `kinetrack` binary needs: no test/benchmark packages (GoogleTest,
-#                  Google Benchmark, KDL, MuJoCo, DART, matplotlib, clang-format), configured without
-#                  tests and benchmarks
+#                  Google Benchmark, KDL, MuJoCo, DART, matplotlib, clang-format) and no Python module
+#                  (pybind11, numpy, pytest), configured without tests, benchmarks and the module
 #   --target NAME  build only NAME (repeatable; default: everything, tests and benchmarks too)
 #   --quiet        one line per stage and a build percentage instead of the tools' output, which
 #                  goes to the log (default <build dir>/setup.log); its tail is shown on failure
@@ -74,13 +74,15 @@ packages=(
   coinor-libipopt-dev
 )
 # Tests, benchmarks and their oracles (KDL, MuJoCo and DART: peers of our rigid-body dynamics; DART's
-# URDF loader is the separate libdart-utils-urdf-dev), the plots, the format check.
+# URDF loader is the separate libdart-utils-urdf-dev), the plots, the format check, and the Python
+# module with its pytest suite (for Debian's /usr/bin/python3: headers, pybind11, numpy, pytest).
 if [ "$demo" -eq 0 ]; then
   packages+=(
     libgtest-dev libgmock-dev googletest libbenchmark-dev
     liborocos-kdl-dev
     libmujoco-dev libdart-dev libdart-utils-urdf-dev
     python3 python3-matplotlib
+    python3-dev python3-pybind11 python3-numpy python3-pytest
     clang-format-14
   )
 fi
@@ -108,10 +110,15 @@ if [ "$build" -eq 1 ]; then
   stage "[2/3] configuring ($build_type)…"
   with_tests=ON
   if [ "$demo" -eq 1 ]; then with_tests=OFF; fi
+  # The module is loaded by /usr/bin/python3, which is not built with the sanitizers' runtime.
+  with_python="$with_tests"
+  if [ "$sanitize" = ON ]; then with_python=OFF; fi
   run cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DKINETRACK_SANITIZE="$sanitize" \
-    -DKINETRACK_BUILD_TESTS="$with_tests" -DKINETRACK_BUILD_BENCH="$with_tests"
+    -DKINETRACK_BUILD_TESTS="$with_tests" -DKINETRACK_BUILD_BENCH="$with_tests" -DKINETRACK_PYTHON="$with_python"
   build_args=(--build "$build_dir" -j "$(nproc)")
   what="kinetrack"
+  if [ "$with_tests" = ON ]; then what="kinetrack, tests, benchmarks"; fi
+  if [ "$with_python" = ON ]; then what="$what and the Python module"; fi
   if [ ${#targets[@]} -gt 0 ]; then
     build_args+=(--target "${targets[@]}")
     what="${targets[*]}"

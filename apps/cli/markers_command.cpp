@@ -51,16 +51,9 @@ bool endsWith(const std::string& s, const std::string& suffix) {
                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
 }
 
-// The trial in the model's world: Y up for an OpenSim model, Z up for kinetrack's models. TRC
-// files are usually Y up and C3D files Z up (--marker-axes overrides); Z up → Y up is
-// (x, y, z) → (y, z, x), Y up → Z up its inverse (x, y, z) → (z, x, y).
+// The trial in the model's world (track::readMarkerTrial with --marker-axes).
 io::MarkerTrajectories readTrial(const MarkersIkConfig& cfg, const std::string& path, bool model_y_up) {
-  const bool c3d = endsWith(path, ".c3d");
-  const bool file_y_up = cfg.marker_axes == "auto" ? !c3d : cfg.marker_axes == "y-up";
-  io::MarkerTrajectories t = c3d ? io::readC3dMarkers(path, io::C3dOptions{}) : io::readTrc(path, {.y_up = false});
-  if (file_y_up != model_y_up)
-    for (Vector3d& p : t.positions) p = model_y_up ? Vector3d(p.y(), p.z(), p.x()) : Vector3d(p.z(), p.x(), p.y());
-  return t;
+  return track::readMarkerTrial(path, model_y_up, track::parseMarkerAxes(cfg.marker_axes));
 }
 
 // What the summary needs from either kind of model.
@@ -94,12 +87,13 @@ SolvedTrial solveBuiltin(const MarkersIkConfig& cfg, const std::string& marker_p
   if (set.reference_height > 0.0 && loaded.height) set = io::scaledMarkerSet(set, *loaded.height);
   fmt::print("[1/3] read {}{}\n", marker_path, cfg.static_trial.empty() ? "" : ", calibrating on " + cfg.static_trial);
   std::fflush(stdout);
-  Configuration start;  // the first frame's start: the calibrated static pose when there is one
-  if (!cfg.static_trial.empty()) {
-    const io::MarkerTrajectories st = readTrial(cfg, cfg.static_trial, false);
-    const track::MarkerCalibration cal = track::calibrateMarkers(model, set, st);
-    set = cal.markers;
-    if (!cal.poses.empty()) start = cal.poses.front();
+  std::optional<io::MarkerTrajectories> static_trial;
+  if (!cfg.static_trial.empty()) static_trial = readTrial(cfg, cfg.static_trial, false);
+  const io::MarkerTrajectories trial = readTrial(cfg, marker_path, false);
+  const track::MarkerSetProblem problem =
+      track::markerSetProblem(model, set, trial, static_trial ? &*static_trial : nullptr);
+  if (problem.calibration) {
+    const track::MarkerCalibration& cal = *problem.calibration;
     const auto worst = std::max_element(cal.placements.begin(), cal.placements.end(),
                                         [](const auto& a, const auto& b) { return a.moved < b.moved; });
     fmt::print("  {:<28} {} frames: marker RMS {:.1f} → {:.1f} mm; largest move {} {:.0f} mm\n", "static calibration",
@@ -107,20 +101,11 @@ SolvedTrial solveBuiltin(const MarkersIkConfig& cfg, const std::string& marker_p
                worst != cal.placements.end() ? worst->name : "-",
                worst != cal.placements.end() ? worst->moved * 1e3 : 0.0);
   }
-  const io::MarkerTrajectories trial = readTrial(cfg, marker_path, false);
-  auto with = std::make_shared<const Model>(io::withMarkers(*model, set));
-  track::MarkerIkSpec ik_spec = track::markerIkSpec(with, set, start);
   // Markers of the set the trial lacks never count (warned), rather than failing the run.
-  std::vector<track::MarkerIkSpec::Marker> present;
-  for (const auto& mk : ik_spec.markers) {
-    if (std::find(trial.names.begin(), trial.names.end(), mk.name) != trial.names.end())
-      present.push_back(mk);
-    else
-      fmt::print(stderr, "kinetrack: warning: marker '{}' of the marker set is not in {}: it never counts\n", mk.name,
-                 marker_path);
-  }
-  if (present.empty()) throw UsageError("no marker of the marker set '" + set.name + "' is in " + marker_path);
-  ik_spec.markers = present;
+  for (const std::string& name : problem.absent)
+    fmt::print(stderr, "kinetrack: warning: marker '{}' of the marker set is not in {}: it never counts\n", name,
+               marker_path);
+  const track::MarkerIkSpec& ik_spec = problem.spec;
   fmt::print("[2/3] solving {} markers on {} ({} DoF)\n", ik_spec.markers.size(), model->name(), model->nv());
   std::fflush(stdout);
   SolvedTrial s{track::solveMarkerTrial(ik_spec, trial, opt), model->name(), model->nv(), ik_spec.markers.size()};

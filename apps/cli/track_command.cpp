@@ -30,12 +30,11 @@ struct TrackConfig {
 };
 
 io::BvhUnits parseUnits(const std::string& u) {
-  if (u == "auto") return io::BvhUnits::Auto;
-  if (u == "m") return io::BvhUnits::Metres;
-  if (u == "cm") return io::BvhUnits::Centimetres;
-  if (u == "in") return io::BvhUnits::Inches;
-  if (u == "cmu") return io::BvhUnits::CmuUnits;
-  throw UsageError("--units: expected auto, m, cm, in or cmu, got '" + u + "'");
+  try {
+    return io::parseBvhUnits(u);
+  } catch (const InvalidArgument&) {
+    throw UsageError("--units: expected auto, m, cm, in or cmu, got '" + u + "'");
+  }
 }
 
 int runTrack(const TrackConfig& cfg) {

@@ -27,6 +27,15 @@ const char* toString(BvhChannel c) {
   return "?";
 }
 
+BvhUnits parseBvhUnits(std::string_view name) {
+  if (name == "auto") return BvhUnits::Auto;
+  if (name == "m") return BvhUnits::Metres;
+  if (name == "cm") return BvhUnits::Centimetres;
+  if (name == "in") return BvhUnits::Inches;
+  if (name == "cmu") return BvhUnits::CmuUnits;
+  throw InvalidArgument("units: expected auto, m, cm, in or cmu, got '" + std::string(name) + "'");
+}
+
 namespace {
 
 struct Token {

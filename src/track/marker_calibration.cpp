@@ -238,4 +238,29 @@ MarkerCalibration calibrateMarkers(std::shared_ptr<const Model> model, const io:
   return out;
 }
 
+MarkerSetProblem markerSetProblem(std::shared_ptr<const Model> model, const io::MarkerSet& set,
+                                  const io::MarkerTrajectories& trial, const io::MarkerTrajectories* static_trial) {
+  if (!model) throw InvalidArgument("markerSetProblem: no model");
+  MarkerSetProblem problem;
+  io::MarkerSet placed = set;
+  Configuration start;  // the first frame's start: the calibrated static pose when there is one
+  if (static_trial) {
+    problem.calibration = calibrateMarkers(model, set, *static_trial);
+    placed = problem.calibration->markers;
+    if (!problem.calibration->poses.empty()) start = problem.calibration->poses.front();
+  }
+  auto with = std::make_shared<const Model>(io::withMarkers(*model, placed));
+  problem.spec = markerIkSpec(with, placed, start);
+  std::vector<MarkerIkSpec::Marker> present;
+  for (const auto& mk : problem.spec.markers) {
+    if (std::find(trial.names.begin(), trial.names.end(), mk.name) != trial.names.end())
+      present.push_back(mk);
+    else
+      problem.absent.push_back(mk.name);
+  }
+  if (present.empty()) throw InvalidArgument("no marker of the marker set '" + set.name + "' is in " + trial.source);
+  problem.spec.markers = std::move(present);
+  return problem;
+}
+
 }  // namespace kinetrack::track

@@ -1,9 +1,12 @@
 #include "kinetrack/track/marker_trial.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/c3d.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "rigid_fit.hpp"
@@ -151,6 +154,24 @@ MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTra
     if (options.progress) options.progress(idx + 1, total);
   }
   return out;
+}
+
+MarkerAxes parseMarkerAxes(std::string_view name) {
+  if (name == "auto") return MarkerAxes::Auto;
+  if (name == "y-up") return MarkerAxes::YUp;
+  if (name == "z-up") return MarkerAxes::ZUp;
+  throw InvalidArgument("marker axes: expected auto, y-up or z-up, got '" + std::string(name) + "'");
+}
+
+io::MarkerTrajectories readMarkerTrial(const std::string& path, bool model_y_up, MarkerAxes axes) {
+  const bool c3d = path.size() >= 4 && std::equal(path.end() - 4, path.end(), ".c3d", [](char a, char b) {
+                     return std::tolower(static_cast<unsigned char>(a)) == b;
+                   });
+  const bool file_y_up = axes == MarkerAxes::Auto ? !c3d : axes == MarkerAxes::YUp;
+  io::MarkerTrajectories t = c3d ? io::readC3dMarkers(path, io::C3dOptions{}) : io::readTrc(path, {.y_up = false});
+  if (file_y_up != model_y_up)
+    for (Vector3d& p : t.positions) p = model_y_up ? Vector3d(p.y(), p.z(), p.x()) : Vector3d(p.z(), p.x(), p.y());
+  return t;
 }
 
 }  // namespace kinetrack::track

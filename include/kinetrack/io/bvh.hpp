@@ -3,6 +3,7 @@
 // position channels on any joint, CRLF line endings, tabs, numbers like ".0083". Errors name the
 // file, line and field (kinetrack::ParseError).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Core>
@@ -79,6 +80,10 @@ MotionClip bvhToClip(const BvhFile& file, const BvhOptions& options = {});
 MotionClip bvhRestPose(const BvhFile& file, const BvhOptions& options = {});
 
 const char* toString(BvhChannel c);
+
+/// The units of a name: "auto", "m", "cm", "in", "cmu" (the CLI's --units, the Python readers'
+/// units=). Throws InvalidArgument listing the names otherwise.
+BvhUnits parseBvhUnits(std::string_view name);
 
 }  // namespace kinetrack::io
 

@@ -21,6 +21,7 @@
 //   λ settle.
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,5 +105,20 @@ std::vector<Vector3d> meanMarkerPositions(const io::MarkerTrajectories& trial, d
 /// the model's position limits, start = `initial` (the zero configuration when empty).
 MarkerIkSpec markerIkSpec(std::shared_ptr<const Model> model_with_markers, const io::MarkerSet& set,
                           const Configuration& initial = {});
+
+/// The problem `kinetrack markers ik` solves on a kinetrack model (built-in or URDF) with a
+/// marker set: the set calibrated on `static_trial` first when one is given (calibrateMarkers,
+/// default options; the first frame then starts from the calibrated static pose), its markers
+/// added to the model (io::withMarkers) and every set marker present in `trial` fitted.
+struct MarkerSetProblem {
+  MarkerIkSpec spec;  ///< on the model with the (calibrated) set's markers
+  std::optional<MarkerCalibration> calibration;
+  std::vector<std::string> absent;  ///< set markers the trial lacks: left out, they never count
+};
+/// Throws InvalidArgument as calibrateMarkers and withMarkers do, and when no marker of the set is
+/// in the trial.
+MarkerSetProblem markerSetProblem(std::shared_ptr<const Model> model, const io::MarkerSet& set,
+                                  const io::MarkerTrajectories& trial,
+                                  const io::MarkerTrajectories* static_trial = nullptr);
 
 }  // namespace kinetrack::track

@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kinetrack/ik/marker_ik.hpp"
@@ -83,6 +84,20 @@ struct MarkerTrialResult {
 /// coordinate task whose values do not match the trial length, or an empty time range.
 MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTrajectories& trial,
                                    const MarkerTrialOptions& options = {});
+
+/// Axes of a marker file's lab frame.
+enum class MarkerAxes : std::uint8_t {
+  Auto,  ///< by format: TRC files Y up, C3D files Z up
+  YUp,
+  ZUp,
+};
+/// "auto", "y-up", "z-up" (the CLI's --marker-axes); throws InvalidArgument otherwise.
+MarkerAxes parseMarkerAxes(std::string_view name);
+
+/// Reads a marker trial (.c3d, else TRC) into a model's world: Y up for an OpenSim model
+/// (`model_y_up`), Z up for kinetrack's models; Z up → Y up is (x, y, z) → (y, z, x), Y up → Z up
+/// its inverse (x, y, z) → (z, x, y). Throws ParseError as the readers do.
+io::MarkerTrajectories readMarkerTrial(const std::string& path, bool model_y_up, MarkerAxes axes = MarkerAxes::Auto);
 
 /// The trial's frame times as used above (the rounded-grid correction applied).
 std::vector<double> trialTimes(const io::MarkerTrajectories& trial);

@@ -1,0 +1,440 @@
+"""Type stubs of the kinetrack Python module (docs/python.md). Shapes in comments: nq = 7 +
+num_joints (base position m, base quaternion w, x, y, z, joints rad or m), nv = nv_base +
+num_joints; SI units, world frame Z up."""
+from typing import Any, Iterator, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from . import fabrik as fabrik
+from . import hand as hand
+
+ArrayLike = npt.ArrayLike
+NDArray = npt.NDArray[np.float64]
+FrameRef = Union[str, int]
+
+__version__: str
+
+class ParseError(ValueError):
+    file: str
+    line: int  # 1-based; 0 when not tied to a line
+    message: str
+
+# --- models ---------------------------------------------------------------------------------
+class Model:
+    @staticmethod
+    def human66(height: float = 1.75, mass: float = 73.0, fixed_base: bool = False) -> Model: ...
+    @staticmethod
+    def human48(height: float = 1.75, mass: float = 73.0, fixed_base: bool = False) -> Model: ...
+    @staticmethod
+    def builtin(name: str, height: float = 1.75, mass: float = 73.0, fixed_base: bool = False) -> Model: ...
+    @staticmethod
+    def load(path: str, fixed_base: bool = False) -> Model: ...
+    def with_markers(self, marker_set: str, height: Optional[float] = None) -> Model: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def nq(self) -> int: ...
+    @property
+    def nv(self) -> int: ...
+    @property
+    def nv_base(self) -> int: ...
+    @property
+    def floating_base(self) -> bool: ...
+    @property
+    def num_joints(self) -> int: ...
+    @property
+    def num_links(self) -> int: ...
+    @property
+    def num_frames(self) -> int: ...
+    @property
+    def joint_names(self) -> list[str]: ...
+    @property
+    def link_names(self) -> list[str]: ...
+    @property
+    def frame_names(self) -> list[str]: ...
+    @property
+    def joint_types(self) -> list[str]: ...
+    @property
+    def joint_axes(self) -> NDArray: ...  # (num_joints, 3)
+    @property
+    def lower_limits(self) -> NDArray: ...  # (num_joints,)
+    @property
+    def upper_limits(self) -> NDArray: ...  # (num_joints,)
+    @property
+    def velocity_limits(self) -> NDArray: ...  # (num_joints,)
+    @property
+    def effort_limits(self) -> NDArray: ...  # (num_joints,)
+    @property
+    def total_mass(self) -> float: ...
+    @property
+    def link_parents(self) -> npt.NDArray[np.int32]: ...  # (num_links,)
+    @property
+    def frame_links(self) -> npt.NDArray[np.int32]: ...  # (num_frames,)
+    def frame_id(self, name: str) -> int: ...
+    def joint_id(self, name: str) -> int: ...
+    def link_id(self, name: str) -> int: ...
+    def link_mass(self, link: FrameRef) -> float: ...
+    def neutral(self) -> NDArray: ...  # (nq,)
+    def to_urdf(self) -> str: ...
+
+class Data:
+    def __init__(self, model: Model) -> None: ...
+    @property
+    def model(self) -> Model: ...
+    @property
+    def link_rotations(self) -> NDArray: ...  # (num_links, 3, 3), read-only view
+    @property
+    def link_positions(self) -> NDArray: ...  # (num_links, 3)
+    @property
+    def frame_rotations(self) -> NDArray: ...  # (num_frames, 3, 3)
+    @property
+    def frame_positions(self) -> NDArray: ...  # (num_frames, 3)
+
+def builtin_model_names() -> list[str]: ...
+def marker_set_names() -> list[str]: ...
+
+# --- kinematics -----------------------------------------------------------------------------
+def forward_kinematics(model: Model, data: Data, q: ArrayLike, update_frames: bool = True) -> None: ...
+def update_frame_placements(model: Model, data: Data) -> None: ...
+def frame_placement(model: Model, data: Data, frame: FrameRef) -> tuple[NDArray, NDArray]: ...
+def frame_jacobian(model: Model, data: Data, frame: FrameRef, out: Optional[NDArray] = None) -> NDArray: ...  # (6, nv)
+def forward_kinematics_batch(model: Model, q: ArrayLike,
+                             frames: Optional[Sequence[FrameRef]] = None) -> tuple[NDArray, NDArray]: ...
+def integrate(model: Model, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> NDArray: ...
+def difference(model: Model, q0: ArrayLike, q1: ArrayLike) -> NDArray: ...
+def random_configuration(model: Model, seed: int = 0) -> NDArray: ...
+def position_limit_violation(model: Model, q: ArrayLike) -> float: ...
+
+# --- IK ---------------------------------------------------------------------------------------
+class Status:
+    converged: Status
+    stationary: Status
+    iteration_limit: Status
+    infeasible: Status
+    failed: Status
+    def __int__(self) -> int: ...
+
+class Result:
+    status: Status
+    iterations: int
+    mnte: float
+    limit_violation: float
+    row_violation: float
+
+class StepResult(Result):
+    qp_iterations: int
+    active_bounds: int
+    max_gain_dt: float
+    unstable_gain: bool
+    diverging: bool
+    non_finite: bool
+    residual_norm: float
+
+class SolveResult(Result):
+    rejected_steps: int
+    qp_iterations: int
+    evaluations: int
+    initial_cost: float
+    cost: float
+    max_orientation_error: float
+    max_position_error: float
+    damping: float
+
+class PairwiseSolveResult(Result):
+    subsystems: int
+    not_converged: int
+    total_iterations: int
+    max_pair_orientation_error: float
+    max_orientation_error: float
+    max_position_error: float
+    unenforced_row_violation: float
+    wall_time: float
+
+class TaskSet:
+    def add_position(self, frame: str, weight: float = 1.0, gain: float = 10.0) -> int: ...
+    def add_orientation(self, frame: str, weight: float = 1.0, gain: float = 10.0) -> int: ...
+    def add_pose(self, frame: str, position_weight: float = 1.0, orientation_weight: float = 1.0,
+                 position_gain: float = 10.0, orientation_gain: float = 10.0) -> int: ...
+    def remove(self, task: int) -> None: ...
+    def set_enabled(self, task: int, enabled: bool) -> None: ...
+    def set_weights(self, task: int, position_weight: float, orientation_weight: float) -> None: ...
+    def set_gains(self, task: int, position_gain: float, orientation_gain: float) -> None: ...
+    def set_position(self, task: int, position: ArrayLike, velocity: Optional[ArrayLike] = None) -> None: ...
+    def set_orientation(self, task: int, rotation: ArrayLike,
+                        angular_velocity: Optional[ArrayLike] = None) -> None: ...  # (3, 3) or (4,) w, x, y, z
+    def frame(self, task: int) -> str: ...
+    def type(self, task: int) -> str: ...
+    def __len__(self) -> int: ...
+
+class BaseIntegrator:
+    exponential_baumgarte: BaseIntegrator
+    exponential: BaseIntegrator
+    euler_baumgarte: BaseIntegrator
+
+class TargetVelocitySource:
+    zero: TargetVelocitySource
+    finite_difference: TargetVelocitySource
+
+class Discretization:
+    paper: Discretization
+    consistent: Discretization
+
+class GainMode:
+    continuous: GainMode
+    per_step: GainMode
+
+class DynamicalIkOptions:
+    damping: float
+    limit_gain: float
+    default_velocity_limit: float
+    discrete_safe_limits: bool
+    use_model_velocity_limits: bool
+    base_linear_velocity_limit: float
+    base_angular_velocity_limit: float
+    integrator: BaseIntegrator
+    baumgarte_gain: float
+    velocity_source: TargetVelocitySource
+    gain_mode: GainMode
+    discretization: Discretization
+    midpoint_jacobian: bool
+    sparse_qp: bool
+    def __init__(self, **fields: Any) -> None: ...
+
+class InstantaneousIkBackend:
+    native: InstantaneousIkBackend
+    ipopt: InstantaneousIkBackend
+
+class OrientationResidual:
+    chordal: OrientationResidual
+    sine: OrientationResidual
+
+class InstantaneousIkOptions:
+    backend: InstantaneousIkBackend
+    orientation_tolerance: float
+    position_tolerance: float
+    orientation_residual: OrientationResidual
+    max_iterations: int
+    step_tolerance: float
+    function_tolerance: float
+    feasibility_tolerance: float
+    initial_damping: float
+    min_damping: float
+    max_damping: float
+    keep_damping: bool
+    sparse_qp: bool
+    def __init__(self, **fields: Any) -> None: ...
+
+class PairwiseIkOptions:
+    threads: int
+    spin_microseconds: float
+    solver: InstantaneousIkOptions
+    merge_coupled_subsystems: bool
+    def __init__(self, **fields: Any) -> None: ...
+
+class _Solver:
+    @property
+    def model(self) -> Model: ...
+    @property
+    def tasks(self) -> TaskSet: ...
+    @property
+    def state(self) -> NDArray: ...  # (nq,)
+    def set_state(self, q: ArrayLike) -> None: ...
+
+class DynamicalIk(_Solver):
+    def __init__(self, model: Model, options: Optional[DynamicalIkOptions] = None) -> None: ...
+    options: DynamicalIkOptions
+    @property
+    def velocity(self) -> NDArray: ...  # (nv,)
+    def step(self, dt: float) -> StepResult: ...
+    def mnte(self) -> float: ...
+    def solve_sequence(self, dt: Union[float, ArrayLike], positions: Optional[ArrayLike] = None,
+                       rotations: Optional[ArrayLike] = None, steps_per_frame: int = 1) -> dict[str, np.ndarray]: ...
+
+class InstantaneousIk(_Solver):
+    def __init__(self, model: Model, options: Optional[InstantaneousIkOptions] = None) -> None: ...
+    def solve(self) -> SolveResult: ...
+    def solve_sequence(self, positions: Optional[ArrayLike] = None,
+                       rotations: Optional[ArrayLike] = None) -> dict[str, np.ndarray]: ...
+
+class PairwiseIk(_Solver):
+    def __init__(self, model: Model, options: Optional[PairwiseIkOptions] = None) -> None: ...
+    def solve(self) -> PairwiseSolveResult: ...
+    def solve_sequence(self, positions: Optional[ArrayLike] = None,
+                       rotations: Optional[ArrayLike] = None) -> dict[str, np.ndarray]: ...
+
+# --- readers ----------------------------------------------------------------------------------
+class MotionClip:
+    source: str
+    segment_names: list[str]
+    segment_parents: list[int]
+    @property
+    def num_frames(self) -> int: ...
+    @property
+    def num_segments(self) -> int: ...
+    @property
+    def times(self) -> NDArray: ...  # (N,)
+    @property
+    def positions(self) -> NDArray: ...  # (N, S, 3)
+    @property
+    def rotations(self) -> NDArray: ...  # (N, S, 3, 3)
+    @property
+    def linear_velocity(self) -> NDArray: ...  # (N, S, 3) or (0, S, 3)
+    @property
+    def angular_velocity(self) -> NDArray: ...
+    @property
+    def valid(self) -> npt.NDArray[np.bool_]: ...  # (N, S)
+
+class MarkerTrajectories:
+    source: str
+    names: list[str]
+    data_rate: float
+    @property
+    def num_frames(self) -> int: ...
+    @property
+    def num_markers(self) -> int: ...
+    @property
+    def times(self) -> NDArray: ...  # (N,)
+    @property
+    def positions(self) -> NDArray: ...  # (N, M, 3), NaN when missing
+
+def read_bvh(path: str, units: str = "auto", velocities: bool = True) -> MotionClip: ...
+def read_mvnx(path: str) -> MotionClip: ...
+def read_trc(path: str, y_up: bool = True) -> MarkerTrajectories: ...
+def read_mot(path: str) -> dict[str, Any]: ...
+def read_c3d(path: str, z_up: bool = True, keep_virtual_points: bool = False,
+             keep_unlabeled: bool = False) -> dict[str, Any]: ...
+def read_qtm_tsv(path: str) -> dict[str, Any]: ...
+def read_joint_csv(path: str) -> dict[str, Any]: ...
+
+# --- tracking ---------------------------------------------------------------------------------
+class Capture:
+    @property
+    def kind(self) -> str: ...
+    @property
+    def clip(self) -> MotionClip: ...
+    @property
+    def calibration_names(self) -> list[str]: ...
+    path: str
+
+class TrackResult:
+    model: Model
+    times: NDArray  # (N,)
+    q: NDArray  # (N, nq)
+    gaps: npt.NDArray[np.bool_]
+    mnte: NDArray
+    rmse: NDArray
+    step_us: NDArray
+    summary: dict[str, Any]
+    def __iter__(self) -> Iterator[Any]: ...
+
+def load_capture(path: str, units: str = "auto", rate: float = 0.0) -> Capture: ...
+def track(model: Union[Model, str], capture: Union[str, Capture], solver: str = "dynamical", *, map: str = "",
+          calibration: str = "", kappa: float = 1.0, max_step_deg: float = 5.0, max_substeps: int = 64,
+          threads: int = 0, transient: float = 2.0, units: str = "auto", rate: float = 0.0) -> TrackResult: ...
+
+def retarget(robot: Model, capture: Union[str, Capture], solver: str = "dynamical", *, map: str = "",
+             segment_map: str = "", calibration: str = "", max_step_deg: float = 5.0, threads: int = 0,
+             shoulder_velocity: float = 2.0, torso_velocity: float = 1.0, transient: float = 2.0) -> TrackResult: ...
+
+class Method:
+    dynamical: Method
+    wholebody: Method
+    wholebody_ipopt: Method
+    pairwise: Method
+
+class TrackerOptions:
+    method: Method
+    kappa: float
+    max_step_rotation: float  # rad
+    max_substeps: int
+    dynamical: DynamicalIkOptions
+    wholebody: InstantaneousIkOptions
+    pairwise: PairwiseIkOptions
+    first_frame_iterations: int
+    first_frame_interval: float  # s
+    def __init__(self, **fields: Any) -> None: ...
+
+class StreamTarget:
+    frame: str
+    orientation: bool
+    position: bool
+    weight: float
+    def __init__(self, **fields: Any) -> None: ...
+
+class FrameOutcome(Result):
+    gap: bool
+    rmse: float
+    non_finite: bool
+
+class StreamTracker:
+    def __init__(self, model: Model, targets: Sequence[StreamTarget],
+                 options: Optional[TrackerOptions] = None) -> None: ...
+    @property
+    def num_targets(self) -> int: ...
+    @property
+    def state(self) -> NDArray: ...
+    def set_state(self, q: ArrayLike) -> None: ...
+    def track(self, time: float, rotations: ArrayLike, positions: ArrayLike,
+              valid: bool = True) -> FrameOutcome: ...  # (T, 3, 3) or (T, 4); (T, 3)
+    def track_sequence(self, times: ArrayLike, rotations: ArrayLike, positions: ArrayLike,
+                       valid: Optional[ArrayLike] = None) -> dict[str, np.ndarray]: ...
+
+# --- dynamics ---------------------------------------------------------------------------------
+class DynamicsData:
+    def __init__(self, model: Model) -> None: ...
+
+def rnea(model: Model, data: DynamicsData, q: ArrayLike, v: ArrayLike, a: ArrayLike,
+         wrenches: Optional[list[dict[str, Any]]] = None, gravity: Optional[ArrayLike] = None) -> NDArray: ...
+def crba(model: Model, data: DynamicsData, q: ArrayLike) -> NDArray: ...
+def nonlinear_effects(model: Model, data: DynamicsData, q: ArrayLike, v: ArrayLike,
+                      gravity: Optional[ArrayLike] = None) -> NDArray: ...
+def aba(model: Model, data: DynamicsData, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
+        wrenches: Optional[list[dict[str, Any]]] = None, gravity: Optional[ArrayLike] = None) -> NDArray: ...
+def center_of_mass(model: Model, data: DynamicsData, q: ArrayLike) -> NDArray: ...
+def kinetic_energy(model: Model, data: DynamicsData, q: ArrayLike, v: ArrayLike) -> float: ...
+def spatial_momentum(model: Model, data: DynamicsData, q: ArrayLike, v: ArrayLike) -> NDArray: ...
+
+# --- marker IK --------------------------------------------------------------------------------
+class MarkerIkOptions:
+    accuracy: float
+    relative_tolerance: float
+    max_iterations: int
+    first_solve_iterations: int
+    constraint_weight: float
+    initial_damping: float
+    min_damping: float
+    max_damping: float
+    def __init__(self, **fields: Any) -> None: ...
+
+class MarkerIkResult(Result):
+    rejected_steps: int
+    initial_cost: float
+    cost: float
+    markers_used: int
+    total_squared_error: float
+    rms_error: float
+    max_error: float
+    worst_marker: int
+    coupler_violation: float
+
+class MarkerIk:
+    def __init__(self, model: Model, options: Optional[MarkerIkOptions] = None) -> None: ...
+    def add_marker(self, frame: str, weight: float = 1.0) -> int: ...
+    def add_coordinate_task(self, joint: str, weight: float = 1.0) -> int: ...
+    def set_marker_weight(self, marker: int, weight: float) -> None: ...
+    def set_bounds(self, lower: ArrayLike, upper: ArrayLike) -> None: ...
+    def lock(self, joint: str, value: float) -> None: ...
+    @property
+    def num_markers(self) -> int: ...
+    @property
+    def state(self) -> NDArray: ...
+    def set_state(self, q: ArrayLike) -> None: ...
+    def solve(self, markers: ArrayLike, coordinates: Optional[ArrayLike] = None) -> MarkerIkResult: ...
+    def solve_sequence(self, markers: ArrayLike, coordinates: Optional[ArrayLike] = None) -> dict[str, np.ndarray]: ...
+    def marker_error(self, marker: int) -> float: ...
+    def model_marker(self, marker: int) -> NDArray: ...
+
+def markers_ik(model: Union[str, Model], markers: str, setup: str = "", start: Optional[float] = None,
+               end: Optional[float] = None, marker_axes: str = "auto", marker_set: str = "", static: str = "",
+               height: Optional[float] = None) -> dict[str, Any]: ...

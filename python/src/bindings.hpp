@@ -1,0 +1,43 @@
+#pragma once
+// The Python module's pieces, one file per concept (module.cpp calls them in order), and the
+// Python-side per-thread workspaces. Model (immutable, shared) and Data (per thread) stay
+// separate as in C++: a Data holds its model's pointer only to check that it is used with it.
+#include <pybind11/pybind11.h>
+
+#include <memory>
+
+#include "kinetrack/model/configuration.hpp"
+#include "kinetrack/model/data.hpp"
+#include "kinetrack/model/model.hpp"
+
+namespace kinetrack::python {
+
+namespace py = pybind11;
+
+/// Python `kinetrack.Data`: the kinematics workspace plus the scratch the bindings convert into
+/// (a configuration, a Jacobian), all sized once, so a call from Python does not allocate on the
+/// C++ side.
+struct PyData {
+  explicit PyData(std::shared_ptr<const Model> m)
+      : model(std::move(m)), data(*model), q(*model), J(Matrix6Xd::Zero(6, model->nv())) {}
+  std::shared_ptr<const Model> model;
+  Data data;
+  Configuration q;
+  Matrix6Xd J;
+  /// Throws ValueError unless this data was built for `m`.
+  void check(const Model& m) const;
+};
+
+void bindErrors(py::module_& m);
+void bindModel(py::module_& m);
+void bindKinematics(py::module_& m);
+void bindIk(py::module_& m);
+void bindIo(py::module_& m);
+void bindIoMarkerFormats(py::module_& m);  ///< C3D, QTM TSV, joint CSV (io_marker_bindings.cpp)
+void bindTrack(py::module_& m);
+void bindStream(py::module_& m);
+void bindDynamics(py::module_& m);
+void bindMarkers(py::module_& m);
+void bindHand(py::module_& m);
+
+}  // namespace kinetrack::python

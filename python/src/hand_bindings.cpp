@@ -1,0 +1,192 @@
+// kinetrack.fabrik (Skeleton, Solver: FABRIK with hinge/ball constraints) and kinetrack.hand
+// (the FABRIK hand tracker over a Qualisys glove recording, as `kinetrack hand track`).
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "kinetrack/fabrik/fabrik.hpp"
+#include "kinetrack/hand/hand_calibration.hpp"
+#include "kinetrack/hand/hand_model.hpp"
+#include "kinetrack/hand/hand_trial.hpp"
+#include "kinetrack/io/qtm_tsv.hpp"
+
+namespace kinetrack::python {
+namespace {
+
+// Joint positions (n, 3) in numpy (C order) are the (3 × n) column-major matrix of C++.
+Eigen::Map<const fabrik::Matrix3Xd> restPositions(const Array& a) {
+  return {a.data(), 3, static_cast<Eigen::Index>(a.shape(0))};
+}
+
+fabrik::Result solvePy(fabrik::Solver& s, py::array positions, double tolerance, int max_iterations,
+                       const std::string& root, int restarts, bool stop_when_stalled) {
+  const std::string expected = "positions: expected a writeable C-contiguous float64 array of shape (" +
+                               std::to_string(s.skeleton().size()) + ", 3)";
+  if (!py::isinstance<py::array_t<double>>(positions) || !(positions.flags() & py::array::c_style) ||
+      positions.ndim() != 2 || positions.shape(0) != s.skeleton().size() || positions.shape(1) != 3 ||
+      !positions.writeable())
+    throw py::value_error(expected + ", got " + py::str(positions.dtype()).cast<std::string>() + " " +
+                          shapeString(positions));
+  if (root != "fixed" && root != "free") throw py::value_error("root: expected 'fixed' or 'free', got '" + root + "'");
+  fabrik::Options o;
+  o.tolerance = tolerance;
+  o.max_iterations = max_iterations;
+  o.root = root == "free" ? fabrik::RootMode::Free : fabrik::RootMode::Fixed;
+  o.restarts = restarts;
+  o.stop_when_stalled = stop_when_stalled;
+  Eigen::Map<fabrik::Matrix3Xd> p(static_cast<double*>(positions.mutable_data()), 3, s.skeleton().size());
+  return s.solve(p, o);
+}
+
+constexpr Field<hand::HandSummary, int> kHandInts[] = {{"frames", &hand::HandSummary::frames},
+                                                       {"gaps", &hand::HandSummary::gaps},
+                                                       {"not_converged", &hand::HandSummary::not_converged},
+                                                       {"planes_clamped", &hand::HandSummary::planes_clamped}};
+constexpr Field<hand::HandSummary, double> kHandDoubles[] = {
+    {"tip_error_mm_p50", &hand::HandSummary::tip_error_mm_p50},
+    {"tip_error_mm_p95", &hand::HandSummary::tip_error_mm_p95},
+    {"middle_error_mm_median", &hand::HandSummary::middle_error_mm_median},
+    {"middle_error_mm_p95", &hand::HandSummary::middle_error_mm_p95},
+    {"constraint_violation_max_rad", &hand::HandSummary::constraint_violation_max_rad},
+    {"bone_length_drift_max_m", &hand::HandSummary::bone_length_drift_max_m},
+    {"us_per_frame_p50", &hand::HandSummary::us_per_frame_p50},
+    {"us_per_frame_p95", &hand::HandSummary::us_per_frame_p95},
+    {"iterations_mean", &hand::HandSummary::iterations_mean}};
+
+// `kinetrack hand track`: read, calibrate, build the hand model, track every frame, summarise.
+py::dict summaryDict(const hand::HandSummary& s) {
+  py::dict summary;
+  summary["solver"] = hand::toString(s.solver);
+  summary["use_middle_markers"] = s.use_middle_markers;
+  addFields(summary, s, kHandInts);
+  addFields(summary, s, kHandDoubles);
+  return summary;
+}
+
+py::dict trackRecordingPy(const std::string& path, const std::string& solver, bool use_middle_markers,
+                          const std::string& backend, std::optional<std::pair<int, int>> calibration_frames) {
+  if (solver != "fabrik" && solver != "lm") throw py::value_error("solver: expected 'fabrik' or 'lm'");
+  if (backend != "euclid" && backend != "cga") throw py::value_error("backend: expected 'euclid' or 'cga'");
+  hand::CalibrationOptions cal_options;
+  if (calibration_frames) std::tie(cal_options.first_frame, cal_options.end_frame) = *calibration_frames;
+  hand::TrackerOptions options;
+  options.use_middle_markers = use_middle_markers;
+  options.backend = backend == "cga" ? hand::Backend::Cga : hand::Backend::Euclid;
+  std::shared_ptr<Model> model;
+  hand::HandTrial trial;
+  hand::HandCalibration cal;
+  {
+    py::gil_scoped_release release;
+    const io::QtmTsv tsv = io::readQtmTsv(path);
+    const hand::HandMarkerIndex idx = hand::findHandMarkers(tsv.markers, {});
+    cal = hand::calibrateHand(tsv.markers, idx, cal_options);
+    model = std::make_shared<Model>(hand::buildHandModel(cal.geometry));
+    trial = hand::trackHandRecording(tsv.markers, idx, cal.geometry,
+                                     solver == "lm" ? hand::HandSolver::Lm : hand::HandSolver::Fabrik, options);
+  }
+  const hand::HandSummary s = hand::summarize(trial);
+  const py::ssize_t n = static_cast<py::ssize_t>(trial.rows.size());
+  py::array_t<double> q({n, py::ssize_t(nq(*model))}), times(n);
+  py::array_t<bool> gaps(n);
+  for (py::ssize_t k = 0; k < n; ++k) {
+    const hand::HandTrialRow& r = trial.rows[static_cast<std::size_t>(k)];
+    writeConfiguration(r.q, q.mutable_data() + k * q.shape(1));
+    times.mutable_data()[k] = r.time;
+    gaps.mutable_data()[k] = r.gap;
+  }
+  py::dict summary = summaryDict(s);
+  summary["triad_rms_m"] = cal.triad_rms;
+  if (calibration_frames) {
+    // The frames the calibration never saw (its middle markers included).
+    const int end = cal_options.end_frame < 0 ? static_cast<int>(n) : cal_options.end_frame;
+    summary["calibration_frames"] = py::make_tuple(cal_options.first_frame, end);
+    summary["unseen"] = summaryDict(hand::summarize(trial, cal_options.first_frame, end));
+  }
+  return py::dict(py::arg("model") = model, py::arg("times") = times, py::arg("q") = q, py::arg("gaps") = gaps,
+                  py::arg("summary") = summary);
+}
+
+}  // namespace
+
+void bindHand(py::module_& m) {
+  py::module_ fab =
+      m.def_submodule("fabrik", "FABRIK: position-based IK over a tree of joint points (docs/fabrik.md).");
+  py::class_<fabrik::Skeleton>(fab, "Skeleton", R"doc(
+A tree of joint points: parents[j] is joint j's parent (-1 for joint 0 only, parent(j) < j), rest
+(n, 3) joint positions in m fixing the bone lengths.)doc")
+      .def(py::init([](std::vector<int> parents, ArrayLike rest) {
+             const Array r = checkedArray(rest, {static_cast<py::ssize_t>(parents.size()), 3}, "rest");
+             return std::make_unique<fabrik::Skeleton>(std::move(parents), restPositions(r));
+           }),
+           py::arg("parents"), py::arg("rest"))
+      .def(
+          "set_hinge",
+          [](fabrik::Skeleton& s, int j, ArrayLike axis, double lo, double hi) {
+            fabrik::JointConstraint c;
+            c.type = fabrik::ConstraintType::Hinge;
+            c.hinge_axis = toVector3(axis, "axis");
+            c.min_angle = lo;
+            c.max_angle = hi;
+            s.setConstraint(j, c);
+          },
+          py::arg("joint"), py::arg("axis"), py::arg("min_angle"), py::arg("max_angle"),
+          "A hinge at joint j: axis (3,) in the constraint frame (perpendicular to its z), range in rad.")
+      .def(
+          "set_ball",
+          [](fabrik::Skeleton& s, int j, double cone, double min_twist, double max_twist) {
+            fabrik::JointConstraint c;
+            c.type = fabrik::ConstraintType::Ball;
+            c.cone_angle = cone;
+            c.min_twist = min_twist;
+            c.max_twist = max_twist;
+            s.setConstraint(j, c);
+          },
+          py::arg("joint"), py::arg("cone_angle"), py::arg("min_twist") = -fabrik::kPi,
+          py::arg("max_twist") = fabrik::kPi, "A ball-and-socket at joint j: cone half-angle and twist range (rad).")
+      .def("set_coupling", &fabrik::Skeleton::setCoupling, py::arg("distal"), py::arg("k"),
+           "θ_distal = k·θ_parent for two hinges (k = 2/3 for a finger's DIP/PIP).")
+      .def_property_readonly("size", &fabrik::Skeleton::size)
+      .def("length", &fabrik::Skeleton::length, py::arg("joint"), "Bone length to joint j (m).");
+
+  py::enum_<fabrik::Status>(fab, "Status")
+      .value("converged", fabrik::Status::Converged)
+      .value("unreachable", fabrik::Status::Unreachable)
+      .value("iteration_limit", fabrik::Status::IterationLimit)
+      .value("stalled", fabrik::Status::Stalled);
+  py::class_<fabrik::Result>(fab, "Result")
+      .def_readonly("status", &fabrik::Result::status)
+      .def_readonly("iterations", &fabrik::Result::iterations)
+      .def_readonly("error", &fabrik::Result::error, "largest target distance (m)");
+  py::class_<fabrik::Solver>(fab, "Solver", "FABRIK on one Skeleton; solve() moves positions (n, 3) in place.")
+      .def(py::init<fabrik::Skeleton>(), py::arg("skeleton"))
+      .def(
+          "set_target", [](fabrik::Solver& s, int j, ArrayLike p) { s.setTarget(j, toVector3(p, "target")); },
+          py::arg("joint"), py::arg("target"), "Target position (3,) in m of joint j.")
+      .def("clear_target", &fabrik::Solver::clearTarget, py::arg("joint"))
+      .def("clear_targets", &fabrik::Solver::clearTargets)
+      .def("solve", &solvePy, py::arg("positions"), py::arg("tolerance") = 1e-6, py::arg("max_iterations") = 100,
+           py::arg("root") = "fixed", py::arg("restarts") = 3, py::arg("stop_when_stalled") = false,
+           "Moves positions (n, 3; writeable, C-contiguous float64, m) towards the targets in place, keeping bone "
+           "lengths and constraints; root 'fixed' or 'free'; stop_when_stalled ends a solve that stalls after its "
+           "restarts (status stalled) instead of iterating to the cap. Returns a fabrik.Result.")
+      .def(
+          "hinge_angle", [](const fabrik::Solver& s, int j) { return s.hingeAngle(j); }, py::arg("joint"), "rad");
+
+  py::module_ hnd = m.def_submodule("hand", "The FABRIK hand tracker (FAB §3.4, docs/hand.md).");
+  hnd.def("track_recording", &trackRecordingPy, py::arg("path"), py::arg("solver") = "fabrik",
+          py::arg("use_middle_markers") = false, py::arg("backend") = "euclid",
+          py::arg("calibration_frames") = py::none(),
+          R"doc(`kinetrack hand track`: a Qualisys TSV glove recording is read, the hand model calibrated from it
+and every frame tracked by FABRIK (solver "fabrik") or bounded Levenberg-Marquardt marker IK ("lm").
+calibration_frames (first, end): calibrate on frames [first, end) only (end -1: to the last frame);
+the summary then has an "unseen" dict with the same figures over the other frames.
+Returns a dict: model (the calibrated hand Model), times (N,), q (N, nq), gaps (N,), summary (dict:
+tip/middle-marker errors in mm, constraint violation, bone-length drift, µs per frame, …).
+Releases the GIL.)doc");
+}
+
+}  // namespace kinetrack::python

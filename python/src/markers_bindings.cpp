@@ -1,0 +1,253 @@
+// Marker IK: the per-frame solver (ik::MarkerIk, OpenSim's IK problem) and `kinetrack markers
+// ik` on an OpenSim model (track::bindOpenSimIk + solveMarkerTrial, the code the CLI runs).
+#include <pybind11/stl.h>
+
+#include <cmath>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "kinetrack/ik/marker_ik.hpp"
+#include "kinetrack/io/marker_set.hpp"
+#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/opensim_setup.hpp"
+#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/track/opensim_ik.hpp"
+#include "options.hpp"
+#include "sequence.hpp"
+
+namespace kinetrack::python {
+namespace {
+
+static_assert(sizeof(Vector3d) == 3 * sizeof(double), "Vector3d must be three packed doubles");
+
+// (M, 3) C-contiguous float64 rows as M Vector3d (no copy for such an array).
+std::span<const Vector3d> markerRows(const Array& a, py::ssize_t row) {
+  const py::ssize_t m = a.shape(a.ndim() - 2);
+  return {reinterpret_cast<const Vector3d*>(a.data() + row * m * 3), static_cast<std::size_t>(m)};
+}
+
+py::dict solveSequencePy(ik::MarkerIk& s, ArrayLike markers, ArrayLike coordinates) {
+  const Array obs = checkedArray(markers, {kAny, s.numMarkers(), 3}, "markers (one (3,) position per marker, m)");
+  const py::ssize_t n = obs.shape(0), nc = s.numCoordinateTasks();
+  Array coords;
+  if (nc > 0) coords = checkedArray(coordinates, {n, nc}, "coordinates (one value per coordinate task and frame)");
+  SequenceOutput out(n, nq(s.model()));
+  py::array_t<double> rms(n), worst(n);
+  {
+    py::gil_scoped_release release;
+    for (py::ssize_t k = 0; k < n; ++k) {
+      const std::span<const double> c =
+          nc > 0 ? std::span<const double>(coords.data() + k * nc, static_cast<std::size_t>(nc))
+                 : std::span<const double>();
+      const ik::MarkerIkResult r = s.solve(markerRows(obs, k), c);
+      out.write(k, s.state(), r);
+      rms.mutable_data()[k] = r.markers_used > 0 ? r.rms_error : std::nan("");
+      worst.mutable_data()[k] = r.markers_used > 0 ? r.max_error : std::nan("");
+    }
+  }
+  py::dict d = out.dict();
+  d["rms_error"] = rms;
+  d["max_error"] = worst;
+  return d;
+}
+
+// A solved trial as numpy: the configurations and OpenSim's per-frame marker errors.
+py::dict trialDict(const Model& model, const track::MarkerTrialResult& result, std::vector<std::string> warnings) {
+  const py::ssize_t n = static_cast<py::ssize_t>(result.frames.size());
+  py::array_t<double> q({n, py::ssize_t(nq(model))}), times(n), rms(n), worst(n);
+  py::array_t<bool> held(n);
+  for (py::ssize_t k = 0; k < n; ++k) {
+    const track::MarkerFrame& f = result.frames[static_cast<std::size_t>(k)];
+    writeConfiguration(result.configurations[static_cast<std::size_t>(k)], q.mutable_data() + k * q.shape(1));
+    times.mutable_data()[k] = f.time;
+    rms.mutable_data()[k] = f.held ? std::nan("") : f.rms_error;
+    worst.mutable_data()[k] = f.held ? std::nan("") : f.max_error;
+    held.mutable_data()[k] = f.held;
+  }
+  return py::dict(py::arg("times") = times, py::arg("q") = q, py::arg("rms_error") = rms, py::arg("max_error") = worst,
+                  py::arg("held") = held, py::arg("marker_names") = result.marker_names,
+                  py::arg("solve_seconds") = result.solve_seconds, py::arg("warnings") = std::move(warnings));
+}
+
+track::MarkerTrialOptions timeRange(std::optional<double> start, std::optional<double> end, double setup_start,
+                                    double setup_end) {
+  track::MarkerTrialOptions opt;
+  opt.time_start = start.value_or(setup_start);
+  opt.time_end = end.value_or(setup_end);
+  return opt;
+}
+
+// `kinetrack markers ik` on an .osim model: OpenSim's coordinates (.mot columns) and errors.
+py::dict osimMarkersIk(const std::string& model_path, const std::string& markers_path, const std::string& setup_path,
+                       std::optional<double> start, std::optional<double> end, const std::string& marker_axes) {
+  io::IkSetup setup;
+  const bool has_setup = !setup_path.empty();
+  io::OpenSimModel osim;
+  track::MarkerTrialResult result;
+  std::vector<std::string> warnings;
+  {
+    py::gil_scoped_release release;
+    if (has_setup) setup = io::readIkSetup(setup_path);
+    osim = io::readOpenSimModel(model_path);
+    const io::MarkerTrajectories trial =
+        track::readMarkerTrial(markers_path, true, track::parseMarkerAxes(marker_axes));
+    track::OpenSimIkBinding binding = track::bindOpenSimIk(osim, has_setup ? &setup : nullptr, trial);
+    warnings = binding.warnings;
+    result = track::solveMarkerTrial(
+        binding.spec, trial,
+        timeRange(start, end, has_setup ? setup.time_start : -INFINITY, has_setup ? setup.time_end : INFINITY));
+  }
+  const io::MotTable coords = track::openSimCoordinates(osim, result);
+  py::dict d = trialDict(*osim.model, result, std::move(warnings));
+  d["model"] = std::const_pointer_cast<Model>(osim.model);
+  d["columns"] = coords.columns;
+  d["values"] = toNumpy(coords.values);
+  d["notices"] = osim.notices;
+  return d;
+}
+
+// `kinetrack markers ik --model <built-in or URDF> --markerset … [--static …]` (track::markerSetProblem).
+py::dict markerSetIk(const Model& model, const std::string& markers_path, const std::string& marker_set,
+                     const std::string& static_path, std::optional<double> height, std::optional<double> start,
+                     std::optional<double> end, const std::string& marker_axes) {
+  if (marker_set.empty())
+    throw py::value_error(
+        "marker_set is required with a kinetrack model (a built-in set, see marker_set_names(), "
+        "or a marker-set JSON file)");
+  track::MarkerSetProblem problem;
+  track::MarkerTrialResult result;
+  {
+    py::gil_scoped_release release;
+    io::MarkerSet set =
+        marker_set.ends_with(".json") ? io::readMarkerSet(marker_set) : io::builtinMarkerSet(marker_set);
+    if (height && set.reference_height > 0.0) set = io::scaledMarkerSet(set, *height);
+    const track::MarkerAxes axes = track::parseMarkerAxes(marker_axes);
+    std::optional<io::MarkerTrajectories> static_trial;
+    if (!static_path.empty()) static_trial = track::readMarkerTrial(static_path, false, axes);
+    const io::MarkerTrajectories trial = track::readMarkerTrial(markers_path, false, axes);
+    problem = track::markerSetProblem(std::make_shared<const Model>(model), set, trial,
+                                      static_trial ? &*static_trial : nullptr);
+    result = track::solveMarkerTrial(problem.spec, trial, timeRange(start, end, -INFINITY, INFINITY));
+  }
+  std::vector<std::string> warnings;
+  for (const std::string& name : problem.absent)
+    warnings.push_back("marker '" + name + "' of the marker set is not in " + markers_path + ": it never counts");
+  py::dict d = trialDict(*problem.spec.model, result, std::move(warnings));
+  d["model"] = std::const_pointer_cast<Model>(problem.spec.model);
+  if (problem.calibration)
+    d["calibration"] = py::dict(py::arg("frames_used") = problem.calibration->frames_used,
+                                py::arg("rms_before") = problem.calibration->rms_before,
+                                py::arg("rms_after") = problem.calibration->rms_after);
+  return d;
+}
+
+py::dict markersIkPy(py::object model, const std::string& markers_path, const std::string& setup_path,
+                     std::optional<double> start, std::optional<double> end, const std::string& marker_axes,
+                     const std::string& marker_set, const std::string& static_path, std::optional<double> height) {
+  if (py::isinstance<py::str>(model)) {
+    const std::string path = model.cast<std::string>();
+    if (!path.ends_with(".osim"))
+      throw py::value_error("model: an OpenSim model path (.osim) or a kinetrack.Model, got '" + path + "'");
+    return osimMarkersIk(path, markers_path, setup_path, start, end, marker_axes);
+  }
+  if (!py::isinstance<Model>(model)) throw py::type_error("model: expected an .osim path or a kinetrack.Model");
+  if (!setup_path.empty()) throw py::value_error("setup needs an OpenSim model (.osim)");
+  return markerSetIk(model.cast<const Model&>(), markers_path, marker_set, static_path, height, start, end,
+                     marker_axes);
+}
+
+}  // namespace
+
+void bindMarkers(py::module_& m) {
+  py::class_<ik::MarkerIkOptions> opt(m, "MarkerIkOptions", "Options of MarkerIk (OpenSim's accuracy etc.).");
+  opt.def_readwrite("accuracy", &ik::MarkerIkOptions::accuracy, "rad or m")
+      .def_readwrite("relative_tolerance", &ik::MarkerIkOptions::relative_tolerance)
+      .def_readwrite("max_iterations", &ik::MarkerIkOptions::max_iterations)
+      .def_readwrite("first_solve_iterations", &ik::MarkerIkOptions::first_solve_iterations)
+      .def_readwrite("constraint_weight", &ik::MarkerIkOptions::constraint_weight)
+      .def_readwrite("initial_damping", &ik::MarkerIkOptions::initial_damping)
+      .def_readwrite("min_damping", &ik::MarkerIkOptions::min_damping)
+      .def_readwrite("max_damping", &ik::MarkerIkOptions::max_damping);
+  keywordInit(opt);
+
+  py::class_<ik::MarkerIkResult, ik::Result>(m, "MarkerIkResult", "One marker-IK frame.")
+      .def_readonly("rejected_steps", &ik::MarkerIkResult::rejected_steps)
+      .def_readonly("initial_cost", &ik::MarkerIkResult::initial_cost)
+      .def_readonly("cost", &ik::MarkerIkResult::cost)
+      .def_readonly("markers_used", &ik::MarkerIkResult::markers_used)
+      .def_readonly("total_squared_error", &ik::MarkerIkResult::total_squared_error, "m²")
+      .def_readonly("rms_error", &ik::MarkerIkResult::rms_error, "m")
+      .def_readonly("max_error", &ik::MarkerIkResult::max_error, "m")
+      .def_readonly("worst_marker", &ik::MarkerIkResult::worst_marker)
+      .def_readonly("coupler_violation", &ik::MarkerIkResult::coupler_violation);
+
+  py::class_<ik::MarkerIk>(m, "MarkerIk", R"doc(
+Marker-based IK (OpenSim's IK problem): min Σ w_i ‖m_i(q) − m̂_i‖² over the configuration, with
+joint bounds, by bounded Gauss-Newton/Levenberg-Marquardt, warm-started frame to frame. Markers are
+model frames (Model.with_markers, or the markers of an .osim model).)doc")
+      .def(py::init([](std::shared_ptr<Model> model, std::optional<ik::MarkerIkOptions> options) {
+             return std::make_unique<ik::MarkerIk>(std::shared_ptr<const Model>(std::move(model)),
+                                                   options.value_or(ik::MarkerIkOptions{}));
+           }),
+           py::arg("model"), py::arg("options") = py::none())
+      .def(
+          "add_marker", [](ik::MarkerIk& s, const std::string& frame, double w) { return s.addMarker(frame, w); },
+          py::arg("frame"), py::arg("weight") = 1.0, "A marker on a model frame; returns its index (column of solve).")
+      .def(
+          "add_coordinate_task",
+          [](ik::MarkerIk& s, const std::string& joint, double w) { return s.addCoordinateTask(joint, w); },
+          py::arg("joint"), py::arg("weight") = 1.0)
+      .def("set_marker_weight", &ik::MarkerIk::setMarkerWeight, py::arg("marker"), py::arg("weight"))
+      .def(
+          "set_bounds",
+          [](ik::MarkerIk& s, ArrayLike lower, ArrayLike upper) {
+            const int n = s.model().numJoints();
+            s.setBounds(toVector(lower, n, "lower"), toVector(upper, n, "upper"));
+          },
+          py::arg("lower"), py::arg("upper"), "Joint bounds (num_joints,) each, ±inf for none.")
+      .def(
+          "lock", [](ik::MarkerIk& s, const std::string& joint, double v) { s.lock(joint, v); }, py::arg("joint"),
+          py::arg("value"))
+      .def_property_readonly("num_markers", &ik::MarkerIk::numMarkers)
+      .def_property_readonly("state", [](const ik::MarkerIk& s) { return configurationArray(s.state()); })
+      .def(
+          "set_state", [](ik::MarkerIk& s, ArrayLike q) { s.setState(toConfiguration(s.model(), q)); }, py::arg("q"))
+      .def(
+          "solve",
+          [](ik::MarkerIk& s, ArrayLike markers, ArrayLike coordinates) {
+            const Array obs = checkedArray(markers, {s.numMarkers(), 3}, "markers");
+            const int nc = s.numCoordinateTasks();
+            const Array c = nc > 0 ? checkedArray(coordinates, {nc}, "coordinates") : Array();
+            py::gil_scoped_release release;
+            return s.solve(markerRows(obs, 0), nc > 0 ? std::span<const double>(c.data(), static_cast<std::size_t>(nc))
+                                                      : std::span<const double>());
+          },
+          py::arg("markers"), py::arg("coordinates") = py::none(),
+          "One frame: markers (M, 3) measured world positions in m (NaN: missing), coordinates (C,) values of the "
+          "coordinate tasks (NaN: off). Returns a MarkerIkResult; the solution is .state.")
+      .def("solve_sequence", &solveSequencePy, py::arg("markers"), py::arg("coordinates") = py::none(),
+           "Every frame of markers (N, M, 3) [and coordinates (N, C)], warm-started, the GIL released: a dict with "
+           "q (N, nq), status (N,), iterations (N,), mnte, limit_violation, rms_error and max_error (N,) in m (NaN "
+           "with no marker).")
+      .def("marker_error", &ik::MarkerIk::markerError, py::arg("marker"), "m, at the last solve")
+      .def(
+          "model_marker", [](const ik::MarkerIk& s, int i) { return toNumpy(s.modelMarker(i)); }, py::arg("marker"),
+          "World position (3,) of a marker's model frame at the state.");
+
+  m.def("markers_ik", &markersIkPy, py::arg("model"), py::arg("markers"), py::arg("setup") = "",
+        py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("marker_axes") = "auto",
+        py::arg("marker_set") = "", py::arg("static") = "", py::arg("height") = py::none(),
+        R"doc(`kinetrack markers ik`: marker IK of a TRC or C3D trial (markers), warm-started frame to frame.
+
+model an OpenSim .osim path: OpenSim's IK problem with an optional Setup_IK.xml (tasks, time range,
+accuracy); the dict adds columns and values (N, C) as OpenSim's IK .mot writes them (rotations in
+degrees) and the reader's notices.
+model a kinetrack.Model (built-in, URDF): marker_set (a built-in name or a JSON file; height in m
+rescales a set written for another height), optionally calibrated on a static trial first (the dict
+adds calibration: frames_used, rms_before, rms_after in m).
+marker_axes: "auto" (TRC Y up, C3D Z up), "y-up" or "z-up"; start / end: time range (s).
+Returns a dict: model (with the marker frames), times (N,), q (N, nq), rms_error and max_error (N,)
+in m (NaN for a held frame: no marker present), held (N,), marker_names, solve_seconds, warnings.)doc");
+}
+
+}  // namespace kinetrack::python

@@ -1,0 +1,112 @@
+"""Marker IK (per frame and `markers ik` on an OpenSim model), the FABRIK solver and the hand
+tracker from Python."""
+import numpy as np
+import pytest
+
+import kinetrack as kt
+from conftest import cli_rows, shared_file
+
+
+def test_marker_ik_recovers_a_pose(human66):
+    model = human66.with_markers(kt.marker_set_names()[0])
+    markers = [n for n in model.frame_names if n not in human66.frame_names]
+    solver = kt.MarkerIk(model, kt.MarkerIkOptions(accuracy=1e-8))
+    for name in markers:
+        solver.add_marker(name)
+    q = model.neutral()
+    q[:3] = [0.0, 0.0, 1.0]
+    q[7:] = np.random.default_rng(2).uniform(-0.2, 0.2, model.num_joints)
+    data = kt.Data(model)
+    kt.forward_kinematics(model, data, q)
+    measured = data.frame_positions[[model.frame_id(n) for n in markers]]
+    start = model.neutral()
+    start[:3] = q[:3]
+    solver.set_state(start)
+    result = solver.solve(measured)
+    assert isinstance(result, kt.MarkerIkResult) and result.markers_used == len(markers)
+    assert result.rms_error < 1e-3
+    out = solver.solve_sequence(np.stack([measured, measured]))
+    assert out["q"].shape == (2, model.nq) and np.all(out["rms_error"] < 1e-3)
+    with pytest.raises(ValueError, match=rf"\({len(markers)}, 3\)"):
+        solver.solve(measured[:-1])
+
+
+def test_markers_ik_on_an_opensim_model():
+    walk = "data/opensim/gait2354_walk/"
+    result = kt.markers_ik(shared_file(walk + "subject01_simbody.osim"), shared_file(walk + "subject01_walk1.trc"),
+                           setup=shared_file(walk + "subject01_Setup_IK.xml"))
+    n = len(result["times"])
+    assert result["values"].shape == (n, len(result["columns"])) and result["q"].shape[0] == n
+    assert np.nanmax(result["rms_error"]) < 0.05
+    reference = kt.read_mot(shared_file(walk + "subject01_walk1_ik_REFERENCE.mot"))
+    k = reference["columns"].index("knee_angle_r")
+    j = result["columns"].index("knee_angle_r")
+    ref = np.interp(result["times"], reference["times"], reference["values"][:, k])
+    assert np.abs(result["values"][:, j] - ref).max() < 2.0  # degrees, as OpenSim's IK
+
+
+def test_markers_ik_with_a_marker_set_equals_the_cli(cli, tmp_path, human66):
+    static = shared_file("data/c3d/pycgm_Static_trial.c3d")
+    movement = shared_file("data/c3d/pycgm_Movement_trial.c3d")
+    rows = cli_rows(cli, ["markers", "ik", "--model", "human66", "--markerset", "human66_plugin_gait", "--static", static,
+                          "--markers", movement], tmp_path / "pig.csv")
+    result = kt.markers_ik(human66, movement, marker_set="human66_plugin_gait", static=static)
+    assert result["calibration"]["rms_after"] < result["calibration"]["rms_before"]
+    assert result["model"].num_frames > human66.num_frames  # the marker frames
+    np.testing.assert_array_equal(result["times"], rows[:, 0])
+    np.testing.assert_allclose(result["q"], rows[:, 1:-1], rtol=0, atol=1e-12)
+    assert np.nanmedian(result["rms_error"]) < 0.03
+    with pytest.raises(ValueError, match="marker_set"):
+        kt.markers_ik(human66, movement)
+
+
+def test_fabrik_chain_reaches_a_target():
+    rest = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 2.0], [0.0, 0.0, 3.0]])
+    skeleton = kt.fabrik.Skeleton([-1, 0, 1, 2], rest)
+    assert skeleton.size == 4 and skeleton.length(2) == pytest.approx(1.0)
+    solver = kt.fabrik.Solver(skeleton)
+    solver.set_target(3, [1.5, 0.0, 2.0])
+    positions = rest.copy()
+    result = solver.solve(positions)
+    assert result.status == kt.fabrik.Status.converged
+    np.testing.assert_allclose(positions[3], [1.5, 0.0, 2.0], atol=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(np.diff(positions, axis=0), axis=1), 1.0, atol=1e-9)
+    with pytest.raises(ValueError, match=r"\(4, 3\)"):
+        solver.solve(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="writeable"):
+        solver.solve(np.asfortranarray(rest))
+
+
+def test_hand_tracking():
+    result = kt.hand.track_recording(shared_file("data/hand/dfki_glove_recording_20210826.tsv"))
+    summary = result["summary"]
+    assert result["q"].shape == (6000, result["model"].nq) and summary["frames"] == 6000
+    assert summary["solver"] == "fabrik" and summary["tip_error_mm_p50"] < 5.0
+    assert summary["bone_length_drift_max_m"] < 1e-6
+
+
+def test_hand_tracking_calibrated_on_half():
+    # Calibration on the first half; the unseen half's held-out middle-marker error (4.5 mm measured).
+    result = kt.hand.track_recording(shared_file("data/hand/dfki_glove_recording_20210826.tsv"),
+                                     calibration_frames=(0, 3000))
+    summary = result["summary"]
+    assert summary["calibration_frames"] == (0, 3000)
+    assert summary["unseen"]["frames"] == 3000 and summary["frames"] == 6000
+    assert 2.0 < summary["unseen"]["middle_error_mm_median"] < 7.0
+    with pytest.raises(ValueError, match=r"calibration frames \[3000, 9000\)"):
+        kt.hand.track_recording(shared_file("data/hand/dfki_glove_recording_20210826.tsv"),
+                                calibration_frames=(3000, 9000))
+
+
+def test_fabrik_stop_when_stalled():
+    # A 3-hinge finger whose target needs its first hinge beyond its range: the solve stalls.
+    rest = np.array([[0, 0, 0], [0, 0, 0.04], [0, 0, 0.08], [0, 0, 0.12]], dtype=float)
+    sk = kt.fabrik.Skeleton([-1, 0, 1, 2], rest)
+    for j in (1, 2, 3):
+        sk.set_hinge(j, [1, 0, 0], 0.0, 1.6)
+    solver = kt.fabrik.Solver(sk)
+    solver.set_target(3, [0.0, 0.06, 0.08])
+    positions = rest.copy()
+    result = solver.solve(positions, tolerance=1e-9, max_iterations=200, restarts=0, stop_when_stalled=True)
+    assert result.status == kt.fabrik.Status.stalled and result.iterations < 200
+    assert abs(result.error - np.linalg.norm(positions[3] - [0.0, 0.06, 0.08])) < 1e-12

@@ -1,0 +1,74 @@
+"""StreamTracker (one frame at a time, any method) and retarget() (human motion onto the iCub, as
+`kinetrack retarget`)."""
+import numpy as np
+import pytest
+
+import kinetrack as kt
+from conftest import cli_rows, shared_file
+
+SEGMENTS = ["Pelvis", "T8", "Head", "RightUpperArm", "RightForeArm", "RightHand", "LeftUpperArm", "LeftForeArm",
+            "LeftHand", "RightUpperLeg", "RightLowerLeg", "RightFoot", "LeftUpperLeg", "LeftLowerLeg", "LeftFoot"]
+
+
+def walk_targets(model, n=40, rate=100.0):
+    """A smooth motion of the model and its segment placements (targets of a stream)."""
+    data = kt.Data(model)
+    frames = [model.frame_id(s) for s in SEGMENTS]
+    rng = np.random.default_rng(4)
+    amplitude = rng.uniform(-0.3, 0.3, model.num_joints)
+    R, p = [], []
+    for k in range(n):
+        q = model.neutral()
+        q[:3] = [0.01 * k, 0.0, 1.0]
+        q[7:] = amplitude * np.sin(2 * np.pi * 0.5 * k / rate)
+        kt.forward_kinematics(model, data, q)
+        R.append(data.frame_rotations[frames].copy())
+        p.append(data.frame_positions[frames].copy())
+    return np.arange(n) / rate, np.array(R), np.array(p)
+
+
+@pytest.mark.parametrize("method", [kt.Method.dynamical, kt.Method.wholebody])
+def test_stream_tracker_follows_a_motion(human66, method):
+    targets = [kt.StreamTarget(frame=s, position=(s == "Pelvis")) for s in SEGMENTS]
+    times, R, p = walk_targets(human66)
+    tracker = kt.StreamTracker(human66, targets, kt.TrackerOptions(method=method))
+    assert tracker.num_targets == len(SEGMENTS)
+    q0 = human66.neutral()
+    q0[2] = 1.0
+    tracker.set_state(q0)
+    outcomes = [tracker.track(t, Rk, pk) for t, Rk, pk in zip(times, R, p)]
+    assert isinstance(outcomes[0], kt.FrameOutcome) and not outcomes[0].gap
+    assert max(o.mnte for o in outcomes[5:]) < 1e-4
+    gap = tracker.track(times[-1] + 0.01, R[-1], p[-1], valid=False)
+    assert gap.gap
+
+    # the same frames in one call give the same configurations
+    again = kt.StreamTracker(human66, targets, kt.TrackerOptions(method=method))
+    again.set_state(q0)
+    out = again.track_sequence(times, R, p)
+    assert out["q"].shape == (len(times), human66.nq) and not out["gap"].any()
+    np.testing.assert_allclose(out["mnte"], [o.mnte for o in outcomes], rtol=1e-9, atol=1e-15)
+
+
+def test_stream_tracker_errors(human66):
+    tracker = kt.StreamTracker(human66, [kt.StreamTarget(frame="Head")])
+    with pytest.raises(ValueError, match=r"\(1, 3, 3\)"):
+        tracker.track(0.0, np.zeros((2, 3, 3)), np.zeros((1, 3)))
+    tracker.track(0.1, np.eye(3)[None], np.zeros((1, 3)))
+    with pytest.raises(ValueError):
+        tracker.track(0.05, np.eye(3)[None], np.zeros((1, 3)))  # time out of order
+    with pytest.raises(ValueError, match="RightHand"):
+        kt.StreamTracker(human66, [kt.StreamTarget(frame="Nowhere")])
+    with pytest.raises(ValueError, match="unknown option"):
+        kt.StreamTarget(frme="Head")
+
+
+def test_retarget_equals_the_cli(cli, tmp_path):
+    robot_path = shared_file("models/icub/iCubGazeboV2_5_model.urdf")
+    clip = shared_file("data/bvh/bandai/dataset-2_raise-up-both-hands_normal_001.bvh")
+    rows = cli_rows(cli, ["retarget", "--robot", robot_path, "--input", clip], tmp_path / "icub.csv")
+    robot = kt.Model.load(robot_path)
+    result = kt.retarget(robot, clip)
+    assert result.model.num_joints == robot.num_joints and result.q.shape == (rows.shape[0], robot.nq)
+    np.testing.assert_allclose(result.q, rows[:, 1:-1], rtol=0, atol=1e-12)
+    assert result.summary["limit_violation_max_rad"] < 1e-6
