@@ -16,6 +16,7 @@
 
 #include "cli_common.hpp"
 #include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/c3d.hpp"
 #include "kinetrack/io/point_cloud.hpp"
 #include "kinetrack/markers/labelling_trial.hpp"
 #include "kinetrack/metrics/tracking.hpp"
@@ -49,8 +50,15 @@ io::PointCloud readInput(const LabelConfig& cfg, std::vector<std::string>& worn)
     throw UsageError("--input: '" + path + "': expected points.csv, trial.c3d or trial.trc");
   // A C3D's labels are ignored (every point, unlabelled ones too); with --strip-labels they only
   // say which markers are worn.
-  const io::MarkerTrajectories t = readLabelledTrial(path, !cfg.strip_labels);
-  if (cfg.strip_labels) worn = t.names;
+  io::MarkerTrajectories t;
+  if (cfg.strip_labels) {
+    t = hasSuffix(path, ".c3d") ? io::readC3dMarkers(path) : io::readTrc(path, {.y_up = false});
+    worn = t.names;
+  } else {
+    io::C3dOptions o;
+    o.keep_unlabeled = true;
+    t = io::readC3dMarkers(path, o);
+  }
   return io::stripLabels(t);
 }
 

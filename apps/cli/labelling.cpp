@@ -6,10 +6,10 @@
 #include <cctype>
 
 #include "cli_common.hpp"
-#include "kinetrack/io/c3d.hpp"
 #include "kinetrack/io/marker_set.hpp"
 #include "kinetrack/io/vsk.hpp"
 #include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
 #include "track_report.hpp"
 
@@ -37,22 +37,7 @@ Matrix3d fileToModelAxes(const std::string& path, const std::string& axes, bool 
   return C;
 }
 
-io::MarkerTrajectories readLabelledTrial(const std::string& path, bool keep_unlabeled) {
-  if (hasSuffix(path, ".c3d")) {
-    io::C3dOptions o;
-    o.keep_unlabeled = keep_unlabeled;
-    return io::readC3dMarkers(path, o);
-  }
-  if (hasSuffix(path, ".trc")) return io::readTrc(path, {.y_up = false});
-  throw UsageError("'" + path + "': expected a .trc or .c3d trial");
-}
-
 namespace {
-
-io::MarkerTrajectories inModelWorld(io::MarkerTrajectories t, const Matrix3d& C) {
-  for (Vector3d& p : t.positions) p = C * p;
-  return t;
-}
 
 std::vector<std::string> restrict(const std::vector<std::string>& all, const std::vector<std::string>& names) {
   if (names.empty()) return all;
@@ -80,8 +65,8 @@ LabellingSubject loadLabellingSubject(const LabellingSubjectSpec& spec, const st
     markers::LabellerModel lm = markers::labellerModel(*s.osim, restrict(all, names));
     if (!spec.static_trial.empty()) {
       // The start pose of the initialisation: OpenSim's IK of the static trial's mean markers.
-      const io::MarkerTrajectories st = inModelWorld(readLabelledTrial(spec.static_trial),
-                                                     fileToModelAxes(spec.static_trial, spec.marker_axes, true));
+      const io::MarkerTrajectories st =
+          track::readMarkerTrial(spec.static_trial, true, track::parseMarkerAxes(spec.marker_axes));
       const std::vector<Vector3d> mean = track::meanMarkerPositions(st, -INFINITY, INFINITY);
       ik::MarkerIk ik = markers::makeMarkerIk(lm);
       std::vector<Vector3d> target(lm.names.size(), Vector3d::Constant(NAN));
@@ -121,7 +106,7 @@ LabellingSubject loadLabellingSubject(const LabellingSubjectSpec& spec, const st
   Configuration start;
   if (!spec.static_trial.empty()) {
     const io::MarkerTrajectories st =
-        inModelWorld(readLabelledTrial(spec.static_trial), fileToModelAxes(spec.static_trial, spec.marker_axes, false));
+        track::readMarkerTrial(spec.static_trial, false, track::parseMarkerAxes(spec.marker_axes));
     const track::MarkerCalibration cal = track::calibrateMarkers(model, set, st);
     set = cal.markers;
     if (!cal.poses.empty()) start = cal.poses.front();

@@ -40,12 +40,10 @@ LabellingSubject loadLabellingSubject(const LabellingSubjectSpec& spec, const st
 /// True for a file name ending in `suffix` (case-insensitive).
 bool hasSuffix(const std::string& path, const std::string& suffix);
 
-/// Rotation taking file axes to the model's world: a TRC is Y up and a C3D Z up unless `axes`
-/// says otherwise; a CSV is in the model's axes unless said.
+/// Rotation taking file axes to the model's world (a permutation of the axes): a TRC is Y up and
+/// a C3D Z up unless `axes` says otherwise (as track::readMarkerTrial); a CSV is in the model's
+/// axes unless said.
 Matrix3d fileToModelAxes(const std::string& path, const std::string& axes, bool model_y_up);
-
-/// A labelled trial (.trc, or .c3d with `keep_unlabeled` points too) in its file's axes (m).
-io::MarkerTrajectories readLabelledTrial(const std::string& path, bool keep_unlabeled = false);
 
 /// The joint angles of labelled frames: an OpenSim .mot (coordinates, degrees) for an .osim
 /// model, else kinetrack's coordinate table.

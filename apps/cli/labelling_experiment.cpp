@@ -25,6 +25,7 @@
 #include "kinetrack/markers/labelling_trial.hpp"
 #include "kinetrack/markers/scenarios.hpp"
 #include "kinetrack/metrics/tracking.hpp"
+#include "kinetrack/track/marker_trial.hpp"
 #include "labelling.hpp"
 #include "plotting.hpp"
 
@@ -140,13 +141,12 @@ void jointRotationDifferences(const Model& m, Data& a, Data& b, const Configurat
 Trial loadTrial(std::string name, const LabellingSubjectSpec& spec, const std::string& trial_path) {
   Trial t;
   t.name = std::move(name);
-  io::MarkerTrajectories raw = readLabelledTrial(trial_path);
-  // The set: the model's markers that the trial has (the markers worn).
+  // The trial in the model's world (an .osim model is Y up); the set: the model's markers that
+  // the trial has (the markers worn).
+  io::MarkerTrajectories raw = track::readMarkerTrial(trial_path, hasSuffix(spec.model, ".osim"));
   LabellingSubjectSpec quiet = spec;
   quiet.quiet = true;
   t.subject = loadLabellingSubject(quiet, raw.names);
-  const Matrix3d C = fileToModelAxes(trial_path, "auto", t.subject.y_up);
-  for (Vector3d& p : raw.positions) p = C * p;
   t.trial = std::move(raw);
   return t;
 }

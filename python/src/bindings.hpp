@@ -39,5 +39,6 @@ void bindStream(py::module_& m);
 void bindDynamics(py::module_& m);
 void bindMarkers(py::module_& m);
 void bindHand(py::module_& m);
+void bindLabeller(py::module_& m);  ///< markers::Labeller (labeller_bindings.cpp)
 
 }  // namespace kinetrack::python

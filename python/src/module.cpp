@@ -44,4 +44,5 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindDynamics(m);
   kp::bindMarkers(m);
   kp::bindHand(m);
+  kp::bindLabeller(m);
 }
