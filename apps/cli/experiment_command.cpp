@@ -29,6 +29,7 @@
 #include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/track/experiments.hpp"
 #include "plotting.hpp"
+#include "sparse_track.hpp"
 
 namespace kinetrack::cli {
 
@@ -36,6 +37,8 @@ namespace kinetrack::cli {
 void addCompareCommand(CLI::App& experiment, Action& action);
 /// Registers `kinetrack experiment assembly` (assembly_experiment.cpp) under `experiment`.
 void addAssemblyExperiment(CLI::App& experiment, Action& action);
+/// Registers `kinetrack experiment gpm` (gpm_command.cpp) under `experiment`.
+void addGpmExperiment(CLI::App& experiment, Action& action);
 /// Registers `kinetrack experiment labelling` (labelling_experiment.cpp) under `experiment`.
 void addLabellingExperiment(CLI::App& experiment, Action& action);
 
@@ -203,8 +206,10 @@ int runConvergence(const ConvergenceConfig& cfg) {
 void addExperimentCommand(CLI::App& app, Action& action) {
   CLI::App* experiment = app.add_subcommand("experiment", "reproduce the papers' experiments (CSV + PNG)");
   experiment->require_subcommand(1);
+  addPriorCommands(app, *experiment, action);
   addCompareCommand(*experiment, action);
   addAssemblyExperiment(*experiment, action);
+  addGpmExperiment(*experiment, action);
   addLabellingExperiment(*experiment, action);
 
   auto cfg = std::make_shared<ConvergenceConfig>();

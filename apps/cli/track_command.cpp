@@ -14,6 +14,7 @@
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
+#include "sparse_track.hpp"
 #include "track_job.hpp"
 #include "track_report.hpp"
 
@@ -27,6 +28,7 @@ struct TrackConfig {
   double kappa = 1.0, rate = 0.0, max_step_deg = 5.0;
   int max_substeps = 64, threads = 0;
   TrackOutput output;
+  std::string targets, prior;  ///< --targets / --prior: sparse tracking (sparse_track.hpp)
 };
 
 io::BvhUnits parseUnits(const std::string& u) {
@@ -54,6 +56,10 @@ int runTrack(const TrackConfig& cfg) {
     setup = track::setupOnModel(loadModelAndWarn(cfg.model).model, capture, cfg.map, po);
   }
 
+  if (!cfg.targets.empty() || !cfg.prior.empty()) {
+    if (cfg.targets.empty()) throw UsageError("--prior needs --targets (e.g. --targets head,hands)");
+    return runSparseTrackJob(setup, capture, {cfg.input, cfg.output.out, cfg.targets, cfg.prior, cfg.output.quiet});
+  }
   track::TrackerOptions to;
   to.kappa = cfg.kappa;
   to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
@@ -108,6 +114,10 @@ void addTrackCommand(CLI::App& app, Action& action) {
   cmd->add_option("--max-substeps", cfg->max_substeps, "largest number of solver steps per frame")
       ->capture_default_str();
   cmd->add_flag("--quiet", cfg->output.quiet, "no progress bar");
+  cmd->add_option("--targets", cfg->targets,
+                  "track from these targets only (head, hands, feet, pelvis or frame names, comma-separated) with "
+                  "gradient-projection IK (docs/gpm.md)");
+  cmd->add_option("--prior", cfg->prior, "with --targets: a prior file (`kinetrack prior build`) in the null space");
   cmd->callback([&action, cfg] { action = [cfg] { return runTrack(*cfg); }; });
 }
 

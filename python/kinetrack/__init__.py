@@ -12,7 +12,8 @@ __version__ = "0.1.0"
 
 import sys as _sys
 
-# `import kinetrack.fabrik` / `import kinetrack.hand` work like attribute access.
+# `import kinetrack.fabrik` / `.hand` / `.prior` work like attribute access.
 _sys.modules[__name__ + ".fabrik"] = fabrik  # noqa: F405
 _sys.modules[__name__ + ".hand"] = hand  # noqa: F405
+_sys.modules[__name__ + ".prior"] = prior  # noqa: F405
 del _sys

@@ -44,5 +44,6 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindDynamics(m);
   kp::bindMarkers(m);
   kp::bindHand(m);
+  kp::bindPrior(m);
   kp::bindLabeller(m);
 }

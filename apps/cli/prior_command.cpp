@@ -1,0 +1,267 @@
+// The learned joint-angle prior beyond the GPM seed (docs/gpm.md, "Sparse-input tracking"):
+//   kinetrack prior build --out prior.bin CLIP...      clips tracked onto the model, densities learned
+//   kinetrack track ... --targets head,hands [--prior prior.bin]   few targets, prior in the null space
+//   kinetrack experiment sparse --out DIR              held-out subjects: LN vs prior vs DYN
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/model/human_models.hpp"
+#include "kinetrack/prior/sparse_study.hpp"
+#include "kinetrack/track/clip_tracker.hpp"
+#include "plotting.hpp"
+#include "sparse_track.hpp"
+#include "text_table.hpp"
+
+namespace kinetrack::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace kinetrack::prior;
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  const auto k = static_cast<std::size_t>(std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
+  return v[k];
+}
+
+// --- prior build ------------------------------------------------------------------------------
+
+struct BuildConfig {
+  ModelSpec model{"human66", std::nullopt, false};
+  std::vector<std::string> clips;
+  std::string out;
+  double rate = 30.0;
+  int inc = 1, min_samples = DensityOptions{}.min_samples;
+};
+
+int runBuild(const BuildConfig& cfg) {
+  if (cfg.clips.empty()) throw UsageError("give at least one clip");
+  if (!(cfg.rate > 0.0) || !std::isfinite(cfg.rate)) throw UsageError("--rate: need a finite rate > 0 (Hz)");
+  if (cfg.inc < 1 || cfg.inc > 40) throw UsageError("--inc: 1 … 40");
+  const LoadedModel lm = loadModelAndWarn(cfg.model);
+  std::vector<std::vector<Configuration>> motions;
+  std::vector<std::vector<std::string>> table = {{"clip", "frames kept"}};
+  ProgressBar bar(static_cast<int>(cfg.clips.size()), true, "clip");
+  for (std::size_t i = 0; i < cfg.clips.size(); ++i) {
+    bar.update(static_cast<int>(i), cfg.clips[i]);
+    ReferenceMotion m = referenceMotion(lm.model, {cfg.clips[i], {cfg.clips[i]}}, cfg.rate);
+    table.push_back({cfg.clips[i], std::to_string(m.frames())});
+    for (auto& c : m.clips) motions.push_back(std::move(c));
+  }
+  bar.update(static_cast<int>(cfg.clips.size()));
+  DensityOptions o;
+  o.inc = cfg.inc;
+  o.min_samples = cfg.min_samples;
+  const HumanPrior prior = buildHumanPrior(lm.model, motions, o);
+  writeHumanPrior(cfg.out, prior);
+  printTextTable(table);
+  const char* names[] = {"right arm", "left arm", "trunk, neck, legs"};
+  for (int g = 0; g < prior.density.numGroups(); ++g)
+    fmt::print("{}: {} joints, {} of {} cells with densities\n", names[g], prior.density.group(g).size(),
+               prior.density.occupiedCells(g), cfg.inc * cfg.inc * cfg.inc);
+  fmt::print("wrote {} (model {}, {} joints, inc {})\n", cfg.out, lm.model.name(), lm.model.numJoints(), cfg.inc);
+  return kExitOk;
+}
+
+// --- experiment sparse ------------------------------------------------------------------------
+
+struct SparseConfig {
+  std::string out, data = "../shared/data", targets = "head,hands", plot_script;
+  std::vector<std::string> subjects;
+  double rate = 30.0;
+  int inc = 1;
+  bool no_dyn = false, no_plot = false;
+  SparseIkOptions ik;
+};
+
+int runSparse(const SparseConfig& cfg) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!(cfg.rate > 0.0) || !std::isfinite(cfg.rate)) throw UsageError("--rate: need a finite rate > 0 (Hz)");
+  std::error_code ec;
+  if (!fs::is_directory(fs::path(cfg.data) / "bvh", ec))
+    throw UsageError("--data: '" + cfg.data + "' has no bvh/ folder (give the path of shared/data)");
+  std::vector<StudySubject> subjects = sharedDataSubjects(cfg.data);
+  if (!cfg.subjects.empty())
+    std::erase_if(subjects, [&](const StudySubject& s) {
+      return std::find(cfg.subjects.begin(), cfg.subjects.end(), s.name) == cfg.subjects.end();
+    });
+  if (subjects.size() < 2) throw UsageError("--subjects: need at least two known subjects (leave one out)");
+  fs::path script;
+  if (!cfg.no_plot) script = findScript(cfg.plot_script, "plot_gpm.py");
+  prepareOutputDirectory(cfg.out);
+  const Model model = makeBuiltinModel("human66");
+  SparseStudyOptions so;
+  so.targets = parseTargetSpec(model, cfg.targets);
+  so.density.inc = cfg.inc;
+  so.dyn_peer = !cfg.no_dyn;
+  so.ik = cfg.ik;
+  fmt::print("experiment sparse: {} subjects tracked onto human66 with every segment (reference), then only {}\n",
+             subjects.size(), cfg.targets);
+  std::vector<ReferenceMotion> motions;
+  {
+    ProgressBar bar(static_cast<int>(subjects.size()), true, "subject");
+    for (std::size_t i = 0; i < subjects.size(); ++i) {
+      bar.update(static_cast<int>(i), "reference " + subjects[i].name);
+      motions.push_back(referenceMotion(model, subjects[i], cfg.rate));
+    }
+    bar.update(static_cast<int>(subjects.size()));
+  }
+  std::unique_ptr<ProgressBar> bar;
+  so.progress = [&bar](int done, int total, const std::string& label) {
+    if (!bar) bar = std::make_unique<ProgressBar>(total, true, "subject");
+    bar->update(done, label.empty() ? label : "left out: " + label);
+  };
+  const std::vector<SparseRow> rows = runSparseStudy(model, motions, so);
+  const fs::path csv = fs::path(cfg.out) / "sparse.csv";
+  io::writeFileAtomically(csv.string(), sparseCsv(rows));
+
+  std::vector<std::vector<std::string>> t = {
+      {"subject", "frames", "LN [deg]", "prior [deg]", "change", "DYN [deg]", "LN [us]", "prior [us]", "DYN [us]"}};
+  std::map<std::string, std::map<std::string, SparseRow>> by;
+  for (const SparseRow& r : rows) by[r.subject][r.method] = r;
+  double sum_ln = 0.0, sum_gp = 0.0, us_ln = 0.0, us_gp = 0.0;
+  for (const ReferenceMotion& m : motions) {
+    auto& r = by[m.subject];
+    const bool dyn = r.contains("DYN");
+    t.push_back({m.subject, std::to_string(m.frames()), fmt::format("{:.2f}", r["LN"].joint_rms_deg),
+                 fmt::format("{:.2f}", r["GP"].joint_rms_deg),
+                 fmt::format("{:+.0f} %", 100.0 * (r["GP"].joint_rms_deg / r["LN"].joint_rms_deg - 1.0)),
+                 dyn ? fmt::format("{:.2f}", r["DYN"].joint_rms_deg) : "-", fmt::format("{:.1f}", r["LN"].frame_us),
+                 fmt::format("{:.1f}", r["GP"].frame_us), dyn ? fmt::format("{:.1f}", r["DYN"].frame_us) : "-"});
+    sum_ln += r["LN"].joint_rms_deg, sum_gp += r["GP"].joint_rms_deg;
+    us_ln += r["LN"].frame_us, us_gp += r["GP"].frame_us;
+  }
+  fmt::print(
+      "\njoint RMS of human66 (66 joints) against the full-capture reference; each subject left out of its "
+      "prior\n");
+  printTextTable(t);
+  fmt::print("mean over subjects: LN {:.2f} deg, prior {:.2f} deg ({:+.0f} %), time x{:.2f}\n",
+             sum_ln / static_cast<double>(motions.size()), sum_gp / static_cast<double>(motions.size()),
+             100.0 * (sum_gp / sum_ln - 1.0), us_gp / us_ln);
+  fmt::print("wrote {}\n", csv.string());
+  if (!cfg.no_plot)
+    runPlot(script, "plot_gpm.py", {"sparse", csv.string(), (fs::path(cfg.out) / "sparse.png").string()},
+            fs::path(cfg.out) / "sparse.png");
+  fmt::print("done in {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return kExitOk;
+}
+
+}  // namespace
+
+// --- track --targets ----------------------------------------------------------------------------
+
+int runSparseTrackJob(const track::TrackSetup& setup, const track::Capture& capture, const SparseTrackOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  if (o.out.empty()) throw UsageError("--out is required");
+  auto model = std::make_shared<const Model>(setup.model);
+  const std::vector<std::string> frames = parseTargetSpec(*model, o.targets);
+  std::vector<track::TargetBinding> bindings;
+  for (const std::string& f : frames) {
+    auto it = std::find_if(setup.plan.bindings.begin(), setup.plan.bindings.end(),
+                           [&](const track::TargetBinding& b) { return b.frame == f; });
+    if (it == setup.plan.bindings.end()) {
+      std::string have;
+      for (const auto& b : setup.plan.bindings) have += (have.empty() ? "" : ", ") + b.frame;
+      throw UsageError("--targets: no segment of the capture drives '" + f + "' (driven: " + have + ")");
+    }
+    track::TargetBinding b = *it;
+    b.position = b.orientation = true;
+    bindings.push_back(b);
+  }
+  std::unique_ptr<HumanPrior> prior;
+  if (!o.prior.empty()) {
+    prior = std::make_unique<HumanPrior>(readHumanPrior(o.prior));
+    checkPriorMatchesModel(*prior, *model, o.prior);
+  }
+  SparsePriorIk ik(model, frames, prior.get());
+  ik.setState(setup.plan.initial);
+  const io::MotionClip& clip = capture.clip;
+  std::vector<Matrix3d> R(bindings.size());
+  std::vector<Vector3d> p(bindings.size());
+  std::vector<Transform> targets(bindings.size());
+  io::JointCsvWriter writer(*model, o.out);
+  ProgressBar bar(clip.numFrames(), !o.quiet);
+  std::vector<double> us, pos_err;
+  int gaps = 0, fallbacks = 0;
+  bool first = true;
+  for (int f = 0; f < clip.numFrames(); ++f) {
+    const bool ok = track::clipFrameTargets(clip, bindings, setup.plan.alignment, f, R, p);
+    if (ok) {
+      for (std::size_t k = 0; k < bindings.size(); ++k) targets[k] = {R[k], p[k]};
+      const auto t0 = std::chrono::steady_clock::now();
+      SparseFrameResult r;
+      for (int rep = 0; rep < (first ? 30 : 1); ++rep) r = ik.solve(targets, prior != nullptr);
+      us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      pos_err.push_back(1e3 * r.position_error);
+      fallbacks += r.fallbacks;
+      first = false;
+    } else {
+      ++gaps;
+    }
+    writer.write(clip.times[static_cast<std::size_t>(f)], ik.state(), !ok);
+    bar.update(f + 1);
+  }
+  writer.commit();
+  std::string names;
+  for (const auto& f : frames) names += (names.empty() ? "" : ", ") + f;
+  std::vector<std::vector<std::string>> t = {
+      {"input", o.input},
+      {"targets", names},
+      {"prior", o.prior.empty() ? "none (damped least norm)" : o.prior},
+      {"frames", std::to_string(clip.numFrames())},
+      {"gaps", std::to_string(gaps)},
+      {"target position error p50 / max [mm]",
+       fmt::format("{:.1f} / {:.1f}", percentile(pos_err, 0.5), percentile(pos_err, 1.0))},
+      {"frame time p50 / p95 [us]", fmt::format("{:.1f} / {:.1f}", percentile(us, 0.5), percentile(us, 0.95))}};
+  if (prior) t.push_back({"prior lookups in an empty cell", std::to_string(fallbacks)});
+  printTextTable(t);
+  fmt::print("wrote {} ({} rows) in {:.1f} s\n", o.out, writer.rows(),
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return kExitOk;
+}
+
+void addPriorCommands(CLI::App& app, CLI::App& experiment, Action& action) {
+  auto build = std::make_shared<BuildConfig>();
+  CLI::App* prior = app.add_subcommand("prior", "learned joint-angle priors (GPM densities) for sparse-input tracking");
+  prior->require_subcommand(1);
+  CLI::App* b = prior->add_subcommand("build", "track clips onto a model and learn its joint-angle densities");
+  b->add_option("clips", build->clips, "captures (.bvh, .mvnx)")->required();
+  b->add_option("--out", build->out, "prior file to write (binary, docs/gpm.md)")->required();
+  b->add_option("--model", build->model.model, "built-in model (human66, human48) or URDF")->capture_default_str();
+  b->add_option("--rate", build->rate, "frames kept per second of capture (Hz)")->capture_default_str();
+  b->add_option("--inc", build->inc, "workspace divisions per axis of the hands' cells")->capture_default_str();
+  b->add_option("--min-samples", build->min_samples, "cells with fewer samples stay empty")->capture_default_str();
+  b->callback([&action, build] { action = [build] { return runBuild(*build); }; });
+
+  auto sp = std::make_shared<SparseConfig>();
+  CLI::App* s = experiment.add_subcommand(
+      "sparse", "held-out subjects tracked from few targets: damped least norm vs the learned prior vs DYN");
+  s->add_option("--out", sp->out, "output directory: sparse.csv, sparse.png")->required();
+  s->add_option("--data", sp->data, "the shared data folder (holding bvh/)")->capture_default_str();
+  s->add_option("--targets", sp->targets, "targets: head, hands, feet, pelvis or frame names")->capture_default_str();
+  s->add_option("--subjects", sp->subjects, "only these subjects (comma-separated)")->delimiter(',');
+  s->add_option("--rate", sp->rate, "frames kept per second (Hz)")->capture_default_str();
+  s->add_option("--inc", sp->inc, "workspace divisions per axis of the prior")->capture_default_str();
+  s->add_flag("--no-dyn", sp->no_dyn, "skip the DYN peer");
+  s->add_option("--gain", sp->ik.gain, "k of the prior gradient")->capture_default_str();
+  s->add_option("--max-prior-step", sp->ik.max_prior_step, "cap of |grad H_i| per update (rad)")->capture_default_str();
+  s->add_option("--iterations", sp->ik.iterations, "updates per frame")->capture_default_str();
+  s->add_flag("--no-plot", sp->no_plot, "write the CSV only");
+  s->add_option("--plot-script", sp->plot_script, "path of plot_gpm.py");
+  s->callback([&action, sp] { action = [sp] { return runSparse(*sp); }; });
+}
+
+}  // namespace kinetrack::cli

@@ -1,0 +1,67 @@
+"""kinetrack.prior from Python: a subject fit, the density prior, a GP step against LN, a
+prior-assisted sparse solve on human66, prior files (round trip, another model, broken files)."""
+import numpy as np
+import pytest
+
+import kinetrack as kt
+from conftest import shared_file
+
+BANDAI = "data/bvh/bandai/dataset-2_wave-right-hand_normal_001.bvh"
+
+
+@pytest.fixture(scope="module")
+def fit():
+    return kt.prior.fit_subject("bandai", [shared_file(BANDAI)], rate=30.0, center_twists=True)
+
+
+def test_fit_reproduces_its_hand_targets(fit):
+    assert fit.theta.shape[1] == 25 and len(kt.prior.joint_names) == 25
+    hands = fit.forward_kinematics(fit.theta[3])
+    assert np.allclose(hands["positions"], fit.hands(3)["positions"], atol=1e-12)
+    assert fit.quality["hand_orientation_rms"] < 1e-6
+    assert np.all(fit.theta >= fit.lower) and np.all(fit.theta <= fit.upper)
+
+
+def test_gp_step_moves_toward_the_density_and_beats_ln(fit):
+    prior = kt.prior.upper_body_prior([fit], inc=2)
+    assert prior.inc == 2 and prior.occupied_cells(0) >= 1
+    grad, fallbacks = prior.gradient(fit.theta[0], fit.hands(0)["positions"])
+    assert grad.shape == (25,) and np.all(np.isfinite(grad)) and fallbacks == 0
+    gp = kt.prior.GradientProjection(fit, prior, iterations=1)
+    h = fit.hands(1)
+    out = gp.solve(fit.theta[0], h["positions"], h["rotations"], method="GP")
+    assert out["theta"].shape == (25,) and out["position_error"] < 0.05
+    ln = kt.prior.run_subject(fit, None, "LN")
+    assert kt.prior.run_subject(fit, prior, "GP") < ln
+    with pytest.raises(ValueError, match="method"):
+        gp.solve(fit.theta[0], h["positions"], h["rotations"], method="XX")
+    with pytest.raises(ValueError, match=r"\(2, 3\)"):
+        gp.solve(fit.theta[0], h["positions"][:1], h["rotations"])
+
+
+def test_prior_assisted_sparse_solve_and_prior_files(tmp_path, human66, human48):
+    data = kt.Data(human66)
+    rng = np.random.default_rng(1)
+    motion = np.tile(human66.neutral(), (200, 1))
+    motion[:, 2] = 1.0
+    motion[:, 7:] = rng.normal(0.0, 0.2, (200, human66.num_joints))
+    prior = kt.prior.build_human_prior(human66, motion)
+    path = str(tmp_path / "prior.bin")
+    prior.write(path)
+    back = kt.prior.read_prior(path)
+    assert back.model_name == prior.model_name and back.joint_names == prior.joint_names
+    targets = ["Head", "RightHand", "LeftHand"]
+    ik = kt.prior.SparsePriorIk(human66, targets, back)
+    ik.set_state(motion[0])
+    near = motion[0].copy()
+    near[7:] += rng.normal(0.0, 0.02, human66.num_joints)  # a small motion: one frame reaches it
+    kt.forward_kinematics(human66, data, near)
+    ids = [human66.frame_id(n) for n in targets]
+    out = ik.solve(data.frame_positions[ids], data.frame_rotations[ids])
+    assert out["q"].shape == (human66.nq,) and out["position_error"] < 0.05
+    with pytest.raises(ValueError, match="learned on model"):
+        kt.prior.SparsePriorIk(human48, targets, back)
+    (tmp_path / "broken.bin").write_bytes(b"KTPRIOR\0\x01\0\0\0")
+    with pytest.raises(kt.ParseError) as e:
+        kt.prior.read_prior(str(tmp_path / "broken.bin"))
+    assert e.value.file.endswith("broken.bin") and "truncated" in e.value.message
