@@ -41,6 +41,8 @@ void addAssemblyExperiment(CLI::App& experiment, Action& action);
 void addGpmExperiment(CLI::App& experiment, Action& action);
 /// Registers `kinetrack experiment pindrag` (pindrag_experiment.cpp) under `experiment`.
 void addPinDragExperiment(CLI::App& experiment, Action& action);
+/// Registers `kinetrack experiment labelling` (labelling_experiment.cpp) under `experiment`.
+void addLabellingExperiment(CLI::App& experiment, Action& action);
 
 namespace {
 
@@ -211,6 +213,7 @@ void addExperimentCommand(CLI::App& app, Action& action) {
   addAssemblyExperiment(*experiment, action);
   addGpmExperiment(*experiment, action);
   addPinDragExperiment(*experiment, action);
+  addLabellingExperiment(*experiment, action);
 
   auto cfg = std::make_shared<ConvergenceConfig>();
   CLI::App* cmd = experiment->add_subcommand(

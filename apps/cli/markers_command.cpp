@@ -29,6 +29,10 @@
 #include "track_report.hpp"
 
 namespace kinetrack::cli {
+
+/// Registers `kinetrack markers label` (label_command.cpp) under `markers`.
+void addMarkersLabelCommand(CLI::App& markers_group, Action& action);
+
 namespace {
 
 struct MarkersIkConfig {
@@ -238,8 +242,10 @@ int runMarkersIk(const MarkersIkConfig& cfg) {
 }  // namespace
 
 void addMarkersCommand(CLI::App& app, Action& action) {
-  CLI::App* group = app.add_subcommand("markers", "marker-based motion capture: inverse kinematics from markers");
+  CLI::App* group = app.add_subcommand(
+      "markers", "marker-based motion capture: inverse kinematics from markers, labelling of unlabelled markers");
   group->require_subcommand(1);
+  addMarkersLabelCommand(*group, action);
   auto cfg = std::make_shared<MarkersIkConfig>();
   CLI::App* cmd = group->add_subcommand(
       "ik", "marker IK of a TRC/C3D trial on an OpenSim model, as OpenSim's IK tool (Setup_IK.xml tasks), to .mot");

@@ -499,3 +499,34 @@ class MarkerIk:
 def markers_ik(model: Union[str, Model], markers: str, setup: str = "", start: Optional[float] = None,
                end: Optional[float] = None, marker_axes: str = "auto", marker_set: str = "", static: str = "",
                height: Optional[float] = None) -> dict[str, Any]: ...
+
+# --- labelling of unlabelled markers (docs/labelling.md) --------------------------------------
+class LabellerOptions:
+    gate_radius: float
+    gate_growth: float
+    gate_max: float
+    max_candidates: int
+    rigid_tolerance: float
+    rigid_learning_rate: float
+    lost_fraction: float
+    reinit_after: float
+    init_headings: int
+    init_gate: float
+    init_refine_rounds: int
+    init_refine_gate: float
+    init_max_rms: float
+    posture_weight: float
+    max_points: int
+    def __init__(self, **fields: Any) -> None: ...
+
+class Labeller:
+    def __init__(self, model: Union[str, Model], marker_set: str = "", markers: Sequence[str] = (),
+                 reference: Optional[ArrayLike] = None, options: Optional[LabellerOptions] = None) -> None: ...
+    @property
+    def marker_names(self) -> list[str]: ...
+    @property
+    def model(self) -> Model: ...
+    def label(self, points: ArrayLike, time: float) -> dict[str, Any]: ...
+    def label_trial(self, frames: Sequence[ArrayLike], times: ArrayLike) -> dict[str, Any]: ...
+
+def read_point_csv(path: str, scale: float = 1.0) -> dict[str, Any]: ...

@@ -39,7 +39,8 @@ void bindStream(py::module_& m);
 void bindDynamics(py::module_& m);
 void bindMarkers(py::module_& m);
 void bindHand(py::module_& m);
-void bindPrior(py::module_& m);    ///< kinetrack.prior (prior_bindings.cpp)
-void bindPinDrag(py::module_& m);  ///< pin-and-drag IK (pin_drag_bindings.cpp)
+void bindPrior(py::module_& m);     ///< kinetrack.prior (prior_bindings.cpp)
+void bindPinDrag(py::module_& m);   ///< pin-and-drag IK (pin_drag_bindings.cpp)
+void bindLabeller(py::module_& m);  ///< markers::Labeller (labeller_bindings.cpp)
 
 }  // namespace kinetrack::python

@@ -46,4 +46,5 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindHand(m);
   kp::bindPrior(m);
   kp::bindPinDrag(m);
+  kp::bindLabeller(m);
 }

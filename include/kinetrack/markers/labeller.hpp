@@ -1,0 +1,198 @@
+#pragma once
+// Real-time labelling of unlabelled optical markers, closed with marker IK (SPEC §5, behaviour
+// capture; issue 16). Per frame, causally (past frames only):
+//
+//   1. predict every marker from the model: the last solved pose extrapolated at constant velocity
+//      (q̂ = q_k ⊕ s·(q_k ⊖ q_{k−1}), s the ratio of the frame steps), plus the marker's residual
+//      offset (its last measured position minus the model's, kept in its link frame, so a
+//      marker that sits off its model place is predicted where it really is);
+//   2. gate: a point is a candidate for a marker within gate_radius of its prediction (the gate
+//      grows while the marker is unseen); at most max_candidates per marker;
+//   3. assign by an optimal assignment (AssignmentSolver, the Hungarian method) on squared
+//      distance, with a gap cost of gate² per marker, solved per cluster of markers that compete
+//      for points (most markers have one uncontested candidate);
+//   4. rigid-segment check: markers on one link keep their distances (learnt when the track
+//      starts); a marker inconsistent with most of its link's assigned markers is unassigned;
+//   5. marker IK (ik::MarkerIk) on the labelled points; the solution is the next prediction's pose.
+//
+// Points not assigned are ghosts; markers not assigned are gaps. When too few markers are
+// assigned (the subject left the volume, a long occlusion, a jump) the track is lost and the
+// labeller re-initialises: a search over the body's heading (yaw about `up`) and position that
+// fits the model's markers to the cloud by assignment + rigid fit, then articulated refinement
+// (assignment ↔ marker IK) — also how the first frame starts.
+//
+// LabellerModel is immutable and shared; Labeller is per-thread state (its label() does not
+// allocate once warm: the workspace is sized for max_points points).
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kinetrack/core/types.hpp"
+#include "kinetrack/ik/marker_ik.hpp"
+#include "kinetrack/io/marker_set.hpp"
+#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/model/configuration.hpp"
+#include "kinetrack/model/joint_function.hpp"
+#include "kinetrack/model/model.hpp"
+
+namespace kinetrack::markers {
+
+/// The marker set on the model, as the labeller uses it. Build with makeLabellerModel.
+struct LabellerModel {
+  std::shared_ptr<const Model> model;  ///< carries one frame per marker
+  std::vector<std::string> names;      ///< marker names: the labels, in output order
+  std::vector<FrameId> frames;         ///< the model frame of each marker
+  std::vector<double> weights;         ///< IK weight of each marker (> 0)
+  std::vector<int> link;               ///< link index of each marker (the rigid segment)
+  /// Marker pairs on one link (i < j), for the rigid-segment check.
+  struct Pair {
+    int i = 0, j = 0;
+  };
+  std::vector<Pair> pairs;
+  VectorXd lower, upper;            ///< joint bounds of the IK (size numJoints; ±inf for none; equal = locked)
+  Configuration reference;          ///< pose the initialisation starts from (standing, static pose)
+  Vector3d up = Vector3d::UnitZ();  ///< world vertical (unit): the heading search turns about it
+  /// Coupler constraints of the IK (OpenSim's CoordinateCouplerConstraint), held exactly.
+  struct Coupler {
+    std::string name, dependent, independent;
+    ScalarFunction function;
+  };
+  std::vector<Coupler> couplers;
+  [[nodiscard]] int numMarkers() const { return static_cast<int>(names.size()); }
+  /// Index of the marker named `name`, or −1.
+  [[nodiscard]] int find(const std::string& name) const;
+};
+
+/// A labeller model from a model that carries its markers as frames. `names` are frame names of
+/// `model` (the markers), `weights` one per name (empty: all 1). Bounds empty: the model's joint
+/// limits. Throws InvalidArgument for an unknown marker name (naming it and listing the model's
+/// frames), a duplicate name, fewer than 3 markers, wrong sizes or a non-positive weight.
+LabellerModel makeLabellerModel(std::shared_ptr<const Model> model, const std::vector<std::string>& names,
+                                const Configuration& reference, const Vector3d& up, std::vector<double> weights = {},
+                                VectorXd lower = {}, VectorXd upper = {});
+
+/// From an OpenSim model: its MarkerSet (or the subset `names`, in that order; empty = all), up
+/// = −gravity, reference = the default pose, bounds = the clamped coordinates' ranges, locked
+/// coordinates held at their default. Throws InvalidArgument for a name that is not a marker of the model (listing
+/// them).
+LabellerModel labellerModel(const io::OpenSimModel& osim, const std::vector<std::string>& names = {});
+
+/// From a model without markers and a marker set (io::withMarkers adds them): up = +Z, bounds =
+/// the model's limits, reference = `reference` (the zero configuration when empty).
+LabellerModel labellerModel(std::shared_ptr<const Model> model, const io::MarkerSet& set,
+                            const Configuration& reference = {});
+
+struct LabellerOptions {
+  /// Gate radius (m) of a marker seen in the last frame, or of a hidden marker whose link is
+  /// seen (its prediction follows the link) ...
+  double gate_radius = 0.05;
+  /// ... grown by this much (m) per frame while its whole link is unseen, up to gate_max (m).
+  /// After the IK of a frame, hidden markers are looked for again at the solved pose (a second,
+  /// smaller assignment among the points left).
+  double gate_growth = 0.01;
+  double gate_max = 0.15;
+  /// Candidate points kept per marker (the nearest within the gate).
+  int max_candidates = 4;
+  /// Rigid-segment check: a pair of markers on one link is inconsistent when its distance
+  /// differs from the learnt one by more than this (m). 0 disables the check.
+  double rigid_tolerance = 0.025;
+  /// Weight of a new frame in the running mean of the learnt distances (real segments are not
+  /// rigid: on gait2354's foot, heel-to-midfoot distances change by 36 mm over a stride).
+  double rigid_learning_rate = 0.5;
+  /// A learnt distance older than this many frames (one of its markers unseen) is not checked
+  /// until both markers are labelled again.
+  int rigid_max_age = 3;
+  /// The check never undoes a label whose point lies within this distance (m) of the marker's
+  /// prediction.
+  double rigid_min_miss = 0.01;
+  /// Loss of track: after this long (s) without a solved frame the next frame initialises
+  /// (with the last pose among the starts) instead of predicting from a stale pose.
+  double reinit_after = 0.1;
+  /// Loss of track: fewer than this fraction of the markers assigned in the last good frame
+  /// (and of the points present) are assigned → re-initialise on this frame.
+  double lost_fraction = 0.5;
+  /// Initialisation: heading hypotheses (yaw steps of 360°/n), rigid iterations per hypothesis,
+  /// gate of the rigid fit (m), articulated refinement rounds and their final gate (m).
+  int init_headings = 12;
+  int init_rigid_iterations = 8;
+  double init_gate = 0.40;
+  int init_refine_rounds = 30;
+  double init_refine_gate = 0.08;
+  /// An initialisation is accepted when at least this fraction of min(markers, points) is
+  /// assigned and the IK's marker RMS is below init_max_rms (m).
+  double init_min_fraction = 0.6;
+  double init_max_rms = 0.03;
+  /// Loss of track by fit: this many consecutive frames whose IK marker RMS exceeds lost_rms (m)
+  /// mean the labels are wrong (a wrong initialisation fits worse): re-initialise.
+  double lost_rms = 0.035;
+  int lost_rms_frames = 5;
+  /// Heading hypotheses refined articulated (the best rigid fits, at least 30° apart): a walking
+  /// body seen from behind with its legs swapped fits rigidly almost as well as the right one.
+  int init_candidates = 4;
+  /// After the refinement, try swapping the labels of nearby marker pairs (a wrist bar's two
+  /// markers, heel and toe) and keep a swap that fits clearly better.
+  bool init_swap_search = true;
+  /// Weight (m² per rad² or per m²) of a coordinate task pulling every unlocked joint towards its
+  /// predicted value: it holds joints no labelled marker observes (a torso whose markers are all
+  /// hidden) instead of letting them drift; 1e-4 moves a joint that markers observe by far less
+  /// than 0.01°. 0 disables it.
+  double posture_weight = 1e-4;
+  /// Residual offsets larger than this (m) are not kept (a wrong label must not teach the model).
+  double max_residual = 0.08;
+  /// Points per frame the workspace is sized for; more are handled (allocating) and counted.
+  int max_points = 256;
+  ik::MarkerIkOptions ik{};
+};
+
+enum class TrackState { Tracking, Initialised, Lost };
+const char* toString(TrackState s);
+
+/// One frame's labels and its IK.
+struct FrameLabels {
+  std::vector<int> marker_point;        ///< per marker: index of its point in the frame's input, −1 = gap
+  int points = 0;                       ///< finite points in the input
+  int invalid_points = 0;               ///< non-finite points ignored
+  int assigned = 0;                     ///< markers labelled
+  int gaps = 0;                         ///< markers not labelled
+  int ghosts = 0;                       ///< points not labelled
+  int rigid_rejections = 0;             ///< assignments undone by the rigid-segment check
+  TrackState state = TrackState::Lost;  ///< Initialised: this frame (re)started the track
+  ik::MarkerIkResult ik;                ///< marker IK on the labelled set (iterations 0 when not run)
+  /// Wall time of the frame's marker IK (µs; an initialisation's IK solves included), so a
+  /// caller can tell labelling from IK time.
+  double ik_microseconds = 0.0;
+};
+
+class Labeller {
+ public:
+  /// Throws InvalidArgument for bad options (non-positive gates, max_candidates < 1, …).
+  explicit Labeller(std::shared_ptr<const LabellerModel> model, LabellerOptions options = {});
+  ~Labeller();
+  Labeller(Labeller&&) noexcept;
+  Labeller& operator=(Labeller&&) noexcept;
+
+  /// Labels one frame: `points` (m, model world), any order and count; non-finite points are
+  /// ignored; `time` (s) increases from call to call (it scales the velocity of the
+  /// prediction). The result stays valid until the next call. Does not allocate once warm
+  /// (at most max_points points; an initialisation may allocate nothing either, it is just slow).
+  /// Throws InvalidArgument for a non-finite time or one that does not increase.
+  const FrameLabels& label(std::span<const Vector3d> points, double time);
+
+  /// Forgets the track: the next frame initialises.
+  void reset();
+  /// Pose solved at the last frame (the reference pose before the first).
+  [[nodiscard]] const Configuration& pose() const;
+  /// Predicted world position of each marker for the last labelled frame (m).
+  [[nodiscard]] std::span<const Vector3d> predictions() const;
+  [[nodiscard]] const LabellerModel& model() const;
+  [[nodiscard]] const LabellerOptions& options() const;
+  /// Frames that (re)initialised the track since construction / reset.
+  [[nodiscard]] int initialisations() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kinetrack::markers

@@ -1,0 +1,192 @@
+// Labelling of unlabelled optical markers (markers::Labeller, issue 16): a labeller on an OpenSim
+// model's markers or on a model with a marker set, one frame at a time (label) or a whole trial
+// (label_trial), and the unlabelled-points CSV reader.
+#include <pybind11/stl.h>
+
+#include <cmath>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "kinetrack/io/marker_set.hpp"
+#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/point_cloud.hpp"
+#include "kinetrack/markers/labeller.hpp"
+#include "kinetrack/markers/labelling_trial.hpp"
+#include "options.hpp"
+
+namespace kinetrack::python {
+namespace {
+
+static_assert(sizeof(Vector3d) == 3 * sizeof(double), "Vector3d must be three packed doubles");
+
+// Python `kinetrack.Labeller`: the immutable labeller model and the per-thread labeller.
+struct PyLabeller {
+  std::shared_ptr<const markers::LabellerModel> model;
+  markers::Labeller labeller;
+};
+
+std::shared_ptr<const markers::LabellerModel> labellerModelPy(py::object model, const std::string& marker_set,
+                                                              const std::vector<std::string>& markers,
+                                                              py::object reference) {
+  if (py::isinstance<py::str>(model)) {
+    const std::string path = model.cast<std::string>();
+    if (!path.ends_with(".osim"))
+      throw py::value_error("model: an OpenSim model path (.osim) or a kinetrack.Model, got '" + path + "'");
+    if (!marker_set.empty()) throw py::value_error("marker_set is for a kinetrack.Model; an .osim brings its markers");
+    const io::OpenSimModel osim = io::readOpenSimModel(path);
+    return std::make_shared<const markers::LabellerModel>(markers::labellerModel(osim, markers));
+  }
+  if (!py::isinstance<Model>(model)) throw py::type_error("model: expected an .osim path or a kinetrack.Model");
+  if (marker_set.empty())
+    throw py::value_error("marker_set is required with a kinetrack.Model (see marker_set_names(), or a JSON file)");
+  auto m = std::make_shared<const Model>(model.cast<const Model&>());
+  io::MarkerSet set = marker_set.ends_with(".json") ? io::readMarkerSet(marker_set) : io::builtinMarkerSet(marker_set);
+  if (!markers.empty())
+    std::erase_if(set.markers, [&](const io::MarkerSetMarker& mk) {
+      return std::find(markers.begin(), markers.end(), mk.name) == markers.end();
+    });
+  const Configuration q = reference.is_none() ? Configuration(*m) : toConfiguration(*m, reference, "reference");
+  return std::make_shared<const markers::LabellerModel>(markers::labellerModel(m, set, q));
+}
+
+// (P, 3) points as P Vector3d (no copy for a C-contiguous float64 array).
+std::span<const Vector3d> pointRows(const Array& a) {
+  return {reinterpret_cast<const Vector3d*>(a.data()), static_cast<std::size_t>(a.shape(0))};
+}
+
+py::dict frameDict(const markers::FrameLabels& L, const Configuration& pose) {
+  py::array_t<int> mp(static_cast<py::ssize_t>(L.marker_point.size()));
+  std::copy(L.marker_point.begin(), L.marker_point.end(), mp.mutable_data());
+  return py::dict(py::arg("marker_point") = mp, py::arg("state") = markers::toString(L.state),
+                  py::arg("assigned") = L.assigned, py::arg("gaps") = L.gaps, py::arg("ghosts") = L.ghosts,
+                  py::arg("points") = L.points, py::arg("invalid_points") = L.invalid_points,
+                  py::arg("rigid_rejections") = L.rigid_rejections,
+                  py::arg("ik_rms") = L.state == markers::TrackState::Lost ? std::nan("") : L.ik.rms_error,
+                  py::arg("ik_microseconds") = L.ik_microseconds, py::arg("q") = configurationArray(pose));
+}
+
+py::dict trialDict(const markers::LabelTrialResult& r, const io::PointCloud& cloud, const Model& model) {
+  const auto n = static_cast<py::ssize_t>(r.frames.size()), m = static_cast<py::ssize_t>(r.names.size());
+  py::array_t<int> mp({n, m});
+  py::array_t<double> positions({n, m, py::ssize_t(3)}), q({n, py::ssize_t(nq(model))}), rms(n), times(n);
+  py::array_t<int> assigned(n);
+  std::vector<std::string> states;
+  const io::MarkerTrajectories t = r.trajectories(cloud);
+  for (py::ssize_t f = 0; f < n; ++f) {
+    const markers::LabelledFrame& row = r.frames[static_cast<std::size_t>(f)];
+    for (py::ssize_t i = 0; i < m; ++i) {
+      mp.mutable_data()[f * m + i] = r.point(static_cast<int>(f), static_cast<int>(i));
+      const Vector3d& p = t.position(static_cast<int>(f), static_cast<int>(i));
+      for (int c = 0; c < 3; ++c) positions.mutable_data()[(f * m + i) * 3 + c] = p[c];
+    }
+    writeConfiguration(r.poses[static_cast<std::size_t>(f)], q.mutable_data() + f * q.shape(1));
+    rms.mutable_data()[f] = row.ik_rms;
+    times.mutable_data()[f] = row.time;
+    assigned.mutable_data()[f] = row.assigned;
+    states.emplace_back(markers::toString(row.state));
+  }
+  return py::dict(py::arg("marker_names") = r.names, py::arg("times") = times, py::arg("marker_point") = mp,
+                  py::arg("positions") = positions, py::arg("q") = q, py::arg("ik_rms") = rms,
+                  py::arg("assigned") = assigned, py::arg("state") = states,
+                  py::arg("initialisations") = r.initialisations(), py::arg("lost_frames") = r.lostFrames());
+}
+
+}  // namespace
+
+void bindLabeller(py::module_& m) {
+  py::class_<markers::LabellerOptions> opt(m, "LabellerOptions",
+                                           "Options of Labeller (gates in m; docs/labelling.md explains each).");
+  opt.def_readwrite("gate_radius", &markers::LabellerOptions::gate_radius, "m")
+      .def_readwrite("gate_growth", &markers::LabellerOptions::gate_growth, "m per unseen frame")
+      .def_readwrite("gate_max", &markers::LabellerOptions::gate_max, "m")
+      .def_readwrite("max_candidates", &markers::LabellerOptions::max_candidates)
+      .def_readwrite("rigid_tolerance", &markers::LabellerOptions::rigid_tolerance, "m; 0 disables the check")
+      .def_readwrite("rigid_learning_rate", &markers::LabellerOptions::rigid_learning_rate)
+      .def_readwrite("lost_fraction", &markers::LabellerOptions::lost_fraction)
+      .def_readwrite("reinit_after", &markers::LabellerOptions::reinit_after, "s")
+      .def_readwrite("init_headings", &markers::LabellerOptions::init_headings)
+      .def_readwrite("init_gate", &markers::LabellerOptions::init_gate, "m")
+      .def_readwrite("init_refine_rounds", &markers::LabellerOptions::init_refine_rounds)
+      .def_readwrite("init_refine_gate", &markers::LabellerOptions::init_refine_gate, "m")
+      .def_readwrite("init_max_rms", &markers::LabellerOptions::init_max_rms, "m")
+      .def_readwrite("posture_weight", &markers::LabellerOptions::posture_weight)
+      .def_readwrite("max_points", &markers::LabellerOptions::max_points);
+  keywordInit(opt);
+
+  py::class_<PyLabeller>(m, "Labeller", R"doc(
+Real-time labelling of unlabelled optical markers, closed with marker IK (docs/labelling.md).
+model: an OpenSim model path (.osim, its markers) or a kinetrack.Model with marker_set (a built-in
+set name or a JSON file); markers: only these markers (default all); reference: the start pose of
+the initialisation for a kinetrack.Model ((nq,), default the zero pose). Points are in the model's
+world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
+      .def(py::init([](py::object model, const std::string& marker_set, const std::vector<std::string>& markers,
+                       py::object reference, std::optional<markers::LabellerOptions> options) {
+             auto lm = labellerModelPy(std::move(model), marker_set, markers, std::move(reference));
+             return std::make_unique<PyLabeller>(
+                 PyLabeller{lm, markers::Labeller(lm, options.value_or(markers::LabellerOptions{}))});
+           }),
+           py::arg("model"), py::arg("marker_set") = "", py::arg("markers") = std::vector<std::string>{},
+           py::arg("reference") = py::none(), py::arg("options") = py::none())
+      .def_property_readonly("marker_names", [](const PyLabeller& s) { return s.model->names; })
+      .def_property_readonly(
+          "model", [](const PyLabeller& s) { return std::const_pointer_cast<Model>(s.model->model); },
+          "the model with its marker frames")
+      .def(
+          "label",
+          [](PyLabeller& s, ArrayLike points, double time) {
+            const Array pts = checkedArray(points, {kAny, 3}, "points (one (3,) position per point, m)");
+            const markers::FrameLabels* L = nullptr;
+            {
+              py::gil_scoped_release release;
+              L = &s.labeller.label(pointRows(pts), time);
+            }
+            return frameDict(*L, s.labeller.pose());
+          },
+          py::arg("points"), py::arg("time"),
+          "Labels one frame of points (P, 3), any order; time (s) increases from call to call. Returns a dict: "
+          "marker_point (M,) (index of each marker's point, -1 = gap), state ('tracking', 'initialised', "
+          "'lost'), assigned, gaps, ghosts, points, invalid_points, rigid_rejections, ik_rms (m), "
+          "ik_microseconds, q (the solved pose).")
+      .def(
+          "label_trial",
+          [](PyLabeller& s, const std::vector<ArrayLike>& frames, ArrayLike times) {
+            const Array t = checkedArray(times, {static_cast<py::ssize_t>(frames.size())}, "times (one per frame, s)");
+            io::PointCloud cloud;
+            for (std::size_t k = 0; k < frames.size(); ++k) {
+              const Array pts = checkedArray(frames[k], {kAny, 3}, "frames[k] (one (3,) position per point, m)");
+              cloud.addFrame(static_cast<long>(k + 1), t.data()[k], pointRows(pts));
+            }
+            markers::LabelTrialResult r;
+            {
+              py::gil_scoped_release release;
+              r = markers::labelTrial(s.model, cloud, s.labeller.options());
+            }
+            return trialDict(r, cloud, *s.model->model);
+          },
+          py::arg("frames"), py::arg("times"),
+          "Labels a whole trial with a fresh labeller (same model and options): frames is a list of (P_k, 3) "
+          "point arrays, times (N,). Returns a dict: marker_names, times, marker_point (N, M) (index into the "
+          "frame's points after NaN points are dropped, -1 = gap), positions (N, M, 3) (the picked points, NaN "
+          "for a gap), q (N, nq), ik_rms, assigned, state, initialisations, lost_frames.");
+
+  m.def(
+      "read_point_csv",
+      [](const std::string& path, double scale) {
+        const io::PointCloud c = released([&] { return io::readPointCsv(path, scale); });
+        py::list frames;
+        for (int f = 0; f < c.numFrames(); ++f) {
+          const auto pts = c.frame(f);
+          py::array_t<double> a({static_cast<py::ssize_t>(pts.size()), py::ssize_t(3)});
+          for (std::size_t k = 0; k < pts.size(); ++k)
+            for (int j = 0; j < 3; ++j) a.mutable_data()[k * 3 + static_cast<std::size_t>(j)] = pts[k][j];
+          frames.append(a);
+        }
+        return py::dict(py::arg("frames") = frames, py::arg("times") = doubles(c.times),
+                        py::arg("frame_numbers") = c.frame_numbers, py::arg("dropped") = c.dropped);
+      },
+      py::arg("path"), py::arg("scale") = 1.0,
+      "Reads an unlabelled points CSV (frame,time,x,y,z; scale 0.001 for mm): frames (list of (P, 3)), times, "
+      "frame_numbers, dropped (NaN points per frame). Raises ParseError naming the line and field.");
+}
+
+}  // namespace kinetrack::python

@@ -1,0 +1,73 @@
+"""Labelling of unlabelled markers from Python: a stripped, shuffled real trial labelled frame by
+frame and as a whole trial, the points never moved, bad input as ValueError / ParseError."""
+import numpy as np
+import pytest
+
+import kinetrack as kt
+from conftest import shared_file
+
+WALK = "data/opensim/gait2354_walk/"
+
+
+def read_walk():
+    """The gait2354 walk (Y up, m) as (names, times, positions (N, M, 3) NaN when missing)."""
+    path = shared_file(WALK + "subject01_walk1.trc")
+    lines = open(path).read().splitlines()
+    names = [n for n in lines[3].split("\t")[2:] if n]
+    rows = [line.split("\t") for line in lines[5:] if line.strip()]
+    times = np.array([float(r[1]) for r in rows])
+    pos = np.full((len(rows), len(names), 3), np.nan)
+    for f, r in enumerate(rows):
+        for k in range(len(names)):
+            v = r[2 + 3 * k:5 + 3 * k]
+            if len(v) == 3 and all(x.strip() for x in v):
+                pos[f, k] = [float(x) / 1000.0 for x in v]
+    return names, times, pos
+
+
+def test_label_frames_and_trial_of_a_shuffled_walk():
+    osim = shared_file(WALK + "subject01_simbody.osim")
+    names, times, pos = read_walk()
+    # The model's markers that the trial has (as `markers label --strip-labels` takes them).
+    worn = [n for n in kt.Labeller(osim).marker_names if n in names]
+    labeller = kt.Labeller(osim, markers=worn)
+    assert len(labeller.marker_names) == 31
+    rng = np.random.default_rng(4)
+    frames = []
+    for f in range(40):
+        present = pos[f][~np.isnan(pos[f]).any(axis=1)]
+        frames.append(present[rng.permutation(len(present))])
+    for f in range(40):
+        out = labeller.label(frames[f], times[f])
+        assert out["state"] in ("initialised", "tracking")
+        for i, name in enumerate(labeller.marker_names):
+            p = out["marker_point"][i]
+            assert p >= 0, name
+            np.testing.assert_array_equal(frames[f][p], pos[f, names.index(name)])  # picked, never moved
+    trial = labeller.label_trial(frames, times[:40])
+    assert trial["marker_point"].shape == (40, len(labeller.marker_names))
+    assert trial["initialisations"] == 1 and trial["lost_frames"] == 0
+    truth = np.stack([pos[:40, names.index(n)] for n in labeller.marker_names], axis=1)
+    np.testing.assert_array_equal(trial["positions"], truth)
+    assert trial["q"].shape == (40, labeller.model.nq)
+    with pytest.raises(ValueError, match=r"\(N, 3\)"):
+        labeller.label(np.zeros((4, 2)), 10.0)
+    with pytest.raises(ValueError, match="does not increase"):
+        labeller.label(frames[0], 0.0)
+
+
+def test_bad_models_and_files(tmp_path):
+    osim = shared_file(WALK + "subject01_simbody.osim")
+    with pytest.raises(ValueError, match="No.Such"):
+        kt.Labeller(osim, markers=["R.ASIS", "L.ASIS", "No.Such"])
+    with pytest.raises(ValueError, match="marker_set"):
+        kt.Labeller(kt.Model.human66())
+    bad = tmp_path / "bad.csv"
+    bad.write_text("frame,time,x,y,z\n1,0,1,2,3\n1,0,1,2,oops\n")
+    with pytest.raises(kt.ParseError) as err:
+        kt.read_point_csv(str(bad))
+    assert err.value.line == 3 and "field 'z'" in err.value.message
+    good = tmp_path / "good.csv"
+    good.write_text("frame,time,x,y,z\n1,0,1000,2000,3000\n2,0.01,,,\n3,0.02,nan,1,1\n")
+    c = kt.read_point_csv(str(good), 0.001)
+    assert [f.shape for f in c["frames"]] == [(1, 3), (0, 3), (0, 3)] and c["dropped"] == [0, 0, 1]

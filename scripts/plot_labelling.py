@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Plot labelling runs: `kinetrack markers label --report` or `kinetrack experiment labelling`.
+
+Usage: plot_labelling.py report REPORT_CSV OUTPUT_PNG
+       plot_labelling.py experiment TABLE_CSV FRAMES_CSV OUTPUT_PNG
+
+report: markers labelled, gaps and ghosts per frame, (re)initialisations and lost frames marked,
+and the marker IK's RMS on the labelled points. experiment: labelling accuracy and joint-angle
+difference per scenario and trial, and the fraction of present markers labelled right per frame
+in the occlusion and combined scenarios.
+
+Exit status: 0 written, 2 bad input (missing or malformed CSV, unwritable PNG), 3 matplotlib is
+not installed (Debian: apt-get install python3-matplotlib).
+"""
+import sys
+
+from plot_common import fail, read_rows, require_pyplot, save_png
+
+SCRIPT = "plot_labelling.py"
+REPORT = ["frame", "time", "points", "invalid_points", "assigned", "gaps", "ghosts", "rigid_rejections", "state",
+          "ik_status", "ik_iterations", "ik_rms_mm", "microseconds", "ik_microseconds"]
+TABLE = ["trial", "scenario", "present", "correct", "accuracy", "wrong", "missed", "ghost_points", "ghosts_labelled",
+         "swapped_present", "swapped_correct", "reacquire_frames", "initialisations", "lost_frames", "frames",
+         "angle_rms_deg", "angle_max_deg", "us_median", "us_p95"]
+FRAMES = ["trial", "scenario", "frame", "time", "present", "correct", "ghosts_labelled", "state"]
+
+
+def plot_report(plt, csv_path, png):
+    rows = read_rows(csv_path, REPORT, text_columns=("state", "ik_status"))
+    t = [r["time"] for r in rows]
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(9, 6), dpi=120, sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    a1.plot(t, [r["assigned"] for r in rows], label="labelled markers")
+    a1.plot(t, [r["gaps"] for r in rows], label="gaps")
+    a1.plot(t, [r["ghosts"] for r in rows], label="ghosts (unlabelled points)")
+    for state, style in (("initialised", "g^"), ("lost", "rx")):
+        pts = [(r["time"], r["assigned"]) for r in rows if r["state"] == state]
+        if pts:
+            a1.plot([p[0] for p in pts], [p[1] for p in pts], style, label=state)
+    a1.set_ylabel("count per frame")
+    a1.set_title("kinetrack markers label: labels, gaps and ghosts per frame", fontsize=10)
+    a1.grid(True, alpha=0.3)
+    a1.legend(fontsize=8)
+    a2.plot(t, [r["ik_rms_mm"] for r in rows], color="C3")
+    a2.set_ylabel("IK marker RMS [mm]")
+    a2.set_xlabel("time [s]")
+    a2.grid(True, alpha=0.3)
+    fig.tight_layout()
+    return save_png(fig, png, SCRIPT)
+
+
+def plot_experiment(plt, table_path, frames_path, png):
+    rows = read_rows(table_path, TABLE, text_columns=("trial", "scenario"))
+    frames = read_rows(frames_path, FRAMES, text_columns=("trial", "scenario", "state"))
+    trials = list(dict.fromkeys(r["trial"] for r in rows))
+    scenarios = list(dict.fromkeys(r["scenario"] for r in rows))
+    fig = plt.figure(figsize=(11, 10), dpi=110)
+    gs = fig.add_gridspec(2, 2, height_ratios=[3, 2])
+    a1, a2, a3 = fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[0, 1]), fig.add_subplot(gs[1, :])
+    h = 0.8 / len(trials)
+    for k, trial in enumerate(trials):
+        by = {r["scenario"]: r for r in rows if r["trial"] == trial}
+        ys = [i + k * h for i in range(len(scenarios))]
+        err = [100.0 * (1.0 - by[s]["accuracy"]) if s in by else 0.0 for s in scenarios]
+        a1.barh(ys, err, height=h, label=trial, color=f"C{k}")
+        ang = [by[s]["angle_rms_deg"] if s in by else 0.0 for s in scenarios]
+        a2.barh(ys, ang, height=h, label=trial, color=f"C{k}")
+    for a in (a1, a2):
+        a.set_yticks([i + 0.4 - h / 2 for i in range(len(scenarios))])
+        a.invert_yaxis()
+        a.grid(True, axis="x", alpha=0.3)
+    a1.set_yticklabels(scenarios, fontsize=8)
+    a2.set_yticklabels([])
+    a1.axvline(0.5, color="k", linestyle=":", linewidth=1)
+    a1.set_xlabel("labelling error [% of present markers]  (dotted: 0.5 %)")
+    a1.legend(fontsize=8)
+    a2.axvline(0.5, color="k", linestyle=":", linewidth=1)
+    a2.set_xlabel("joint rotations vs IK on the true labels, RMS [deg]  (dotted: 0.5°)")
+    a1.set_title("labels stripped, points shuffled every frame", fontsize=10)
+    shown = [s for s in scenarios if s.startswith("occlusion") or s.startswith("2 mm +")]
+    for k, trial in enumerate(trials):
+        for j, scen in enumerate(shown):
+            fr = [f for f in frames if f["trial"] == trial and f["scenario"] == scen]
+            t = [f["time"] for f in fr]
+            y = [100.0 * f["correct"] / f["present"] if f["present"] > 0 else float("nan") for f in fr]
+            a3.plot(t, y, color=f"C{k}", linestyle=["-", "--", ":"][j % 3], linewidth=1.0, label=f"{trial}: {scen}")
+    a3.set_ylabel("present markers labelled right [%]")
+    a3.set_xlabel("time [s]  (no marker is present during the occlusion)")
+    a3.grid(True, alpha=0.3)
+    a3.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return save_png(fig, png, SCRIPT)
+
+
+def main(argv):
+    if len(argv) == 3 and argv[0] == "report":
+        mode = "report"
+    elif len(argv) == 4 and argv[0] == "experiment":
+        mode = "experiment"
+    else:
+        return fail(SCRIPT, "usage: plot_labelling.py report REPORT_CSV PNG | experiment TABLE_CSV FRAMES_CSV PNG")
+    plt = require_pyplot(SCRIPT)
+    try:
+        if mode == "report":
+            return plot_report(plt, argv[1], argv[2])
+        return plot_experiment(plt, argv[1], argv[2], argv[3])
+    except OSError as err:
+        return fail(SCRIPT, f"{err.filename}: {err.strerror}")
+    except ValueError as err:
+        return fail(SCRIPT, str(err))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

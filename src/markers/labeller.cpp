@@ -1,0 +1,508 @@
+// Per-frame labelling: predict, gate, assign (per conflict cluster), rigid-segment check, marker
+// IK, carry the state (labeller.hpp describes the method).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/kinematics/configuration.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/markers/labelling_trial.hpp"
+#include "labeller_impl.hpp"
+
+namespace kinetrack::markers {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Cost of an edge that does not exist (a point outside a marker's gate, another marker's gap
+// column): larger than any gated cost, finite for the solver.
+constexpr double kForbidden = 1e6;
+
+int findRoot(std::vector<int>& uf, int i) {
+  while (uf[static_cast<std::size_t>(i)] != i) {
+    uf[static_cast<std::size_t>(i)] = uf[static_cast<std::size_t>(uf[static_cast<std::size_t>(i)])];
+    i = uf[static_cast<std::size_t>(i)];
+  }
+  return i;
+}
+
+void checkOptions(const LabellerOptions& o) {
+  auto positive = [](double v) { return v > 0.0 && std::isfinite(v); };
+  if (!positive(o.gate_radius) || !(o.gate_growth >= 0.0) || !positive(o.gate_max) || o.gate_max < o.gate_radius)
+    throw InvalidArgument("LabellerOptions: gates must be finite, > 0, gate_growth >= 0 and gate_max >= gate_radius");
+  if (o.max_candidates < 1) throw InvalidArgument("LabellerOptions: max_candidates must be >= 1");
+  if (!(o.rigid_tolerance >= 0.0) || !(o.rigid_learning_rate >= 0.0 && o.rigid_learning_rate <= 1.0))
+    throw InvalidArgument("LabellerOptions: rigid_tolerance >= 0 and rigid_learning_rate in [0, 1]");
+  if (!(o.lost_fraction >= 0.0 && o.lost_fraction <= 1.0) ||
+      !(o.init_min_fraction >= 0.0 && o.init_min_fraction <= 1.0))
+    throw InvalidArgument("LabellerOptions: lost_fraction and init_min_fraction must be in [0, 1]");
+  if (o.init_headings < 1 || o.init_rigid_iterations < 1 || o.init_refine_rounds < 1 || !positive(o.init_gate) ||
+      !positive(o.init_refine_gate) || !positive(o.init_max_rms) || !positive(o.max_residual) ||
+      o.init_candidates < 1 || !(o.posture_weight >= 0.0) || !positive(o.lost_rms) || o.lost_rms_frames < 1)
+    throw InvalidArgument("LabellerOptions: initialisation counts must be >= 1 and its gates / RMS > 0");
+  if (o.max_points < 1) throw InvalidArgument("LabellerOptions: max_points must be >= 1");
+}
+
+}  // namespace
+
+const char* toString(TrackState s) {
+  switch (s) {
+    case TrackState::Tracking: return "tracking";
+    case TrackState::Initialised: return "initialised";
+    case TrackState::Lost: return "lost";
+  }
+  return "?";
+}
+
+Labeller::Impl::Impl(std::shared_ptr<const LabellerModel> model, const LabellerOptions& options)
+    : lm(std::move(model)), opt(options), ik(makeMarkerIk(*lm, options.ik)), data(*lm->model) {
+  m = lm->numMarkers();
+  if (opt.posture_weight > 0.0)
+    for (int j = 0; j < lm->model->numJoints(); ++j)
+      if (!(lm->lower[j] == lm->upper[j])) {
+        ik.addCoordinateTask(lm->model->jointName(JointId(j)), opt.posture_weight);
+        task_joint.push_back(j);
+      }
+  task_value.resize(task_joint.size());
+  q_prev = q_curr = q_pred = lm->reference;
+  nu = VectorXd::Zero(lm->model->nv());
+  const auto M = static_cast<std::size_t>(m);
+  const auto K = static_cast<std::size_t>(opt.max_candidates);
+  residual.assign(M, Vector3d::Zero());
+  unseen.assign(M, 0);
+  pair_ref.assign(lm->pairs.size(), kNaN);
+  pair_age.assign(lm->pairs.size(), 0);
+  link_seen.assign(static_cast<std::size_t>(lm->model->numLinks()), 0);
+  pred.resize(M);
+  gate.resize(M);
+  measured.resize(M);
+  mp.assign(M, -1);
+  cand.resize(M * K);
+  cand_d2.resize(M * K);
+  cand_n.resize(M);
+  uf.resize(M);
+  cluster_next.resize(M);
+  cluster_head.resize(M);
+  rows.reserve(M);
+  cols.reserve(M * K);
+  cost.resize(M * (M * K + M));
+  row_to_col.resize(M);
+  bad.resize(M);
+  checks.resize(M);
+  solver.reserve(static_cast<int>(M * K + M));
+  out.marker_point.assign(M, -1);
+  model_markers.resize(M);
+  targets.resize(M);
+  best_mp.resize(M);
+  hypotheses.reserve(static_cast<std::size_t>(2 * opt.init_headings));
+  init_q = lm->reference;
+  zero = Configuration(*lm->model);
+  zero.base_position = lm->reference.base_position;  // a fixed base stays where it is
+  zero.base_rotation = lm->reference.base_rotation;
+  track_mp.resize(M);
+  settle_mp.resize(M);
+  ensurePoints(opt.max_points);
+}
+
+void Labeller::Impl::ensurePoints(int n) {
+  const auto N = static_cast<std::size_t>(std::max(n, 1));
+  if (pts.capacity() < N) pts.reserve(N);
+  if (pts_index.capacity() < N) pts_index.reserve(N);
+  if (point_marker.size() < N) point_marker.resize(N);
+  if (point_taken.size() < N) point_taken.resize(N);
+  if (scratch.capacity() < N) scratch.reserve(N);
+}
+
+void Labeller::Impl::markerPositions(const Configuration& q, bool with_residual, std::vector<Vector3d>& out_pos) {
+  const Model& model = *lm->model;
+  forwardKinematics(model, data, q);
+  for (int i = 0; i < m; ++i) {
+    const Transform& X = updateFramePlacement(model, data, lm->frames[static_cast<std::size_t>(i)]);
+    out_pos[static_cast<std::size_t>(i)] =
+        with_residual ? Vector3d(X.p + X.R * residual[static_cast<std::size_t>(i)]) : X.p;
+  }
+}
+
+double Labeller::Impl::assign(const std::vector<Vector3d>& target, const std::vector<double>& gates, int n,
+                              bool skip_taken) {
+  const int K = opt.max_candidates;
+  // Gate: the K nearest points within each marker's gate, nearest first (insertion).
+  for (int i = 0; i < m; ++i) {
+    const std::size_t base = static_cast<std::size_t>(i) * static_cast<std::size_t>(K);
+    const double g2 = gates[static_cast<std::size_t>(i)] * gates[static_cast<std::size_t>(i)];
+    const Vector3d& t = target[static_cast<std::size_t>(i)];
+    int c = 0;
+    for (int p = 0; p < n; ++p) {
+      if (skip_taken && point_taken[static_cast<std::size_t>(p)]) continue;
+      const double d2 = (pts[static_cast<std::size_t>(p)] - t).squaredNorm();
+      if (!(d2 < g2)) continue;
+      if (c == K && d2 >= cand_d2[base + static_cast<std::size_t>(K - 1)]) continue;
+      int k = c < K ? c++ : K - 1;
+      while (k > 0 && cand_d2[base + static_cast<std::size_t>(k - 1)] > d2) {
+        cand_d2[base + static_cast<std::size_t>(k)] = cand_d2[base + static_cast<std::size_t>(k - 1)];
+        cand[base + static_cast<std::size_t>(k)] = cand[base + static_cast<std::size_t>(k - 1)];
+        --k;
+      }
+      cand_d2[base + static_cast<std::size_t>(k)] = d2;
+      cand[base + static_cast<std::size_t>(k)] = p;
+    }
+    cand_n[static_cast<std::size_t>(i)] = c;
+  }
+  // Clusters: markers sharing a candidate point (union-find).
+  for (int p = 0; p < n; ++p) point_marker[static_cast<std::size_t>(p)] = -1;
+  for (int i = 0; i < m; ++i) uf[static_cast<std::size_t>(i)] = i;
+  for (int i = 0; i < m; ++i) {
+    const std::size_t base = static_cast<std::size_t>(i) * static_cast<std::size_t>(K);
+    for (int k = 0; k < cand_n[static_cast<std::size_t>(i)]; ++k) {
+      int& owner = point_marker[static_cast<std::size_t>(cand[base + static_cast<std::size_t>(k)])];
+      if (owner < 0) {
+        owner = i;
+      } else {
+        const int a = findRoot(uf, owner), b = findRoot(uf, i);
+        if (a != b) uf[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+      }
+    }
+  }
+  for (int i = 0; i < m; ++i) cluster_head[static_cast<std::size_t>(i)] = -1;
+  for (int i = m - 1; i >= 0; --i) {
+    const int r = findRoot(uf, i);
+    cluster_next[static_cast<std::size_t>(i)] = cluster_head[static_cast<std::size_t>(r)];
+    cluster_head[static_cast<std::size_t>(r)] = i;
+  }
+  for (int p = 0; p < n; ++p) point_marker[static_cast<std::size_t>(p)] = -1;  // now: column in cluster
+  double total = 0.0;
+  for (int r = 0; r < m; ++r) {
+    const int head = cluster_head[static_cast<std::size_t>(r)];
+    if (head < 0) continue;
+    const double gap_head = gates[static_cast<std::size_t>(head)] * gates[static_cast<std::size_t>(head)];
+    if (cluster_next[static_cast<std::size_t>(head)] < 0) {
+      // One marker alone with its candidates: the nearest one (any candidate beats the gap).
+      const std::size_t base = static_cast<std::size_t>(head) * static_cast<std::size_t>(K);
+      if (cand_n[static_cast<std::size_t>(head)] > 0) {
+        mp[static_cast<std::size_t>(head)] = cand[base];
+        total += cand_d2[base];
+      } else {
+        mp[static_cast<std::size_t>(head)] = -1;
+        total += gap_head;
+      }
+      continue;
+    }
+    // A conflict cluster: rows = its markers, columns = their candidate points, then one gap
+    // column per row (cost gate², forbidden for the other rows).
+    rows.clear();
+    cols.clear();
+    for (int i = head; i >= 0; i = cluster_next[static_cast<std::size_t>(i)]) {
+      rows.push_back(i);
+      const std::size_t base = static_cast<std::size_t>(i) * static_cast<std::size_t>(K);
+      for (int k = 0; k < cand_n[static_cast<std::size_t>(i)]; ++k) {
+        const int p = cand[base + static_cast<std::size_t>(k)];
+        if (point_marker[static_cast<std::size_t>(p)] < 0) {
+          point_marker[static_cast<std::size_t>(p)] = static_cast<int>(cols.size());
+          cols.push_back(p);
+        }
+      }
+    }
+    const int nr = static_cast<int>(rows.size()), np = static_cast<int>(cols.size()), nc = np + nr;
+    for (int a = 0; a < nr; ++a) {
+      const int i = rows[static_cast<std::size_t>(a)];
+      double* crow = cost.data() + static_cast<std::size_t>(a) * static_cast<std::size_t>(nc);
+      std::fill(crow, crow + nc, kForbidden);
+      const std::size_t base = static_cast<std::size_t>(i) * static_cast<std::size_t>(K);
+      for (int k = 0; k < cand_n[static_cast<std::size_t>(i)]; ++k)
+        crow[point_marker[static_cast<std::size_t>(cand[base + static_cast<std::size_t>(k)])]] =
+            cand_d2[base + static_cast<std::size_t>(k)];
+      crow[np + a] = gates[static_cast<std::size_t>(i)] * gates[static_cast<std::size_t>(i)];
+    }
+    total += solver.solve(nr, nc, std::span<const double>(cost.data(), static_cast<std::size_t>(nr * nc)), row_to_col);
+    for (int a = 0; a < nr; ++a) {
+      const int c = row_to_col[static_cast<std::size_t>(a)];
+      mp[static_cast<std::size_t>(rows[static_cast<std::size_t>(a)])] = c < np ? cols[static_cast<std::size_t>(c)] : -1;
+    }
+    for (int p : cols) point_marker[static_cast<std::size_t>(p)] = -1;
+  }
+  return total;
+}
+
+int Labeller::Impl::rigidCheck(int /*n*/) {
+  if (opt.rigid_tolerance <= 0.0) return 0;
+  const auto& pairs = lm->pairs;
+  int rejected = 0;
+  // Greedy: while a learnt pair is violated, unassign the marker with the most violations (ties:
+  // the one farther from its prediction).
+  for (int round = 0; round < m; ++round) {
+    std::fill(bad.begin(), bad.end(), 0);
+    std::fill(checks.begin(), checks.end(), 0);
+    bool any = false;
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      const int a = mp[static_cast<std::size_t>(pairs[k].i)], b = mp[static_cast<std::size_t>(pairs[k].j)];
+      if (a < 0 || b < 0 || std::isnan(pair_ref[k]) || pair_age[k] > opt.rigid_max_age) continue;
+      ++checks[static_cast<std::size_t>(pairs[k].i)], ++checks[static_cast<std::size_t>(pairs[k].j)];
+      const double d = (pts[static_cast<std::size_t>(a)] - pts[static_cast<std::size_t>(b)]).norm();
+      if (std::abs(d - pair_ref[k]) > opt.rigid_tolerance) {
+        ++bad[static_cast<std::size_t>(pairs[k].i)], ++bad[static_cast<std::size_t>(pairs[k].j)];
+        any = true;
+      }
+    }
+    if (!any) break;
+    int worst = -1;
+    double worst_key = -1.0;
+    for (int i = 0; i < m; ++i) {
+      if (bad[static_cast<std::size_t>(i)] == 0) continue;
+      const double miss =
+          (pts[static_cast<std::size_t>(mp[static_cast<std::size_t>(i)])] - pred[static_cast<std::size_t>(i)]).norm();
+      // A point right where the marker was predicted is the marker, however the segment deformed
+      // (a foot bending at toe-off); ghosts and swapped neighbours sit farther away.
+      if (miss < opt.rigid_min_miss) continue;
+      // Fraction of failed checks first, distance to the prediction (< 1 m) as the tie-break.
+      const double key =
+          static_cast<double>(bad[static_cast<std::size_t>(i)]) / checks[static_cast<std::size_t>(i)] * 10.0 +
+          std::min(miss, 1.0);
+      if (key > worst_key) worst_key = key, worst = i;
+    }
+    if (worst < 0) break;
+    mp[static_cast<std::size_t>(worst)] = -1;
+    ++rejected;
+  }
+  return rejected;
+}
+
+bool Labeller::Impl::solveIk(const Configuration& prior) {
+  int assigned = 0;
+  for (int i = 0; i < m; ++i) {
+    const int p = mp[static_cast<std::size_t>(i)];
+    measured[static_cast<std::size_t>(i)] = p >= 0 ? pts[static_cast<std::size_t>(p)] : Vector3d::Constant(kNaN);
+    assigned += p >= 0;
+  }
+  if (assigned < 3) return false;
+  for (std::size_t k = 0; k < task_joint.size(); ++k) task_value[k] = prior.joints[task_joint[k]];
+  const auto t0 = std::chrono::steady_clock::now();
+  out.ik = ik.solve(measured, task_value);
+  out.ik_microseconds += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  return true;
+}
+
+void Labeller::Impl::commit(double time, bool velocity_valid, bool learn) {
+  const Data& d = ik.data();
+  for (int i = 0; i < m; ++i) {
+    const auto I = static_cast<std::size_t>(i);
+    const int p = mp[I];
+    if (p < 0) {
+      ++unseen[I];
+      continue;
+    }
+    unseen[I] = 0;
+    // The marker frame's world rotation is its link's (marker frames are placed without a
+    // rotation of their own in the residual's sense: any fixed rotation cancels out).
+    const FrameId fr = lm->frames[I];
+    const Matrix3d R = d.link[lm->model->frameLink(fr).value].R * lm->model->framePlacement(fr).R;
+    const Vector3d r = R.transpose() * (pts[static_cast<std::size_t>(p)] - ik.modelMarker(i));
+    residual[I] = r.norm() <= opt.max_residual ? r : Vector3d::Zero();
+  }
+  if (learn) {
+    for (std::size_t k = 0; k < lm->pairs.size(); ++k) {
+      const int a = mp[static_cast<std::size_t>(lm->pairs[k].i)], b = mp[static_cast<std::size_t>(lm->pairs[k].j)];
+      if (a < 0 || b < 0) {
+        ++pair_age[k];
+        continue;
+      }
+      const double dist = (pts[static_cast<std::size_t>(a)] - pts[static_cast<std::size_t>(b)]).norm();
+      const bool fresh = std::isnan(pair_ref[k]) || pair_age[k] > opt.rigid_max_age;
+      pair_ref[k] = fresh ? dist : pair_ref[k] + opt.rigid_learning_rate * (dist - pair_ref[k]);
+      pair_age[k] = 0;
+    }
+  }
+  std::fill(link_seen.begin(), link_seen.end(), 0);
+  for (int i = 0; i < m; ++i)
+    if (mp[static_cast<std::size_t>(i)] >= 0)
+      ++link_seen[static_cast<std::size_t>(lm->link[static_cast<std::size_t>(i)])];
+  t_solved = time;
+  q_prev = q_curr;
+  q_curr = ik.state();
+  have_velocity = velocity_valid;
+  if (!velocity_valid) q_prev = q_curr;
+  t_prev = t_curr;
+  t_curr = time;
+  started = true;
+}
+
+double Labeller::Impl::gateOf(int i, bool after_ik) const {
+  const auto I = static_cast<std::size_t>(i);
+  if (!have_velocity && !after_ik) return opt.gate_max;  // no velocity: the prediction may lag
+  if (unseen[I] == 0) return opt.gate_radius;
+  // A hidden marker on a link that is seen moves with it; one on an unseen link may be anywhere
+  // the link went.
+  const int seen = after_ik ? [&] {
+    int c = 0;
+    for (int j = 0; j < m; ++j) c += lm->link[static_cast<std::size_t>(j)] == lm->link[I] && mp[static_cast<std::size_t>(j)] >= 0;
+    return c;
+  }()
+                            : link_seen[static_cast<std::size_t>(lm->link[I])];
+  if (seen > 0) return opt.gate_radius;
+  return std::min(opt.gate_radius + opt.gate_growth * unseen[I], opt.gate_max);
+}
+
+int Labeller::Impl::secondPass(int n) {
+  int gaps = 0;
+  for (int i = 0; i < m; ++i) gaps += mp[static_cast<std::size_t>(i)] < 0;
+  int assigned = m - gaps;
+  if (gaps == 0 || n <= assigned) return 0;
+  // The points already labelled are taken; labelled markers do not compete (no gate).
+  for (int p = 0; p < n; ++p) point_taken[static_cast<std::size_t>(p)] = 0;
+  for (int i = 0; i < m; ++i)
+    if (mp[static_cast<std::size_t>(i)] >= 0)
+      point_taken[static_cast<std::size_t>(mp[static_cast<std::size_t>(i)])] = 1;
+  track_mp = mp;
+  markerPositions(ik.state(), true, targets);
+  for (int i = 0; i < m; ++i)
+    gate[static_cast<std::size_t>(i)] = track_mp[static_cast<std::size_t>(i)] >= 0 ? 1e-9 : gateOf(i, true);
+  assign(targets, gate, n, true);
+  int added = 0;
+  for (int i = 0; i < m; ++i) {
+    const auto I = static_cast<std::size_t>(i);
+    if (track_mp[I] >= 0)
+      mp[I] = track_mp[I];
+    else if (mp[I] >= 0)
+      ++added;
+  }
+  if (added == 0) return 0;
+  const int rejected = rigidCheck(n);
+  int now = 0;
+  for (int i = 0; i < m; ++i) now += mp[static_cast<std::size_t>(i)] >= 0;
+  if (now <= assigned) {  // the check undid them (or more): keep the first pass
+    mp = track_mp;
+    return 0;
+  }
+  out.rigid_rejections += rejected;
+  solveIk(ik.state());
+  return now - assigned;
+}
+
+Labeller::Labeller(std::shared_ptr<const LabellerModel> model, LabellerOptions options) {
+  if (!model) throw InvalidArgument("Labeller: null model");
+  checkOptions(options);
+  impl_ = std::make_unique<Impl>(std::move(model), options);
+}
+Labeller::~Labeller() = default;
+Labeller::Labeller(Labeller&&) noexcept = default;
+Labeller& Labeller::operator=(Labeller&&) noexcept = default;
+
+const Configuration& Labeller::pose() const { return impl_->q_curr; }
+std::span<const Vector3d> Labeller::predictions() const { return impl_->pred; }
+const LabellerModel& Labeller::model() const { return *impl_->lm; }
+const LabellerOptions& Labeller::options() const { return impl_->opt; }
+int Labeller::initialisations() const { return impl_->initialisations; }
+
+void Labeller::reset() {
+  Impl& s = *impl_;
+  s.started = s.have_velocity = s.have_time = false;
+  s.q_prev = s.q_curr = s.q_pred = s.lm->reference;
+  std::fill(s.residual.begin(), s.residual.end(), Vector3d::Zero());
+  std::fill(s.unseen.begin(), s.unseen.end(), 0);
+  std::fill(s.pair_ref.begin(), s.pair_ref.end(), kNaN);
+  std::fill(s.pair_age.begin(), s.pair_age.end(), 0);
+  std::fill(s.link_seen.begin(), s.link_seen.end(), 0);
+  s.last_good_assigned = 0;
+  s.bad_fit_frames = 0;
+  s.initialisations = 0;
+}
+
+const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time) {
+  Impl& s = *impl_;
+  if (!std::isfinite(time)) throw InvalidArgument("Labeller::label: time is not finite");
+  if (s.have_time && !(time > s.t_curr))
+    throw InvalidArgument("Labeller::label: time " + std::to_string(time) + " does not increase (previous " +
+                          std::to_string(s.t_curr) + ")");
+  const int m = s.m;
+  // Finite points only; their input indices are kept for the output.
+  s.ensurePoints(static_cast<int>(points.size()));
+  s.pts.clear();
+  s.pts_index.clear();
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    if (!points[k].allFinite()) continue;
+    s.pts.push_back(points[k]);
+    s.pts_index.push_back(static_cast<int>(k));
+  }
+  const int n = static_cast<int>(s.pts.size());
+  FrameLabels& out = s.out;
+  out.points = n;
+  out.invalid_points = static_cast<int>(points.size()) - n;
+  out.rigid_rejections = 0;
+  out.ik_microseconds = 0.0;
+  out.ik = ik::MarkerIkResult{};
+  out.ik.iterations = 0;
+  bool solved = false, initialised = false;
+
+  if (s.started) {
+    // Predict: constant velocity on the configuration manifold, scaled by the frame steps.
+    if (s.have_velocity && s.t_curr > s.t_prev) {
+      const double ratio = std::min((time - s.t_curr) / (s.t_curr - s.t_prev), 4.0);
+      difference(*s.lm->model, s.q_prev, s.q_curr, s.nu);
+      integrate(*s.lm->model, s.q_curr, s.nu, ratio, s.q_pred);
+    } else {
+      s.q_pred = s.q_curr;
+    }
+    s.markerPositions(s.q_pred, true, s.pred);
+    for (int i = 0; i < m; ++i) s.gate[static_cast<std::size_t>(i)] = s.gateOf(i, false);
+    s.assign(s.pred, s.gate, n);
+    out.rigid_rejections = s.rigidCheck(n);
+    int assigned = 0;
+    for (int i = 0; i < m; ++i) assigned += s.mp[static_cast<std::size_t>(i)] >= 0;
+    const int expected = std::min(s.last_good_assigned, n);
+    // After a long loss the stale pose is no prediction: initialise (the last pose is one of the
+    // starts) unless that fails.
+    const bool stale = (time - s.t_solved > s.opt.reinit_after || s.bad_fit_frames >= s.opt.lost_rms_frames) && n >= 3;
+    if (!stale && assigned >= 3 && !(assigned < s.opt.lost_fraction * expected)) {
+      s.ik.setState(s.q_pred);
+      solved = s.solveIk(s.q_pred);
+      if (solved) s.secondPass(n);
+    } else if (n >= 3) {
+      // Lost: too few markers where the model expects them. Search again on this frame; when
+      // that fails too, keep what tracking found.
+      s.track_mp = s.mp;
+      initialised = s.initialise(n);
+      solved = initialised;
+      if (!initialised && assigned >= 3) {
+        s.mp = s.track_mp;
+        s.ik.setState(s.q_pred);
+        solved = s.solveIk(s.q_pred);
+      }
+    }
+  } else if (n >= 3) {
+    initialised = s.initialise(n);
+    solved = initialised;
+  }
+
+  if (solved) {
+    s.bad_fit_frames = initialised || !(s.out.ik.rms_error > s.opt.lost_rms) ? 0 : s.bad_fit_frames + 1;
+    s.commit(time, !initialised, true);
+    if (initialised) ++s.initialisations;
+  } else {
+    // Nothing trustworthy: every marker is a gap, the pose is held and its velocity forgotten.
+    std::fill(s.mp.begin(), s.mp.end(), -1);
+    for (int& u : s.unseen) ++u;
+    s.have_velocity = false;
+    s.q_prev = s.q_curr;
+    s.t_prev = s.t_curr;
+    s.t_curr = time;
+  }
+  s.have_time = true;
+  int assigned = 0;
+  for (int i = 0; i < m; ++i) {
+    const int p = s.mp[static_cast<std::size_t>(i)];
+    out.marker_point[static_cast<std::size_t>(i)] = p >= 0 ? s.pts_index[static_cast<std::size_t>(p)] : -1;
+    assigned += p >= 0;
+  }
+  out.assigned = assigned;
+  out.gaps = m - assigned;
+  out.ghosts = n - assigned;
+  out.state = !solved ? TrackState::Lost : initialised ? TrackState::Initialised : TrackState::Tracking;
+  // Markers expected next frame: what was labelled, forgotten slowly (a subject half out of the
+  // volume lowers it within a second or so, one bad frame does not).
+  if (solved) s.last_good_assigned = std::max(assigned, (s.last_good_assigned * 19) / 20);
+  return out;
+}
+
+}  // namespace kinetrack::markers

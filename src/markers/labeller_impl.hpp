@@ -1,0 +1,110 @@
+#pragma once
+// Private state of markers::Labeller, shared by the tracking (labeller.cpp) and the
+// initialisation (labeller_init.cpp). Everything is sized in the constructor.
+#include <vector>
+
+#include "kinetrack/markers/assignment.hpp"
+#include "kinetrack/markers/labeller.hpp"
+#include "kinetrack/model/data.hpp"
+
+namespace kinetrack::markers {
+
+struct Labeller::Impl {
+  Impl(std::shared_ptr<const LabellerModel> model, const LabellerOptions& options);
+
+  std::shared_ptr<const LabellerModel> lm;
+  LabellerOptions opt;
+  ik::MarkerIk ik;
+  Data data;  // forward kinematics of predictions and initialisation hypotheses
+  int m = 0;  // markers
+
+  // Track state.
+  bool started = false;  // a pose has been solved since construction / reset
+  bool have_velocity = false;
+  bool have_time = false;
+  Configuration q_prev, q_curr, q_pred;
+  VectorXd nu;
+  double t_prev = 0.0, t_curr = 0.0;
+  int last_good_assigned = 0;
+  int bad_fit_frames = 0;  // consecutive tracked frames with IK RMS above lost_rms
+  int initialisations = 0;
+  std::vector<Vector3d> residual;  // per marker, in its frame (m)
+  std::vector<int> unseen;         // frames since the marker was last labelled
+  std::vector<double> pair_ref;    // learnt distance per LabellerModel::pairs entry, NaN = not yet
+  std::vector<int> pair_age;       // frames since it was last learnt
+  std::vector<int> link_seen;      // per link: markers labelled in the last solved frame
+  double t_solved = 0.0;           // time of the last solved frame
+
+  // Per-frame workspace.
+  std::vector<Vector3d> pts;       // finite input points
+  std::vector<int> pts_index;      // their index in the input
+  std::vector<Vector3d> pred;      // predicted marker positions
+  std::vector<double> gate;        // per marker (m)
+  std::vector<Vector3d> measured;  // IK input: the labelled point or NaN
+  std::vector<int> mp;             // marker → finite point (−1)
+  std::vector<int> cand;           // m × max_candidates point indices
+  std::vector<double> cand_d2;     // their squared distances
+  std::vector<int> cand_n;         // candidates per marker
+  std::vector<int> point_marker;   // point → first marker listing it (−1), or the cluster column
+  std::vector<char> point_taken;   // points excluded from assign() (second pass)
+  std::vector<int> uf;             // union-find over markers
+  std::vector<int> cluster_next, cluster_head;
+  std::vector<int> rows, cols;  // one cluster's markers and points
+  std::vector<double> cost;     // its cost matrix
+  std::vector<int> row_to_col;
+  std::vector<int> bad, checks;  // rigid check counts per marker
+  AssignmentSolver solver;
+  FrameLabels out;
+
+  std::vector<int> task_joint;     // joint of each posture task
+  std::vector<double> task_value;  // its target this frame
+
+  // Initialisation workspace.
+  std::vector<Vector3d> model_markers, targets;
+  std::vector<int> best_mp, track_mp, settle_mp;
+  std::vector<double> scratch;
+  struct Hypothesis {
+    int start = 0;
+    double theta = 0.0, cost = 0.0;
+    Vector3d t = Vector3d::Zero();
+  };
+  std::vector<Hypothesis> hypotheses;
+  Configuration init_q;
+  Configuration zero;  // the model's zero configuration (an initialisation start)
+  ik::MarkerIkResult init_ik;
+
+  /// Sizes the point workspace for n points (allocates only above the current capacity).
+  void ensurePoints(int n);
+  /// World positions of the marker frames at q into `out` (plus residual offsets when asked).
+  void markerPositions(const Configuration& q, bool with_residual, std::vector<Vector3d>& out);
+  /// Optimal gated assignment of markers to pts: mp[i] = point or −1. Returns Σ cost (d² or
+  /// gate² for a gap).
+  /// Points with point_taken set are skipped when `skip_taken`.
+  double assign(const std::vector<Vector3d>& target, const std::vector<double>& gates, int n, bool skip_taken = false);
+  /// Gate of marker i this frame (m): `after_ik` for the second pass, when links labelled in this
+  /// frame count as seen.
+  double gateOf(int i, bool after_ik) const;
+  /// Second pass after a tracked frame's IK: hidden markers looked for at the solved pose among
+  /// the points left; returns how many were added (the IK is solved again when any).
+  int secondPass(int n);
+  /// Undoes assignments that break the learnt distances of their link; returns how many.
+  int rigidCheck(int n);
+  /// Marker IK on the assigned points (mp), the posture tasks pulling towards `prior`; false
+  /// when too few markers are assigned.
+  bool solveIk(const Configuration& prior);
+  /// Drives the IK from a start pose to a rigid placement, then refines; returns the fit score.
+  double refine(const Hypothesis& h, int n);
+  /// The refinement's fit: Σ over markers of min(IK marker error², gate²), gate² for a gap.
+  double fitScore() const;
+  /// Tries swapping the labels of nearby marker pairs of the chosen initialisation (see .cpp).
+  void swapSearch(double score);
+  /// After a solved frame: residual offsets, unseen counters, learnt distances, time and pose.
+  void commit(double time, bool velocity_valid, bool learn);
+  /// The search over heading and position + articulated refinement on pts[0, n). On success mp
+  /// holds the labels, the IK state the pose, and true is returned.
+  bool initialise(int n);
+  /// Start pose s of the initialisation: 0 reference, 1 zero, 2 last solved.
+  const Configuration& startPose(int s) const;
+};
+
+}  // namespace kinetrack::markers

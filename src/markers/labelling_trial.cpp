@@ -1,0 +1,86 @@
+#include "kinetrack/markers/labelling_trial.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace kinetrack::markers {
+
+int LabelTrialResult::initialisations() const {
+  int n = 0;
+  for (const LabelledFrame& f : frames) n += f.state == TrackState::Initialised;
+  return n;
+}
+
+int LabelTrialResult::lostFrames() const {
+  int n = 0;
+  for (const LabelledFrame& f : frames) n += f.state == TrackState::Lost;
+  return n;
+}
+
+io::MarkerTrajectories LabelTrialResult::trajectories(const io::PointCloud& cloud) const {
+  io::MarkerTrajectories t;
+  t.source = cloud.source;
+  t.names = names;
+  t.times = cloud.times;
+  const std::size_t nm = names.size();
+  t.positions.assign(frames.size() * nm, Vector3d::Constant(std::numeric_limits<double>::quiet_NaN()));
+  for (std::size_t f = 0; f < frames.size(); ++f) {
+    const auto pts = cloud.frame(static_cast<int>(f));
+    for (std::size_t i = 0; i < nm; ++i) {
+      const int p = marker_point[f * nm + i];
+      if (p >= 0) t.positions[f * nm + i] = pts[static_cast<std::size_t>(p)];
+    }
+  }
+  return t;
+}
+
+LabelTrialResult labelTrial(std::shared_ptr<const LabellerModel> model, const io::PointCloud& cloud,
+                            const LabellerOptions& options, const LabelTrialOptions& trial_options) {
+  Labeller labeller(model, options);
+  LabelTrialResult r;
+  r.names = model->names;
+  const int nf = cloud.numFrames();
+  const std::size_t nm = r.names.size();
+  r.frames.reserve(static_cast<std::size_t>(nf));
+  r.marker_point.assign(static_cast<std::size_t>(nf) * nm, -1);
+  r.poses.reserve(static_cast<std::size_t>(nf));
+  for (int f = 0; f < nf; ++f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const FrameLabels& L = labeller.label(cloud.frame(f), cloud.times[static_cast<std::size_t>(f)]);
+    const auto t1 = std::chrono::steady_clock::now();
+    LabelledFrame row;
+    row.frame_number = cloud.frame_numbers[static_cast<std::size_t>(f)];
+    row.time = cloud.times[static_cast<std::size_t>(f)];
+    row.points = L.points;
+    row.invalid_points = L.invalid_points + cloud.dropped[static_cast<std::size_t>(f)];
+    row.assigned = L.assigned;
+    row.gaps = L.gaps;
+    row.ghosts = L.ghosts;
+    row.rigid_rejections = L.rigid_rejections;
+    row.state = L.state;
+    row.ik_status = L.ik.status;
+    row.ik_iterations = L.ik.iterations;
+    row.ik_rms = L.state == TrackState::Lost ? std::numeric_limits<double>::quiet_NaN() : L.ik.rms_error;
+    row.ik_microseconds = L.ik_microseconds;
+    row.microseconds = std::chrono::duration<double, std::micro>(t1 - t0).count();
+    r.frames.push_back(row);
+    for (std::size_t i = 0; i < nm; ++i) r.marker_point[static_cast<std::size_t>(f) * nm + i] = L.marker_point[i];
+    r.poses.push_back(labeller.pose());
+    if (trial_options.progress) trial_options.progress(f + 1, nf);
+  }
+  return r;
+}
+
+ik::MarkerIk makeMarkerIk(const LabellerModel& model, const ik::MarkerIkOptions& options) {
+  ik::MarkerIk ik(model.model, options);
+  for (int i = 0; i < model.numMarkers(); ++i)
+    ik.addMarker(model.model->frameName(model.frames[static_cast<std::size_t>(i)]),
+                 model.weights[static_cast<std::size_t>(i)]);
+  for (const LabellerModel::Coupler& c : model.couplers) ik.addCoupler(c.name, c.dependent, c.independent, c.function);
+  ik.setBounds(model.lower, model.upper);
+  ik.setState(model.reference);
+  return ik;
+}
+
+}  // namespace kinetrack::markers
