@@ -247,8 +247,10 @@ void PinDragIk::reserveWorkspace() {
   XP_.setZero(np_, nv);
   xP_.setZero(np_);
   xS_.setZero(na);
-  ldltP_ = Eigen::LDLT<MatrixXd>(np_);
-  ldltS_ = Eigen::LDLT<MatrixXd>(na);
+  // Sized by factorising an identity: a size-constructed LDLT leaves its status uninitialised,
+  // and copying or moving it (as the assignment from a temporary does) reads that (UBSan).
+  ldltP_.compute(MatrixXd::Identity(np_, np_));
+  ldltS_.compute(MatrixXd::Identity(na, na));
   AP_.setZero(np_, np_);
   AS_.setZero(na, na);
   invP_.setZero(np_, np_);

@@ -122,7 +122,9 @@ SparsePriorIk::SparsePriorIk(std::shared_ptr<const Model> model, const std::vect
   g_ = VectorXd::Zero(m.nv());
   nu_ = VectorXd::Zero(m.nv());
   joint_grad_ = VectorXd::Zero(m.numJoints());
-  llt_ = Eigen::LLT<MatrixXd>(rows);
+  // Sized by factorising an identity (a size-constructed LLT's status is uninitialised and the
+  // assignment from a temporary reads it: UBSan).
+  llt_.compute(MatrixXd::Identity(rows, rows));
   for (int j = 0; j < m.numJoints(); ++j)
     continuous_.push_back(!std::isfinite(m.lowerPositionLimits()[j]) && !std::isfinite(m.upperPositionLimits()[j]));
 }
