@@ -52,18 +52,27 @@ fail() {
   exit 1
 }
 # Reads the build's output: appends it to the log and shows cmake's "[ NN%]" as one line
-# (rewritten in place on a terminal, printed once at the end otherwise).
+# (rewritten in place on a terminal; otherwise a short line at every 20 % and the final one).
 progress() {
-  local line pct=0 label="$1" start=$SECONDS
+  local line pct=0 shown=0 label="$1" start=$SECONDS
+  if [ ! -t 1 ]; then echo "$label"; fi
   while IFS= read -r line; do
     printf '%s\n' "$line" >>"$log"
     if [[ $line =~ ^\[\ *([0-9]+)%\] ]]; then
       pct=${BASH_REMATCH[1]}
-      if [ -t 1 ]; then printf '\r%s %3d%% (%ds)' "$label" "$pct" $((SECONDS - start)); fi
+      if [ -t 1 ]; then
+        printf '\r%s %3d%% (%ds)' "$label" "$pct" $((SECONDS - start))
+      elif [ "$pct" -lt 100 ] && [ $((pct / 20)) -gt "$shown" ]; then
+        shown=$((pct / 20))
+        printf '  %3d%% (%ds)\n' "$pct" $((SECONDS - start))
+      fi
     fi
   done
-  if [ -t 1 ]; then printf '\r'; fi
-  printf '%s %3d%% (%ds)\n' "$label" "$pct" $((SECONDS - start))
+  if [ -t 1 ]; then
+    printf '\r%s %3d%% (%ds)\n' "$label" "$pct" $((SECONDS - start))
+  else
+    printf '  %3d%% (%ds): done\n' "$pct" $((SECONDS - start))
+  fi
 }
 
 # What the library and the `kinetrack` binary need to build and run (the demo).
