@@ -28,22 +28,6 @@ Matrix3d minimalRotation(const Vector3d& a, const Vector3d& b) {
   return Eigen::Quaterniond::FromTwoVectors(a, b).toRotationMatrix();
 }
 
-// Re-orthonormalises F so that its z is exactly the unit vector d (x, y follow F's x).
-Matrix3d alignedFrame(const Matrix3d& F, const Vector3d& d) {
-  Vector3d x = F.col(0) - F.col(0).dot(d) * d;
-  double n = x.norm();
-  if (n < 1e-9) {
-    x = F.col(1).cross(d);
-    n = x.norm();
-  }
-  x /= n;
-  Matrix3d R;
-  R.col(0) = x;
-  R.col(1) = d.cross(x);
-  R.col(2) = d;
-  return R;
-}
-
 // The rotation by θ about the unit axis h, from cos θ and sin θ: c I + s [h]× + (1 − c) h hᵀ.
 Matrix3d hingeRotation(const Vector3d& h, double c, double s) {
   Matrix3d R = (1.0 - c) * h * h.transpose();
@@ -76,6 +60,13 @@ Matrix3d frameFromX(const Vector3d& x, const Vector3d& d) {
   return R;
 }
 
+// Re-orthonormalises F so that its z is exactly the unit vector d (x, y follow F's x; F's y × d
+// when F's x is along d).
+Matrix3d alignedFrame(const Matrix3d& F, const Vector3d& d) {
+  const Vector3d x = F.col(0) - F.col(0).dot(d) * d;
+  return frameFromX(x.norm() < 1e-9 ? Vector3d(F.col(1).cross(d)) : x, d);
+}
+
 }  // namespace
 
 Solver::Solver(Skeleton skeleton) : skeleton_(std::move(skeleton)) {
@@ -86,7 +77,7 @@ Solver::Solver(Skeleton skeleton) : skeleton_(std::move(skeleton)) {
   target_.assign(n, Vector3d::Zero());
   has_target_.assign(n, 0);
   active_.assign(n, 0);
-  on_path_.assign(n, 0);
+  saved_active_.assign(n, 0);
   sum_.assign(n, Vector3d::Zero());
   count_.assign(n, 0);
   reach_.assign(n, 0.0);
@@ -95,39 +86,31 @@ Solver::Solver(Skeleton skeleton) : skeleton_(std::move(skeleton)) {
   best_frame_ = frame_;
   best_angle_ = angle_;
   hinge_bounds_.assign(n, {1.0, 0.0, 1.0, 0.0});
-  for (int j = 1; j < skeleton_.size(); ++j) {
-    const JointConstraint& c = skeleton_.constraint(j);
-    hinge_bounds_[static_cast<std::size_t>(j)] = {std::cos(c.min_angle), std::sin(c.min_angle), std::cos(c.max_angle),
-                                                  std::sin(c.max_angle)};
-  }
   twist_.assign(n, TwistLimit{});
+  plain_offset_.assign(n, 0);
+  pair_.assign(n, CoupledPair{});
   for (int j = 1; j < skeleton_.size(); ++j) {
+    const auto js = static_cast<std::size_t>(j);
     const JointConstraint& c = skeleton_.constraint(j);
-    TwistLimit& t = twist_[static_cast<std::size_t>(j)];
+    hinge_bounds_[js] = {std::cos(c.min_angle), std::sin(c.min_angle), std::cos(c.max_angle), std::sin(c.max_angle)};
+    TwistLimit& t = twist_[js];
     t.limited = c.type == ConstraintType::Ball && (c.min_twist > -kPi || c.max_twist < kPi);
     const double mid = 0.5 * (c.min_twist + c.max_twist), half = 0.5 * (c.max_twist - c.min_twist);
     t.mid = {std::cos(mid), std::sin(mid)};
     t.lo = {std::cos(c.min_twist), std::sin(c.min_twist)};
     t.hi = {std::cos(c.max_twist), std::sin(c.max_twist)};
     t.cos_half = std::cos(half);
-  }
-  plain_offset_.assign(n, 0);
-  for (int j = 1; j < skeleton_.size(); ++j) {
-    plain_offset_[static_cast<std::size_t>(j)] = skeleton_.constraint(j).R_offset == Matrix3d::Identity() ? 1 : 0;
-  }
-  pair_.assign(n, CoupledPair{});
-  for (int j = 1; j < skeleton_.size(); ++j) {
+    plain_offset_[js] = c.R_offset == Matrix3d::Identity() ? 1 : 0;
+    const int par = skeleton_.parent(j);
     const double k = skeleton_.coupling(j);
     if (k != 0.0) {
-      const int par = skeleton_.parent(j);
       coupled_child_[static_cast<std::size_t>(par)] = j;
       CoupledPair& g = pair_[static_cast<std::size_t>(par)];
       const JointConstraint& cj = skeleton_.constraint(par);
-      const JointConstraint& cc = skeleton_.constraint(j);
       g.h = cj.hinge_axis;
       g.yj = g.h.cross(Vector3d::UnitZ());
-      g.zc = cc.R_offset.col(2);
-      g.yc = cc.R_offset * cc.hinge_axis.cross(Vector3d::UnitZ());
+      g.zc = c.R_offset.col(2);
+      g.yc = c.R_offset * c.hinge_axis.cross(Vector3d::UnitZ());
       g.k = k, g.lj = skeleton_.length(par), g.lc = skeleton_.length(j);
       const double step = (cj.max_angle - cj.min_angle) / static_cast<double>(g.t.size() - 1);
       for (std::size_t i = 0; i < g.t.size(); ++i) {
@@ -135,7 +118,7 @@ Solver::Solver(Skeleton skeleton) : skeleton_(std::move(skeleton)) {
         g.point[i] = g.position(g.t[i]);
       }
     }
-    reach_[static_cast<std::size_t>(j)] = reach_[static_cast<std::size_t>(skeleton_.parent(j))] + skeleton_.length(j);
+    reach_[js] = reach_[static_cast<std::size_t>(par)] + skeleton_.length(j);
   }
 }
 
@@ -376,22 +359,10 @@ void Solver::backward(Eigen::Ref<Matrix3Xd> p, bool free_root) {
   count_[0] = 0;
 }
 
-void Solver::forward(Eigen::Ref<Matrix3Xd> p, const Vector3d& root, bool stretch, int stretch_target) {
+void Solver::forward(Eigen::Ref<Matrix3Xd> p, const Vector3d& root) {
   p.col(0) = root;
   frame_[0] = skeleton_.baseFrame();
-  if (stretch) {
-    // Every joint of the path aims at the target (a coupled pair's end included).
-    for (int j = 1; j < skeleton_.size(); ++j) {
-      if (on_path_[static_cast<std::size_t>(j)]) p.col(j) = target_[static_cast<std::size_t>(stretch_target)];
-    }
-  }
-  for (int j = 1; j < skeleton_.size(); ++j) {
-    const Vector3d& from = p.col(skeleton_.parent(j));
-    const Vector3d desired = stretch && on_path_[static_cast<std::size_t>(j)]
-                                 ? Vector3d(target_[static_cast<std::size_t>(stretch_target)] - from)
-                                 : Vector3d(p.col(j) - from);
-    placeBone(p, j, desired);
-  }
+  for (int j = 1; j < skeleton_.size(); ++j) placeBone(p, j, p.col(j) - p.col(skeleton_.parent(j)));
 }
 
 double Solver::error(const Eigen::Ref<const Matrix3Xd>& p) const {
@@ -423,14 +394,10 @@ void Solver::restartPose(Eigen::Ref<Matrix3Xd> p, double fraction) {
                                                          : c.min_angle + fraction * (c.max_angle - c.min_angle);
   }
   // Every bone carried rigidly: hinges take their restart angle, the others keep C^T F.
-  for (int j = 1; j < skeleton_.size(); ++j) {
-    const auto js = static_cast<std::size_t>(j);
-    on_path_[js] = active_[js];
-    active_[js] = 0;
-  }
-  forward(p, p.col(0), false, -1);
-  for (int j = 1; j < skeleton_.size(); ++j)
-    active_[static_cast<std::size_t>(j)] = on_path_[static_cast<std::size_t>(j)];
+  saved_active_ = active_;  // same size: no allocation
+  std::fill(active_.begin() + 1, active_.end(), 0);
+  forward(p, p.col(0));
+  active_ = saved_active_;
 }
 
 Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
@@ -461,9 +428,10 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
   Result result;
   if (unreachable && n_targets == 1) {
     // A single unreachable target: stretch its path straight towards it (as far as constraints let).
-    std::fill(on_path_.begin(), on_path_.end(), 0);
-    for (int j = last_target; j > 0; j = skeleton_.parent(j)) on_path_[static_cast<std::size_t>(j)] = 1;
-    forward(p, base, true, last_target);
+    // Every joint of the path is put at the target (a coupled pair's end included): the forward
+    // pass then aims each of their bones at it.
+    for (int j = last_target; j > 0; j = skeleton_.parent(j)) p.col(j) = target_[static_cast<std::size_t>(last_target)];
+    forward(p, base);
     updateRelative();
     result.status = Status::Unreachable;
     result.iterations = 1;
@@ -475,7 +443,7 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
   int restarts = options.restarts;
   for (int it = 0; it < options.max_iterations; ++it) {
     backward(p, free_root);
-    forward(p, free_root && !has_target_[0] ? Vector3d(p.col(0)) : base, false, -1);
+    forward(p, free_root && !has_target_[0] ? Vector3d(p.col(0)) : base);
     result.iterations = it + 1;
     err = error(p);
     if (err <= options.tolerance) break;

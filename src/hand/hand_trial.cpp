@@ -154,17 +154,18 @@ HandTrial trackLm(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk, 
       // there), so a warm-started LM stays in it for whole seconds. As FABRIK's stall restart,
       // restart once from the bent start pose (digits more than 1 mm off only) and keep the
       // better fit.
+      auto offTip = [&](std::size_t d) {
+        return m.tips[d].allFinite() && (solver.modelMarker(tip_index[d]) - m.tips[d]).norm() > kRestartTipError;
+      };
       bool stuck = false;
-      restart = solver.state();
-      for (int d = 0; d < kDigits; ++d) {
-        const auto ds = static_cast<std::size_t>(d);
-        if (!m.tips[ds].allFinite() || (solver.modelMarker(tip_index[ds]) - m.tips[ds]).norm() <= kRestartTipError)
-          continue;
-        stuck = true;
-        for (int j = 1; j < 4; ++j) restart.joints[4 * d + j] = start.joints[4 * d + j];
-      }
+      for (std::size_t d = 0; d < kDigits; ++d) stuck = stuck || offTip(d);
       if (stuck) {
         kept = solver.state();
+        restart = kept;
+        for (int d = 0; d < kDigits; ++d) {
+          if (!offTip(static_cast<std::size_t>(d))) continue;
+          for (int j = 1; j < 4; ++j) restart.joints[4 * d + j] = start.joints[4 * d + j];
+        }
         solver.setState(restart);
         const ik::MarkerIkResult again = solver.solve(obs);
         iterations += again.iterations;

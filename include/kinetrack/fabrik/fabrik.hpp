@@ -152,7 +152,7 @@ class Solver {
 
  private:
   void backward(Eigen::Ref<Matrix3Xd> p, bool free_root);
-  void forward(Eigen::Ref<Matrix3Xd> p, const Vector3d& root, bool stretch, int stretch_target);
+  void forward(Eigen::Ref<Matrix3Xd> p, const Vector3d& root);
   void placeBone(Eigen::Ref<Matrix3Xd> p, int j, const Vector3d& desired);
   /// A hinge angle with its cosine and sine, and those of k·t for a coupled pair.
   struct HingeTrig {
@@ -194,7 +194,8 @@ class Solver {
   std::vector<Matrix3d> rel_;     // C_j^T F_j of the last pose (carried by untargeted subtrees)
   std::vector<double> angle_;     // hinge angles
   std::vector<Vector3d> target_;  // per joint
-  std::vector<std::uint8_t> has_target_, active_, on_path_;
+  std::vector<std::uint8_t> has_target_, active_;
+  std::vector<std::uint8_t> saved_active_;  // restartPose: active_ while every bone is carried
   std::vector<std::uint8_t> plain_offset_;  // R_offset is exactly the identity: C_j = F_parent
   std::vector<Vector3d> sum_;               // backward pass: sum of the children's proposals
   std::vector<int> count_;
