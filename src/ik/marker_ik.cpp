@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "composite_reduction.hpp"
@@ -53,9 +55,13 @@ void checkOptions(const MarkerIkOptions& o) {
     throw InvalidArgument("MarkerIk: constraint_weight must be positive (infinity enforces couplers exactly)");
 }
 
-void checkWeight(double w, const std::string& what) {
-  if (!(w >= 0.0) || !std::isfinite(w))
-    throw InvalidArgument("MarkerIk: " + what + ": weight must be finite and ≥ 0, got " + std::to_string(w));
+// `kind` and `name` make the message ("marker 'RASI'"); it is only built when the weight is bad, so
+// a weight set every frame costs no allocation.
+void checkWeight(double w, std::string_view kind, std::string_view name = {}) {
+  if (w >= 0.0 && std::isfinite(w)) return;
+  std::string what(kind);
+  if (!name.empty()) what += " '" + std::string(name) + "'";
+  throw InvalidArgument("MarkerIk: " + what + ": weight must be finite and ≥ 0, got " + std::to_string(w));
 }
 
 }  // namespace
@@ -345,7 +351,7 @@ void MarkerIk::setOptions(const MarkerIkOptions& options) {
 }
 
 int MarkerIk::addMarker(std::string_view frame, double weight) {
-  checkWeight(weight, "marker '" + std::string(frame) + "'");
+  checkWeight(weight, "marker", frame);
   const FrameId f = impl_->model->frameId(frame);
   impl_->markers.push_back({std::string(frame), f, impl_->model->frameLink(f), weight});
   impl_->prepared = false;
@@ -353,7 +359,7 @@ int MarkerIk::addMarker(std::string_view frame, double weight) {
 }
 
 int MarkerIk::addCoordinateTask(std::string_view joint, double weight) {
-  checkWeight(weight, "coordinate task '" + std::string(joint) + "'");
+  checkWeight(weight, "coordinate task", joint);
   impl_->tasks.push_back({impl_->model->jointId(joint), weight});
   impl_->prepared = false;
   return static_cast<int>(impl_->tasks.size()) - 1;
@@ -369,7 +375,7 @@ void MarkerIk::addCoupler(std::string name, std::string_view dependent, std::str
 
 void MarkerIk::setMarkerWeight(int marker, double weight) {
   if (marker < 0 || marker >= numMarkers()) throw InvalidArgument("MarkerIk: marker index out of range");
-  checkWeight(weight, "marker '" + impl_->markers[static_cast<std::size_t>(marker)].name + "'");
+  checkWeight(weight, "marker", impl_->markers[static_cast<std::size_t>(marker)].name);
   impl_->markers[static_cast<std::size_t>(marker)].weight = weight;
 }
 
