@@ -7,10 +7,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <fmt/format.h>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -90,10 +90,12 @@ int runServe(const ServeConfig& cfg) {
     server = std::make_unique<stream::Server>(model, standingPose(model), so);
   } else {
     if (cfg.layout.empty())
-      throw UsageError("--layout FILE.mvnx is required without --interactive: the subject's MVNX file gives the "
-                       "segment order of the MXTP stream and the calibration poses");
+      throw UsageError(
+          "--layout FILE.mvnx is required without --interactive: the subject's MVNX file gives the "
+          "segment order of the MXTP stream and the calibration poses");
     const track::Capture capture = track::loadCapture(cfg.layout);
-    if (capture.kind != track::CaptureKind::Mvnx) throw UsageError("--layout: expected an .mvnx file, got " + cfg.layout);
+    if (capture.kind != track::CaptureKind::Mvnx)
+      throw UsageError("--layout: expected an .mvnx file, got " + cfg.layout);
     track::PlanOptions po;
     po.calibration = cfg.calibration;
     const track::TrackSetup setup = track::setupOnModel(loadModelAndWarn(cfg.model).model, capture, cfg.map, po);
@@ -134,12 +136,18 @@ std::vector<Fault> parseFaults(const std::string& text) {
   std::string item;
   while (std::getline(ss, item, ',')) {
     if (item == "all") {
-      faults.insert(faults.end(), {Fault::Malformed, Fault::Truncated, Fault::Oversized, Fault::Duplicate, Fault::Reorder});
-    } else if (item == "malformed") faults.push_back(Fault::Malformed);
-    else if (item == "truncated") faults.push_back(Fault::Truncated);
-    else if (item == "oversized") faults.push_back(Fault::Oversized);
-    else if (item == "duplicate") faults.push_back(Fault::Duplicate);
-    else if (item == "reorder") faults.push_back(Fault::Reorder);
+      faults.insert(faults.end(),
+                    {Fault::Malformed, Fault::Truncated, Fault::Oversized, Fault::Duplicate, Fault::Reorder});
+    } else if (item == "malformed")
+      faults.push_back(Fault::Malformed);
+    else if (item == "truncated")
+      faults.push_back(Fault::Truncated);
+    else if (item == "oversized")
+      faults.push_back(Fault::Oversized);
+    else if (item == "duplicate")
+      faults.push_back(Fault::Duplicate);
+    else if (item == "reorder")
+      faults.push_back(Fault::Reorder);
     else
       throw UsageError("--faults: unknown fault '" + item +
                        "'; valid: malformed, truncated, oversized, duplicate, reorder, all");
@@ -242,8 +250,9 @@ int runReplay(const ReplayConfig& cfg) {
 void addServeCommands(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<ServeConfig>();
   CLI::App* cmd = app.add_subcommand(
-      "serve", "track a live MXTP stream (Xsens MVN network streaming) with DYN, or run pin-and-drag IK, and stream "
-               "joint states over WebSocket/UDP (docs/streaming.md)");
+      "serve",
+      "track a live MXTP stream (Xsens MVN network streaming) with DYN, or run pin-and-drag IK, and stream "
+      "joint states over WebSocket/UDP (docs/streaming.md)");
   cmd->add_option("--model", cfg->model.model, "built-in model (human66, human48) or URDF path")->capture_default_str();
   cfg->model.model = "human66";
   cmd->add_option("--height", cfg->model.height, "body height of a built-in model (m)");
@@ -280,8 +289,9 @@ void addServeCommands(CLI::App& app, Action& action) {
   });
 
   auto rc = std::make_shared<ReplayConfig>();
-  CLI::App* rep = app.add_subcommand("replay", "send an MVNX capture as MXTP datagrams (UDP) at its recorded or a "
-                                               "chosen rate, optionally injecting faults");
+  CLI::App* rep = app.add_subcommand("replay",
+                                     "send an MVNX capture as MXTP datagrams (UDP) at its recorded or a "
+                                     "chosen rate, optionally injecting faults");
   rep->add_option("--input", rc->input, "MVNX file")->required();
   rep->add_option("--to", rc->to, "destination IPv4:port")->capture_default_str();
   rep->add_option("--rate", rc->rate, "send rate (Hz); 0: the file's frame rate")->capture_default_str();

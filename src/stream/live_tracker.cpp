@@ -129,8 +129,8 @@ DatagramResult LiveTracker::onDatagram(std::span<const std::uint8_t> bytes) {
 }
 
 std::size_t LiveTracker::frameCapacity() const {
-  return 512 + 32 * static_cast<std::size_t>(model_->numJoints() + 7) + 200 * static_cast<std::size_t>(model_->numLinks()) +
-         128 * plan_.bindings.size();
+  return 512 + 32 * static_cast<std::size_t>(model_->numJoints() + 7) +
+         200 * static_cast<std::size_t>(model_->numLinks()) + 128 * plan_.bindings.size();
 }
 
 void LiveTracker::encodeFrame(double latency_us, std::string& out) const {

@@ -87,11 +87,16 @@ std::string parseCommand(const Model& model, const std::string& text, Command& c
     cmd.kind = Command::Kind::Reset;
     return "";
   }
-  if (type == "pin") cmd.kind = Command::Kind::Pin;
-  else if (type == "unpin") cmd.kind = Command::Kind::Unpin;
-  else if (type == "drag") cmd.kind = Command::Kind::Drag;
-  else if (type == "release") cmd.kind = Command::Kind::Release;
-  else return "unknown message type '" + type + "' (pin, unpin, drag, release, reset)";
+  if (type == "pin")
+    cmd.kind = Command::Kind::Pin;
+  else if (type == "unpin")
+    cmd.kind = Command::Kind::Unpin;
+  else if (type == "drag")
+    cmd.kind = Command::Kind::Drag;
+  else if (type == "release")
+    cmd.kind = Command::Kind::Release;
+  else
+    return "unknown message type '" + type + "' (pin, unpin, drag, release, reset)";
   if (!j.contains("link") || !j["link"].is_string()) return "'" + type + "' needs a string \"link\"";
   const std::string link = j["link"].get<std::string>();
   const auto f = model.findFrame(link);
@@ -481,8 +486,7 @@ void Server::Impl::accept() {
   });
 }
 
-Server::Server(std::unique_ptr<LiveTracker> tracker, const ServerOptions& options)
-    : impl_(std::make_unique<Impl>()) {
+Server::Server(std::unique_ptr<LiveTracker> tracker, const ServerOptions& options) : impl_(std::make_unique<Impl>()) {
   if (!tracker) throw InvalidArgument("serve: no tracker");
   impl_->options = options;
   impl_->live = std::move(tracker);
@@ -561,7 +565,8 @@ ServerSummary Server::run(bool handle_signals) {
   arm_stats();
   asio::steady_timer deadline(s.io);
   if (s.options.duration > 0.0) {
-    deadline.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.options.duration)));
+    deadline.expires_after(
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.options.duration)));
     deadline.async_wait([this](beast::error_code ec) {
       if (!ec) stop();
     });

@@ -15,11 +15,11 @@
 namespace kinetrack::stream {
 
 struct ServerOptions {
-  std::string host = "127.0.0.1";  ///< address of the WebSocket/HTTP and UDP sockets
-  int ws_port = 8765;              ///< WebSocket + HTTP (0: any free port)
-  int udp_port = kMxtpDefaultPort; ///< MXTP input (0: any free port)
-  std::string udp_out;             ///< "host:port" for joint states over UDP (JSON), empty: none
-  std::string http_root;           ///< static files (GET / → index.html), empty: none
+  std::string host = "127.0.0.1";   ///< address of the WebSocket/HTTP and UDP sockets
+  int ws_port = 8765;               ///< WebSocket + HTTP (0: any free port)
+  int udp_port = kMxtpDefaultPort;  ///< MXTP input (0: any free port)
+  std::string udp_out;              ///< "host:port" for joint states over UDP (JSON), empty: none
+  std::string http_root;            ///< static files (GET / → index.html), empty: none
   std::string model_name = "human66";
   int queue_depth = 32;            ///< messages per client before drops
   double interactive_rate = 60.0;  ///< Hz of the pin-and-drag loop
@@ -53,7 +53,7 @@ class Server {
   /// Thread-safe; run() returns soon after.
   void stop();
 
- struct Impl;  ///< public so the session types of server.cpp can hold it
+  struct Impl;  ///< public so the session types of server.cpp can hold it
 
  private:
   std::unique_ptr<Impl> impl_;
