@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <vector>
 
@@ -254,6 +255,19 @@ TEST(LiveTracker, FrameMessageIsValidProtocolJson) {
   EXPECT_NE(hello.find("\"type\":\"hello\""), std::string::npos);
   EXPECT_NE(msg.find("\"type\":\"frame\",\"seq\":3,\"source_time\":0.050000,\"latency_us\":42.5"), std::string::npos)
       << msg.substr(0, 200);
+  // The message parses and carries the state: q = base position, base quaternion, joints.
+  const nlohmann::json j = nlohmann::json::parse(msg);
+  const Configuration& q = live.state();
+  ASSERT_EQ(j["q"].size(), static_cast<std::size_t>(7 + q.joints.size()));
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(j["q"][static_cast<std::size_t>(k)].get<double>(), q.base_position[k], 1e-6);
+  for (Eigen::Index i = 0; i < q.joints.size(); ++i)
+    EXPECT_NEAR(j["q"][static_cast<std::size_t>(7 + i)].get<double>(), q.joints[i], 1e-6) << i;
+  ASSERT_EQ(j["links"].size(), static_cast<std::size_t>(live.model().numLinks()));
+  for (int l = 0; l < live.model().numLinks(); ++l)
+    for (int k = 0; k < 3; ++k)
+      EXPECT_NEAR(j["links"][static_cast<std::size_t>(l)][static_cast<std::size_t>(k)].get<double>(),
+                  live.data().link[static_cast<std::size_t>(l)].p[k], 1e-5);
+  EXPECT_EQ(j["targets"].size(), static_cast<std::size_t>(live.numPositionTargets()));
 }
 
 }  // namespace
