@@ -36,6 +36,7 @@ void bindIo(py::module_& m);
 void bindIoMarkerFormats(py::module_& m);  ///< C3D, QTM TSV, joint CSV (io_marker_bindings.cpp)
 void bindTrack(py::module_& m);
 void bindStream(py::module_& m);
+void bindMxtp(py::module_& m);  ///< MXTP datagram codec of `kinetrack serve` (mxtp_bindings.cpp)
 void bindDynamics(py::module_& m);
 void bindMarkers(py::module_& m);
 void bindHand(py::module_& m);

@@ -41,6 +41,7 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindIo(m);
   kp::bindTrack(m);
   kp::bindStream(m);
+  kp::bindMxtp(m);
   kp::bindDynamics(m);
   kp::bindMarkers(m);
   kp::bindHand(m);
