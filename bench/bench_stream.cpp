@@ -5,10 +5,25 @@
 //   BM_EncodeFrame        the frame's JSON message alone (human66: 66 link poses, q)
 //   BM_FileTrackerFrame   peer in the same run: the file tracker's per-frame work on the same
 //                         frames (clipFrameTargets + StreamTracker::track), as `kinetrack track`
+//   BM_LoopbackRoundTrip  end to end on loopback, in-process server: one MXTP datagram sent over
+//                         UDP → tracked → its frame message read by a WebSocket client (Beast);
+//                         one iteration = one frame; counters p50_us, p99_us, max_us over the run
 // Frames cycle through the capture; sample counters and time codes keep increasing.
+#include <arpa/inet.h>
 #include <benchmark/benchmark.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <chrono>
+#include <thread>
 #include <vector>
+
+#include "kinetrack/stream/server.hpp"
 
 #include "kinetrack/io/model_source.hpp"
 #include "kinetrack/stream/live_tracker.hpp"
@@ -118,6 +133,56 @@ void BM_FileTrackerFrame(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_FileTrackerFrame);
+
+void BM_LoopbackRoundTrip(benchmark::State& state) {
+  namespace asio = boost::asio;
+  namespace websocket = boost::beast::websocket;
+  const Fixture& fx = fixture();
+  if (fx.datagrams.empty()) return state.SkipWithError("../shared/data/mvnx/test_mocap.mvnx not found");
+  kt::stream::ServerOptions o;
+  o.ws_port = 0;
+  o.udp_port = 0;
+  kt::stream::Server server(std::make_unique<kt::stream::LiveTracker>(fx.setup, fx.capture.clip.segment_names,
+                                                                      kt::track::TrackerOptions{}, 240.0),
+                            o);
+  std::thread runner([&] { server.run(false); });
+  asio::io_context io;
+  websocket::stream<asio::ip::tcp::socket> ws(io);
+  ws.next_layer().connect({asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(server.wsPort())});
+  ws.handshake("127.0.0.1", "/");
+  boost::beast::flat_buffer b;
+  ws.read(b);  // hello
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<std::uint16_t>(server.udpPort()));
+  ::inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  std::vector<std::vector<std::uint8_t>> dg = fx.datagrams;
+  std::vector<double> us;
+  std::uint32_t k = 0;
+  for (auto _ : state) {
+    auto& d = dg[k % dg.size()];
+    putU32(d.data() + 6, k);
+    putU32(d.data() + 12, k * 5);
+    const auto t0 = std::chrono::steady_clock::now();
+    ::sendto(fd, d.data(), d.size(), 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
+    do {  // skip stats messages
+      b.clear();
+      ws.read(b);
+    } while (boost::beast::buffers_to_string(b.data()).compare(0, 16, R"({"type":"frame",)") != 0);
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    ++k;
+  }
+  ::close(fd);
+  server.stop();
+  runner.join();
+  std::sort(us.begin(), us.end());
+  const auto at = [&](double q) { return us[std::min(us.size() - 1, static_cast<std::size_t>(q * us.size()))]; };
+  state.counters["p50_us"] = at(0.5);
+  state.counters["p99_us"] = at(0.99);
+  state.counters["max_us"] = us.back();
+}
+BENCHMARK(BM_LoopbackRoundTrip)->Iterations(2240)->UseRealTime();
 
 }  // namespace
 
