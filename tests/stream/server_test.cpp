@@ -10,8 +10,11 @@
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -238,6 +241,42 @@ TEST(Server, InteractivePinAndDragAnswersClientsAndSurvivesGarbage) {
   server.stop();
   runner.join();
   EXPECT_EQ(summary.client_errors, 5);
+}
+
+/// GET `target` from the server; returns (status, body).
+std::pair<int, std::string> httpGet(int port, const std::string& target) {
+  namespace http = beast::http;
+  asio::io_context io;
+  tcp::socket socket(io);
+  socket.connect({asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
+  http::request<http::empty_body> req{http::verb::get, target, 11};
+  req.set(http::field::host, "127.0.0.1");
+  http::write(socket, req);
+  beast::flat_buffer b;
+  http::response<http::string_body> res;
+  http::read(socket, b, res);
+  return {static_cast<int>(res.result_int()), res.body()};
+}
+
+TEST(Server, HttpRootServesStaticFilesOnTheWebSocketPort) {
+  const Model model = io::loadModel({"human48"}).model;
+  const auto root = std::filesystem::temp_directory_path() / ("kinetrack_http_root_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "js");
+  std::ofstream(root / "index.html") << "<html>viewer</html>";
+  std::ofstream(root / "js" / "app.js") << "console.log(1);";
+  ServerOptions o = ephemeral();
+  o.http_root = root.string();
+  Server server(model, Configuration(model), o);
+  std::thread runner([&] { server.run(false); });
+  EXPECT_EQ(httpGet(server.wsPort(), "/?ws=auto"), std::make_pair(200, std::string("<html>viewer</html>")));
+  EXPECT_EQ(httpGet(server.wsPort(), "/js/app.js").second, "console.log(1);");
+  EXPECT_EQ(httpGet(server.wsPort(), "/missing.html").first, 404);
+  EXPECT_EQ(httpGet(server.wsPort(), "/../etc/passwd").first, 400);
+  Client c(server.wsPort());  // and WebSocket on the same port
+  EXPECT_EQ(c.readType("hello")["mode"], "interactive");
+  server.stop();
+  runner.join();
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace
