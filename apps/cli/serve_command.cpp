@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -24,6 +25,7 @@
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/stream/server.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "plotting.hpp"
 #include "text_table.hpp"
 #include "track_job.hpp"
 
@@ -36,6 +38,7 @@ struct ServeConfig {
   double kappa = 1.0, rate = 0.0, max_step_deg = 5.0;
   int max_substeps = 64;
   bool interactive = false, quiet = false;
+  std::string latency_out, plot, plot_script;
   stream::ServerOptions server;
 };
 
@@ -81,6 +84,20 @@ Configuration standingPose(const Model& model) {
   return q;
 }
 
+/// The per-frame latency CSV (seq, source_time_s, latency_us) and its plot.
+void writeLatency(const ServeConfig& cfg, const std::vector<stream::LatencyRecord>& records,
+                  const stream::ServerSummary& s) {
+  std::ofstream out(cfg.latency_out);
+  if (!out) throw ParseError(cfg.latency_out, 0, "cannot write the latency CSV");
+  out << "seq,source_time_s,latency_us\n";
+  for (const auto& r : records) out << fmt::format("{},{:.6f},{:.2f}\n", r.seq, r.source_time, r.latency_us);
+  out.close();
+  if (!out) throw ParseError(cfg.latency_out, 0, "write failed");
+  std::cout << fmt::format("wrote {} ({} of {} frames)\n", cfg.latency_out, records.size(), s.frames);
+  if (!cfg.plot.empty())
+    runPlot(findScript(cfg.plot_script, "plot_latency.py"), "plot_latency.py", {cfg.latency_out, cfg.plot}, cfg.plot);
+}
+
 int runServe(const ServeConfig& cfg) {
   std::unique_ptr<stream::Server> server;
   stream::ServerOptions so = cfg.server;
@@ -115,6 +132,7 @@ int runServe(const ServeConfig& cfg) {
   std::cout << std::endl;
   const stream::ServerSummary s = server->run();
   printSummary(s, cfg.interactive);
+  if (!cfg.latency_out.empty()) writeLatency(cfg, server->latencyRecords(), s);
   return kExitOk;
 }
 
@@ -280,7 +298,14 @@ void addServeCommands(CLI::App& app, Action& action) {
   cmd->add_option("--queue", cfg->server.queue_depth, "messages queued per client before drops")->capture_default_str();
   cmd->add_option("--duration", cfg->server.duration, "stop after this many seconds (0: on SIGINT/SIGTERM)")
       ->capture_default_str();
+  cmd->add_option("--latency-out", cfg->latency_out,
+                  "live mode: write each frame's latency (seq, source_time_s, latency_us) to this CSV on exit "
+                  "(first 1,000,000 frames)");
+  cmd->add_option("--plot", cfg->plot, "with --latency-out: a PNG of the latency over time and its distribution");
+  cmd->add_option("--plot-script", cfg->plot_script, "plot_latency.py to use (default: scripts/plot_latency.py)");
   cmd->callback([&action, cfg] {
+    if (!cfg->plot.empty() && cfg->latency_out.empty()) throw UsageError("--plot needs --latency-out");
+    if (!cfg->latency_out.empty()) cfg->server.latency_records = 1000000;
     if (cfg->server.queue_depth < 1) throw UsageError("--queue must be >= 1");
     if (cfg->server.ws_port < 0 || cfg->server.ws_port > 65535 || cfg->server.udp_port < 0 ||
         cfg->server.udp_port > 65535)

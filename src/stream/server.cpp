@@ -147,6 +147,7 @@ struct Server::Impl {
   std::size_t message_capacity = 0;
   LiveCounters own_counters;  ///< interactive mode's counters
   LatencyHistogram latency;
+  std::vector<LatencyRecord> records;  ///< reserved to options.latency_records: push_back never allocates
   std::atomic<bool> stopping{false};
   std::atomic<long> clients{0}, client_errors{0}, ws_messages{0}, udp_messages{0};
 
@@ -367,7 +368,9 @@ void Server::Impl::trackingLoop() {
         ::sendto(out_fd, msg.data(), msg.size(), 0, reinterpret_cast<const sockaddr*>(&out_addr), sizeof out_addr) >= 0)
       ++udp_messages;
     publish(msg);
-    latency.add(microsSince(t0));
+    const double us = microsSince(t0);
+    latency.add(us);
+    if (records.size() < records.capacity()) records.push_back({live->sequence(), live->sourceTime(), us});
   }
 }
 
@@ -492,6 +495,7 @@ Server::Server(std::unique_ptr<LiveTracker> tracker, const ServerOptions& option
   impl_->live = std::move(tracker);
   impl_->message_capacity = impl_->live->frameCapacity();
   impl_->hello = helloJson(impl_->live->model(), options.model_name, false, impl_->live->rate());
+  impl_->records.reserve(options.latency_records);
   impl_->openSockets();
 }
 
@@ -517,6 +521,8 @@ Server::~Server() {
   if (impl_->udp_fd >= 0) ::close(impl_->udp_fd);
   if (impl_->out_fd >= 0) ::close(impl_->out_fd);
 }
+
+const std::vector<LatencyRecord>& Server::latencyRecords() const { return impl_->records; }
 
 int Server::wsPort() const { return impl_->acceptor.local_endpoint().port(); }
 

@@ -31,7 +31,8 @@ TEST(ServeCli, ReplayWithFaultsIntoServeThenSigtermPrintsTheSummary) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     const std::string cmd = "exec " + shellQuote(KINETRACK_CLI_PATH) + " serve --layout " + shellQuote(mvnx) +
-                            " --port 0 --udp-port 0 >" + shellQuote(out) + " 2>" + shellQuote(err);
+                            " --port 0 --udp-port 0 --latency-out " + shellQuote(dir.file("lat.csv")) + " >" +
+                            shellQuote(out) + " 2>" + shellQuote(err);
     ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
@@ -64,6 +65,19 @@ TEST(ServeCli, ReplayWithFaultsIntoServeThenSigtermPrintsTheSummary) {
             tableValue(replay.out, "injected reorder \\(late frames\\)"));
   EXPECT_GT(tableValue(replay.out, "injected reorder \\(late frames\\)"), 0);
   EXPECT_EQ(tableValue(summary, "datagrams received"), tableValue(replay.out, "datagrams sent"));
+  // One latency row per tracked frame, samples increasing.
+  std::istringstream csv(readFile(dir.file("lat.csv")));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "seq,source_time_s,latency_us");
+  long rows = 0, last = -1;
+  while (std::getline(csv, line)) {
+    const long seq = std::stol(line.substr(0, line.find(',')));
+    EXPECT_GT(seq, last);
+    last = seq;
+    ++rows;
+  }
+  EXPECT_EQ(rows, tableValue(summary, "frames tracked"));
 }
 
 TEST(ServeCli, BadInputIsAClearErrorWithExitCode2) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kinetrack/stream/live_tracker.hpp"
 
@@ -21,9 +22,17 @@ struct ServerOptions {
   std::string udp_out;              ///< "host:port" for joint states over UDP (JSON), empty: none
   std::string http_root;            ///< static files (GET / → index.html), empty: none
   std::string model_name = "human66";
-  int queue_depth = 32;            ///< messages per client before drops
-  double interactive_rate = 60.0;  ///< Hz of the pin-and-drag loop
-  double duration = 0.0;           ///< s before stopping by itself (0: until stop() or a signal)
+  int queue_depth = 32;             ///< messages per client before drops
+  double interactive_rate = 60.0;   ///< Hz of the pin-and-drag loop
+  double duration = 0.0;            ///< s before stopping by itself (0: until stop() or a signal)
+  std::size_t latency_records = 0;  ///< per-frame latency records kept (reserved up front; 0: none)
+};
+
+/// One frame's latency (live mode): MXTP sample, source time (s), receive → sent (µs).
+struct LatencyRecord {
+  std::uint32_t seq = 0;
+  double source_time = 0.0;
+  double latency_us = 0.0;
 };
 
 /// Figures of a run (the summary table of `kinetrack serve`).
@@ -52,6 +61,8 @@ class Server {
   ServerSummary run(bool handle_signals = true);
   /// Thread-safe; run() returns soon after.
   void stop();
+  /// The first options.latency_records frames' latencies (read after run() returned).
+  [[nodiscard]] const std::vector<LatencyRecord>& latencyRecords() const;
 
   struct Impl;  ///< public so the session types of server.cpp can hold it
 
