@@ -23,8 +23,10 @@
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/model/icub.hpp"
 #include "kinetrack/stream/server.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "kinetrack/track/segment_pairs.hpp"
 #include "plotting.hpp"
 #include "text_table.hpp"
 #include "track_job.hpp"
@@ -37,7 +39,7 @@ struct ServeConfig {
   std::string layout, map, calibration, solver = "dynamical";
   double kappa = 1.0, rate = 0.0, max_step_deg = 5.0;
   int max_substeps = 64;
-  bool interactive = false, quiet = false;
+  bool interactive = false, quiet = false, retarget = false;
   std::string latency_out, plot, plot_script;
   stream::ServerOptions server;
 };
@@ -115,8 +117,17 @@ int runServe(const ServeConfig& cfg) {
       throw UsageError("--layout: expected an .mvnx file, got " + cfg.layout);
     track::PlanOptions po;
     po.calibration = cfg.calibration;
-    const track::TrackSetup setup = track::setupOnModel(loadModelAndWarn(cfg.model).model, capture, cfg.map, po);
+    track::TrackSetup setup;
     track::TrackerOptions to;
+    if (cfg.retarget) {  // as `kinetrack retarget`: robot segment map, the iCub's joint velocity limits
+      setup.model = loadModelAndWarn(cfg.model).model;
+      if (isIcub(setup.model)) setup.model = icubForRetargeting(setup.model);
+      const track::SegmentPairs pairs = track::resolveRobotPairs(setup.model, capture, "", cfg.map);
+      setup.plan = track::planTracking(setup.model, capture, pairs.pairs, po);
+      to.dynamical.use_model_velocity_limits = true;
+    } else {
+      setup = track::setupOnModel(loadModelAndWarn(cfg.model).model, capture, cfg.map, po);
+    }
     to.kappa = cfg.kappa;
     to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
     to.max_substeps = cfg.max_substeps;
@@ -278,6 +289,9 @@ void addServeCommands(CLI::App& app, Action& action) {
   cmd->add_option("--layout", cfg->layout,
                   "live mode: the subject's MVNX file (segment order of the stream, calibration poses)");
   cmd->add_option("--map", cfg->map, "segment map: auto (default), a built-in map name, or a JSON file");
+  cmd->add_flag("--retarget", cfg->retarget,
+                "the model is a robot (e.g. the iCub URDF): retarget as `kinetrack retarget` (robot segment map, "
+                "velocity limits)");
   cmd->add_option("--calibration", cfg->calibration, "calibration pose: none, identity|npose|tpose (default npose)");
   cmd->add_option("--solver", cfg->solver, "dynamical (DYN, default), wholebody, wholebody-ipopt, pairwise")
       ->capture_default_str();

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "kinetrack/io/model_source.hpp"
+#include "kinetrack/model/icub.hpp"
 #include "kinetrack/stream/live_tracker.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
+#include "kinetrack/track/segment_pairs.hpp"
 #include "testing/alloc_guard.hpp"
 #include "testing/shared_paths.hpp"
 
@@ -179,20 +181,19 @@ struct LiveFixture {
   }
 };
 
-// The live path (MXTP floats, millisecond time codes) reproduces `kinetrack track` on the file.
-TEST(LiveTracker, MatchesTheFileTrackerOnTheSameCapture) {
-  KINETRACK_REQUIRE_SHARED(path, "data/mvnx/test_mocap.mvnx");
-  LiveFixture fx(path);
-  const io::MotionClip& clip = fx.capture.clip;
+// The live path (MXTP floats, millisecond time codes) reproduces the file tracker on the capture.
+void expectLiveMatchesFile(const track::Capture& capture, const track::TrackSetup& setup,
+                           const track::TrackerOptions& options) {
+  const io::MotionClip& clip = capture.clip;
   const double rate = 1.0 / track::meanFrameInterval(clip);
   // File tracker on the clip re-timed exactly as the stream is (k / rate, whole milliseconds).
-  track::Capture timed = fx.capture;
+  track::Capture timed = capture;
   for (int f = 0; f < clip.numFrames(); ++f)
     timed.clip.times[static_cast<std::size_t>(f)] = std::llround(f * 1e3 / rate) * 1e-3;
   std::vector<Configuration> file_q;
-  track::runTracking(fx.setup.model, timed, fx.setup.plan, {},
+  track::runTracking(setup.model, timed, setup.plan, options,
                      [&](int, const Configuration& q, const track::FrameOutcome&) { file_q.push_back(q); });
-  LiveTracker live(fx.setup, clip.segment_names, {}, rate);
+  LiveTracker live(setup, clip.segment_names, options, rate);
   MxtpPoseDatagram d;
   std::vector<std::uint8_t> buf(kMxtpMaxDatagram);
   double worst = 0.0;
@@ -205,6 +206,25 @@ TEST(LiveTracker, MatchesTheFileTrackerOnTheSameCapture) {
   EXPECT_EQ(live.counters().frames.load(), clip.numFrames());
   // Only the float32 rounding of the poses separates the two.
   EXPECT_LT(worst, 1e-4) << "largest joint difference (rad)";
+}
+
+TEST(LiveTracker, MatchesTheFileTrackerOnTheSameCapture) {
+  KINETRACK_REQUIRE_SHARED(path, "data/mvnx/test_mocap.mvnx");
+  LiveFixture fx(path);
+  expectLiveMatchesFile(fx.capture, fx.setup, {});
+}
+
+// `kinetrack serve --retarget` on the iCub: the plan and options of `kinetrack retarget`.
+TEST(LiveTracker, MatchesTheFileTrackerOnTheIcubRetarget) {
+  KINETRACK_REQUIRE_SHARED(path, "data/mvnx/test_mocap.mvnx");
+  KINETRACK_REQUIRE_SHARED(urdf, "models/icub/iCubGazeboV2_5_model.urdf");
+  const track::Capture capture = track::loadCapture(path);
+  track::TrackSetup setup;
+  setup.model = icubForRetargeting(io::loadModel({urdf}).model);
+  setup.plan = track::planTracking(setup.model, capture, track::resolveRobotPairs(setup.model, capture, "", "").pairs);
+  track::TrackerOptions options;
+  options.dynamical.use_model_velocity_limits = true;
+  expectLiveMatchesFile(capture, setup, options);
 }
 
 TEST(LiveTracker, PerDatagramPathDoesNotAllocate) {
