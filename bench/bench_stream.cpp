@@ -34,6 +34,12 @@ namespace kt = kinetrack;
 
 namespace {
 
+kt::io::ModelSpec modelSpec(const std::string& name) {
+  kt::io::ModelSpec spec;
+  spec.model = name;
+  return spec;
+}
+
 struct Fixture {
   kt::track::Capture capture;
   kt::track::TrackSetup setup;
@@ -42,7 +48,7 @@ struct Fixture {
     const std::string path = kt::testing::sharedFile("data/mvnx/test_mocap.mvnx");
     if (path.empty()) return;
     capture = kt::track::loadCapture(path);
-    setup = kt::track::setupOnModel(kt::io::loadModel({"human66"}).model, capture, "");
+    setup = kt::track::setupOnModel(kt::io::loadModel(modelSpec("human66")).model, capture, "");
     kt::stream::MxtpPoseDatagram d;
     for (int f = 0; f < capture.clip.numFrames(); ++f) {
       kt::stream::clipFrameDatagram(capture.clip, f, 240.0, d);

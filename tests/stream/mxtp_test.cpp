@@ -20,6 +20,11 @@
 
 namespace kinetrack::stream {
 namespace {
+io::ModelSpec modelSpec(const std::string& name) {
+  io::ModelSpec spec;
+  spec.model = name;
+  return spec;
+}
 
 MxtpPoseDatagram sampleDatagram(int n) {
   MxtpPoseDatagram d;
@@ -177,7 +182,7 @@ struct LiveFixture {
   track::TrackSetup setup;
   explicit LiveFixture(const std::string& path) {
     capture = track::loadCapture(path);
-    setup = track::setupOnModel(io::loadModel({"human66"}).model, capture, "");
+    setup = track::setupOnModel(io::loadModel(modelSpec("human66")).model, capture, "");
   }
 };
 
@@ -220,7 +225,7 @@ TEST(LiveTracker, MatchesTheFileTrackerOnTheIcubRetarget) {
   KINETRACK_REQUIRE_SHARED(urdf, "models/icub/iCubGazeboV2_5_model.urdf");
   const track::Capture capture = track::loadCapture(path);
   track::TrackSetup setup;
-  setup.model = icubForRetargeting(io::loadModel({urdf}).model);
+  setup.model = icubForRetargeting(io::loadModel(modelSpec(urdf)).model);
   setup.plan = track::planTracking(setup.model, capture, track::resolveRobotPairs(setup.model, capture, "", "").pairs);
   track::TrackerOptions options;
   options.dynamical.use_model_velocity_limits = true;

@@ -27,6 +27,12 @@
 
 namespace kinetrack::stream {
 namespace {
+io::ModelSpec modelSpec(const std::string& name) {
+  io::ModelSpec spec;
+  spec.model = name;
+  return spec;
+}
+
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
@@ -78,7 +84,7 @@ struct UdpSender {
 };
 
 std::unique_ptr<LiveTracker> liveTracker(const track::Capture& capture) {
-  const track::TrackSetup setup = track::setupOnModel(io::loadModel({"human66"}).model, capture, "");
+  const track::TrackSetup setup = track::setupOnModel(io::loadModel(modelSpec("human66")).model, capture, "");
   return std::make_unique<LiveTracker>(setup, capture.clip.segment_names, track::TrackerOptions{}, 60.0);
 }
 
@@ -197,7 +203,7 @@ TEST(Server, PortInUseIsAClearError) {
 }
 
 TEST(Server, InteractivePinAndDragAnswersClientsAndSurvivesGarbage) {
-  const Model model = io::loadModel({"human66"}).model;
+  const Model model = io::loadModel(modelSpec("human66")).model;
   Configuration q0(model);
   ServerOptions o = ephemeral();
   o.interactive_rate = 200.0;
@@ -259,7 +265,7 @@ std::pair<int, std::string> httpGet(int port, const std::string& target) {
 }
 
 TEST(Server, HttpRootServesStaticFilesOnTheWebSocketPort) {
-  const Model model = io::loadModel({"human48"}).model;
+  const Model model = io::loadModel(modelSpec("human48")).model;
   const auto root = std::filesystem::temp_directory_path() / ("kinetrack_http_root_" + std::to_string(::getpid()));
   std::filesystem::create_directories(root / "js");
   std::ofstream(root / "index.html") << "<html>viewer</html>";
