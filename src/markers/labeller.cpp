@@ -104,6 +104,7 @@ Labeller::Impl::Impl(std::shared_ptr<const LabellerModel> model, const LabellerO
   zero.base_rotation = lm->reference.base_rotation;
   track_mp.resize(M);
   settle_mp.resize(M);
+  buildRegions();
   ensurePoints(opt.max_points);
 }
 
@@ -113,6 +114,7 @@ void Labeller::Impl::ensurePoints(int n) {
   if (pts_index.capacity() < N) pts_index.reserve(N);
   if (point_marker.size() < N) point_marker.resize(N);
   if (point_taken.size() < N) point_taken.resize(N);
+  if (point_used.size() < N) point_used.resize(N);
   if (scratch.capacity() < N) scratch.reserve(N);
 }
 
@@ -434,6 +436,7 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
   out.ik = ik::MarkerIkResult{};
   out.ik.iterations = 0;
   bool solved = false, initialised = false;
+  for (int& c : s.region_cooldown) c = std::max(c - 1, 0);
 
   if (s.started) {
     // Predict: constant velocity on the configuration manifold, scaled by the frame steps.
@@ -458,6 +461,7 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
       s.ik.setState(s.q_pred);
       solved = s.solveIk(s.q_pred);
       if (solved) s.secondPass(n);
+      if (solved) s.limbSearch(n, true);
     } else if (n >= 3) {
       // Lost: too few markers where the model expects them. Search again on this frame; when
       // that fails too, keep what tracking found.

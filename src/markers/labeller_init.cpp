@@ -139,6 +139,7 @@ bool Labeller::Impl::initialise(int n) {
   ik.setState(init_q);
   out.ik = init_ik;
   if (opt.init_swap_search) swapSearch(best_score);
+  if (limbSearch(n, false) > 0) init_q = ik.state();
   int assigned = 0;
   for (int i = 0; i < m; ++i) assigned += mp[static_cast<std::size_t>(i)] >= 0;
   markerPositions(init_q, false, pred);

@@ -138,6 +138,18 @@ struct LabellerOptions {
   /// hidden) instead of letting them drift; 1e-4 moves a joint that markers observe by far less
   /// than 0.01°. 0 disables it.
   double posture_weight = 1e-4;
+  /// Per-limb re-search: after a frame's IK, a limb (the markers of a link's subtree, at most
+  /// half the set) with a gap, or with a labelled marker farther than limb_error (m) from its
+  /// model place, is searched again among the points left while the other labels stay: its joints
+  /// restart from the current, reference and zero poses, then assignment and IK alternate with a
+  /// gate shrinking from limb_gate to init_refine_gate (m); the labels are kept when the whole
+  /// body's fit improves by 2 %. A limb whose search failed waits limb_search_interval frames;
+  /// at most limb_max_per_frame searches a tracked frame (an initialisation searches every limb).
+  bool limb_search = true;
+  double limb_error = 0.03;
+  double limb_gate = 0.30;
+  int limb_search_interval = 10;
+  int limb_max_per_frame = 1;
   /// Residual offsets larger than this (m) are not kept (a wrong label must not teach the model).
   double max_residual = 0.08;
   /// Points per frame the workspace is sized for; more are handled (allocating) and counted.
