@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <cstdio>
+#include <cstdlib>
 
 #include "labeller_impl.hpp"
 
@@ -40,16 +42,77 @@ void Labeller::Impl::buildRegions() {
   }
   std::stable_sort(regions.begin(), regions.end(),
                    [](const Region& a, const Region& b) { return a.markers.size() > b.markers.size(); });
+  if (std::getenv("KT_DBG2")) for (auto& r : regions) { std::fprintf(stderr, "region:"); for (int i : r.markers) std::fprintf(stderr, " %s", lm->names[i].c_str()); std::fprintf(stderr, " joints %zu\n", r.joints.size()); }
   region_cooldown.assign(regions.size(), 0);
+  region_backoff.assign(regions.size(), 1);
   in_region.assign(static_cast<std::size_t>(m), 0);
   limb_saved_mp.resize(static_cast<std::size_t>(m));
   limb_best_mp.resize(static_cast<std::size_t>(m));
   limb_q = limb_start = limb_best_q = lm->reference;
+  for (int j = 0; j < model.numJoints(); ++j) {
+    const JointType type = model.jointType(JointId(j));
+    if (!(lm->lower[j] == lm->upper[j]) && (type == JointType::Revolute || type == JointType::Continuous))
+      prior_joints.push_back(j);
+  }
+  // Close pairs: markers a few cm apart at the reference pose (a wrist bar's two markers).
+  if (opt.swap_check_distance > 0.0) {
+    std::vector<Vector3d> x(static_cast<std::size_t>(m));
+    markerPositions(lm->reference, false, x);
+    for (int i = 0; i < m; ++i)
+      for (int j = i + 1; j < m; ++j)
+        if (nearLinks(lm->link[static_cast<std::size_t>(i)], lm->link[static_cast<std::size_t>(j)]) &&
+            (x[static_cast<std::size_t>(i)] - x[static_cast<std::size_t>(j)]).norm() < opt.swap_check_distance)
+          close_pairs.push_back({i, j});
+  }
+}
+
+bool Labeller::Impl::nearLinks(int a, int b) const {
+  const Model& model = *lm->model;
+  auto up = [&](int from, int to) {
+    for (int hops = 0, l = from; hops <= 3 && l >= 0; ++hops, l = l == 0 ? -1 : model.parent(LinkId(l)).value)
+      if (l == to) return true;
+    return false;
+  };
+  return up(a, b) || up(b, a);
+}
+
+double Labeller::Impl::posePrior(const Configuration& q) const {
+  double sum = 0.0;
+  for (int j : prior_joints) {
+    const double d = std::remainder(q.joints[j] - lm->reference.joints[j], 2.0 * M_PI);
+    sum += d * d;
+  }
+  return opt.init_pose_weight * sum;
+}
+
+void Labeller::Impl::swapCheck() {
+  if (close_pairs.empty() || swap_cooldown-- > 0) return;
+  swap_cooldown = opt.limb_search_interval - 1;
+  const LabellerModel::Pair pair = close_pairs[swap_next++ % close_pairs.size()];
+  const auto I = static_cast<std::size_t>(pair.i), J = static_cast<std::size_t>(pair.j);
+  if (mp[I] < 0 || mp[J] < 0) return;
+  limb_q = ik.state();
+  init_ik = out.ik;
+  const double base = fitScore() + posePrior(limb_q);
+  std::swap(mp[I], mp[J]);
+  if (solveIk(limb_q) && fitScore() + posePrior(ik.state()) < 0.98 * base) {
+    relabelled = true;
+    // Kept: the two markers start their offsets and learnt distances again.
+    residual[I].setZero();
+    residual[J].setZero();
+    for (std::size_t p = 0; p < lm->pairs.size(); ++p)
+      if (lm->pairs[p].i == pair.i || lm->pairs[p].j == pair.i || lm->pairs[p].i == pair.j || lm->pairs[p].j == pair.j)
+        pair_ref[p] = std::numeric_limits<double>::quiet_NaN();
+    return;
+  }
+  std::swap(mp[I], mp[J]);
+  ik.setState(limb_q);
+  solveIk(limb_q);
 }
 
 double Labeller::Impl::limbRefine( const Configuration& start, int n) {
   ik.setState(start);
-  const int rounds = opt.init_refine_rounds;
+  const int rounds = opt.limb_rounds;
   std::fill(settle_mp.begin(), settle_mp.end(), -2);
   for (int r = 0; r < rounds; ++r) {
     const double frac = std::min(1.0, 2.0 * r / std::max(1, rounds - 1));
@@ -78,7 +141,7 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
   for (std::size_t k = 0; k < regions.size(); ++k) {
     if (tracking && searched >= opt.limb_max_per_frame) break;
     const Region& region = regions[k];
-    if (tracking && region_cooldown[k] > 0) continue;
+    if (tracking && (region_cooldown[k] > 0 || limb_cooldown > 0)) continue;
     int assigned = 0;
     for (int p = 0; p < n; ++p) point_used[static_cast<std::size_t>(p)] = 0;
     for (int i = 0; i < m; ++i)
@@ -102,12 +165,18 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
     }
     if (!flagged) continue;
     ++searched;
-    if (tracking) region_cooldown[k] = opt.limb_search_interval;
+    if (tracking) {
+      // A limb that keeps failing waits longer (up to 8 intervals); any search holds the others
+      // for one interval, so a frame rarely pays for a search.
+      region_backoff[k] = std::min(region_backoff[k] * 2, 8);
+      region_cooldown[k] = opt.limb_search_interval * region_backoff[k];
+      limb_cooldown = opt.limb_search_interval;
+    }
     std::fill(in_region.begin(), in_region.end(), 0);
     for (int i : region.markers) in_region[static_cast<std::size_t>(i)] = 1;
     limb_saved_mp = mp;
     limb_q = ik.state();
-    const double base = fitScore();
+    const double base = fitScore() + posePrior(limb_q);
     double best = base;
     bool found = false;
     // Starts of the region's joints: where they are, the reference pose's, the zero pose's.
@@ -115,19 +184,23 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
       limb_start = limb_q;
       if (s > 0)
         for (int j : region.joints) limb_start.joints[j] = startPose(s - 1).joints[j];
-      const double score = limbRefine(limb_start, n);
-      if (score < 0.98 * best) {
+      const double score = limbRefine(limb_start, n) + posePrior(ik.state());
+      // Only a relabelling counts: the same labels in another pose are the same answer.
+      if (score < 0.98 * best && mp != limb_saved_mp) {
         best = score;
         found = true;
         limb_best_mp = mp;
         limb_best_q = ik.state();
       }
     }
+    if (std::getenv("KT_DBG2")) { std::fprintf(stderr, "limb region %zu (%zu markers, first %s) tracking %d base %.5f best %.5f found %d\n", k, region.markers.size(), lm->names[region.markers[0]].c_str(), tracking, base, best, found); }
     if (found) {
       mp = limb_best_mp;
       ik.setState(limb_best_q);
       ++relabelled;
+      this->relabelled = true;
       region_cooldown[k] = 0;
+      region_backoff[k] = 1;
       // Labels that changed start their offsets and learnt distances again.
       for (int i : region.markers)
         if (mp[static_cast<std::size_t>(i)] != limb_saved_mp[static_cast<std::size_t>(i)]) {

@@ -143,13 +143,24 @@ struct LabellerOptions {
   /// model place, is searched again among the points left while the other labels stay: its joints
   /// restart from the current, reference and zero poses, then assignment and IK alternate with a
   /// gate shrinking from limb_gate to init_refine_gate (m); the labels are kept when the whole
-  /// body's fit improves by 2 %. A limb whose search failed waits limb_search_interval frames;
+  /// body's fit improves by 2 %. While tracking, a search holds every limb for
+  /// limb_search_interval frames, and a limb whose search failed waits 2, 4, … 8 times that;
   /// at most limb_max_per_frame searches a tracked frame (an initialisation searches every limb).
   bool limb_search = true;
   double limb_error = 0.03;
   double limb_gate = 0.30;
   int limb_search_interval = 10;
   int limb_max_per_frame = 1;
+  /// Assignment ↔ IK rounds of one start of a limb search (the gate reaches init_refine_gate
+  /// half-way).
+  int limb_rounds = 30;
+  /// Weight (m² per rad²) of the distance of the joints from the reference pose in the scores of
+  /// the swap and limb searches (not in the IK): of two labellings that fit alike, the one whose
+  /// pose is nearer the reference wins (a wrist bar swapped turns the forearm by 180°).
+  double init_pose_weight = 1e-4;
+  /// While tracking, pairs of markers closer than this (m) at the reference pose on near links
+  /// are tried swapped, one pair every limb_search_interval frames. 0 disables it.
+  double swap_check_distance = 0.08;
   /// Residual offsets larger than this (m) are not kept (a wrong label must not teach the model).
   double max_residual = 0.08;
   /// Points per frame the workspace is sized for; more are handled (allocating) and counted.
