@@ -43,8 +43,8 @@ void checkOptions(const LabellerOptions& o) {
       !positive(o.init_refine_gate) || !positive(o.init_max_rms) || !positive(o.max_residual) ||
       o.init_candidates < 1 || !(o.posture_weight >= 0.0) || !positive(o.lost_rms) || o.lost_rms_frames < 1)
     throw InvalidArgument("LabellerOptions: initialisation counts must be >= 1 and its gates / RMS > 0");
-  if (!(o.limb_error > 0.0) || !positive(o.limb_gate) || o.limb_search_interval < 1 || o.limb_rounds < 1 || o.limb_max_per_frame < 0 ||
-      !(o.init_pose_weight >= 0.0) || !(o.swap_check_distance >= 0.0))
+  if (!(o.limb_error > 0.0) || !positive(o.limb_gate) || o.limb_search_interval < 1 || o.limb_rounds < 1 ||
+      o.limb_max_per_frame < 0 || !(o.init_pose_weight >= 0.0) || !(o.swap_check_distance >= 0.0))
     throw InvalidArgument(
         "LabellerOptions: limb_error, limb_gate > 0, limb_search_interval >= 1, limb_max_per_frame, "
         "init_pose_weight and swap_check_distance >= 0");
@@ -440,6 +440,7 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
   out.points = n;
   out.invalid_points = static_cast<int>(points.size()) - n;
   out.rigid_rejections = 0;
+  out.relabelled = 0;
   out.ik_microseconds = 0.0;
   out.ik = ik::MarkerIkResult{};
   out.ik.iterations = 0;

@@ -87,7 +87,7 @@ struct Labeller::Impl {
   std::vector<char> point_used;      // per point: labelled (limbSearch)
   std::vector<int> limb_saved_mp, limb_best_mp;
   Configuration limb_q, limb_start, limb_best_q;
-  std::vector<int> prior_joints;          // unlocked rotational joints (posePrior)
+  std::vector<int> prior_joints;                 // unlocked rotational joints (posePrior)
   std::vector<LabellerModel::Pair> close_pairs;  // nearby markers on near links (swapCheck)
   std::size_t swap_next = 0;
   int swap_cooldown = 0;

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <cstdio>
-#include <cstdlib>
 
 #include "labeller_impl.hpp"
 
@@ -42,7 +40,6 @@ void Labeller::Impl::buildRegions() {
   }
   std::stable_sort(regions.begin(), regions.end(),
                    [](const Region& a, const Region& b) { return a.markers.size() > b.markers.size(); });
-  if (std::getenv("KT_DBG2")) for (auto& r : regions) { std::fprintf(stderr, "region:"); for (int i : r.markers) std::fprintf(stderr, " %s", lm->names[i].c_str()); std::fprintf(stderr, " joints %zu\n", r.joints.size()); }
   region_cooldown.assign(regions.size(), 0);
   region_backoff.assign(regions.size(), 1);
   in_region.assign(static_cast<std::size_t>(m), 0);
@@ -97,6 +94,7 @@ void Labeller::Impl::swapCheck() {
   std::swap(mp[I], mp[J]);
   if (solveIk(limb_q) && fitScore() + posePrior(ik.state()) < 0.98 * base) {
     relabelled = true;
+    ++out.relabelled;
     // Kept: the two markers start their offsets and learnt distances again.
     residual[I].setZero();
     residual[J].setZero();
@@ -110,7 +108,7 @@ void Labeller::Impl::swapCheck() {
   solveIk(limb_q);
 }
 
-double Labeller::Impl::limbRefine( const Configuration& start, int n) {
+double Labeller::Impl::limbRefine(const Configuration& start, int n) {
   ik.setState(start);
   const int rounds = opt.limb_rounds;
   std::fill(settle_mp.begin(), settle_mp.end(), -2);
@@ -127,7 +125,8 @@ double Labeller::Impl::limbRefine( const Configuration& start, int n) {
     markerPositions(ik.state(), false, targets);
     assign(targets, gate, n, true);
     for (int i = 0; i < m; ++i)
-      if (!in_region[static_cast<std::size_t>(i)]) mp[static_cast<std::size_t>(i)] = limb_saved_mp[static_cast<std::size_t>(i)];
+      if (!in_region[static_cast<std::size_t>(i)])
+        mp[static_cast<std::size_t>(i)] = limb_saved_mp[static_cast<std::size_t>(i)];
     if (frac >= 1.0 && mp == settle_mp) break;
     settle_mp = mp;
     if (!solveIk(ik.state())) return std::numeric_limits<double>::infinity();
@@ -145,7 +144,8 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
     int assigned = 0;
     for (int p = 0; p < n; ++p) point_used[static_cast<std::size_t>(p)] = 0;
     for (int i = 0; i < m; ++i)
-      if (mp[static_cast<std::size_t>(i)] >= 0) ++assigned, point_used[static_cast<std::size_t>(mp[static_cast<std::size_t>(i)])] = 1;
+      if (mp[static_cast<std::size_t>(i)] >= 0)
+        ++assigned, point_used[static_cast<std::size_t>(mp[static_cast<std::size_t>(i)])] = 1;
     if (assigned >= n) return relabelled;  // no point left to search among
     // Flagged: a marker far from its model place, or a gap with a point left within limb_gate
     // of where the model puts it (a marker hidden with nothing near is just hidden).
@@ -193,12 +193,12 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
         limb_best_q = ik.state();
       }
     }
-    if (std::getenv("KT_DBG2")) { std::fprintf(stderr, "limb region %zu (%zu markers, first %s) tracking %d base %.5f best %.5f found %d\n", k, region.markers.size(), lm->names[region.markers[0]].c_str(), tracking, base, best, found); }
     if (found) {
       mp = limb_best_mp;
       ik.setState(limb_best_q);
       ++relabelled;
       this->relabelled = true;
+      ++out.relabelled;
       region_cooldown[k] = 0;
       region_backoff[k] = 1;
       // Labels that changed start their offsets and learnt distances again.

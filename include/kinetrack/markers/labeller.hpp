@@ -149,7 +149,7 @@ struct LabellerOptions {
   bool limb_search = true;
   double limb_error = 0.03;
   double limb_gate = 0.30;
-  int limb_search_interval = 10;
+  int limb_search_interval = 5;
   int limb_max_per_frame = 1;
   /// Assignment ↔ IK rounds of one start of a limb search (the gate reaches init_refine_gate
   /// half-way).
@@ -180,6 +180,7 @@ struct FrameLabels {
   int gaps = 0;                         ///< markers not labelled
   int ghosts = 0;                       ///< points not labelled
   int rigid_rejections = 0;             ///< assignments undone by the rigid-segment check
+  int relabelled = 0;                   ///< limbs re-searched and marker pairs swapped with new labels
   TrackState state = TrackState::Lost;  ///< Initialised: this frame (re)started the track
   ik::MarkerIkResult ik;                ///< marker IK on the labelled set (iterations 0 when not run)
   /// Wall time of the frame's marker IK (µs; an initialisation's IK solves included), so a
