@@ -154,7 +154,10 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
       const auto I = static_cast<std::size_t>(i);
       const double e = ik.markerError(i);
       if (mp[I] >= 0) {
-        flagged = flagged || (std::isfinite(e) && e > opt.limb_error);
+        // Tracking: the point against its prediction (the residual offset included: a marker
+        // that sits off its model place is not inconsistent); initialisation: the IK's error.
+        const double miss = tracking ? (pts[static_cast<std::size_t>(mp[I])] - pred[I]).norm() : e;
+        flagged = flagged || (std::isfinite(miss) && miss > opt.limb_error);
         continue;
       }
       if (flagged) continue;

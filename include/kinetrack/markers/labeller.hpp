@@ -140,12 +140,12 @@ struct LabellerOptions {
   double posture_weight = 1e-4;
   /// Per-limb re-search: after a frame's IK, a limb (the markers of a link's subtree, at most
   /// half the set) with a gap, or with a labelled marker farther than limb_error (m) from its
-  /// model place, is searched again among the points left while the other labels stay: its joints
-  /// restart from the current, reference and zero poses, then assignment and IK alternate with a
-  /// gate shrinking from limb_gate to init_refine_gate (m); the labels are kept when the whole
-  /// body's fit improves by 2 %. While tracking, a search holds every limb for
-  /// limb_search_interval frames, and a limb whose search failed waits 2, 4, … 8 times that;
-  /// at most limb_max_per_frame searches a tracked frame (an initialisation searches every limb).
+  /// prediction (at an initialisation: from its model place), is searched again among the points left while the other
+  /// labels stay: its joints restart from the current, reference and zero poses, then assignment and IK alternate with
+  /// a gate shrinking from limb_gate to init_refine_gate (m); the labels are kept when the whole body's fit improves by
+  /// 2 %. While tracking, a search holds every limb for limb_search_interval frames, and a limb whose search failed
+  /// waits 2, 4, … 8 times that; at most limb_max_per_frame searches a tracked frame (an initialisation searches every
+  /// limb).
   bool limb_search = true;
   double limb_error = 0.03;
   double limb_gate = 0.30;
