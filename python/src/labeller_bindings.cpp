@@ -110,6 +110,12 @@ void bindLabeller(py::module_& m) {
       .def_readwrite("init_refine_gate", &markers::LabellerOptions::init_refine_gate, "m")
       .def_readwrite("init_max_rms", &markers::LabellerOptions::init_max_rms, "m")
       .def_readwrite("posture_weight", &markers::LabellerOptions::posture_weight)
+      .def_readwrite("limb_search", &markers::LabellerOptions::limb_search, "per-limb re-search on/off")
+      .def_readwrite("limb_error", &markers::LabellerOptions::limb_error, "m")
+      .def_readwrite("limb_gate", &markers::LabellerOptions::limb_gate, "m")
+      .def_readwrite("limb_search_interval", &markers::LabellerOptions::limb_search_interval, "frames")
+      .def_readwrite("init_pose_weight", &markers::LabellerOptions::init_pose_weight, "m² per rad²")
+      .def_readwrite("swap_check_distance", &markers::LabellerOptions::swap_check_distance, "m; 0 disables it")
       .def_readwrite("max_points", &markers::LabellerOptions::max_points);
   keywordInit(opt);
 
