@@ -21,7 +21,10 @@ MusclePathData::MusclePathData(const MusclePaths& paths)
       wraps_active(paths.numMuscles(), 0),
       kin(paths.model()),
       body_jacobian(paths.bodies.size(), Matrix6Xd::Zero(6, paths.model().nv())),
-      points(paths.max_points) {}
+      points(paths.max_points),
+      needs_difference(paths.numMuscles(), 0),
+      q_shift(paths.model()),
+      length_plus(VectorXd::Zero(paths.numMuscles())) {}
 
 MusclePaths::MusclePaths(std::shared_ptr<const io::OpenSimModel> model, io::OpenSimMuscleSet set)
     : model_(std::move(model)), set_(std::move(set)) {
@@ -92,6 +95,7 @@ void MusclePaths::buildPath(int muscle, const Configuration& q, MusclePathData& 
     pt.moving = p.kind == PointKind::Moving ? static_cast<int>(k) : -1;
   }
   int active = 0;
+  data.needs_difference[muscle] = 0;
   for (const io::OpenSimPathWrap& pw : mu.wraps) {
     const io::OpenSimWrapObject& obj = set_.wrap_objects[pw.wrap_object];
     const int wb = wrap_body[pw.wrap_object];
@@ -116,6 +120,7 @@ void MusclePaths::buildPath(int muscle, const Configuration& q, MusclePathData& 
       t2 = {R * w.t2 + o, wb, a.source, -1.0, -1};
       n += 2;
       ++active;
+      if (obj.kind == io::OpenSimWrapObject::Kind::Ellipsoid) data.needs_difference[muscle] = 1;
       break;
     }
   }
@@ -183,6 +188,35 @@ void MusclePaths::evaluate(const Configuration& q, MusclePathData& data, bool wi
       }
     }
   }
+  if (with_jacobian) differenceRows(q, data);
+}
+
+void MusclePaths::differenceRows(const Configuration& q, MusclePathData& data) const {
+  bool any = false;
+  for (std::uint8_t f : data.needs_difference) any = any || f;
+  if (!any) return;
+  const Model& m = model();
+  constexpr double h = 1e-7;
+  data.q_shift = q;
+  for (int j = 0; j < m.numJoints(); ++j) {
+    for (const double sign : {1.0, -1.0}) {
+      data.q_shift.joints[j] = q.joints[j] + sign * h;
+      framesForwardKinematics(m, data.kin, data.q_shift);
+      for (int i = 0; i < numMuscles(); ++i) {
+        if (!data.needs_difference[i]) continue;
+        const double l = muscleLength(i, data.q_shift, data);
+        data.needs_difference[i] = 1;
+        if (sign > 0)
+          data.length_plus(i) = l;
+        else
+          data.jacobian(i, m.nvBase() + j) = (data.length_plus(i) - l) / (2 * h);
+      }
+    }
+    data.q_shift.joints[j] = q.joints[j];
+  }
+  framesForwardKinematics(m, data.kin, q);
+  for (int i = 0; i < numMuscles(); ++i)
+    if (data.needs_difference[i]) (void)muscleLength(i, q, data);  // restore wraps_active
 }
 
 }  // namespace kinetrack::muscles

@@ -20,8 +20,10 @@
 //
 // J by the envelope argument: the wrapped length is stationary in the tangent points, so
 // ∂l/∂q = Σ_segments u·(∂B/∂q − ∂A/∂q) with every point (tangent points included) moved with its
-// body, plus the moving points' own ∂location/∂q. Checked against central differences in the
-// tests. Immutable MusclePaths, per-thread MusclePathData; evaluate() does not allocate.
+// body, plus the moving points' own ∂location/∂q. The planar ellipsoid section is not a geodesic,
+// so a muscle with an ellipsoid wrap active gets its row by central differences (h = 1e-7)
+// instead. Checked against central differences in the tests. Immutable MusclePaths, per-thread MusclePathData;
+// evaluate() does not allocate.
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,7 +54,10 @@ struct MusclePathData {
     double arc_to_next = -1.0;  ///< ≥ 0: the segment to the next point is an arc of that length
     int moving = -1;            ///< path point index when Moving
   };
-  std::vector<Point> points;  ///< capacity: the most points of one muscle + 2 × its wraps
+  std::vector<Point> points;                   ///< capacity: the most points of one muscle + 2 × its wraps
+  std::vector<std::uint8_t> needs_difference;  ///< per muscle: an ellipsoid wrap is active
+  Configuration q_shift;                       ///< scratch of the differences
+  VectorXd length_plus;
 };
 
 class MusclePaths {
@@ -86,6 +91,7 @@ class MusclePaths {
 
  private:
   void buildPath(int muscle, const Configuration& q, MusclePathData& data) const;
+  void differenceRows(const Configuration& q, MusclePathData& data) const;
   std::shared_ptr<const io::OpenSimModel> model_;
   io::OpenSimMuscleSet set_;
 };
