@@ -258,6 +258,7 @@ OpenSimIdResult opensimInverseDynamics(const io::OpenSimModel& model, const io::
   OpenSimIdSolver solver(model, loads);
   OpenSimIdResult out;
   out.times = traj.times;
+  out.missing_coordinates = traj.missing;
   for (const io::OpenSimCoordinate& c : model.coordinates) out.columns.push_back(generalizedForceColumn(c));
   const int nf = static_cast<int>(traj.times.size());
   out.values.resize(nf, static_cast<Eigen::Index>(model.coordinates.size()));

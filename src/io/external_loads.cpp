@@ -76,9 +76,11 @@ bool findTriple(const MotTable& data, const std::string& prefix, int (&out)[3], 
     }
     if (all) return true;
   }
-  missing = prefix + "x";
-  for (int k = 0; k < 3; ++k)
-    if (out[k] < 0) missing = prefix + kSuffixes[0][k];
+  for (const char* suffix : kSuffixes[0])
+    if (std::find(data.columns.begin(), data.columns.end(), prefix + suffix) == data.columns.end()) {
+      missing = prefix + suffix;
+      break;
+    }
   return false;
 }
 

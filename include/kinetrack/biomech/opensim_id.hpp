@@ -59,7 +59,8 @@ CoordinateTrajectory prepareCoordinates(const io::OpenSimModel& model, const io:
 struct OpenSimIdResult {
   std::vector<double> times;
   std::vector<std::string> columns;
-  Eigen::MatrixXd values;  ///< frames × coordinates
+  Eigen::MatrixXd values;                        ///< frames × coordinates
+  std::vector<std::string> missing_coordinates;  ///< not in the motion: held at their default value
   [[nodiscard]] io::MotTable table() const;
 };
 
