@@ -27,7 +27,7 @@ namespace {
 struct MusclesConfig {
   muscles::Method method = muscles::Method::StaticOptimization;
   std::string model, motion, setup, loads, out, reference, plot_script;
-  std::vector<std::string> force_sets;
+  std::vector<std::string> force_sets, reserves;
   double lowpass = -1.0, start = -INFINITY, end = INFINITY;
   bool lowpass_given = false, start_given = false, end_given = false, no_plot = false;
 };
@@ -53,16 +53,10 @@ double referenceAt(const io::MotTable& ref, Eigen::Index column, double t) {
 
 int runMuscles(MusclesConfig cfg) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (!cfg.loads.empty())
-    throw UsageError(
-        "--loads: external loads (OpenSim ExternalLoads) are not supported by this build yet; "
-        "the gait2354 walk needs them (issue 18, ExternalLoads part)");
   io::StaticOptimizationSetup setup;
   if (!cfg.setup.empty()) {
     setup = io::readStaticOptimizationSetup(cfg.setup);
-    if (!setup.external_loads_file.empty())
-      throw UsageError(cfg.setup + ": external_loads_file '" + setup.external_loads_file +
-                       "' is set, and external loads are not supported by this build yet");
+    if (cfg.loads.empty()) cfg.loads = setup.resolve(setup.external_loads_file);
     if (cfg.model.empty()) cfg.model = setup.resolve(setup.model_file);
     if (cfg.motion.empty()) cfg.motion = setup.resolve(setup.coordinates_file);
     if (!cfg.lowpass_given) cfg.lowpass = setup.lowpass_hz;
@@ -89,6 +83,23 @@ int runMuscles(MusclesConfig cfg) {
   o.time_start = cfg.start;
   o.time_end = cfg.end;
   o.in_degrees = muscles::motInDegrees(motion_text);
+  for (const std::string& r : cfg.reserves) {
+    const auto eq = r.find('=');
+    if (eq == std::string::npos) throw UsageError("--reserve '" + r + "': expected COORDINATE=OPTIMAL_FORCE");
+    io::OpenSimCoordinateActuator a;
+    a.coordinate = r.substr(0, eq);
+    a.name = a.coordinate + "_reserve";
+    a.optimal_force = parseFiniteDouble(r.substr(eq + 1), "--reserve optimal force");
+    if (!(a.optimal_force > 0.0)) throw UsageError("--reserve '" + r + "': the optimal force must be > 0");
+    if (!osim->findCoordinate(a.coordinate))
+      throw UsageError("--reserve '" + r + "': unknown coordinate '" + a.coordinate + "' of " + cfg.model);
+    o.forces.actuators.push_back(a);
+  }
+  std::unique_ptr<io::ExternalLoads> loads;
+  if (!cfg.loads.empty()) {
+    loads = std::make_unique<io::ExternalLoads>(io::readExternalLoads(cfg.loads));
+    o.loads = loads.get();
+  }
 
   ProgressBar bar(static_cast<int>(motion.times.size()), true);
   const muscles::MuscleTrialResult r =
@@ -184,7 +195,9 @@ void addMusclesCommand(CLI::App& app, Action& action) {
     sub->add_option("--model", cfg->model, "OpenSim model (.osim) with muscles");
     sub->add_option("--motion", cfg->motion, "coordinates (.mot/.sto, e.g. IK output)");
     sub->add_option("--setup", cfg->setup, "OpenSim AnalyzeTool setup with a StaticOptimization analysis");
-    sub->add_option("--loads", cfg->loads, "OpenSim ExternalLoads (.xml) — not supported yet");
+    sub->add_option("--loads", cfg->loads,
+                    "OpenSim ExternalLoads (.xml, e.g. ground reactions): then OpenSim's ID pipeline gives tau");
+    sub->add_option("--reserve", cfg->reserves, "reserve actuator COORDINATE=OPTIMAL_FORCE (repeatable)");
     sub->add_option("--force-set", cfg->force_sets, "force-set file(s) with CoordinateActuators (reserves)");
     CLI::Option* lp =
         sub->add_option("--lowpass", cfg->lowpass, "low-pass cut-off for the coordinates (Hz; <= 0: none)");

@@ -122,8 +122,17 @@ OpenSimCoordinateActuator readActuator(const Xml& xml, const XMLElement* e) {
   a.coordinate = lastPart(Xml::text(Xml::child(e, "coordinate")));
   if (a.coordinate.empty()) xml.fail(e, owner + ": no <coordinate>");
   a.optimal_force = xml.number(e, "optimal_force", owner + ": optimal_force", 1.0);
-  a.min_control = xml.number(e, "min_control", owner + ": min_control", a.min_control);
-  a.max_control = xml.number(e, "max_control", owner + ": max_control", a.max_control);
+  // Controls may be unbounded: OpenSim writes "-infinity" / "infinity".
+  auto control = [&](const char* tag, double fallback) {
+    const XMLElement* c = Xml::child(e, tag);
+    if (!c) return fallback;
+    const std::string t = Xml::text(c);
+    if (t == "infinity" || t == "inf" || t == "+infinity") return std::numeric_limits<double>::infinity();
+    if (t == "-infinity" || t == "-inf") return -std::numeric_limits<double>::infinity();
+    return xml.number(c, owner + ": " + tag);
+  };
+  a.min_control = control("min_control", a.min_control);
+  a.max_control = control("max_control", a.max_control);
   if (a.optimal_force <= 0.0 || a.min_control > a.max_control)
     xml.fail(e, owner + ": optimal_force must be > 0 and min_control ≤ max_control");
   return a;

@@ -174,7 +174,8 @@ void MuscleForceSolver::solve(const Configuration& q, const VectorXd& v, const V
       s.problem.lbA(r) = s.problem.ubA(r) = tau(rows_[r]);
     }
     const qp::Result res = s.qp->solve(s.problem, s.x);
-    out.control = s.x;
+    // Round-off can leave x a few ulps outside a bound (−1e-31 below 0): project it back.
+    out.control = s.x.cwiseMax(s.problem.lb).cwiseMin(s.problem.ub);
     out.feasible = res.status == qp::Status::Optimal;
   } else {
     for (int r = 0; r < s.m; ++r) {

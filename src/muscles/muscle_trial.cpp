@@ -5,6 +5,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "kinetrack/biomech/opensim_id.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/dynamics/trajectory.hpp"
 
@@ -73,9 +74,40 @@ MuscleTrialResult solveMuscleTrial(std::shared_ptr<const MusclePaths> paths, con
             "column '" + motion.columns[c] + "' at t = " + std::to_string(motion.times[f]) + " is not finite");
       q[f].joints[column_joint[c]] = v * column_scale[c];
     }
-  if (options.lowpass_hz > 0.0) q = lowPassMotion(model, q, motion.times, options.lowpass_hz);
-  const TrajectoryDerivatives d = differentiate(model, q, motion.times);
-  const std::vector<VectorXd> tau = inverseDynamics(model, q, d, osim.gravity);
+  std::vector<double> times = motion.times;
+  TrajectoryDerivatives d;
+  std::vector<VectorXd> tau;
+  if (options.loads) {
+    // OpenSim's ID pipeline with the external loads.
+    biomech::OpenSimIdOptions io;
+    io.time_start = options.time_start;
+    io.time_end = options.time_end;
+    io.lowpass_cutoff_hz = options.lowpass_hz > 0.0 ? options.lowpass_hz : -1.0;
+    io.in_degrees = options.in_degrees ? 1 : 0;
+    const biomech::CoordinateTrajectory ct = biomech::prepareCoordinates(osim, motion, io, motion_source);
+    biomech::OpenSimIdSolver id(osim, options.loads);
+    times = ct.times;
+    const int n = static_cast<int>(times.size());
+    q.assign(n, osim.defaultConfiguration());
+    d.velocity.assign(n, VectorXd::Zero(model.nv()));
+    d.acceleration.assign(n, VectorXd::Zero(model.nv()));
+    d.valid.assign(n, 1);
+    tau.assign(n, VectorXd::Zero(model.nv()));
+    for (int f = 0; f < n; ++f) {
+      const VectorXd& t =
+          id.solve(times[f], ct.q.row(f).transpose(), ct.qd.row(f).transpose(), ct.qdd.row(f).transpose());
+      for (std::size_t k = 0; k < osim.coordinates.size(); ++k) {
+        const int j = model.nvBase() + osim.coordinates[k].joint.value;
+        q[f].joints[osim.coordinates[k].joint.value] = ct.q(f, static_cast<Eigen::Index>(k));
+        d.velocity[f](j) = ct.qd(f, static_cast<Eigen::Index>(k));
+        tau[f](j) = t(static_cast<Eigen::Index>(k));
+      }
+    }
+  } else {
+    if (options.lowpass_hz > 0.0) q = lowPassMotion(model, q, motion.times, options.lowpass_hz);
+    d = differentiate(model, q, motion.times);
+    tau = inverseDynamics(model, q, d, osim.gravity);
+  }
 
   MuscleForceSolver solver(paths, options.forces);
   MusclePathData data(*paths);
@@ -83,8 +115,8 @@ MuscleTrialResult solveMuscleTrial(std::shared_ptr<const MusclePaths> paths, con
   for (const io::OpenSimCoordinate& c : osim.coordinates)
     if (!c.locked) out.coordinates.push_back(c.name);
   std::vector<int> keep;
-  for (int f = 0; f < frames; ++f)
-    if (motion.times[f] >= options.time_start - 1e-9 && motion.times[f] <= options.time_end + 1e-9) keep.push_back(f);
+  for (int f = 0; f < static_cast<int>(times.size()); ++f)
+    if (times[f] >= options.time_start - 1e-9 && times[f] <= options.time_end + 1e-9) keep.push_back(f);
   const int n = static_cast<int>(keep.size());
   out.control.resize(n, static_cast<Eigen::Index>(out.names.size()));
   out.force.resizeLike(out.control);
@@ -93,7 +125,7 @@ MuscleTrialResult solveMuscleTrial(std::shared_ptr<const MusclePaths> paths, con
   for (int r = 0; r < n; ++r) {
     const int f = keep[r];
     solver.solve(q[f], d.velocity[f], tau[f], data, ff);
-    out.times.push_back(motion.times[f]);
+    out.times.push_back(times[f]);
     out.control.row(r) = ff.control.transpose();
     out.force.row(r) = ff.force.transpose();
     int c = 0;

@@ -109,10 +109,14 @@ TEST(CliMuscles, BadInputExitsWithTheFileNamed) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("torus.osim:370"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("WrapTorus"), std::string::npos) << r.err;
-  r = runCli({"muscles", "static-opt", "--model", model, "--motion", motion, "--loads", "grf.xml", "--out",
+  r = runCli({"muscles", "static-opt", "--model", model, "--motion", motion, "--loads", "missing_grf.xml", "--out",
               (tmp.path() / "l").string()});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--loads"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing_grf.xml"), std::string::npos) << r.err;
+  r = runCli({"muscles", "qp", "--model", model, "--motion", motion, "--reserve", "knee_angle_r=10", "--out",
+              (tmp.path() / "k").string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("knee_angle_r"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -2,8 +2,12 @@
 // (../shared/data/opensim/arm26_static_optimization, README there), and the Eq. 13 QP/LP.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
+#include "kinetrack/io/external_loads.hpp"
 #include "kinetrack/io/opensim.hpp"
 #include "kinetrack/muscles/muscle_trial.hpp"
 #include "testing/alloc_guard.hpp"
@@ -103,6 +107,70 @@ TEST(StaticOptimization, Arm26BoundedVariantMatchesOpenSim) {
     EXPECT_LT(rf, 4.0) << m;
   }
   EXPECT_GE(run.result.control.leftCols(6).minCoeff(), 0.01 - 1e-9);  // min_control 0.01
+}
+
+}  // namespace
+}  // namespace kinetrack::muscles
+
+namespace kinetrack::muscles {
+namespace {
+
+// gait2354 walk with its ground reactions (OpenSim ID pipeline of branch msk), pelvis residuals and
+// the CMC reserve actuators: every frame feasible, and the on/off timing of the 54 muscles loosely
+// like OpenSim's CMC activations (a different method: a sanity check, not a match).
+TEST(StaticOptimization, Gait2354WalkOnOffTimingLooselyLikeCmc) {
+  KINETRACK_REQUIRE_SHARED(dir, "data/opensim/gait2354_walk/");
+  auto osim = std::make_shared<io::OpenSimModel>(io::readOpenSimModel(dir + "subject01_simbody.osim"));
+  auto paths = std::make_shared<MusclePaths>(osim, io::readOpenSimMuscles(dir + "subject01_simbody.osim"));
+  const io::ExternalLoads loads = io::readExternalLoads(dir + "subject01_walk1_grf.xml");
+  const std::string motion_path = dir + "subject01_walk1_ik_REFERENCE.mot";
+  MuscleTrialOptions o;
+  o.forces.actuators = io::readOpenSimActuators(dir + "gait2354_CMC_Actuators.xml");
+  for (const char* p : {"pelvis_tx", "pelvis_ty", "pelvis_tz", "pelvis_tilt", "pelvis_list", "pelvis_rotation"}) {
+    io::OpenSimCoordinateActuator a;
+    a.name = std::string(p) + "_residual";
+    a.coordinate = p;
+    o.forces.actuators.push_back(a);
+  }
+  o.lowpass_hz = 6.0;
+  o.time_start = 0.4;
+  o.time_end = 1.6;
+  o.in_degrees = motInDegrees(readText(motion_path));
+  o.loads = &loads;
+  const MuscleTrialResult r = solveMuscleTrial(paths, io::readMot(motion_path), motion_path, o);
+  ASSERT_EQ(r.times.size(), 73u);
+  EXPECT_EQ(r.infeasibleFrames(), 0);
+  EXPECT_TRUE(r.control.allFinite());
+  EXPECT_GE(r.control.leftCols(54).minCoeff(), 0.0);
+  EXPECT_LE(r.control.leftCols(54).maxCoeff(), 1.0);
+  const io::MotTable cmc = io::readMot(dir + "ResultsCMC_REFERENCE/subject01_walk1_states.sto");
+  std::vector<double> agreement;
+  for (int i = 0; i < 54; ++i) {
+    const auto it = std::find(cmc.columns.begin(), cmc.columns.end(), r.names[i] + ".activation");
+    ASSERT_NE(it, cmc.columns.end()) << r.names[i];
+    const Eigen::Index k = it - cmc.columns.begin();
+    std::vector<double> ours, ref;
+    for (std::size_t f = 0; f < r.times.size(); ++f) {
+      const double t = r.times[f];
+      if (t < cmc.times.front() || t > cmc.times.back()) continue;
+      std::size_t j = 1;
+      while (j + 1 < cmc.times.size() && cmc.times[j] < t) ++j;
+      const double a = (t - cmc.times[j - 1]) / (cmc.times[j] - cmc.times[j - 1]);
+      ours.push_back(r.control(static_cast<Eigen::Index>(f), i));
+      ref.push_back((1 - a) * cmc.values(static_cast<Eigen::Index>(j - 1), k) +
+                    a * cmc.values(static_cast<Eigen::Index>(j), k));
+    }
+    // "On": above half of the muscle's own peak in the window (never on when the peak < 0.02).
+    const double mo = *std::max_element(ours.begin(), ours.end()), mr = *std::max_element(ref.begin(), ref.end());
+    int same = 0;
+    for (std::size_t f = 0; f < ours.size(); ++f)
+      same += ((mo > 0.02 && ours[f] > 0.5 * mo) == (mr > 0.02 && ref[f] > 0.5 * mr)) ? 1 : 0;
+    agreement.push_back(static_cast<double>(same) / static_cast<double>(ours.size()));
+  }
+  std::sort(agreement.begin(), agreement.end());
+  const double median = agreement[agreement.size() / 2];
+  std::printf("on/off agreement with CMC over 0.83-1.2 s: median %.2f, lowest %.2f\n", median, agreement.front());
+  EXPECT_GT(median, 0.7);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kinetrack/io/external_loads.hpp"
 #include "kinetrack/io/opensim.hpp"
 #include "kinetrack/muscles/muscle_forces.hpp"
 
@@ -24,6 +25,10 @@ struct MuscleTrialOptions {
   double time_start = -std::numeric_limits<double>::infinity();
   double time_end = std::numeric_limits<double>::infinity();
   bool in_degrees = false;  ///< rotational coordinates of the motion are in degrees
+  /// External loads (OpenSim ExternalLoads, e.g. ground reactions). When set, the coordinates are
+  /// prepared and τ computed by OpenSim's ID pipeline (biomech/opensim_id.hpp: padding, 3rd-order
+  /// zero-lag Butterworth, quintic splines, RNEA with the loads); must outlive the call.
+  const io::ExternalLoads* loads = nullptr;
 };
 
 struct MuscleTrialResult {
