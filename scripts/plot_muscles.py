@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Activations written by `kinetrack muscles` against an OpenSim reference activation file.
 
-Usage: plot_muscles.py OURS_STO REFERENCE_STO OUTPUT_PNG
+Usage: plot_muscles.py OURS_STO REFERENCE_STO OUTPUT_PNG [COLUMN,COLUMN,...]
 
 Both files are OpenSim storage tables (header up to "endheader", then a tab-separated table with a
-time column). One panel per column present in both files: ours as a line, OpenSim's as dots.
+time column). One panel per column present in both files (a reference column may also be named
+"<column>.activation", as in a CMC states file), or only the listed columns: ours as a line,
+OpenSim's as dots.
 
 Exit status: 0 written, 2 bad input, 3 matplotlib is not installed (Debian: apt-get install
 python3-matplotlib).
@@ -43,13 +45,19 @@ def read_sto(path):
 
 
 def main():
-    if len(sys.argv) != 4:
-        return fail("usage: plot_muscles.py OURS_STO REFERENCE_STO OUTPUT_PNG")
+    if len(sys.argv) not in (4, 5):
+        return fail("usage: plot_muscles.py OURS_STO REFERENCE_STO OUTPUT_PNG [COLUMN,COLUMN,...]")
     try:
         ours, ref = read_sto(sys.argv[1]), read_sto(sys.argv[2])
     except (OSError, ValueError) as e:
         return fail(str(e))
+    for n in list(ref):
+        if n.endswith(".activation"):
+            ref[n[: -len(".activation")]] = ref[n]
     names = [n for n in ours if n != "time" and n in ref]
+    if len(sys.argv) == 5:
+        wanted = sys.argv[4].split(",")
+        names = [n for n in wanted if n in names]
     if not names:
         return fail("no column in common")
     try:
