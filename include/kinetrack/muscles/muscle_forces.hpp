@@ -12,7 +12,8 @@
 // Coordinate actuators (reserves, from the model or a force-set file) enter with their
 // optimal force o_k and control bounds (x² in the QPs, |x|·o_k in the LP). When no x within the
 // bounds satisfies the equations, the frame is infeasible: x is the closest (least ℓ1 violation
-// for the QPs, the LP's phase-1 point) and the residual τ − (what x produces) is reported;
+// for the QPs; for the LP the cheapest point with elastic rows costing 1e6 per unit) and the
+// residual τ − (what x produces) is reported;
 // nothing is ever NaN. solve() does not allocate for the QP methods (tested); the LP reuses its
 // GLPK problem, but GLPK allocates inside its simplex.
 #include <memory>
