@@ -42,6 +42,7 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindTrack(m);
   kp::bindStream(m);
   kp::bindDynamics(m);
+  kp::bindBiomech(m);
   kp::bindMarkers(m);
   kp::bindHand(m);
   kp::bindPrior(m);
