@@ -87,7 +87,9 @@ CoordinateTrajectory prepareCoordinates(const io::OpenSimModel& model, const io:
   if (dt_mean - dt_min > 0.3 * dt_mean)
     throw InvalidArgument(source + ": the sampling is not uniform (steps from " + std::to_string(dt_min) + " to ~" +
                           std::to_string(dt_mean) + " s); resample first");
-  const bool degrees = options.in_degrees < 0 ? motion.in_degrees : options.in_degrees == 1;
+  // As OpenSim: the header's inDegrees, and degrees for a legacy file without one.
+  const bool degrees =
+      options.in_degrees < 0 ? (motion.in_degrees_declared ? motion.in_degrees : true) : options.in_degrees == 1;
   // Output frames: the file's own stamps within the range (OpenSim's tolerance on the ends).
   constexpr double kTimeTolerance = 1e-6;
   CoordinateTrajectory out;

@@ -149,7 +149,10 @@ MotTable parseMot(const std::string& text, const std::string& source) {
   for (; li < L.size(); ++li) {
     const std::string_view l = trim(L[li]);
     if (l == "endheader") break;
-    if (l.rfind("inDegrees=", 0) == 0) t.in_degrees = l.substr(10) == "yes";
+    if (l.rfind("inDegrees=", 0) == 0) {
+      t.in_degrees = l.substr(10) == "yes";
+      t.in_degrees_declared = true;
+    }
   }
   if (li >= L.size()) throw ParseError(source, static_cast<int>(L.size()), "no 'endheader' line");
   ++li;

@@ -60,6 +60,11 @@ TEST(OpenSimId, Arm26MatchesOpenSimWithinItsTestTolerance) {
   const std::vector<ColumnComparison> cmp = compareColumns(ours, reference);
   printComparison(cmp);
   ASSERT_EQ(cmp.size(), 2u);
+  // The legacy .mot has no inDegrees line: read as degrees without the setup's flag too.
+  EXPECT_FALSE(motion.in_degrees_declared);
+  OpenSimIdOptions no_flag = OpenSimIdOptions::fromSetup(setup);
+  no_flag.in_degrees = -1;
+  EXPECT_LT((opensimInverseDynamics(model, motion, nullptr, no_flag).values - ours.values).norm(), 1e-12);
   for (const ColumnComparison& c : cmp) {
     EXPECT_GE(c.frames, 120) << c.column;
     EXPECT_LT(c.rms, 0.01) << c.column;

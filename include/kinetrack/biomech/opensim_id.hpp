@@ -26,7 +26,8 @@ struct OpenSimIdOptions {
   double time_end = std::numeric_limits<double>::infinity();
   /// Coordinate low-pass cut-off (Hz); negative: no filtering (OpenSim's default).
   double lowpass_cutoff_hz = -1.0;
-  /// Angles of the motion in degrees: −1 as the file's header says (inDegrees), 0 no, 1 yes.
+  /// Angles of the motion in degrees: −1 as the file's header says (inDegrees; degrees when the
+  /// header has no inDegrees line, as OpenSim reads legacy .mot files), 0 no, 1 yes.
   int in_degrees = -1;
 
   /// The time range, cut-off and degree flag of an InverseDynamicsTool setup.

@@ -45,6 +45,9 @@ struct MotTable {
   std::vector<double> times;
   Eigen::MatrixXd values;  ///< (rows × columns)
   bool in_degrees = false;
+  /// The header has an inDegrees line (legacy SIMM-era .mot files do not; OpenSim reads those
+  /// as degrees).
+  bool in_degrees_declared = false;
 };
 
 /// Reads a MOT/STO file (header up to "endheader", inDegrees, then a tab-separated table with a
