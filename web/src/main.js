@@ -64,6 +64,7 @@ function frameTo(c) {
   camera.position.add(c.clone().sub(controls.target));
   controls.target.copy(c);
   controls.update();
+  grid.position.set(Math.round(c.x), Math.round(c.y), 0); // the grid (1 m squares) stays under the model
 }
 
 // ---------------------------------------------------------------- file mode

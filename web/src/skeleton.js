@@ -165,12 +165,18 @@ export class Skeleton {
     return i === undefined ? null : this.positions[i].clone();
   }
 
-  /// The link under a ray: a joint sphere, else a bone (belongs to its child link).
+  /// The link under a ray: a joint sphere, else a bone (belongs to its child link). Links drawn
+  /// at the same point (the massless links of a multi-DoF joint, "X_f1", "X_f2", "X") resolve to
+  /// the last of them in model order, the segment itself.
   pick(raycaster) {
     const hits = raycaster.intersectObjects(this.group.children, false).filter((h) => h.object.visible);
     if (hits.length === 0) return null;
     const sphere = hits.find((h) => h.object.geometry.type === "SphereGeometry");
-    return (sphere || hits[0]).object.userData.link;
+    const name = (sphere || hits[0]).object.userData.link;
+    const at = this.positions[this.index.get(name)];
+    let best = this.index.get(name);
+    this.positions.forEach((p, i) => { if (i > best && p.distanceTo(at) < 1e-6) best = i; });
+    return this.links[best].name;
   }
 
   center() {
