@@ -79,7 +79,7 @@ progress() {
 packages=(
   build-essential cmake pkg-config git
   libeigen3-dev liburdfdom-dev libtinyxml2-dev libconsole-bridge-dev
-  libcli11-dev libfmt-dev nlohmann-json3-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev libboost-dev
   coinor-libipopt-dev
 )
 # Tests, benchmarks and their oracles (KDL, MuJoCo and DART: peers of our rigid-body dynamics; DART's

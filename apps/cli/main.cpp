@@ -27,6 +27,8 @@ void addMarkersCommand(CLI::App& app, Action& action);
 void addHandCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack view` (view_command.cpp).
 void addViewCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack serve` and `kinetrack replay` (serve_command.cpp).
+void addServeCommands(CLI::App& app, Action& action);
 }  // namespace kinetrack::cli
 
 namespace {
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
   addMarkersCommand(app, action);
   addHandCommand(app, action);
   addViewCommand(app, action);
+  addServeCommands(app, action);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,244 @@
+// The server on loopback with a minimal Beast WebSocket client written here: every well-formed
+// frame of a replayed capture reaches a reading client while a stalled client only loses its
+// own messages (counted), faults are counted per class, a port in use and garbage from a client
+// are clear errors, and interactive pin-and-drag answers pin/drag messages.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/model_source.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/stream/server.hpp"
+#include "kinetrack/track/clip_tracker.hpp"
+#include "testing/shared_paths.hpp"
+
+namespace kinetrack::stream {
+namespace {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+using nlohmann::json;
+
+/// A synchronous WebSocket client with a receive timeout (no read blocks a test forever).
+struct Client {
+  asio::io_context io;
+  websocket::stream<tcp::socket> ws{io};
+  explicit Client(int port, int rcvbuf = 0) {
+    ws.next_layer().open(tcp::v4());
+    if (rcvbuf > 0) ws.next_layer().set_option(asio::socket_base::receive_buffer_size(rcvbuf));
+    ws.next_layer().connect({asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
+    timeval tv{5, 0};
+    ::setsockopt(ws.next_layer().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ws.handshake("127.0.0.1", "/");
+  }
+  /// The next message as JSON, or a discarded value on timeout/close.
+  json read() {
+    beast::flat_buffer b;
+    beast::error_code ec;
+    ws.read(b, ec);
+    if (ec) return json(json::value_t::discarded);
+    return json::parse(beast::buffers_to_string(b.data()), nullptr, false);
+  }
+  json readType(const std::string& type) {
+    for (int i = 0; i < 10000; ++i) {
+      json j = read();
+      if (j.is_discarded() || j.value("type", "") == type) return j;
+    }
+    return json(json::value_t::discarded);
+  }
+  void send(const std::string& text) { ws.write(asio::buffer(text)); }
+};
+
+struct UdpSender {
+  int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in to{};
+  explicit UdpSender(int port) {
+    to.sin_family = AF_INET;
+    to.sin_port = htons(static_cast<std::uint16_t>(port));
+    ::inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  }
+  ~UdpSender() { ::close(fd); }
+  void send(std::span<const std::uint8_t> b) const {
+    ::sendto(fd, b.data(), b.size(), 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
+  }
+};
+
+std::unique_ptr<LiveTracker> liveTracker(const track::Capture& capture) {
+  const track::TrackSetup setup = track::setupOnModel(io::loadModel({"human66"}).model, capture, "");
+  return std::make_unique<LiveTracker>(setup, capture.clip.segment_names, track::TrackerOptions{}, 60.0);
+}
+
+ServerOptions ephemeral() {
+  ServerOptions o;
+  o.ws_port = 0;
+  o.udp_port = 0;
+  return o;
+}
+
+TEST(Server, ReadingClientGetsEveryFrameStalledClientDoesNotStallTrackingFaultsCounted) {
+  KINETRACK_REQUIRE_SHARED(path, "data/mvnx/test_mocap.mvnx");
+  const track::Capture capture = track::loadCapture(path);
+  ServerOptions o = ephemeral();
+  o.queue_depth = 512;
+  Server server(liveTracker(capture), o);
+  ServerSummary summary;
+  std::thread runner([&] { summary = server.run(false); });
+
+  Client stalled(server.wsPort(), 4096);  // handshakes, then never reads
+  Client good(server.wsPort());
+  const json hello = good.readType("hello");
+  ASSERT_FALSE(hello.is_discarded());
+  EXPECT_EQ(hello["version"], 1);
+  EXPECT_EQ(hello["mode"], "live");
+  const int links = static_cast<int>(hello["model"]["links"].size());
+  EXPECT_EQ(hello["model"]["links"][0]["parent"], -1);
+
+  const io::MotionClip& clip = capture.clip;
+  const int loops = 12, total = clip.numFrames() * loops;
+  std::vector<std::uint32_t> received;
+  std::thread reader([&] {
+    while (static_cast<int>(received.size()) < total - total / 50) {
+      const json j = good.read();
+      if (j.is_discarded()) return;
+      if (j.value("type", "") != "frame") continue;
+      received.push_back(j["seq"].get<std::uint32_t>());
+      EXPECT_EQ(static_cast<int>(j["links"].size()), links);
+      EXPECT_EQ(j["status"], "ok");
+    }
+  });
+  UdpSender udp(server.udpPort());
+  MxtpPoseDatagram d;
+  std::vector<std::uint8_t> buf(kMxtpMaxDatagram);
+  std::vector<std::uint32_t> expected;
+  long truncated = 0, oversized = 0, malformed = 0, duplicates = 0, late = 0;
+  std::vector<std::uint8_t> held;
+  const auto start = std::chrono::steady_clock::now();
+  for (int k = 0; k < total; ++k) {
+    std::this_thread::sleep_until(start + std::chrono::microseconds(500 * k));  // 2 kHz
+    clipFrameDatagram(clip, k % clip.numFrames(), 60.0, d);
+    d.header.sample = static_cast<std::uint32_t>(k);
+    d.header.time_ms = static_cast<std::uint32_t>(k * 1000 / 60 + k);  // strictly increasing
+    const std::size_t n = encodeMxtp(d, buf);
+    std::vector<std::uint8_t> good_bytes(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+    const int fault = k % 50 == 7 ? (k / 50) % 5 : -1;
+    if (fault == 4 && k + 1 < total) {  // reorder: sent after the next frame, then late
+      held = good_bytes;
+      ++late;
+      continue;
+    }
+    udp.send(good_bytes);
+    expected.push_back(static_cast<std::uint32_t>(k));
+    if (!held.empty()) {
+      udp.send(held);
+      held.clear();
+    }
+    auto bad = good_bytes;
+    if (fault == 0) bad.resize(n / 3), ++truncated;
+    if (fault == 1) bad.resize(n + 5, 0), ++oversized;
+    if (fault == 2) bad[0] = 'Z', ++malformed;
+    if (fault == 3) ++duplicates;
+    if (fault >= 0 && fault <= 3) udp.send(bad);
+  }
+  reader.join();
+  // Let the tracker finish the last datagrams, then stop.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  server.stop();
+  runner.join();
+
+  EXPECT_EQ(summary.frames, static_cast<long>(expected.size()));
+  EXPECT_EQ(summary.truncated, truncated);
+  EXPECT_EQ(summary.oversized, oversized);
+  EXPECT_EQ(summary.malformed, malformed);
+  EXPECT_EQ(summary.duplicates, duplicates);
+  EXPECT_EQ(summary.out_of_order, late);
+  EXPECT_GT(truncated * oversized * malformed * duplicates * late, 0);
+  // The reading client got every tracked frame, in order (it stops reading at 98 %).
+  ASSERT_GE(received.size(), expected.size() - expected.size() / 50 - 1);
+  for (std::size_t i = 0; i < received.size(); ++i) ASSERT_EQ(received[i], expected[i]) << i;
+  // The stalled client's queue overflowed: its messages were dropped and counted, not waited for.
+  EXPECT_GT(summary.dropped, 0);
+  EXPECT_EQ(summary.clients, 2);
+}
+
+TEST(Server, PortInUseIsAClearError) {
+  KINETRACK_REQUIRE_SHARED(path, "data/mvnx/test_mocap.mvnx");
+  const track::Capture capture = track::loadCapture(path);
+  Server first(liveTracker(capture), ephemeral());
+  ServerOptions o = ephemeral();
+  o.ws_port = first.wsPort();
+  try {
+    Server second(liveTracker(capture), o);
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(first.wsPort())), std::string::npos) << e.what();
+  }
+  o = ephemeral();
+  o.udp_port = first.udpPort();
+  try {
+    Server second(liveTracker(capture), o);
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("UDP"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Server, InteractivePinAndDragAnswersClientsAndSurvivesGarbage) {
+  const Model model = io::loadModel({"human66"}).model;
+  Configuration q0(model);
+  ServerOptions o = ephemeral();
+  o.interactive_rate = 200.0;
+  Server server(model, q0, o);
+  ServerSummary summary;
+  std::thread runner([&] { summary = server.run(false); });
+  Client c(server.wsPort());
+  const json hello = c.readType("hello");
+  ASSERT_EQ(hello["mode"], "interactive");
+  for (const std::string bad : {"garbage", "[1,2]", R"({"type":"pin","link":"NoSuchLink"})",
+                                R"({"type":"drag","link":"RightHand","target":[1,"x",0]})", R"({"type":"fly"})"}) {
+    c.send(bad);
+    const json e = c.readType("error");
+    ASSERT_FALSE(e.is_discarded()) << bad;
+    EXPECT_FALSE(e["message"].get<std::string>().empty());
+  }
+  // Hand target 10 cm away from where it is.
+  Data data(model);
+  forwardKinematics(model, data, q0);
+  const auto hand = model.linkId("RightHand");
+  const auto foot = model.linkId("LeftFoot");
+  const Vector3d start = data.link[static_cast<std::size_t>(hand.value)].p;
+  const Vector3d foot0 = data.link[static_cast<std::size_t>(foot.value)].p;
+  const Vector3d target = start + Vector3d(0.0, -0.1, 0.05);
+  c.send(R"({"type":"pin","link":"LeftFoot"})");
+  c.send(json{{"type", "drag"}, {"link", "RightHand"}, {"target", {target.x(), target.y(), target.z()}}}.dump());
+  json last;
+  for (int i = 0; i < 400; ++i) {  // 2 s at 200 Hz
+    last = c.readType("frame");
+    ASSERT_FALSE(last.is_discarded());
+  }
+  EXPECT_EQ(last["pins"], json::array({"LeftFoot"}));
+  EXPECT_EQ(last["drags"], json::array({"RightHand"}));
+  const auto& h = last["links"][static_cast<std::size_t>(hand.value)];
+  const auto& f = last["links"][static_cast<std::size_t>(foot.value)];
+  EXPECT_LT((Vector3d(h[0], h[1], h[2]) - target).norm(), 0.01);
+  EXPECT_LT((Vector3d(f[0], f[1], f[2]) - foot0).norm(), 1e-3);
+  c.send(R"({"type":"reset"})");
+  for (int i = 0; i < 20; ++i) last = c.readType("frame");
+  EXPECT_TRUE(last["pins"].empty());
+  server.stop();
+  runner.join();
+  EXPECT_EQ(summary.client_errors, 5);
+}
+
+}  // namespace
+}  // namespace kinetrack::stream
