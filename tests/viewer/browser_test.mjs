@@ -186,7 +186,7 @@ try {
 // the right hand with the mouse; the hand follows, the pinned feet stay.
 async function endToEnd() {
   const server = spawn(kinetrack, ["serve", "--interactive", "--model", "human66", "--host", "127.0.0.1", "--port", "0",
-                                   "--http-root", dir, "--duration", "120", "--quiet"], { stdio: ["ignore", "pipe", "pipe"] });
+                                   "--http-root", dir, "--duration", "120"], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "", err = "";
   server.stdout.on("data", (d) => { out += d; });
   server.stderr.on("data", (d) => { err += d; });

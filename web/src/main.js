@@ -96,7 +96,6 @@ function startFile(data) {
     state.playStart = performance.now();
     state.playFrom = data.times[state.frame];
   });
-  $("show-input").addEventListener("change", () => state.skeleton.showInput($("show-input").checked));
   if (data.error_scale) {
     $("legend").classList.remove("hidden");
     $("legend-max").textContent = `0 – ${data.error_scale.toFixed(1)} ${data.error_unit}`;
@@ -154,6 +153,7 @@ function startLive(url) {
       state.mode = hello.mode === "interactive" ? "interactive" : "live";
       if (state.skeleton) state.skeleton.dispose();
       state.skeleton = new Skeleton(scene, hello.model.links);
+      state.skeleton.showInput($("show-input").checked);
       $("title").textContent = `${hello.model.name} — ${state.mode} (${url})`;
       $("status").textContent = state.mode === "interactive"
         ? "click a link to pin it, drag a link to move it"
@@ -237,6 +237,7 @@ function enableInteraction(session) {
 }
 
 // ---------------------------------------------------------------- start
+$("show-input").addEventListener("change", () => state.skeleton?.showInput($("show-input").checked));
 const ws = params.get("ws");
 if (ws) {
   const url = ws === "auto" ? `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/` : ws;

@@ -125,7 +125,11 @@ export class Skeleton {
     this.inputLineGeometry.computeBoundingSphere();
   }
 
-  showInput(visible) { this.inputGroup.visible = visible; }
+  /// The input capture (file mode) and the streamed targets (live mode).
+  showInput(visible) {
+    this.inputGroup.visible = visible;
+    this.targetGroup.visible = visible;
+  }
 
   /// targets: [{link, p:[x,y,z]}] (protocol frame.targets).
   setTargets(targets) {
