@@ -29,6 +29,7 @@ struct TrackConfig {
   int max_substeps = 64, threads = 0;
   TrackOutput output;
   std::string targets, prior;  ///< --targets / --prior: sparse tracking (sparse_track.hpp)
+  std::string sparse_solver = "dyn";
 };
 
 io::BvhUnits parseUnits(const std::string& u) {
@@ -58,7 +59,8 @@ int runTrack(const TrackConfig& cfg) {
 
   if (!cfg.targets.empty() || !cfg.prior.empty()) {
     if (cfg.targets.empty()) throw UsageError("--prior needs --targets (e.g. --targets head,hands)");
-    return runSparseTrackJob(setup, capture, {cfg.input, cfg.output.out, cfg.targets, cfg.prior, cfg.output.quiet});
+    return runSparseTrackJob(setup, capture,
+                             {cfg.input, cfg.output.out, cfg.targets, cfg.prior, cfg.sparse_solver, cfg.output.quiet});
   }
   track::TrackerOptions to;
   to.kappa = cfg.kappa;
@@ -118,6 +120,10 @@ void addTrackCommand(CLI::App& app, Action& action) {
                   "track from these targets only (head, hands, feet, pelvis or frame names, comma-separated) with "
                   "gradient-projection IK (docs/gpm.md)");
   cmd->add_option("--prior", cfg->prior, "with --targets: a prior file (`kinetrack prior build`) in the null space");
+  cmd->add_option("--sparse-solver", cfg->sparse_solver,
+                  "with --targets: dyn (DYN, the prior as its posture term) or gp (gradient projection)")
+      ->check(CLI::IsMember({"dyn", "gp"}))
+      ->capture_default_str();
   cmd->callback([&action, cfg] { action = [cfg] { return runTrack(*cfg); }; });
 }
 
