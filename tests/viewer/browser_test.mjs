@@ -8,7 +8,8 @@
 //     the poses the server streams back are drawn;
 //  3. end to end, when this kinetrack has `serve`: the page served by `kinetrack serve
 //     --interactive`, both feet pinned by clicks, the right hand dragged by the mouse: the hand
-//     moves, the pinned feet stay within 1 mm.
+//     moves, the pinned feet stay within 1 mm; and the page served by a live `kinetrack serve`
+//     fed by `kinetrack replay`: frames received, latency shown, the model moves.
 // Usage: node browser_test.mjs <build/web (node_modules)> <kinetrack binary> <shared data dir> <work dir>
 // Exits 77 (ctest SKIP) when chromium is absent.
 import { createRequire } from "node:module";
@@ -177,26 +178,79 @@ try {
     console.log("skip end-to-end: this kinetrack has no `serve` command");
   } else {
     await endToEnd();
+    await liveEndToEnd();
   }
 } finally {
   await browser.close();
 }
 
+// Starts `kinetrack serve ARGS --port 0 --http-root <viewer dir>`; resolves to {server, port, out}
+// once it printed its WebSocket address (port undefined when it did not within 30 s).
+async function startServe(args) {
+  const server = spawn(kinetrack, ["serve", ...args, "--host", "127.0.0.1", "--port", "0", "--http-root", dir,
+                                   "--duration", "120"], { stdio: ["ignore", "pipe", "pipe"] });
+  const log = { out: "", err: "" };
+  server.stdout.on("data", (d) => { log.out += d; });
+  server.stderr.on("data", (d) => { log.err += d; });
+  const deadline = Date.now() + 30000;
+  while (!/ws:\/\/127\.0\.0\.1:(\d+)/.test(log.out) && Date.now() < deadline && server.exitCode === null) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { server, log, port: /ws:\/\/127\.0\.0\.1:(\d+)/.exec(log.out)?.[1], udp: /MXTP UDP 127\.0\.0\.1:(\d+)/.exec(log.out)?.[1] };
+}
+
+async function stopServe(server) {
+  server.kill("SIGINT");
+  await new Promise((r) => (server.exitCode !== null ? r() : server.on("exit", r)));
+  check(server.exitCode === 0, `kinetrack serve stops cleanly on SIGINT (exit ${server.exitCode})`);
+}
+
+// `kinetrack serve` (live) fed by `kinetrack replay` of an MVNX capture: the page served by it shows
+// the stream, the number of frames received and their latency.
+async function liveEndToEnd() {
+  const mvnx = join(shared, "data/mvnx/test_mocap.mvnx");
+  const { server, log, port, udp } = await startServe(["--layout", mvnx, "--udp-port", "0"]);
+  try {
+    check(port !== undefined && udp !== undefined, `kinetrack serve (live) starts (${log.out.trim()}${log.err.trim()})`);
+    if (!port || !udp) return;
+    const page = await browser.newPage();
+    await page.setViewport({ width: 900, height: 700 });
+    const errors = watch(page);
+    await page.goto(`http://127.0.0.1:${port}/?ws=auto`);
+    await page.waitForFunction(() => window.kinetrackViewer.state.skeleton !== null, { timeout: 30000 });
+    const replay = spawn(kinetrack, ["replay", "--input", mvnx, "--to", `127.0.0.1:${udp}`, "--rate", "60", "--loops", "2",
+                                     "--quiet"], { stdio: "ignore" });
+    await page.waitForFunction(() => window.kinetrackViewer.state.received >= 100, { timeout: 30000 });
+    const first = await page.evaluate(() => window.kinetrackViewer.linkWorldPosition("RightHand"));
+    await new Promise((r) => (replay.exitCode !== null ? r() : replay.on("exit", r)));
+    await new Promise((r) => setTimeout(r, 300));
+    await settle(page);
+    const mode = await page.evaluate(() => window.kinetrackViewer.state.mode);
+    const received = await page.evaluate(() => window.kinetrackViewer.state.received);
+    const shown = await page.$eval("#frame-count", (e) => e.textContent);
+    const latency = await page.$eval("#latency", (e) => e.textContent);
+    const last = await page.evaluate(() => window.kinetrackViewer.linkWorldPosition("RightHand"));
+    await page.screenshot({ path: join(work, "serve_live.png") });
+    check(mode === "live", `the served page is in live mode (${mode})`);
+    check(replay.exitCode === 0, `kinetrack replay sent the capture twice (exit ${replay.exitCode})`);
+    check(received >= 200 && shown.startsWith(`${received} frames received`), `the page shows the frames received ("${shown}", 2 × 112 sent)`);
+    const us = Number(/latency ([0-9.]+) µs/.exec(latency)?.[1]);
+    check(Number.isFinite(us) && us > 0, `the stream's latency is shown ("${latency}")`);
+    const moved = Math.hypot(...first.map((v, i) => v - last[i]));
+    check(moved > 1e-3, `the streamed motion moves the model (right hand ${moved.toFixed(3)} m)`);
+    check(errors.length === 0, `no console errors in live mode${errors.length ? ": " + errors.join(" | ") : ""}`);
+    await page.close();
+  } finally {
+    await stopServe(server);
+  }
+}
+
 // `kinetrack serve --interactive` serving the page (--http-root): pin both feet with clicks, drag
 // the right hand with the mouse; the hand follows, the pinned feet stay.
 async function endToEnd() {
-  const server = spawn(kinetrack, ["serve", "--interactive", "--model", "human66", "--host", "127.0.0.1", "--port", "0",
-                                   "--http-root", dir, "--duration", "120"], { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "", err = "";
-  server.stdout.on("data", (d) => { out += d; });
-  server.stderr.on("data", (d) => { err += d; });
+  const { server, log, port } = await startServe(["--interactive", "--model", "human66"]);
   try {
-    const deadline = Date.now() + 30000;
-    while (!/ws:\/\/127\.0\.0\.1:(\d+)/.test(out) && Date.now() < deadline && server.exitCode === null) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const port = /ws:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1];
-    check(port !== undefined, `kinetrack serve --interactive starts (${out.trim()}${err.trim()})`);
+    check(port !== undefined, `kinetrack serve --interactive starts (${log.out.trim()}${log.err.trim()})`);
     if (!port) return;
     const page = await browser.newPage();
     await page.setViewport({ width: 900, height: 700 });
@@ -238,9 +292,7 @@ async function endToEnd() {
     check(errors.length === 0, `no console errors end to end${errors.length ? ": " + errors.join(" | ") : ""}`);
     await page.close();
   } finally {
-    server.kill("SIGINT");
-    await new Promise((r) => (server.exitCode !== null ? r() : server.on("exit", r)));
-    check(server.exitCode === 0, `kinetrack serve stops cleanly on SIGINT (exit ${server.exitCode})`);
+    await stopServe(server);
   }
 }
 console.log(`${passes} passed, ${failures} failed`);
