@@ -220,8 +220,16 @@ async function liveEndToEnd() {
     await page.waitForFunction(() => window.kinetrackViewer.state.skeleton !== null, { timeout: 30000 });
     const replay = spawn(kinetrack, ["replay", "--input", mvnx, "--to", `127.0.0.1:${udp}`, "--rate", "60", "--loops", "2",
                                      "--quiet"], { stdio: "ignore" });
-    await page.waitForFunction(() => window.kinetrackViewer.state.received >= 100, { timeout: 30000 });
-    const first = await page.evaluate(() => window.kinetrackViewer.linkWorldPosition("RightHand"));
+    // Sample the drawn right hand while the capture streams (a seated performance: tracked from
+    // the file, its hand moves up to 1.6 cm from the first frame).
+    await page.waitForFunction(() => window.kinetrackViewer.state.received >= 1, { timeout: 30000 });
+    const samples = [];
+    const until = Date.now() + 30000;
+    while (replay.exitCode === null && Date.now() < until) {
+      const p = await page.evaluate(() => window.kinetrackViewer.linkWorldPosition("RightHand"));
+      if (p) samples.push(p);
+      await new Promise((r) => setTimeout(r, 25));
+    }
     await new Promise((r) => (replay.exitCode !== null ? r() : replay.on("exit", r)));
     await new Promise((r) => setTimeout(r, 300));
     await settle(page);
@@ -229,15 +237,17 @@ async function liveEndToEnd() {
     const received = await page.evaluate(() => window.kinetrackViewer.state.received);
     const shown = await page.$eval("#frame-count", (e) => e.textContent);
     const latency = await page.$eval("#latency", (e) => e.textContent);
-    const last = await page.evaluate(() => window.kinetrackViewer.linkWorldPosition("RightHand"));
     await page.screenshot({ path: join(work, "serve_live.png") });
     check(mode === "live", `the served page is in live mode (${mode})`);
     check(replay.exitCode === 0, `kinetrack replay sent the capture twice (exit ${replay.exitCode})`);
     check(received >= 200 && shown.startsWith(`${received} frames received`), `the page shows the frames received ("${shown}", 2 × 112 sent)`);
     const us = Number(/latency ([0-9.]+) µs/.exec(latency)?.[1]);
     check(Number.isFinite(us) && us > 0, `the stream's latency is shown ("${latency}")`);
-    const moved = Math.hypot(...first.map((v, i) => v - last[i]));
-    check(moved > 1e-3, `the streamed motion moves the model (right hand ${moved.toFixed(3)} m)`);
+    // The diagonal of the box the drawn hand swept (the second loop is sampled whole).
+    const lo = [0, 1, 2].map((k) => Math.min(...samples.map((p) => p[k])));
+    const hi = [0, 1, 2].map((k) => Math.max(...samples.map((p) => p[k])));
+    const moved = Math.hypot(...hi.map((v, k) => v - lo[k]));
+    check(moved > 5e-3, `the streamed motion moves the model (right hand swept a ${moved.toFixed(3)} m box diagonal, ${samples.length} samples)`);
     check(errors.length === 0, `no console errors in live mode${errors.length ? ": " + errors.join(" | ") : ""}`);
     await page.close();
   } finally {
