@@ -48,4 +48,5 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindPinDrag(m);
   kp::bindLabeller(m);
   kp::bindViewer(m);
+  kp::bindMuscles(m);
 }
