@@ -93,6 +93,9 @@ if [ "$demo" -eq 0 ]; then
     python3 python3-matplotlib
     python3-dev python3-pybind11 python3-numpy python3-pytest
     clang-format-14
+    # The browser viewer (web/, `kinetrack view`): bundled at build time with npm (lock file),
+    # tested in Debian's headless Chromium.
+    nodejs npm chromium
   )
 fi
 missing=()

@@ -25,6 +25,8 @@ void addSimulateCommand(CLI::App& app, Action& action);
 void addMarkersCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack hand track` (hand_command.cpp).
 void addHandCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack view` (view_command.cpp).
+void addViewCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack serve` and `kinetrack replay` (serve_command.cpp).
 void addServeCommands(CLI::App& app, Action& action);
 /// Registers `kinetrack muscles static-opt|qp|lp` (muscles_command.cpp).
@@ -81,6 +83,7 @@ int main(int argc, char** argv) {
   addSimulateCommand(app, action);
   addMarkersCommand(app, action);
   addHandCommand(app, action);
+  addViewCommand(app, action);
   addServeCommands(app, action);
   addMusclesCommand(app, action);
 

@@ -49,5 +49,6 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindPrior(m);
   kp::bindPinDrag(m);
   kp::bindLabeller(m);
+  kp::bindViewer(m);
   kp::bindMuscles(m);
 }

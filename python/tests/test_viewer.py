@@ -1,0 +1,54 @@
+"""write_viewer(): the browser viewer directory of a tracked result equals `kinetrack view`'s;
+the pelvis positions in data.js are the joint CSV's base positions; bad input raises."""
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+import kinetrack as kt
+from conftest import cli_rows, shared_file
+
+BVH = "data/bvh/bandai/dataset-2_walk-turn-left_normal_001.bvh"
+
+
+def load_data(directory):
+    text = (directory / "data.js").read_text()
+    prefix = "window.KINETRACK_DATA = "
+    assert text.startswith(prefix)
+    return json.loads(text[len(prefix):].rstrip().rstrip(";"))
+
+
+@pytest.fixture(scope="module")
+def tracked(cli, tmp_path_factory):
+    clip = shared_file(BVH)
+    out = tmp_path_factory.mktemp("viewer") / "q.csv"
+    rows = cli_rows(cli, ["track", "--model", "human66", "--input", clip], out)
+    return clip, out, rows
+
+
+def test_write_viewer_equals_the_cli(cli, tmp_path, human66, tracked):
+    if not kt.viewer_bundled():
+        pytest.skip("the viewer was not bundled (no node/npm at build time)")
+    clip, csv, rows = tracked
+    summary = kt.write_viewer(human66, str(csv), str(tmp_path / "py"), input=clip)
+    subprocess.run([cli, "view", "--model", "human66", "--result", str(csv), "--input", clip,
+                    "--out", str(tmp_path / "cli"), "--quiet"], check=True, capture_output=True)
+    for name in ["index.html", "viewer.js", "data.js"]:
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+    assert summary["frames"] == rows.shape[0] == 102 and summary["links"] == human66.num_links
+    assert summary["error_unit"] == "deg" and 0 <= summary["error_p95"] <= summary["error_max"]
+    data = load_data(tmp_path / "py")
+    links = len(data["model"]["links"])
+    positions = np.array(data["positions"]).reshape(rows.shape[0], links, 3)
+    # The root link's origin is the base position (columns 1-3), rounded to 0.1 mm.
+    np.testing.assert_allclose(positions[:, 0, :], rows[:, 1:4], rtol=0, atol=5.1e-5)
+    np.testing.assert_allclose(data["times"], rows[:, 0], rtol=0, atol=1e-6)
+
+
+def test_write_viewer_rejects_a_result_of_another_model(tmp_path, human48, tracked):
+    _, csv, _ = tracked
+    with pytest.raises(ValueError, match="q.csv"):
+        kt.write_viewer(human48, str(csv), str(tmp_path / "v"))
+    with pytest.raises(kt.ParseError, match="missing.csv"):
+        kt.write_viewer(human48, str(tmp_path / "missing.csv"), str(tmp_path / "v"))
