@@ -25,6 +25,8 @@ void addSimulateCommand(CLI::App& app, Action& action);
 void addMarkersCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack hand track` (hand_command.cpp).
 void addHandCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack batch` (batch_command.cpp).
+void addBatchCommand(CLI::App& app, Action& action);
 }  // namespace kinetrack::cli
 
 namespace {
@@ -77,6 +79,7 @@ int main(int argc, char** argv) {
   addSimulateCommand(app, action);
   addMarkersCommand(app, action);
   addHandCommand(app, action);
+  addBatchCommand(app, action);
 
   try {
     app.parse(argc, argv);
