@@ -8,6 +8,7 @@
 //                           SparsePriorIk (3 updates), targets from track::syntheticWalk, the prior
 //                           learned from another walk; target ≤ 30 µs with the prior.
 //   BM_SparseFrame/DYN      DYN (tracker options, per-step gain 1) on the same targets: the peer.
+//   BM_SparseFrame/DYN+GP   the same DYN step with the prior as its posture term (PriorPosture).
 // Counters: p50_us / p99_us / max_us per call.
 #include <benchmark/benchmark.h>
 
@@ -19,6 +20,7 @@
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/prior/gpm_study.hpp"
 #include "kinetrack/prior/human_prior.hpp"
+#include "kinetrack/prior/prior_posture.hpp"
 #include "kinetrack/track/frame_solver.hpp"
 #include "kinetrack/track/synthetic.hpp"
 #include "streams.hpp"
@@ -128,7 +130,7 @@ void runSparse(benchmark::State& state, bool use_prior) {
 void BM_SparseFrame_LN(benchmark::State& s) { runSparse(s, false); }
 void BM_SparseFrame_GP(benchmark::State& s) { runSparse(s, true); }
 
-void BM_SparseFrame_DYN(benchmark::State& state) {
+void runSparseDyn(benchmark::State& state, bool with_prior) {
   const SparseFixture& f = sparse();
   kt::DynamicalIkOptions o = kt::track::TrackerOptions::dynamicalTrackingOptions();
   o.gain_mode = kt::GainMode::PerStep;
@@ -136,6 +138,8 @@ void BM_SparseFrame_DYN(benchmark::State& state) {
   std::vector<kt::TargetId> ids;
   for (const auto& n : kTargets) ids.push_back(ik.tasks().addPose(n, {1.0, 1.0}, {1.0, 1.0}));
   ik.setState(f.walk.front());
+  std::unique_ptr<kp::PriorPosture> posture;
+  if (with_prior) posture = std::make_unique<kp::PriorPosture>(ik, f.prior);
   std::vector<double> us;
   std::size_t frame = 0;
   for (auto _ : state) {
@@ -144,6 +148,7 @@ void BM_SparseFrame_DYN(benchmark::State& state) {
       ik.tasks().setPosition(ids[k], f.targets[frame][k].p);
       ik.tasks().setOrientation(ids[k], f.targets[frame][k].R);
     }
+    if (posture) posture->update(1.0 / 60.0);
     benchmark::DoNotOptimize(ik.step(1.0 / 60.0));
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     if (++frame == f.targets.size()) frame = 0, ik.setState(f.walk.front());
@@ -153,7 +158,11 @@ void BM_SparseFrame_DYN(benchmark::State& state) {
 
 BENCHMARK(BM_SparseFrame_LN)->Name("BM_SparseFrame/LN");
 BENCHMARK(BM_SparseFrame_GP)->Name("BM_SparseFrame/GP");
+void BM_SparseFrame_DYN(benchmark::State& s) { runSparseDyn(s, false); }
+void BM_SparseFrame_DYN_GP(benchmark::State& s) { runSparseDyn(s, true); }
+
 BENCHMARK(BM_SparseFrame_DYN)->Name("BM_SparseFrame/DYN");
+BENCHMARK(BM_SparseFrame_DYN_GP)->Name("BM_SparseFrame/DYN+GP");
 
 }  // namespace
 

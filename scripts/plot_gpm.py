@@ -85,9 +85,10 @@ def fig5(plt, rows, inc):
 def sparse(plt, rows):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.5), dpi=120, gridspec_kw={"width_ratios": [3, 1]})
     subjects = list(dict.fromkeys(r["subject"] for r in rows))
-    methods = [m for m in ("LN", "GP", "DYN") if any(r["method"] == m for r in rows)]
-    labels = {"LN": "no prior (damped least norm)", "GP": "learned prior (subject left out)", "DYN": "DYN"}
-    colors = {"LN": "0.5", "GP": "tab:blue", "DYN": "tab:orange"}
+    methods = [m for m in ("LN", "GP", "DYN", "DYN+GP") if any(r["method"] == m for r in rows)]
+    labels = {"LN": "no prior (damped least norm)", "GP": "learned prior (subject left out)", "DYN": "DYN",
+              "DYN+GP": "DYN, the prior as its posture term"}
+    colors = {"LN": "0.5", "GP": "tab:blue", "DYN": "tab:orange", "DYN+GP": "tab:red"}
     width = 0.8 / len(methods)
     for i, m in enumerate(methods):
         v = {r["subject"]: r for r in rows if r["method"] == m}

@@ -15,9 +15,12 @@
 
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/ik/dynamical_ik.hpp"
 #include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/kinematics/jacobian.hpp"
 #include "kinetrack/model/human_models.hpp"
+#include "kinetrack/prior/prior_posture.hpp"
 #include "kinetrack/prior/sparse_study.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
 #include "plotting.hpp"
@@ -85,6 +88,7 @@ struct SparseConfig {
   int inc = 1;
   bool no_dyn = false, no_plot = false;
   SparseIkOptions ik;
+  PriorPostureOptions posture;
 };
 
 int runSparse(const SparseConfig& cfg) {
@@ -108,6 +112,7 @@ int runSparse(const SparseConfig& cfg) {
   so.density.inc = cfg.inc;
   so.dyn_peer = !cfg.no_dyn;
   so.ik = cfg.ik;
+  so.posture = cfg.posture;
   fmt::print("experiment sparse: {} subjects tracked onto human66 with every segment (reference), then only {}\n",
              subjects.size(), cfg.targets);
   std::vector<ReferenceMotion> motions;
@@ -128,29 +133,37 @@ int runSparse(const SparseConfig& cfg) {
   const fs::path csv = fs::path(cfg.out) / "sparse.csv";
   io::writeFileAtomically(csv.string(), sparseCsv(rows));
 
-  std::vector<std::vector<std::string>> t = {
-      {"subject", "frames", "LN [deg]", "prior [deg]", "change", "DYN [deg]", "LN [us]", "prior [us]", "DYN [us]"}};
+  std::vector<std::vector<std::string>> t = {{"subject", "frames", "LN [deg]", "prior [deg]", "change", "DYN [deg]",
+                                              "DYN+prior [deg]", "change", "LN [us]", "prior [us]", "DYN [us]",
+                                              "DYN+prior [us]"}};
   std::map<std::string, std::map<std::string, SparseRow>> by;
   for (const SparseRow& r : rows) by[r.subject][r.method] = r;
-  double sum_ln = 0.0, sum_gp = 0.0, us_ln = 0.0, us_gp = 0.0;
+  std::map<std::string, double> sum_deg, sum_us;
+  const auto change = [](double a, double b) { return fmt::format("{:+.0f} %", 100.0 * (a / b - 1.0)); };
   for (const ReferenceMotion& m : motions) {
     auto& r = by[m.subject];
+    for (const auto& [method, row] : r) sum_deg[method] += row.joint_rms_deg, sum_us[method] += row.frame_us;
     const bool dyn = r.contains("DYN");
-    t.push_back({m.subject, std::to_string(m.frames()), fmt::format("{:.2f}", r["LN"].joint_rms_deg),
-                 fmt::format("{:.2f}", r["GP"].joint_rms_deg),
-                 fmt::format("{:+.0f} %", 100.0 * (r["GP"].joint_rms_deg / r["LN"].joint_rms_deg - 1.0)),
-                 dyn ? fmt::format("{:.2f}", r["DYN"].joint_rms_deg) : "-", fmt::format("{:.1f}", r["LN"].frame_us),
-                 fmt::format("{:.1f}", r["GP"].frame_us), dyn ? fmt::format("{:.1f}", r["DYN"].frame_us) : "-"});
-    sum_ln += r["LN"].joint_rms_deg, sum_gp += r["GP"].joint_rms_deg;
-    us_ln += r["LN"].frame_us, us_gp += r["GP"].frame_us;
+    const auto deg = [&](const char* k) {
+      return dyn || k[0] != 'D' ? fmt::format("{:.2f}", r[k].joint_rms_deg) : "-";
+    };
+    const auto us = [&](const char* k) { return dyn || k[0] != 'D' ? fmt::format("{:.1f}", r[k].frame_us) : "-"; };
+    t.push_back({m.subject, std::to_string(m.frames()), deg("LN"), deg("GP"),
+                 change(r["GP"].joint_rms_deg, r["LN"].joint_rms_deg), deg("DYN"), deg("DYN+GP"),
+                 dyn ? change(r["DYN+GP"].joint_rms_deg, r["DYN"].joint_rms_deg) : "-", us("LN"), us("GP"), us("DYN"),
+                 us("DYN+GP")});
   }
   fmt::print(
       "\njoint RMS of human66 (66 joints) against the full-capture reference; each subject left out of its "
       "prior\n");
   printTextTable(t);
-  fmt::print("mean over subjects: LN {:.2f} deg, prior {:.2f} deg ({:+.0f} %), time x{:.2f}\n",
-             sum_ln / static_cast<double>(motions.size()), sum_gp / static_cast<double>(motions.size()),
-             100.0 * (sum_gp / sum_ln - 1.0), us_gp / us_ln);
+  const double n = static_cast<double>(motions.size());
+  fmt::print("mean over subjects: LN {:.2f} deg, prior {:.2f} deg ({:+.0f} %), time x{:.2f}\n", sum_deg["LN"] / n,
+             sum_deg["GP"] / n, 100.0 * (sum_deg["GP"] / sum_deg["LN"] - 1.0), sum_us["GP"] / sum_us["LN"]);
+  if (so.dyn_peer)
+    fmt::print("                    DYN {:.2f} deg, DYN+prior {:.2f} deg ({:+.0f} %), time x{:.2f}\n",
+               sum_deg["DYN"] / n, sum_deg["DYN+GP"] / n, 100.0 * (sum_deg["DYN+GP"] / sum_deg["DYN"] - 1.0),
+               sum_us["DYN+GP"] / sum_us["DYN"]);
   fmt::print("wrote {}\n", csv.string());
   if (!cfg.no_plot)
     runPlot(script, "plot_gpm.py", {"sparse", csv.string(), (fs::path(cfg.out) / "sparse.png").string()},
@@ -186,9 +199,26 @@ int runSparseTrackJob(const track::TrackSetup& setup, const track::Capture& capt
     prior = std::make_unique<HumanPrior>(readHumanPrior(o.prior));
     checkPriorMatchesModel(*prior, *model, o.prior);
   }
-  SparsePriorIk ik(model, frames, prior.get());
-  ik.setState(setup.plan.initial);
+  if (o.solver != "dyn" && o.solver != "gp")
+    throw UsageError("--sparse-solver: '" + o.solver + "' is not one of dyn, gp");
+  const bool use_dyn = o.solver == "dyn";
+  SparsePriorIk gp(model, frames, prior.get());
+  gp.setState(setup.plan.initial);
+  DynamicalIkOptions dopt = track::TrackerOptions::dynamicalTrackingOptions();
+  dopt.gain_mode = GainMode::PerStep;  // κ = 1: each step closes the residual of its frame
+  DynamicalIk dyn(model, dopt);
+  std::vector<TargetId> ids;
+  std::vector<FrameId> fids;
+  for (const auto& f : frames) {
+    ids.push_back(dyn.tasks().addPose(f, {1.0, 1.0}, {1.0, 1.0}));
+    fids.push_back(model->frameId(f));
+  }
+  dyn.setState(setup.plan.initial);
+  std::unique_ptr<PriorPosture> posture;
+  if (use_dyn && prior) posture = std::make_unique<PriorPosture>(dyn, *prior);
   const io::MotionClip& clip = capture.clip;
+  const double nominal_dt =
+      clip.numFrames() > 1 ? (clip.times.back() - clip.times.front()) / (clip.numFrames() - 1) : 0.0;
   std::vector<Matrix3d> R(bindings.size());
   std::vector<Vector3d> p(bindings.size());
   std::vector<Transform> targets(bindings.size());
@@ -196,22 +226,47 @@ int runSparseTrackJob(const track::TrackSetup& setup, const track::Capture& capt
   ProgressBar bar(clip.numFrames(), !o.quiet);
   std::vector<double> us, pos_err;
   int gaps = 0, fallbacks = 0;
+  double last_time = 0.0;
   bool first = true;
+  // One frame with DYN (+ the prior as its posture term): the targets' largest position error.
+  const auto dynFrame = [&](double dt) {
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      dyn.tasks().setPosition(ids[k], targets[k].p);
+      dyn.tasks().setOrientation(ids[k], targets[k].R);
+    }
+    if (posture) fallbacks += posture->update(dt);
+    dyn.step(dt);
+    double worst = 0.0;
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      worst = std::max(worst, (targets[k].p - frameOrigin(*model, dyn.data(), fids[k])).norm());
+    return worst;
+  };
   for (int f = 0; f < clip.numFrames(); ++f) {
+    const double time = clip.times[static_cast<std::size_t>(f)];
     const bool ok = track::clipFrameTargets(clip, bindings, setup.plan.alignment, f, R, p);
     if (ok) {
       for (std::size_t k = 0; k < bindings.size(); ++k) targets[k] = {R[k], p[k]};
+      double dt = first ? nominal_dt : time - last_time;
+      if (!(dt > 0.0) || !std::isfinite(dt)) dt = nominal_dt > 0.0 ? nominal_dt : 1.0 / 60.0;
       const auto t0 = std::chrono::steady_clock::now();
-      SparseFrameResult r;
-      for (int rep = 0; rep < (first ? 30 : 1); ++rep) r = ik.solve(targets, prior != nullptr);
+      double error = 0.0;
+      for (int rep = 0; rep < (first ? 30 : 1); ++rep) {
+        if (use_dyn) {
+          error = dynFrame(dt);
+        } else {
+          const SparseFrameResult r = gp.solve(targets, prior != nullptr);
+          error = r.position_error;
+          fallbacks += r.fallbacks;
+        }
+      }
       us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-      pos_err.push_back(1e3 * r.position_error);
-      fallbacks += r.fallbacks;
+      pos_err.push_back(1e3 * error);
       first = false;
+      last_time = time;
     } else {
       ++gaps;
     }
-    writer.write(clip.times[static_cast<std::size_t>(f)], ik.state(), !ok);
+    writer.write(time, use_dyn ? dyn.state() : gp.state(), !ok);
     bar.update(f + 1);
   }
   writer.commit();
@@ -220,7 +275,8 @@ int runSparseTrackJob(const track::TrackSetup& setup, const track::Capture& capt
   std::vector<std::vector<std::string>> t = {
       {"input", o.input},
       {"targets", names},
-      {"prior", o.prior.empty() ? "none (damped least norm)" : o.prior},
+      {"solver", use_dyn ? "DYN (prior as its posture term)" : "gradient projection (prior in the null space)"},
+      {"prior", o.prior.empty() ? (use_dyn ? "none" : "none (damped least norm)") : o.prior},
       {"frames", std::to_string(clip.numFrames())},
       {"gaps", std::to_string(gaps)},
       {"target position error p50 / max [mm]",
@@ -259,6 +315,10 @@ void addPriorCommands(CLI::App& app, CLI::App& experiment, Action& action) {
   s->add_option("--gain", sp->ik.gain, "k of the prior gradient")->capture_default_str();
   s->add_option("--max-prior-step", sp->ik.max_prior_step, "cap of |grad H_i| per update (rad)")->capture_default_str();
   s->add_option("--iterations", sp->ik.iterations, "updates per frame")->capture_default_str();
+  s->add_option("--dyn-weight", sp->posture.weight, "DYN+prior: weight mu of the posture term")->capture_default_str();
+  s->add_option("--dyn-gain", sp->posture.gain, "DYN+prior: k of the prior gradient")->capture_default_str();
+  s->add_option("--dyn-max-step", sp->posture.max_step, "DYN+prior: cap of k|grad H_i| per step (rad)")
+      ->capture_default_str();
   s->add_flag("--no-plot", sp->no_plot, "write the CSV only");
   s->add_option("--plot-script", sp->plot_script, "path of plot_gpm.py");
   s->callback([&action, sp] { action = [sp] { return runSparse(*sp); }; });

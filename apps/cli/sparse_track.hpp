@@ -11,8 +11,9 @@ namespace kinetrack::cli {
 
 struct SparseTrackOptions {
   std::string input, out;
-  std::string targets;  ///< e.g. "head,hands" (prior::parseTargetSpec)
-  std::string prior;    ///< prior file, or empty (damped least norm)
+  std::string targets;         ///< e.g. "head,hands" (prior::parseTargetSpec)
+  std::string prior;           ///< prior file, or empty (damped least norm)
+  std::string solver = "dyn";  ///< "dyn": DYN with the prior as its posture term; "gp": gradient projection
   bool quiet = false;
 };
 

@@ -51,8 +51,8 @@ TrackJobResult trackInput(const TrackConfig& cfg, const Model* loaded) {
   if (!cfg.targets.empty() || !cfg.prior.empty()) {
     if (cfg.targets.empty()) throw UsageError("--prior needs --targets (e.g. --targets head,hands)");
     TrackJobResult sparse;
-    sparse.status =
-        runSparseTrackJob(setup, capture, {cfg.input, cfg.output.out, cfg.targets, cfg.prior, cfg.output.quiet});
+    sparse.status = runSparseTrackJob(
+        setup, capture, {cfg.input, cfg.output.out, cfg.targets, cfg.prior, cfg.sparse_solver, cfg.output.quiet});
     return sparse;
   }
   track::TrackerOptions to;
@@ -110,6 +110,10 @@ void addTrackCommand(CLI::App& app, Action& action) {
                   "track from these targets only (head, hands, feet, pelvis or frame names, comma-separated) with "
                   "gradient-projection IK (docs/gpm.md)");
   cmd->add_option("--prior", cfg->prior, "with --targets: a prior file (`kinetrack prior build`) in the null space");
+  cmd->add_option("--sparse-solver", cfg->sparse_solver,
+                  "with --targets: dyn (DYN, the prior as its posture term) or gp (gradient projection)")
+      ->check(CLI::IsMember({"dyn", "gp"}))
+      ->capture_default_str();
   cmd->callback([&action, cfg] { action = [cfg] { return trackInput(*cfg).status; }; });
 }
 

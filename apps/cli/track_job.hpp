@@ -34,6 +34,7 @@ struct TrackConfig {
   int max_substeps = 64, threads = 0;
   TrackOutput output;
   std::string targets, prior;  ///< --targets / --prior: sparse tracking (sparse_track.hpp)
+  std::string sparse_solver = "dyn";
 };
 
 struct TrackJobResult {

@@ -334,6 +334,20 @@ solve_sequence(dt, positions, rotations) runs many frames in one call.)doc");
   dyn.def_property("options", &DynamicalIk::options, &DynamicalIk::setOptions, "DynamicalIkOptions (a copy)")
       .def_property_readonly(
           "velocity", [](const DynamicalIk& s) { return toNumpy(s.velocity()); }, "(nv,) ν of the last step")
+      .def_property(
+          "posture_weights", [](const DynamicalIk& s) { return toNumpy(s.postureWeights()); },
+          [](DynamicalIk& s, py::handle w) {
+            const VectorXd v = toVector(w, s.model().numJoints(), "posture_weights");
+            s.setPostureWeights(std::span<const double>(v.data(), static_cast<std::size_t>(v.size())));
+          },
+          "(n_joints,) μ ≥ 0 of the posture term ½Σμ_i(ν_i − v_i)² (0: off)")
+      .def_property(
+          "posture_velocity", [](const DynamicalIk& s) { return toNumpy(s.postureVelocity()); },
+          [](DynamicalIk& s, py::handle v) {
+            const VectorXd x = toVector(v, s.model().numJoints(), "posture_velocity");
+            s.setPostureVelocity(std::span<const double>(x.data(), static_cast<std::size_t>(x.size())));
+          },
+          "(n_joints,) joint velocity reference v of the posture term (rad/s)")
       .def("step", &DynamicalIk::step, py::arg("dt"), "One DYN step of dt > 0 seconds; returns a StepResult.")
       .def("mnte", &DynamicalIk::mnte, "MNTE of the orientation targets at the current state.")
       .def(

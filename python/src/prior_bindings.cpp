@@ -6,6 +6,7 @@
 #include "convert.hpp"
 #include "kinetrack/prior/gpm_study.hpp"
 #include "kinetrack/prior/human_prior.hpp"
+#include "kinetrack/prior/prior_posture.hpp"
 
 namespace kinetrack::python {
 namespace {
@@ -51,6 +52,14 @@ struct PyGpm {
   GradientProjectionIk ik;
   PyGpm(std::shared_ptr<const SubjectFit> f, std::shared_ptr<const DensityPrior> p, const GpmOptions& o)
       : fit(std::move(f)), prior(std::move(p)), ik(fit->model, prior.get(), o) {}
+};
+
+/// PriorPosture with the prior it reads kept alive (the solver is kept alive by py::keep_alive).
+struct PyPosture {
+  std::shared_ptr<const HumanPrior> prior;
+  PriorPosture posture;
+  PyPosture(DynamicalIk& ik, std::shared_ptr<const HumanPrior> p, const PriorPostureOptions& o)
+      : prior(std::move(p)), posture(ik, *prior, o) {}
 };
 
 struct PySparse {
@@ -235,6 +244,30 @@ Gradient-projection IK from a few pose targets, a HumanPrior in the null space (
           },
           py::arg("positions"), py::arg("rotations"), py::arg("use_prior") = true,
           "One frame toward the targets (positions (n, 3) m, rotations (n, 3, 3)); dict with the new q (nq,).");
+
+  py::class_<PriorPostureOptions>(pr, "PriorPostureOptions", "Options of PriorPosture (defaults as in C++).")
+      .def(py::init<>())
+      .def_readwrite("gain", &PriorPostureOptions::gain, "k of the prior gradient")
+      .def_readwrite("max_step", &PriorPostureOptions::max_step, "cap of k|∇H_i| per step (rad)")
+      .def_readwrite("weight", &PriorPostureOptions::weight, "μ of the posture term");
+  py::class_<PyPosture>(pr, "PriorPosture", R"doc(
+The learned prior inside DYN: before each step, update(dt) turns the prior's gradient at the
+solver's state into DYN's posture term (docs/gpm.md, "The prior inside DYN").
+
+    ik = kinetrack.DynamicalIk(model, options)     # options.gain_mode = GainMode.per_step
+    posture = kinetrack.prior.PriorPosture(ik, prior)
+    posture.update(dt); ik.step(dt))doc")
+      .def(py::init([](DynamicalIk& ik, std::shared_ptr<HumanPrior> prior, std::optional<PriorPostureOptions> o) {
+             if (!prior) throw py::value_error("prior: a HumanPrior is required");
+             return std::make_unique<PyPosture>(ik, std::move(prior), o.value_or(PriorPostureOptions{}));
+           }),
+           py::arg("ik"), py::arg("prior"), py::arg("options") = py::none(), py::keep_alive<1, 2>())
+      .def(
+          "update", [](PyPosture& p, double dt) { return p.posture.update(dt); }, py::arg("dt"),
+          "Sets the solver's posture velocity from the prior at its state; returns the empty-cell fallbacks.")
+      .def(
+          "enable", [](PyPosture& p, bool on) { p.posture.enable(on); }, py::arg("on"),
+          "Turns the posture term off (μ = 0) or back on.");
 }
 
 }  // namespace kinetrack::python

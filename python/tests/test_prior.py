@@ -65,3 +65,47 @@ def test_prior_assisted_sparse_solve_and_prior_files(tmp_path, human66, human48)
     with pytest.raises(kt.ParseError) as e:
         kt.prior.read_prior(str(tmp_path / "broken.bin"))
     assert e.value.file.endswith("broken.bin") and "truncated" in e.value.message
+
+
+def test_prior_inside_dyn_pulls_the_free_joints_and_keeps_the_targets(human66, human48):
+    data = kt.Data(human66)
+    rng = np.random.default_rng(2)
+    motion = np.tile(human66.neutral(), (200, 1))
+    motion[:, 2] = 1.0
+    motion[:, 7:] = rng.normal(0.3, 0.05, (200, human66.num_joints))  # people hold every joint near 0.3
+    prior = kt.prior.build_human_prior(human66, motion)
+    options = kt.DynamicalIkOptions()
+    options.gain_mode = kt.GainMode.per_step
+    targets = ["Head", "RightHand", "LeftHand"]
+
+    def run(with_prior):
+        ik = kt.DynamicalIk(human66, options)
+        ids = [ik.tasks.add_position(n, gain=1.0) for n in targets]
+        start = motion[0].copy()
+        start[7:] = 0.0
+        ik.set_state(start)
+        kt.forward_kinematics(human66, data, start)
+        goal = [data.frame_positions[human66.frame_id(n)].copy() for n in targets]
+        for k in range(len(targets)):
+            ik.tasks.set_position(ids[k], goal[k])
+        posture = kt.prior.PriorPosture(ik, prior) if with_prior else None
+        for _ in range(100):
+            if posture:
+                assert posture.update(1.0 / 30.0) == 0
+            ik.step(1.0 / 30.0)
+        kt.forward_kinematics(human66, data, ik.state)
+        error = max(np.linalg.norm(data.frame_positions[human66.frame_id(n)] - goal[k]) for k, n in enumerate(targets))
+        return ik, error
+
+    plain, plain_error = run(False)
+    pulled, pulled_error = run(True)
+    assert np.all(plain.posture_weights == 0.0)
+    assert np.all(pulled.posture_weights > 0.0) and pulled.posture_velocity.shape == (human66.num_joints,)
+    # The targets hold (they are met by the start pose) while the free joints move toward 0.3.
+    assert plain_error < 1e-6 and pulled_error < 0.01
+    right_knee = human66.joint_id("jRightKnee_rotz")
+    assert abs(plain.state[7 + right_knee]) < 1e-9 and pulled.state[7 + right_knee] > 0.1
+    with pytest.raises(ValueError, match="learned on model"):
+        kt.prior.PriorPosture(kt.DynamicalIk(human48), prior)
+    with pytest.raises(ValueError):
+        pulled.posture_weights = -np.ones(human66.num_joints)

@@ -54,6 +54,8 @@ struct DynamicalIk::Impl {
   std::vector<Vector6d> S;   // column screws (ω; v at the base origin)
   Configuration q, q_mid;
   VectorXd nu;
+  VectorXd posture_weight, posture_velocity;  // ½Σμ_i(ν_i − v_i)² over the joints
+  bool posture_on = false;
   qp::Problem problem;
   qp::Solver solver;
   qp::TreeBoxSolver tree_solver;
@@ -75,6 +77,8 @@ struct DynamicalIk::Impl {
         q(model),
         q_mid(model),
         nu(VectorXd::Zero(model.nv())),
+        posture_weight(VectorXd::Zero(model.numJoints())),
+        posture_velocity(VectorXd::Zero(model.numJoints())),
         problem(model.nv(), static_cast<int>(model.linearConstraints().size())),
         solver(model.nv(), static_cast<int>(model.linearConstraints().size()), o.qp),
         tree_solver(detail::variableTree(model), o.qp) {
@@ -146,6 +150,11 @@ struct DynamicalIk::Impl {
     assembleTasks(jac_data, dt, res);
     assembleHessian(jac_data);
     problem.H.diagonal().array() += options.damping;
+    if (posture_on) {
+      const int n = model.numJoints();
+      problem.H.diagonal().tail(n) += posture_weight;
+      problem.g.tail(n) -= posture_weight.cwiseProduct(posture_velocity);
+    }
     writeBounds(dt);
     solveQp(res);
     integrate(dt);
@@ -360,6 +369,30 @@ const Configuration& DynamicalIk::state() const { return impl_->q; }
 const VectorXd& DynamicalIk::velocity() const { return impl_->nu; }
 const Data& DynamicalIk::data() const { return impl_->data; }
 StepResult DynamicalIk::step(double dt) { return impl_->step(dt); }
+
+namespace {
+void checkPostureSpan(std::span<const double> v, int n, const char* what, bool non_negative) {
+  if (static_cast<int>(v.size()) != n)
+    throw InvalidArgument(std::string("DynamicalIk::") + what + ": expected " + std::to_string(n) + " values, got " +
+                          std::to_string(v.size()));
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i]) || (non_negative && v[i] < 0.0))
+      throw InvalidArgument(std::string("DynamicalIk::") + what + ": value " + std::to_string(i) + " is " +
+                            std::to_string(v[i]) + (non_negative ? " (must be finite and >= 0)" : " (must be finite)"));
+}
+}  // namespace
+
+void DynamicalIk::setPostureWeights(std::span<const double> weights) {
+  checkPostureSpan(weights, impl_->model.numJoints(), "setPostureWeights", true);
+  impl_->posture_weight = Eigen::Map<const VectorXd>(weights.data(), static_cast<Eigen::Index>(weights.size()));
+  impl_->posture_on = impl_->posture_weight.size() > 0 && impl_->posture_weight.maxCoeff() > 0.0;
+}
+void DynamicalIk::setPostureVelocity(std::span<const double> velocity) {
+  checkPostureSpan(velocity, impl_->model.numJoints(), "setPostureVelocity", false);
+  impl_->posture_velocity = Eigen::Map<const VectorXd>(velocity.data(), static_cast<Eigen::Index>(velocity.size()));
+}
+const VectorXd& DynamicalIk::postureWeights() const { return impl_->posture_weight; }
+const VectorXd& DynamicalIk::postureVelocity() const { return impl_->posture_velocity; }
 double DynamicalIk::mnte() const { return impl_->currentMnte(); }
 const qp::Problem& DynamicalIk::lastProblem() const { return impl_->problem; }
 

@@ -11,6 +11,7 @@
 #include "kinetrack/ik/dynamical_ik.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
+#include "kinetrack/prior/prior_posture.hpp"
 #include "kinetrack/track/frame_solver.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/retarget.hpp"
@@ -117,12 +118,14 @@ SparseRow runGradientProjection(const std::shared_ptr<const Model>& model, const
 }
 
 SparseRow runDynamical(const std::shared_ptr<const Model>& model, const ReferenceMotion& motion,
-                       const SparseStudyOptions& o) {
+                       const SparseStudyOptions& o, const HumanPrior* prior) {
   DynamicalIkOptions d = track::TrackerOptions::dynamicalTrackingOptions();
   d.gain_mode = GainMode::PerStep;
   DynamicalIk ik(model, d);
   std::vector<TargetId> ids;
   for (const auto& n : o.targets) ids.push_back(ik.tasks().addPose(n, {1.0, 1.0}, {1.0, 1.0}));
+  std::unique_ptr<PriorPosture> posture;
+  if (prior) posture = std::make_unique<PriorPosture>(ik, *prior, o.posture);
   return replay(
       *model, motion, o, ik,
       [&](const Runner& run) {
@@ -130,13 +133,14 @@ SparseRow runDynamical(const std::shared_ptr<const Model>& model, const Referenc
           ik.tasks().setPosition(ids[k], run.targets[k].p);
           ik.tasks().setOrientation(ids[k], run.targets[k].R);
         }
+        if (posture) posture->update(motion.dt);
         ik.step(motion.dt);
         double worst = 0.0;
         for (std::size_t k = 0; k < ids.size(); ++k)
           worst = std::max(worst, (run.targets[k].p - frameOrigin(*model, ik.data(), run.frames[k])).norm());
         return worst;
       },
-      "DYN");
+      prior ? "DYN+GP" : "DYN");
 }
 
 }  // namespace
@@ -155,7 +159,10 @@ std::vector<SparseRow> runSparseStudy(const Model& model, const std::vector<Refe
     const HumanPrior prior = buildHumanPrior(model, training, options.density);
     rows.push_back(runGradientProjection(shared, motions[s], options, nullptr));
     rows.push_back(runGradientProjection(shared, motions[s], options, &prior));
-    if (options.dyn_peer) rows.push_back(runDynamical(shared, motions[s], options));
+    if (options.dyn_peer) {
+      rows.push_back(runDynamical(shared, motions[s], options, nullptr));
+      rows.push_back(runDynamical(shared, motions[s], options, &prior));
+    }
   }
   if (options.progress) options.progress(total, total, "");
   return rows;

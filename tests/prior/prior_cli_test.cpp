@@ -57,6 +57,16 @@ TEST(GpmCli, PriorBuildThenSparseTrackingAndPriorsOfAnotherModel) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(lineCount(testing::readFile(dir.file("j.csv"))), 1 + 112);  // every input frame has a row
   EXPECT_NE(r.out.find("frame time"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("DYN (prior as its posture term)"), std::string::npos) << r.out;  // the default solver
+  // The gradient projection with the same prior: same rows, the same targets met.
+  r = runCli({"track", "--model", "human66", "--input", clip, "--out", dir.file("g.csv"), "--targets", "head,hands",
+              "--prior", prior, "--sparse-solver", "gp"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lineCount(testing::readFile(dir.file("g.csv"))), 1 + 112);
+  EXPECT_NE(r.out.find("gradient projection"), std::string::npos) << r.out;
+  r = runCli({"track", "--model", "human66", "--input", clip, "--out", dir.file("g.csv"), "--targets", "head,hands",
+              "--sparse-solver", "newton"});
+  EXPECT_EQ(r.status, 2);
   // Without a prior: damped least norm from the same targets.
   r = runCli({"track", "--model", "human66", "--input", clip, "--out", dir.file("l.csv"), "--targets", "head,hands",
               "--quiet"});
@@ -76,6 +86,20 @@ TEST(GpmCli, PriorBuildThenSparseTrackingAndPriorsOfAnotherModel) {
   EXPECT_NE(r.err.find("--prior needs --targets"), std::string::npos) << r.err;
   r = runCli({"track", "--model", "human66", "--input", clip, "--out", dir.file("k.csv"), "--targets", "tail"});
   EXPECT_EQ(r.status, 2);
+}
+
+TEST(GpmCli, SparseExperimentComparesAllFourSolversPerHeldOutSubject) {
+  KINETRACK_REQUIRE_SHARED(bvh, "data/bvh");
+  ScratchDir dir;
+  const auto r = runCli({"experiment", "sparse", "--out", dir.path().string(), "--data",
+                         kinetrack::testing::sharedDir() + "/data", "--subjects", "CMU-5,CMU-6", "--no-plot"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("DYN+prior"), std::string::npos) << r.out;
+  const std::string csv = testing::readFile(dir.path() / "sparse.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "subject,method,joint_rms_deg,hand_error_mm,frame_us");
+  EXPECT_EQ(lineCount(csv), 1 + 2 * 4);  // LN, GP, DYN, DYN+GP per subject
+  for (const char* row : {"CMU-5,LN,", "CMU-5,GP,", "CMU-6,DYN,", "CMU-6,DYN+GP,"})
+    EXPECT_NE(csv.find(row), std::string::npos) << row << "\n" << csv;
 }
 
 }  // namespace

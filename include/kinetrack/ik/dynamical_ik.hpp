@@ -6,6 +6,7 @@
 // bounds (Eq. 12) and linear coupled rows (Eq. 13), then integration of ν over Δt with a
 // Baumgarte-stabilised base orientation (Eq. 14). One QP per frame: constant cost, no iterations.
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -142,10 +143,22 @@ class DynamicalIk {
   /// Kinematics data at the current state (valid after setState / step).
   [[nodiscard]] const Data& data() const;
 
+  // --- posture term (a secondary objective) ----------------------------------------------------
+  /// Adds ½ Σ_i μ_i (ν_i − v_i)² over the joints (not the base) to the QP's objective: a joint
+  /// velocity reference v with weights μ ≥ 0 (default 0: off). With μ small against the target
+  /// weights it acts where the targets leave freedom (their null space), e.g. a learned prior's
+  /// gradient (prior::PriorPosture, docs/gpm.md). Sizes: numJoints(); throws InvalidArgument on a
+  /// wrong size, a negative or non-finite weight or a non-finite velocity. Does not allocate.
+  void setPostureWeights(std::span<const double> weights);
+  void setPostureVelocity(std::span<const double> velocity);
+  [[nodiscard]] const VectorXd& postureWeights() const;
+  [[nodiscard]] const VectorXd& postureVelocity() const;
+
   /// One DYN step of Δt seconds (Δt > 0, finite; throws InvalidArgument otherwise).
   StepResult step(double dt);
 
-  /// The QP of the last step (Eq. 10): H = Σ J_tᵀW_tJ_t + λI (lower triangle), g = −Σ J_tᵀW_t v*_t,
+  /// The QP of the last step (Eq. 10): H = Σ J_tᵀW_tJ_t + λI (+ diag μ, posture term; lower
+  /// triangle), g = −Σ J_tᵀW_t v*_t (− μ∘v),
   /// bounds and rows. For inspection and tests.
   [[nodiscard]] const qp::Problem& lastProblem() const;
 

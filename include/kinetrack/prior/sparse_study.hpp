@@ -10,6 +10,7 @@
 
 #include "kinetrack/prior/gpm_study.hpp"
 #include "kinetrack/prior/human_prior.hpp"
+#include "kinetrack/prior/prior_posture.hpp"
 
 namespace kinetrack::prior {
 
@@ -30,13 +31,16 @@ struct SparseStudyOptions {
   std::vector<std::string> targets = {"Head", "RightHand", "LeftHand"};
   DensityOptions density;  ///< inc 1 by default: one density per joint and group
   SparseIkOptions ik;
-  bool dyn_peer = true;  ///< also DYN (per-step gain 1, the tracker's options) with the same targets
+  /// Also DYN (per-step gain 1, the tracker's options) with the same targets, without ("DYN") and
+  /// with the same prior as its posture term ("DYN+GP", PriorPosture).
+  bool dyn_peer = true;
+  PriorPostureOptions posture;
   std::function<void(int, int, const std::string&)> progress;
 };
 
 struct SparseRow {
   std::string subject;
-  std::string method;  ///< "LN" (no prior), "GP" (prior of the other subjects), "DYN"
+  std::string method;  ///< "LN" (no prior), "GP" (prior of the other subjects), "DYN", "DYN+GP"
   /// RMS over every frame and the 23 segments of the angle between the reference's and the
   /// solver's rotation of each segment relative to its parent (world rotation for the pelvis):
   /// the error of a spherical joint, independent of Euler-angle windings (deg)

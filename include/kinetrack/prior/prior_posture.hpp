@@ -1,0 +1,44 @@
+#pragma once
+// The learned prior inside DYN (docs/gpm.md, "The prior inside DYN"): before each DYN step the
+// prior's gradient at the current state becomes DYN's posture term (DynamicalIk::setPosture*):
+//   v_i = −clamp(k ∇H_i, ±max_step) / Δt,   μ_i = weight,
+// so the QP minimises Σ_t ‖J_tν − v*_t‖²_W + Σ_i μ_i (ν_i − v_i)². With μ small against the
+// target weights the targets keep their solution (the posture term only decides the freedom they
+// leave, like the gradient projection's null space), and the joint limits stay hard constraints
+// of the QP, which the gradient projection can only clamp after the fact.
+#include <span>
+
+#include "kinetrack/ik/dynamical_ik.hpp"
+#include "kinetrack/prior/human_prior.hpp"
+
+namespace kinetrack::prior {
+
+struct PriorPostureOptions {
+  double gain = 0.02;       ///< k, as SparseIkOptions::gain
+  double max_step = 0.002;  ///< cap of k|∇H_i| per step (rad, 0.11°; docs/gpm.md sweep)
+  double weight = 1e-3;     ///< μ, against target weights of about 1
+};
+
+/// Feeds a HumanPrior's gradient to a DynamicalIk as its posture term. Holds references: the
+/// prior and the solver must outlive it. Never allocates in update().
+class PriorPosture {
+ public:
+  /// Throws InvalidArgument when the prior does not match the solver's model (checkPriorMatchesModel)
+  /// or for a negative / non-finite option.
+  PriorPosture(DynamicalIk& ik, const HumanPrior& prior, const PriorPostureOptions& options = {});
+  /// Sets the posture velocity from the prior's gradient at the solver's current state (call
+  /// before ik.step(dt)); returns the number of prior groups in an empty cell (no gradient).
+  /// A non-finite state gives a zero reference.
+  int update(double dt);
+  /// Turns the term off (μ = 0) or back on.
+  void enable(bool on);
+
+ private:
+  DynamicalIk& ik_;
+  const HumanPrior& prior_;
+  PriorPostureOptions options_;
+  FrameId head_, right_, left_;
+  VectorXd gradient_, velocity_, weights_, zeros_;
+};
+
+}  // namespace kinetrack::prior
