@@ -17,8 +17,8 @@ import sys
 from plot_common import fail, read_rows, require_pyplot, save_png
 
 SCRIPT = "plot_labelling.py"
-REPORT = ["frame", "time", "points", "invalid_points", "assigned", "gaps", "ghosts", "rigid_rejections", "state",
-          "ik_status", "ik_iterations", "ik_rms_mm", "microseconds", "ik_microseconds"]
+REPORT = ["frame", "time", "points", "invalid_points", "assigned", "gaps", "ghosts", "rigid_rejections", "relabelled",
+          "state", "ik_status", "ik_iterations", "ik_rms_mm", "microseconds", "ik_microseconds"]
 TABLE = ["trial", "scenario", "present", "correct", "accuracy", "wrong", "missed", "ghost_points", "ghosts_labelled",
          "swapped_present", "swapped_correct", "reacquire_frames", "initialisations", "lost_frames", "frames",
          "angle_rms_deg", "angle_max_deg", "us_median", "us_p95"]

@@ -80,7 +80,7 @@ packages=(
   build-essential cmake pkg-config git
   libeigen3-dev liburdfdom-dev libtinyxml2-dev libconsole-bridge-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
-  coinor-libipopt-dev
+  coinor-libipopt-dev libglpk-dev
 )
 # Tests, benchmarks and their oracles (KDL, MuJoCo and DART: peers of our rigid-body dynamics; DART's
 # URDF loader is the separate libdart-utils-urdf-dev), the plots, the format check, and the Python

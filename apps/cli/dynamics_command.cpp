@@ -20,6 +20,7 @@
 #include "kinetrack/io/joint_csv.hpp"
 #include "kinetrack/io/wrench_csv.hpp"
 #include "kinetrack/metrics/tracking.hpp"
+#include "opensim_id_command.hpp"
 
 namespace kinetrack::cli {
 namespace {
@@ -179,12 +180,18 @@ void addDynamicsCommand(CLI::App& app, Action& action) {
   CLI::App* dynamics = app.add_subcommand("dynamics", "rigid-body dynamics of a model and a motion");
   dynamics->require_subcommand(1);
   auto cfg = std::make_shared<IdConfig>();
+  auto osim = std::make_shared<OpenSimIdConfig>();
   CLI::App* id = dynamics->add_subcommand(
       "id", "inverse dynamics of a joint trajectory CSV: generalised forces per row (base residual first)");
-  id->add_option("--model", cfg->model.model, "URDF with inertials (or a built-in model with masses)")->required();
+  id->add_option("--model", cfg->model.model,
+                 "URDF with inertials, a built-in model with masses, or an OpenSim model (.osim: OpenSim's ID "
+                 "pipeline on a .mot/.sto coordinate file, writes OpenSim's .sto)")
+      ->required();
   id->add_option("--height", cfg->model.height, "body height of a built-in model (m)");
   id->add_option("--mass", cfg->model.mass, "body mass of a built-in model (kg)");
-  id->add_option("--motion", cfg->motion, "joint trajectory CSV (as `kinetrack track` writes it)")->required();
+  id->add_option("--motion", cfg->motion,
+                 "joint trajectory CSV (as `kinetrack track` writes it), or a .mot/.sto for an .osim model")
+      ->required();
   id->add_option("--out", cfg->out, "generalised forces CSV: time, base force and moment, joint torques, valid")
       ->required();
   id->add_option("--gravity", cfg->gravity, "gravity along -z (m/s^2)")->capture_default_str();
@@ -202,9 +209,44 @@ void addDynamicsCommand(CLI::App& app, Action& action) {
       ->capture_default_str();
   CLI::Option* cutoff = id->add_option("--cutoff", cfg->cutoff, "-3 dB frequency of the butterworth low-pass (Hz)")
                             ->capture_default_str();
-  id->callback([&action, cfg, cutoff] {
+  id->add_option("--loads", osim->loads,
+                 "OpenSim model only: ExternalLoads XML (*_grf.xml; its <datafile> is read relative to it)");
+  id->add_option("--setup", osim->setup,
+                 "OpenSim model only: InverseDynamicsTool setup XML (time range, coordinate low-pass cut-off, "
+                 "external loads file)");
+  id->add_option("--reference", osim->reference,
+                 "OpenSim model only: an ID result .sto to compare with (per-column RMS table)");
+  id->add_option("--plot", osim->plot, "OpenSim model only: PNG overlay of ours vs --reference");
+  id->add_option("--degrees", osim->degrees, "OpenSim model only: motion angles in degrees: auto (header), yes, no")
+      ->check(CLI::IsMember({"auto", "yes", "no"}))
+      ->capture_default_str();
+  id->add_option("--start", osim->time_start, "OpenSim model only: first time (s) when no setup gives the range");
+  id->add_option("--end", osim->time_end, "OpenSim model only: last time (s) when no setup gives the range");
+  id->add_flag("--quiet", osim->quiet, "OpenSim model only: no progress bar");
+  id->callback([&action, cfg, osim, cutoff] {
     cfg->cutoff_given = cutoff->count() > 0;
-    action = [cfg] { return runInverseDynamics(*cfg); };
+    const std::string& model = cfg->model.model;
+    const bool is_osim = model.size() > 5 && model.compare(model.size() - 5, 5, ".osim") == 0;
+    if (is_osim) {
+      osim->model = model;
+      osim->motion = cfg->motion;
+      osim->out = cfg->out;
+      osim->cutoff_given = cfg->cutoff_given;
+      osim->cutoff = cfg->cutoff;
+      action = [cfg, osim] {
+        if (cfg->derivatives != "fd" || !cfg->wrench_file.empty())
+          throw UsageError(
+              "--derivatives and --wrench-file apply to URDF / built-in models; an .osim model takes "
+              "--loads and --setup (OpenSim's ID pipeline)");
+        return runOpenSimInverseDynamics(*osim);
+      };
+      return;
+    }
+    action = [cfg, osim] {
+      if (!osim->loads.empty() || !osim->setup.empty() || !osim->reference.empty())
+        throw UsageError("--loads, --setup and --reference apply to an OpenSim model (--model M.osim)");
+      return runInverseDynamics(*cfg);
+    };
   });
 }
 

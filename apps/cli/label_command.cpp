@@ -64,12 +64,14 @@ io::PointCloud readInput(const LabelConfig& cfg, std::vector<std::string>& worn)
 
 void writeReport(const std::string& path, const markers::LabelTrialResult& r) {
   std::string s =
-      "frame,time,points,invalid_points,assigned,gaps,ghosts,rigid_rejections,state,ik_status,ik_iterations,ik_rms_mm,"
+      "frame,time,points,invalid_points,assigned,gaps,ghosts,rigid_rejections,relabelled,state,ik_status,ik_iterations,"
+      "ik_rms_mm,"
       "microseconds,ik_microseconds\n";
   for (const markers::LabelledFrame& f : r.frames)
-    s += fmt::format("{},{:.6f},{},{},{},{},{},{},{},{},{},{:.3f},{:.1f},{:.1f}\n", f.frame_number, f.time, f.points,
-                     f.invalid_points, f.assigned, f.gaps, f.ghosts, f.rigid_rejections, markers::toString(f.state),
-                     ik::toString(f.ik_status), f.ik_iterations, f.ik_rms * 1e3, f.microseconds, f.ik_microseconds);
+    s += fmt::format("{},{:.6f},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.1f},{:.1f}\n", f.frame_number, f.time, f.points,
+                     f.invalid_points, f.assigned, f.gaps, f.ghosts, f.rigid_rejections, f.relabelled,
+                     markers::toString(f.state), ik::toString(f.ik_status), f.ik_iterations, f.ik_rms * 1e3,
+                     f.microseconds, f.ik_microseconds);
   io::writeFileAtomically(path, s);
 }
 
@@ -112,7 +114,7 @@ int runLabel(const LabelConfig& cfg) {
   if (!cfg.ik_out.empty()) io::writeMot(jointTable(subject, r), cfg.ik_out);
 
   std::vector<double> assigned, ghosts, rms, us, label_us;
-  long gaps = 0, rejections = 0;
+  long gaps = 0, rejections = 0, relabels = 0;
   for (const markers::LabelledFrame& f : r.frames) {
     assigned.push_back(f.assigned);
     ghosts.push_back(f.ghosts);
@@ -123,6 +125,7 @@ int runLabel(const LabelConfig& cfg) {
     }
     gaps += f.gaps;
     rejections += f.rigid_rejections;
+    relabels += f.relabelled;
   }
   const metrics::Summary sa = metrics::summarize(assigned), sg = metrics::summarize(ghosts),
                          sr = metrics::summarize(rms), su = metrics::summarize(us), sl = metrics::summarize(label_us);
@@ -161,6 +164,7 @@ int runLabel(const LabelConfig& cfg) {
     j["initialisations"] = r.initialisations();
     j["lost_frames"] = r.lostFrames();
     j["rigid_rejections"] = rejections;
+    j["relabelled"] = relabels;
     j["ik_rms_median_m"] = sr.median;
     j["ik_rms_p95_m"] = sr.p95;
     j["frame_us_median"] = su.median;

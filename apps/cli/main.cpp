@@ -27,6 +27,8 @@ void addMarkersCommand(CLI::App& app, Action& action);
 void addHandCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack batch` (batch_command.cpp).
 void addBatchCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack muscles static-opt|qp|lp` (muscles_command.cpp).
+void addMusclesCommand(CLI::App& app, Action& action);
 }  // namespace kinetrack::cli
 
 namespace {
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
   addMarkersCommand(app, action);
   addHandCommand(app, action);
   addBatchCommand(app, action);
+  addMusclesCommand(app, action);
 
   try {
     app.parse(argc, argv);

@@ -42,5 +42,6 @@ void bindHand(py::module_& m);
 void bindPrior(py::module_& m);     ///< kinetrack.prior (prior_bindings.cpp)
 void bindPinDrag(py::module_& m);   ///< pin-and-drag IK (pin_drag_bindings.cpp)
 void bindLabeller(py::module_& m);  ///< markers::Labeller (labeller_bindings.cpp)
+void bindMuscles(py::module_& m);   ///< OpenSim muscles (muscles_bindings.cpp)
 
 }  // namespace kinetrack::python

@@ -60,7 +60,7 @@ py::dict frameDict(const markers::FrameLabels& L, const Configuration& pose) {
   return py::dict(py::arg("marker_point") = mp, py::arg("state") = markers::toString(L.state),
                   py::arg("assigned") = L.assigned, py::arg("gaps") = L.gaps, py::arg("ghosts") = L.ghosts,
                   py::arg("points") = L.points, py::arg("invalid_points") = L.invalid_points,
-                  py::arg("rigid_rejections") = L.rigid_rejections,
+                  py::arg("rigid_rejections") = L.rigid_rejections, py::arg("relabelled") = L.relabelled,
                   py::arg("ik_rms") = L.state == markers::TrackState::Lost ? std::nan("") : L.ik.rms_error,
                   py::arg("ik_microseconds") = L.ik_microseconds, py::arg("q") = configurationArray(pose));
 }
@@ -110,6 +110,12 @@ void bindLabeller(py::module_& m) {
       .def_readwrite("init_refine_gate", &markers::LabellerOptions::init_refine_gate, "m")
       .def_readwrite("init_max_rms", &markers::LabellerOptions::init_max_rms, "m")
       .def_readwrite("posture_weight", &markers::LabellerOptions::posture_weight)
+      .def_readwrite("limb_search", &markers::LabellerOptions::limb_search, "per-limb re-search on/off")
+      .def_readwrite("limb_error", &markers::LabellerOptions::limb_error, "m")
+      .def_readwrite("limb_gate", &markers::LabellerOptions::limb_gate, "m")
+      .def_readwrite("limb_search_interval", &markers::LabellerOptions::limb_search_interval, "frames")
+      .def_readwrite("init_pose_weight", &markers::LabellerOptions::init_pose_weight, "m² per rad²")
+      .def_readwrite("swap_check_distance", &markers::LabellerOptions::swap_check_distance, "m; 0 disables it")
       .def_readwrite("max_points", &markers::LabellerOptions::max_points);
   keywordInit(opt);
 
@@ -145,7 +151,7 @@ world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
           py::arg("points"), py::arg("time"),
           "Labels one frame of points (P, 3), any order; time (s) increases from call to call. Returns a dict: "
           "marker_point (M,) (index of each marker's point, -1 = gap), state ('tracking', 'initialised', "
-          "'lost'), assigned, gaps, ghosts, points, invalid_points, rigid_rejections, ik_rms (m), "
+          "'lost'), assigned, gaps, ghosts, points, invalid_points, rigid_rejections, relabelled, ik_rms (m), "
           "ik_microseconds, q (the solved pose).")
       .def(
           "label_trial",

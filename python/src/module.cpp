@@ -47,4 +47,5 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindPrior(m);
   kp::bindPinDrag(m);
   kp::bindLabeller(m);
+  kp::bindMuscles(m);
 }

@@ -71,3 +71,26 @@ def test_bad_models_and_files(tmp_path):
     good.write_text("frame,time,x,y,z\n1,0,1000,2000,3000\n2,0.01,,,\n3,0.02,nan,1,1\n")
     c = kt.read_point_csv(str(good), 0.001)
     assert [f.shape for f in c["frames"]] == [(1, 3), (0, 3), (0, 3)] and c["dropped"] == [0, 0, 1]
+
+
+def test_limb_search_options_and_relabelled_count():
+    osim = shared_file(WALK + "subject01_simbody.osim")
+    names, times, pos = read_walk()
+    worn = [n for n in kt.Labeller(osim).marker_names if n in names]
+    opts = kt.LabellerOptions()
+    assert opts.limb_search and opts.swap_check_distance > 0 and opts.limb_search_interval >= 1
+    opts.limb_search = False
+    opts.swap_check_distance = 0.0
+    opts.limb_gate = 0.2
+    assert not opts.limb_search and opts.limb_gate == 0.2
+    for o in (kt.LabellerOptions(), opts):
+        labeller = kt.Labeller(osim, markers=worn, options=o)
+        for f in range(10):
+            present = pos[f][~np.isnan(pos[f]).any(axis=1)]
+            out = labeller.label(present, times[f])
+            assert out["relabelled"] == 0  # a clean walk: nothing to search again
+            assert out["assigned"] == 31
+    bad = kt.LabellerOptions()
+    bad.limb_gate = 0.0
+    with pytest.raises(ValueError, match="limb_gate"):
+        kt.Labeller(osim, markers=worn, options=bad)

@@ -47,6 +47,39 @@ inline void inertiaMatrix(const SpatialInertia& I, Matrix6d& M) {
   M.bottomLeftCorner<3, 3>() = M.topRightCorner<3, 3>().transpose();  // −[h]× = [h]×ᵀ
 }
 
+// A function-driven joint (model/joint_function.hpp) at coordinate s, its parent held: the
+// motion subspace S = (ω; v_O) per unit ṡ (ω the child's angular velocity, v_O = v_c + p_c × ω
+// the velocity of the child-fixed point at the world origin, p_c the child origin) and its rate
+// ∂S/∂s, which the acceleration needs as (∂S/∂s) ṡ² besides V × S ṡ (an axis that moves with s):
+//   ω = Σ_k f_k′ u_k,  u_k = R_j R_1 ⋯ R_{k−1} r_k,  ∂u_k/∂s = (Σ_{m<k} f_m′ u_m) × u_k,
+//   v_c = R_j t′(s),  ∂v_O/∂s = R_j t″ + v_c × ω + p_c × ∂ω/∂s.
+void customSubspace(const Model& model, DynamicsData& d, JointId j, double s) {
+  const auto jj = static_cast<std::size_t>(j.value);
+  const Transform& P = d.kinematics.link[static_cast<std::size_t>(model.parentLink(j).value)];
+  const Matrix3d Rj = P.R * model.jointPlacement(j).R;
+  const JointMotion& motion = model.jointMotion(j);
+  Vector3d dt = Vector3d::Zero(), ddt = Vector3d::Zero(), w = Vector3d::Zero(), dw = Vector3d::Zero();
+  double f = 0.0, df = 0.0, ddf = 0.0;
+  for (const MotionAxis& ax : motion.translations) {
+    ax.function.evaluate(s, f, df, ddf);
+    dt += df * ax.axis;
+    ddt += ddf * ax.axis;
+  }
+  Matrix3d R = Rj;
+  for (const MotionAxis& ax : motion.rotations) {
+    ax.function.evaluate(s, f, df, ddf);
+    const Vector3d u = R * ax.axis;
+    dw += ddf * u + df * w.cross(u);
+    w += df * u;
+    if (f != 0.0) R = R * so3::axisAngle(ax.axis, f);
+  }
+  const Vector3d& p = d.kinematics.link[jj + 1].p;
+  const Vector3d v = Rj * dt;
+  Vector6d& S = d.subspace[jj];
+  S << w, v + p.cross(w);
+  d.subspace_rate[jj] << dw, Rj * ddt + v.cross(w) + p.cross(dw);
+}
+
 }  // namespace
 
 namespace detail {
@@ -67,8 +100,8 @@ void checkSize(const VectorXd& x, int nv, const char* what) {
                           std::to_string(x.size()));
 }
 
-void prepareDynamics(const Model& model, DynamicsData& d, const Configuration& q) {
-  if (model.hasCustomJoints()) refuseCustomJoints(model);
+void prepareDynamics(const Model& model, DynamicsData& d, const Configuration& q, bool custom_joints) {
+  if (!custom_joints && model.hasCustomJoints()) refuseCustomJoints(model);
   if (q.joints.size() != model.numJoints())
     throw InvalidArgument("dynamics: expected " + std::to_string(model.numJoints()) + " joint coordinates, got " +
                           std::to_string(q.joints.size()));
@@ -80,7 +113,10 @@ void prepareDynamics(const Model& model, DynamicsData& d, const Configuration& q
   for (int j = 0; j < model.numJoints(); ++j) {
     const Vector3d& a = d.kinematics.joint_axis[static_cast<std::size_t>(j)];
     Vector6d& S = d.subspace[static_cast<std::size_t>(j)];
-    if (model.jointType(JointId(j)) == JointType::Prismatic) {
+    const JointType type = model.jointType(JointId(j));
+    if (type == JointType::Custom) {
+      customSubspace(model, d, JointId(j), q.joints[j]);
+    } else if (type == JointType::Prismatic) {
       S.head<3>().setZero();
       S.tail<3>() = a;
     } else {  // revolute / continuous: the axis through the child link's origin
@@ -135,7 +171,7 @@ void applyWrenches(const Model& model, DynamicsData& d, std::span<const External
 }  // namespace
 
 void detail::linkVelocities(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v) {
-  detail::prepareDynamics(model, d, q);
+  detail::prepareDynamics(model, d, q, /*custom_joints=*/true);
   const int nb = model.nvBase();
   Vector6d c0;
   baseMotion(model, q, v, d.velocity[0], c0);
@@ -164,6 +200,7 @@ DynamicsData::DynamicsData(const Model& model)
       subspace(static_cast<std::size_t>(model.numJoints()), Vector6d::Zero()),
       U(static_cast<std::size_t>(model.numJoints()), Vector6d::Zero()),
       bias_acceleration(static_cast<std::size_t>(model.numJoints()), Vector6d::Zero()),
+      subspace_rate(static_cast<std::size_t>(model.numJoints()), Vector6d::Zero()),
       D(static_cast<std::size_t>(model.numJoints()), 0.0),
       u(static_cast<std::size_t>(model.numJoints()), 0.0),
       tau(VectorXd::Zero(model.nv())),
@@ -209,9 +246,10 @@ DynamicsData::DynamicsData(const Model& model)
 const VectorXd& rnea(const Model& model, DynamicsData& d, const Configuration& q, const VectorXd& v, const VectorXd& a,
                      std::span<const ExternalWrench> wrenches, const Vector3d& gravity) {
   const int nb = model.nvBase();
+  const bool custom = model.hasCustomJoints();
   detail::checkSize(v, model.nv(), "rnea: velocity");
   detail::checkSize(a, model.nv(), "rnea: acceleration");
-  detail::prepareDynamics(model, d, q);
+  detail::prepareDynamics(model, d, q, /*custom_joints=*/true);
   // Root: gravity as a fictitious upward acceleration (0; −g) of the root.
   Vector6d V0, c0;
   baseMotion(model, q, v, V0, c0);
@@ -229,6 +267,7 @@ const VectorXd& rnea(const Model& model, DynamicsData& d, const Configuration& q
       d.velocity[i] = d.velocity[p] + S * v[nb + l - 1];
       // Ṡ = V × S for an axis fixed in the moving body (world coordinates).
       d.acceleration[i] = d.acceleration[p] + S * a[nb + l - 1] + crossMotion(d.velocity[i], S) * v[nb + l - 1];
+      if (custom) d.acceleration[i] += d.subspace_rate[j] * (v[nb + l - 1] * v[nb + l - 1]);
     }
     if (d.massive[i])
       d.force[i] = d.inertia[i].apply(d.acceleration[i]) + crossForce(d.velocity[i], d.inertia[i].apply(d.velocity[i]));
@@ -288,7 +327,7 @@ void massSupportBlock(const DynamicsData& d, int nb, int j0, MatrixXd& M) {
 
 const MatrixXd& crba(const Model& model, DynamicsData& d, const Configuration& q) {
   const int nb = model.nvBase();
-  detail::prepareDynamics(model, d, q);
+  detail::prepareDynamics(model, d, q, /*custom_joints=*/true);
   for (int l = 0; l < model.numLinks(); ++l)
     d.composite[static_cast<std::size_t>(l)] = d.inertia[static_cast<std::size_t>(l)];
   for (int l = model.numLinks() - 1; l > 0; --l)

@@ -34,8 +34,10 @@ inline Vector6d crossForce(const Vector6d& v, const Vector6d& f) {
 void checkSize(const VectorXd& x, int nv, const char* what);
 
 /// Kinematics, world spatial inertias and joint motion subspaces at q (data.kinematics,
-/// data.inertia, data.subspace, data.base_subspace). Throws InvalidArgument for a wrong size.
-void prepareDynamics(const Model& model, DynamicsData& d, const Configuration& q);
+/// data.inertia, data.subspace, data.base_subspace; data.subspace_rate of custom joints). Throws
+/// InvalidArgument for a wrong size, and for JointType::Custom joints unless `custom_joints`
+/// (the algorithms that handle a subspace moving with its own coordinate: RNEA, CRBA, velocities).
+void prepareDynamics(const Model& model, DynamicsData& d, const Configuration& q, bool custom_joints = false);
 
 /// Spatial velocity of the base body from ν_B = (ṗ_B, ω_B) and the velocity-product part of its
 /// acceleration ṗ_B × ω_B (zero for a fixed base).

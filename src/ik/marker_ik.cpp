@@ -213,9 +213,15 @@ struct MarkerIk::Impl {
     }
   }
 
+  // kin.frame of every marker frame at the state (what data() promises after a solve).
+  void updateMarkerFrames() {
+    for (const auto& mk : markers) (void)updateFramePlacement(*model, kin, mk.frame);
+  }
+
   // Marker errors and the result's error fields at the current state.
   void report(MarkerIkResult& r) {
     const Model& m = *model;
+    updateMarkerFrames();
     r.markers_used = 0;
     r.total_squared_error = r.max_error = 0.0;
     r.worst_marker = -1;
@@ -420,6 +426,7 @@ void MarkerIk::setState(const Configuration& q) {
     throw InvalidArgument("MarkerIk::setState: configuration is not finite");
   impl_->q = q;
   forwardKinematics(m, impl_->kin, impl_->q);
+  impl_->updateMarkerFrames();
   impl_->first = true;
   if (impl_->tree_qp) impl_->tree_qp->reset();
   if (impl_->dense_qp) impl_->dense_qp->reset();

@@ -43,6 +43,11 @@ void checkOptions(const LabellerOptions& o) {
       !positive(o.init_refine_gate) || !positive(o.init_max_rms) || !positive(o.max_residual) ||
       o.init_candidates < 1 || !(o.posture_weight >= 0.0) || !positive(o.lost_rms) || o.lost_rms_frames < 1)
     throw InvalidArgument("LabellerOptions: initialisation counts must be >= 1 and its gates / RMS > 0");
+  if (!(o.limb_error > 0.0) || !positive(o.limb_gate) || o.limb_search_interval < 1 || o.limb_rounds < 1 ||
+      o.limb_max_per_frame < 0 || !(o.init_pose_weight >= 0.0) || !(o.swap_check_distance >= 0.0))
+    throw InvalidArgument(
+        "LabellerOptions: limb_error, limb_gate > 0, limb_search_interval >= 1, limb_max_per_frame, "
+        "init_pose_weight and swap_check_distance >= 0");
   if (o.max_points < 1) throw InvalidArgument("LabellerOptions: max_points must be >= 1");
 }
 
@@ -104,6 +109,7 @@ Labeller::Impl::Impl(std::shared_ptr<const LabellerModel> model, const LabellerO
   zero.base_rotation = lm->reference.base_rotation;
   track_mp.resize(M);
   settle_mp.resize(M);
+  buildRegions();
   ensurePoints(opt.max_points);
 }
 
@@ -113,6 +119,7 @@ void Labeller::Impl::ensurePoints(int n) {
   if (pts_index.capacity() < N) pts_index.reserve(N);
   if (point_marker.size() < N) point_marker.resize(N);
   if (point_taken.size() < N) point_taken.resize(N);
+  if (point_used.size() < N) point_used.resize(N);
   if (scratch.capacity() < N) scratch.reserve(N);
 }
 
@@ -407,6 +414,9 @@ void Labeller::reset() {
   s.last_good_assigned = 0;
   s.bad_fit_frames = 0;
   s.initialisations = 0;
+  std::fill(s.region_cooldown.begin(), s.region_cooldown.end(), 0);
+  std::fill(s.region_backoff.begin(), s.region_backoff.end(), 1);
+  s.limb_cooldown = s.swap_cooldown = 0;
 }
 
 const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time) {
@@ -430,10 +440,14 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
   out.points = n;
   out.invalid_points = static_cast<int>(points.size()) - n;
   out.rigid_rejections = 0;
+  out.relabelled = 0;
   out.ik_microseconds = 0.0;
   out.ik = ik::MarkerIkResult{};
   out.ik.iterations = 0;
   bool solved = false, initialised = false;
+  for (int& c : s.region_cooldown) c = std::max(c - 1, 0);
+  s.limb_cooldown = std::max(s.limb_cooldown - 1, 0);
+  s.relabelled = false;
 
   if (s.started) {
     // Predict: constant velocity on the configuration manifold, scaled by the frame steps.
@@ -458,6 +472,8 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
       s.ik.setState(s.q_pred);
       solved = s.solveIk(s.q_pred);
       if (solved) s.secondPass(n);
+      if (solved) s.limbSearch(n, true);
+      if (solved) s.swapCheck();
     } else if (n >= 3) {
       // Lost: too few markers where the model expects them. Search again on this frame; when
       // that fails too, keep what tracking found.
@@ -477,7 +493,8 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
 
   if (solved) {
     s.bad_fit_frames = initialised || !(s.out.ik.rms_error > s.opt.lost_rms) ? 0 : s.bad_fit_frames + 1;
-    s.commit(time, !initialised, true);
+    // A relabelled limb jumps: no velocity from this frame (the gates open for the next).
+    s.commit(time, !initialised && !s.relabelled, true);
     if (initialised) ++s.initialisations;
   } else {
     // Nothing trustworthy: every marker is a gap, the pose is held and its velocity forgotten.

@@ -73,6 +73,25 @@ struct Labeller::Impl {
   Configuration zero;  // the model's zero configuration (an initialisation start)
   ik::MarkerIkResult init_ik;
 
+  // Per-limb re-search (limbSearch): the model's limbs as regions, largest first.
+  struct Region {
+    std::vector<int> markers;  // markers on the region's links
+    std::vector<int> joints;   // unlocked joints of its links (the joint into its top link included)
+  };
+  std::vector<Region> regions;
+  std::vector<int> region_cooldown;  // frames until a region may be searched again
+  std::vector<int> region_backoff;   // its wait after a failed search, in limb_search_interval
+  int limb_cooldown = 0;             // frames until any region may be searched
+  bool relabelled = false;           // this frame's limb search or swap check changed labels
+  std::vector<char> in_region;       // per marker, for the region being searched
+  std::vector<char> point_used;      // per point: labelled (limbSearch)
+  std::vector<int> limb_saved_mp, limb_best_mp;
+  Configuration limb_q, limb_start, limb_best_q;
+  std::vector<int> prior_joints;                 // unlocked rotational joints (posePrior)
+  std::vector<LabellerModel::Pair> close_pairs;  // nearby markers on near links (swapCheck)
+  std::size_t swap_next = 0;
+  int swap_cooldown = 0;
+
   /// Sizes the point workspace for n points (allocates only above the current capacity).
   void ensurePoints(int n);
   /// World positions of the marker frames at q into `out` (plus residual offsets when asked).
@@ -103,6 +122,26 @@ struct Labeller::Impl {
   /// The search over heading and position + articulated refinement on pts[0, n). On success mp
   /// holds the labels, the IK state the pose, and true is returned.
   bool initialise(int n);
+  /// Builds `regions` from the model's tree (constructor).
+  void buildRegions();
+  /// Per-limb re-search after a solved frame (or an initialisation): a region with a gap or a
+  /// marker far from its model place while points are left is searched again among those points,
+  /// the rest of the labels fixed: its joints restarted from the current, reference and zero
+  /// poses, assignment ↔ IK with a shrinking gate; the best fit is kept when it beats the current
+  /// one. `tracking`: rate-limited per region and at most limb_max_per_frame searches. Returns
+  /// the number of regions relabelled.
+  int limbSearch(int n, bool tracking);
+  /// One start of a region's re-search; returns the fit score (mp, IK state: its result).
+  double limbRefine(const Configuration& start, int n);
+  /// opt.init_pose_weight × Σ over unlocked rotational joints of their squared (wrapped)
+  /// distance from the reference pose: breaks the ties of label swaps a turned limb fits almost as
+  /// well (a forearm rolled 180° under a swapped wrist bar).
+  double posePrior(const Configuration& q) const;
+  /// Links a and b are one link or at most three joints apart (either way).
+  bool nearLinks(int a, int b) const;
+  /// While tracking, every limb_search_interval frames, one pair of close_pairs (round robin) is
+  /// swapped and re-solved; the swap is kept when the fit + pose prior improves by 2 %.
+  void swapCheck();
   /// Start pose s of the initialisation: 0 reference, 1 zero, 2 last solved.
   const Configuration& startPose(int s) const;
 };

@@ -139,6 +139,9 @@ bool Labeller::Impl::initialise(int n) {
   ik.setState(init_q);
   out.ik = init_ik;
   if (opt.init_swap_search) swapSearch(best_score);
+  solveIk(init_q);  // the marker errors of the labels chosen, for the limb search
+  limbSearch(n, false);
+  init_q = ik.state();
   int assigned = 0;
   for (int i = 0; i < m; ++i) assigned += mp[static_cast<std::size_t>(i)] >= 0;
   markerPositions(init_q, false, pred);
@@ -207,23 +210,18 @@ void Labeller::Impl::swapSearch(double score) {
   // Local minima of the refinement are label swaps the IK can fit almost as well: a wrist bar's
   // two markers (forearm turned 180°), heel and toe (foot turned round). Every pair of labelled
   // markers on one link or on links at most three joints apart, within 30 cm of each other, is
-  // swapped and re-solved; a swap that lowers the fit by 10 % is kept.
-  const Model& model = *lm->model;
-  auto near = [&](int a, int b) {
-    for (int hops = 0, l = a; hops <= 3 && l >= 0; ++hops, l = l == 0 ? -1 : model.parent(LinkId(l)).value)
-      if (l == b) return true;
-    return false;
-  };
+  // swapped and re-solved; a swap that lowers the fit (+ pose prior) by 2 % is kept.
+  score += posePrior(init_q);
   for (int i = 0; i < m; ++i) {
     for (int j = i + 1; j < m; ++j) {
       const auto I = static_cast<std::size_t>(i), J = static_cast<std::size_t>(j);
       if (mp[I] < 0 || mp[J] < 0) continue;
-      if (!near(lm->link[I], lm->link[J]) && !near(lm->link[J], lm->link[I])) continue;
+      if (!nearLinks(lm->link[I], lm->link[J])) continue;
       if ((pts[static_cast<std::size_t>(mp[I])] - pts[static_cast<std::size_t>(mp[J])]).norm() > 0.3) continue;
       std::swap(mp[I], mp[J]);
       ik.setState(init_q);
       if (solveIk(init_q)) {
-        const double swapped = fitScore();
+        const double swapped = fitScore() + posePrior(ik.state());
         if (swapped < 0.98 * score) {
           score = swapped;
           init_q = ik.state();

@@ -58,6 +58,7 @@ LabelTrialResult labelTrial(std::shared_ptr<const LabellerModel> model, const io
     row.gaps = L.gaps;
     row.ghosts = L.ghosts;
     row.rigid_rejections = L.rigid_rejections;
+    row.relabelled = L.relabelled;
     row.state = L.state;
     row.ik_status = L.ik.status;
     row.ik_iterations = L.ik.iterations;

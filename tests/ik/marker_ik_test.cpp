@@ -82,7 +82,20 @@ TEST(MarkerIk, RecoversExactMarkersOnHuman48) {
     EXPECT_EQ(r.markers_used, static_cast<int>(names.size()));
     EXPECT_LE(r.limit_violation, 1e-12);
     EXPECT_NEAR(r.rms_error, std::sqrt(r.total_squared_error / r.markers_used), 1e-15);
+    // data().frame holds every marker frame at the solution (an independent forward pass).
+    const std::vector<Vector3d> solved = markersAt(*model, ik.state(), names);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const FrameId f = model->frameId(names[i]);
+      EXPECT_LT((ik.data().frame[static_cast<std::size_t>(f.value)].p - solved[i]).norm(), 1e-12) << names[i];
+      EXPECT_LT((ik.modelMarker(static_cast<int>(i)) - solved[i]).norm(), 1e-12) << names[i];
+    }
   }
+  // … and after setState, before any solve.
+  const Configuration q = randomWithin(*model, rng);
+  ik.setState(q);
+  const std::vector<Vector3d> at_q = markersAt(*model, q, names);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    EXPECT_LT((ik.data().frame[static_cast<std::size_t>(model->frameId(names[i]).value)].p - at_q[i]).norm(), 1e-12);
 }
 
 // Noisy markers: the solution is a stationary point of the objective — every one-sided finite

@@ -98,19 +98,19 @@ TEST(Labeller, GaitWalkCleanShuffledIsAllCorrect) {
 }
 
 // The target case: 2 mm noise, 5 % dropouts, 3 ghosts per frame (2 within 3 cm of a
-// marker, 1 uniform), over three seeds. Goal ≥ 99.5 %: met on some seeds, not all (measured
-// 99.98 / 97.7 / 99.1 %; docs/labelling.md): the assertion is what is achieved, with a margin.
+// marker, 1 uniform), over three seeds. Goal ≥ 99.5 %: met on average; the first frames are
+// labelled right since the per-limb re-search (docs/labelling.md gives the figures per seed).
 TEST(Labeller, GaitWalkNoiseDropoutsAndGhosts) {
   KINETRACK_GAIT(g);
   double sum = 0.0;
   for (std::uint64_t seed : {1, 2, 3}) {
     const LabellingScore sc =
         run(g, {.seed = seed, .noise_sigma = 0.002, .dropout_fraction = 0.05, .ghosts_uniform = 1, .ghosts_near = 2});
-    EXPECT_GE(sc.accuracy(), 0.97) << "seed " << seed << ": " << sc.correct << "/" << sc.present;
+    EXPECT_GE(sc.accuracy(), 0.985) << "seed " << seed << ": " << sc.correct << "/" << sc.present;
     EXPECT_LE(sc.ghosts_labelled, sc.ghost_points / 100) << "seed " << seed;
     sum += sc.accuracy();
   }
-  EXPECT_GE(sum / 3.0, 0.985);
+  EXPECT_GE(sum / 3.0, 0.995);  // measured 99.93 / 99.66 / 98.96 %
 }
 
 // Beyond the goals: 3 mm, 20 % dropouts in runs up to 1 s, 5 ghosts.
@@ -172,6 +172,55 @@ TEST(Labeller, PlugInGaitOnHuman66CleanShuffledIsAllCorrect) {
   const LabellingScore sc = scoreLabelling(s, r);
   EXPECT_EQ(sc.correct, sc.present);
   EXPECT_EQ(r.initialisations(), 1);
+}
+
+// Plug-in Gait on human66 with noise and dropouts, the experiment's seeds: the trial starts on a
+// stair step (right knee 97°) and the wrist bars may start swapped. Without the per-limb
+// re-search and the swap check a limb that starts wrong stays wrong (and the labels decay); with
+// them the goal is met on these runs. Also: no allocation per frame while limbs are
+// re-searched and pairs swapped.
+TEST(Labeller, PlugInGaitNoisyLimbsAreSearchedAgain) {
+  KINETRACK_REQUIRE_SHARED(static_path, "data/c3d/pycgm_Static_trial.c3d");
+  KINETRACK_REQUIRE_SHARED(trial_path, "data/c3d/pycgm_Movement_trial.c3d");
+  auto human = std::make_shared<const Model>(makeHuman66(human66Options()));
+  io::MarkerSet set = io::scaledMarkerSet(io::builtinMarkerSet("human66_plugin_gait"), 1.679);
+  const track::MarkerCalibration cal = track::calibrateMarkers(human, set, io::readC3dMarkers(static_path));
+  auto lm = std::make_shared<const LabellerModel>(labellerModel(human, cal.markers, cal.poses.front()));
+  const io::MarkerTrajectories trial = io::readC3dMarkers(trial_path);
+  LabellerOptions off;
+  off.limb_search = false;
+  off.swap_check_distance = 0.0;
+  struct Case {
+    ScenarioOptions o;
+    double with, without;  // accuracy at least / at most
+  };
+  for (const Case& c : {Case{{.seed = 2, .noise_sigma = 0.001}, 0.995, 0.97},
+                        Case{{.seed = 5, .dropout_fraction = 0.05}, 0.985, 0.9}}) {
+    const ScenarioTrial s = makeScenario(trial, lm->names, c.o);
+    const LabelTrialResult r = labelTrial(lm, s.cloud);
+    const LabellingScore sc = scoreLabelling(s, r);
+    EXPECT_GE(sc.accuracy(), c.with) << "seed " << c.o.seed << ": " << sc.correct << "/" << sc.present;
+    long relabelled = 0;
+    for (const LabelledFrame& f : r.frames) relabelled += f.relabelled;
+    EXPECT_GT(relabelled, 0) << "seed " << c.o.seed;
+    const LabellingScore without = scoreLabelling(s, labelTrial(lm, s.cloud, off));
+    EXPECT_LE(without.accuracy(), c.without) << "seed " << c.o.seed;
+  }
+  // No allocation while tracking, limb searches and swap checks included.
+  const ScenarioTrial s =
+      makeScenario(trial, lm->names,
+                   {.seed = 12, .noise_sigma = 0.002, .dropout_fraction = 0.05, .ghosts_uniform = 1, .ghosts_near = 2});
+  Labeller labeller(lm);
+  for (int f = 0; f < 10; ++f) (void)labeller.label(s.cloud.frame(f), s.cloud.times[static_cast<std::size_t>(f)]);
+  long allocations = 0, relabelled = 0;
+  for (int f = 10; f < s.cloud.numFrames(); ++f) {
+    testing::AllocationCounter counter;
+    const FrameLabels& L = labeller.label(s.cloud.frame(f), s.cloud.times[static_cast<std::size_t>(f)]);
+    allocations += counter.count();
+    relabelled += L.relabelled;
+  }
+  EXPECT_GT(relabelled, 0);
+  EXPECT_EQ(allocations, 0);
 }
 
 // Synthetic: human48 with markers on every segment, a smooth motion walking off with a turn; the

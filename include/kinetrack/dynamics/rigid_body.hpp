@@ -14,6 +14,11 @@
 // Equations of motion: M(q) ν̇ + h(q, ν) = τ + Σ_k J_kᵀ w_k, with the external wrenches w_k of
 // ExternalWrench and gravity inside h.
 //
+// Function-driven joints (JointType::Custom, OpenSim's CustomJoint: gait2354's knee translates
+// along splines of the knee angle) are supported by rnea, crba and the velocity-only functions:
+// their subspace S(s) moves with their own coordinate, which adds (∂S/∂s) ṡ² to the child's
+// acceleration. aba still refuses them (InvalidArgument naming them).
+//
 // Per-thread workspace: DynamicsData (sized once, like Data); the functions do not allocate.
 #include <cstdint>
 #include <limits>
@@ -90,6 +95,9 @@ struct DynamicsData {
   std::vector<Vector6d> velocity, acceleration, force;
   // Per joint: motion subspace S_j (ω; v at the origin), the ABA's U_j, D_j, u_j and c_j.
   std::vector<Vector6d> subspace, U, bias_acceleration;
+  /// Per joint: ∂S_j/∂s_j with the parent held, non-zero for JointType::Custom joints only (their
+  /// axis moves with their own coordinate: the acceleration gains (∂S/∂s) ṡ²).
+  std::vector<Vector6d> subspace_rate;
   std::vector<double> D, u;
   Matrix6d base_subspace = Matrix6d::Identity();  ///< S_B: (ṗ_B, ω_B) → base spatial velocity
   VectorXd tau;                                   ///< rnea() result (nv)

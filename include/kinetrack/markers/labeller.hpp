@@ -138,6 +138,29 @@ struct LabellerOptions {
   /// hidden) instead of letting them drift; 1e-4 moves a joint that markers observe by far less
   /// than 0.01°. 0 disables it.
   double posture_weight = 1e-4;
+  /// Per-limb re-search: after a frame's IK, a limb (the markers of a link's subtree, at most
+  /// half the set) with a gap, or with a labelled marker farther than limb_error (m) from its
+  /// prediction (at an initialisation: from its model place), is searched again among the points left while the other
+  /// labels stay: its joints restart from the current, reference and zero poses, then assignment and IK alternate with
+  /// a gate shrinking from limb_gate to init_refine_gate (m); the labels are kept when the whole body's fit improves by
+  /// 2 %. While tracking, a search holds every limb for limb_search_interval frames, and a limb whose search failed
+  /// waits 2, 4, … 8 times that; at most limb_max_per_frame searches a tracked frame (an initialisation searches every
+  /// limb).
+  bool limb_search = true;
+  double limb_error = 0.03;
+  double limb_gate = 0.30;
+  int limb_search_interval = 5;
+  int limb_max_per_frame = 1;
+  /// Assignment ↔ IK rounds of one start of a limb search (the gate reaches init_refine_gate
+  /// half-way).
+  int limb_rounds = 30;
+  /// Weight (m² per rad²) of the distance of the joints from the reference pose in the scores of
+  /// the swap and limb searches (not in the IK): of two labellings that fit alike, the one whose
+  /// pose is nearer the reference wins (a wrist bar swapped turns the forearm by 180°).
+  double init_pose_weight = 1e-4;
+  /// While tracking, pairs of markers closer than this (m) at the reference pose on near links
+  /// are tried swapped, one pair every limb_search_interval frames. 0 disables it.
+  double swap_check_distance = 0.08;
   /// Residual offsets larger than this (m) are not kept (a wrong label must not teach the model).
   double max_residual = 0.08;
   /// Points per frame the workspace is sized for; more are handled (allocating) and counted.
@@ -157,6 +180,7 @@ struct FrameLabels {
   int gaps = 0;                         ///< markers not labelled
   int ghosts = 0;                       ///< points not labelled
   int rigid_rejections = 0;             ///< assignments undone by the rigid-segment check
+  int relabelled = 0;                   ///< limbs re-searched and marker pairs swapped with new labels
   TrackState state = TrackState::Lost;  ///< Initialised: this frame (re)started the track
   ik::MarkerIkResult ik;                ///< marker IK on the labelled set (iterations 0 when not run)
   /// Wall time of the frame's marker IK (µs; an initialisation's IK solves included), so a

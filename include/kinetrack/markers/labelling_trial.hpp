@@ -19,7 +19,7 @@ namespace kinetrack::markers {
 struct LabelledFrame {
   long frame_number = 0;
   double time = 0.0;
-  int points = 0, invalid_points = 0, assigned = 0, gaps = 0, ghosts = 0, rigid_rejections = 0;
+  int points = 0, invalid_points = 0, assigned = 0, gaps = 0, ghosts = 0, rigid_rejections = 0, relabelled = 0;
   TrackState state = TrackState::Lost;
   ik::Status ik_status = ik::Status::Converged;
   int ik_iterations = 0;
