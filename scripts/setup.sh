@@ -94,6 +94,7 @@ if [ "$demo" -eq 0 ]; then
     python3-dev python3-pybind11 python3-numpy python3-pytest
     clang-format-14
     libopenmpi-dev openmpi-bin
+    clang-14
   )
 fi
 missing=()
