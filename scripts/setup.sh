@@ -96,6 +96,8 @@ if [ "$demo" -eq 0 ]; then
     # The browser viewer (web/, `kinetrack view`): bundled at build time with npm (lock file),
     # tested in Debian's headless Chromium.
     nodejs npm chromium
+    libopenmpi-dev openmpi-bin
+    clang-14
   )
 fi
 missing=()

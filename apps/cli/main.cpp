@@ -29,6 +29,8 @@ void addHandCommand(CLI::App& app, Action& action);
 void addViewCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack serve` and `kinetrack replay` (serve_command.cpp).
 void addServeCommands(CLI::App& app, Action& action);
+/// Registers `kinetrack batch` (batch_command.cpp).
+void addBatchCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack muscles static-opt|qp|lp` (muscles_command.cpp).
 void addMusclesCommand(CLI::App& app, Action& action);
 }  // namespace kinetrack::cli
@@ -85,6 +87,7 @@ int main(int argc, char** argv) {
   addHandCommand(app, action);
   addViewCommand(app, action);
   addServeCommands(app, action);
+  addBatchCommand(app, action);
   addMusclesCommand(app, action);
 
   try {

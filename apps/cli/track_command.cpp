@@ -21,17 +21,6 @@
 namespace kinetrack::cli {
 namespace {
 
-struct TrackConfig {
-  ModelSpec model;
-  std::string input, map, calibration, units = "auto";
-  std::string solver = "dynamical";
-  double kappa = 1.0, rate = 0.0, max_step_deg = 5.0;
-  int max_substeps = 64, threads = 0;
-  TrackOutput output;
-  std::string targets, prior;  ///< --targets / --prior: sparse tracking (sparse_track.hpp)
-  std::string sparse_solver = "dyn";
-};
-
 io::BvhUnits parseUnits(const std::string& u) {
   try {
     return io::parseBvhUnits(u);
@@ -40,7 +29,9 @@ io::BvhUnits parseUnits(const std::string& u) {
   }
 }
 
-int runTrack(const TrackConfig& cfg) {
+}  // namespace
+
+TrackJobResult trackInput(const TrackConfig& cfg, const Model* loaded) {
   const auto start = std::chrono::steady_clock::now();
   track::CaptureOptions co;
   co.units = parseUnits(cfg.units);
@@ -54,13 +45,15 @@ int runTrack(const TrackConfig& cfg) {
   } else {
     track::PlanOptions po;
     po.calibration = cfg.calibration;
-    setup = track::setupOnModel(loadModelAndWarn(cfg.model).model, capture, cfg.map, po);
+    setup = track::setupOnModel(loaded != nullptr ? *loaded : loadModelAndWarn(cfg.model).model, capture, cfg.map, po);
   }
 
   if (!cfg.targets.empty() || !cfg.prior.empty()) {
     if (cfg.targets.empty()) throw UsageError("--prior needs --targets (e.g. --targets head,hands)");
-    return runSparseTrackJob(setup, capture,
-                             {cfg.input, cfg.output.out, cfg.targets, cfg.prior, cfg.sparse_solver, cfg.output.quiet});
+    TrackJobResult sparse;
+    sparse.status = runSparseTrackJob(
+        setup, capture, {cfg.input, cfg.output.out, cfg.targets, cfg.prior, cfg.sparse_solver, cfg.output.quiet});
+    return sparse;
   }
   track::TrackerOptions to;
   to.kappa = cfg.kappa;
@@ -68,11 +61,8 @@ int runTrack(const TrackConfig& cfg) {
   to.max_substeps = cfg.max_substeps;
   setSolver(to, cfg.solver, cfg.threads);
   return runTrackJob(setup.model, capture, setup.plan, to, cfg.output, cfg.input,
-                     setup.truth.empty() ? nullptr : &setup.truth, setup.skipped, setup.unmapped, start)
-      .status;
+                     setup.truth.empty() ? nullptr : &setup.truth, setup.skipped, setup.unmapped, start);
 }
-
-}  // namespace
 
 void addTrackCommand(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<TrackConfig>();
@@ -124,7 +114,7 @@ void addTrackCommand(CLI::App& app, Action& action) {
                   "with --targets: dyn (DYN, the prior as its posture term) or gp (gradient projection)")
       ->check(CLI::IsMember({"dyn", "gp"}))
       ->capture_default_str();
-  cmd->callback([&action, cfg] { action = [cfg] { return runTrack(*cfg); }; });
+  cmd->callback([&action, cfg] { action = [cfg] { return trackInput(*cfg).status; }; });
 }
 
 }  // namespace kinetrack::cli

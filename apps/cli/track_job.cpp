@@ -51,6 +51,7 @@ TrackJobResult runTrackJob(const Model& model, const track::Capture& capture, co
       [&](int f, const Configuration& q, const track::FrameOutcome& o) {
         writer.write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
         if (keep) tracked.push_back(q);
+        if (output.frames_done != nullptr) output.frames_done->fetch_add(1, std::memory_order_relaxed);
         bar.update(f + 1);
       },
       truth);
@@ -61,9 +62,15 @@ TrackJobResult runTrackJob(const Model& model, const track::Capture& capture, co
   // Secondary outputs first, the main CSV last: a failure leaves no complete-looking output.
   if (!output.bvh_out.empty()) io::writeBvh(model, tracked, meanFrameTime(capture.clip.times), output.bvh_out);
   if (!output.mot_out.empty()) io::writeMot(motTable(model, capture.clip.times, tracked), output.mot_out);
-  if (!output.summary_json.empty())
-    writeSummaryJson(output.summary_json, summaryJson(s, model, input, plan, skipped, unmapped));
+  if (!output.summary_json.empty()) {
+    nlohmann::json j = summaryJson(s, model, input, plan, skipped, unmapped);
+    if (!output.timing)
+      for (const char* key : {"step_us_p50", "step_us_p99", "step_us_max"}) j.erase(key);
+    writeSummaryJson(output.summary_json, j);
+  }
   writer.commit();
+  result.status = s.non_finite > 0 ? kExitFailure : kExitOk;
+  if (!output.report) return result;
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   printSummary(s, model, input, plan, skipped, unmapped, seconds);
@@ -71,7 +78,6 @@ TrackJobResult runTrackJob(const Model& model, const track::Capture& capture, co
   for (const std::string* f : {&output.summary_json, &output.bvh_out, &output.mot_out})
     if (!f->empty()) fmt::print(", {}", *f);
   fmt::print("\n");
-  result.status = s.non_finite > 0 ? kExitFailure : kExitOk;
   return result;
 }
 

@@ -1,0 +1,408 @@
+// The inputs of `kinetrack batch` (manifest or directory), its models, one input's run and its
+// status record, and the report.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#include "batch.hpp"
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/atomic_file.hpp"
+#include "text_table.hpp"
+
+namespace kinetrack::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::set<std::string>& manifestColumns() {
+  static const std::set<std::string> columns{"input",       "command", "model", "height", "mass",  "map",
+                                             "calibration", "solver",  "units", "rate",   "kappa", "transient"};
+  return columns;
+}
+
+double numberCell(const std::string& text, const std::string& file, int line, const std::string& field) {
+  double v = 0.0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || ptr != end || !std::isfinite(v))
+    throw ParseError(file, line, fmt::format("field '{}': expected a finite number, got '{}'", field, text));
+  return v;
+}
+
+/// Applies one manifest cell to `job` (an empty value keeps the default).
+void setField(BatchJob& job, const std::string& field, const std::string& value, const std::string& file, int line,
+              const fs::path& base) {
+  if (value.empty()) return;
+  TrackConfig& t = job.track;
+  if (field == "input") {
+    const fs::path p(value);
+    job.input = p.is_absolute() ? value : (base / p).lexically_normal().string();
+  } else if (field == "command") {
+    job.command = value;
+  } else if (field == "model") {
+    t.model.model = value;
+  } else if (field == "height") {
+    t.model.height = numberCell(value, file, line, field);
+  } else if (field == "mass") {
+    t.model.mass = numberCell(value, file, line, field);
+  } else if (field == "map") {
+    t.map = value;
+  } else if (field == "calibration") {
+    t.calibration = value;
+  } else if (field == "solver") {
+    t.solver = value;
+  } else if (field == "units") {
+    t.units = value;
+  } else if (field == "rate") {
+    t.rate = numberCell(value, file, line, field);
+  } else if (field == "kappa") {
+    t.kappa = numberCell(value, file, line, field);
+  } else if (field == "transient") {
+    t.output.transient = numberCell(value, file, line, field);
+  } else {
+    throw ParseError(
+        file, line, fmt::format("unknown field '{}' (expected one of: {})", field, fmt::join(manifestColumns(), ", ")));
+  }
+}
+
+BatchJob defaultJob(const BatchDefaults& d) {
+  BatchJob job;
+  job.track = d.track;
+  job.command = d.command;
+  return job;
+}
+
+/// Checks a finished job description: command, input, model; sets stem and size.
+void finishJob(BatchJob& job, const std::string& file, int line) {
+  if (job.command != "track")
+    throw ParseError(file, line,
+                     fmt::format("field 'command': '{}' is not supported by batch (supported: track)", job.command));
+  if (job.input.empty()) throw ParseError(file, line, "field 'input': missing");
+  if (job.track.model.model.empty())
+    throw ParseError(file, line, "field 'model': missing (give a model column or --model)");
+  job.stem = fs::path(job.input).stem().string();
+  job.origin = line > 0 ? fmt::format("{}:{}", file, line) : file;
+  std::error_code ec;
+  const auto size = fs::file_size(job.input, ec);
+  job.bytes = ec ? 0 : size;
+}
+
+std::vector<std::string> splitCsv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) {
+    const auto b = cell.find_first_not_of(" \t\r");
+    const auto e = cell.find_last_not_of(" \t\r");
+    cells.push_back(b == std::string::npos ? std::string() : cell.substr(b, e - b + 1));
+  }
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
+
+std::vector<BatchJob> readCsvManifest(const std::string& path, const BatchDefaults& defaults) {
+  std::ifstream in(path);
+  if (!in) throw ParseError(path, 0, "cannot open the manifest");
+  const fs::path base = fs::path(path).parent_path();
+  std::vector<BatchJob> jobs;
+  std::vector<std::string> header;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos || line[line.find_first_not_of(" \t")] == '#') continue;
+    if (line.find('"') != std::string::npos) throw ParseError(path, number, "quoted cells are not supported");
+    const std::vector<std::string> cells = splitCsv(line);
+    if (header.empty()) {
+      for (const std::string& c : cells)
+        if (manifestColumns().count(c) == 0)
+          throw ParseError(path, number,
+                           fmt::format("unknown column '{}' (expected: {})", c, fmt::join(manifestColumns(), ", ")));
+      if (std::find(cells.begin(), cells.end(), "input") == cells.end())
+        throw ParseError(path, number, "the header has no 'input' column");
+      header = cells;
+      continue;
+    }
+    if (cells.size() > header.size())
+      throw ParseError(path, number, fmt::format("{} fields, the header has {}", cells.size(), header.size()));
+    BatchJob job = defaultJob(defaults);
+    for (std::size_t i = 0; i < cells.size(); ++i) setField(job, header[i], cells[i], path, number, base);
+    finishJob(job, path, number);
+    jobs.push_back(std::move(job));
+  }
+  if (header.empty()) throw ParseError(path, 0, "empty manifest (no header row)");
+  return jobs;
+}
+
+std::vector<BatchJob> readJsonManifest(const std::string& path, const BatchDefaults& defaults) {
+  std::ifstream in(path);
+  if (!in) throw ParseError(path, 0, "cannot open the manifest");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw ParseError(path, 0, std::string("invalid JSON: ") + e.what());
+  }
+  if (!j.is_array()) throw ParseError(path, 0, "expected an array of objects");
+  const fs::path base = fs::path(path).parent_path();
+  std::vector<BatchJob> jobs;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string where = fmt::format("{}[{}]", path, i);
+    if (!j[i].is_object()) throw ParseError(where, 0, "expected an object");
+    BatchJob job = defaultJob(defaults);
+    for (const auto& [key, value] : j[i].items()) {
+      if (!value.is_string() && !value.is_number())
+        throw ParseError(where, 0, fmt::format("field '{}': expected a string or a number", key));
+      const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+      setField(job, key, text, where, 0, base);
+    }
+    finishJob(job, where, 0);
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+void checkStems(const std::vector<BatchJob>& jobs) {
+  std::map<std::string, const BatchJob*> seen;
+  for (const BatchJob& job : jobs) {
+    const auto [it, fresh] = seen.emplace(job.stem, &job);
+    if (!fresh)
+      throw ParseError(job.origin, 0,
+                       fmt::format("input '{}' has the same stem '{}' as {} ('{}'): their outputs would collide",
+                                   job.input, job.stem, it->second->origin, it->second->input));
+  }
+}
+
+std::string modelKey(const TrackConfig& t) {
+  return fmt::format("{}|{}|{}", t.model.model, t.model.height ? *t.model.height : 0.0,
+                     t.model.mass ? *t.model.mass : 0.0);
+}
+
+std::string statusPath(const std::string& outdir, const BatchJob& job) {
+  return (fs::path(outdir) / "status" / (job.stem + ".json")).string();
+}
+
+std::string outputPath(const std::string& outdir, const BatchJob& job, const char* ext) {
+  return (fs::path(outdir) / (job.stem + ext)).string();
+}
+
+/// A statistic of the report: empty for a failed input or a missing value.
+std::string metric(const BatchRecord& r, double v) {
+  return r.status == "ok" || r.status == "non-finite" ? (std::isfinite(v) ? fmt::format("{:.6e}", v) : "nan") : "";
+}
+
+}  // namespace
+
+std::vector<BatchJob> readManifest(const std::string& path, const BatchDefaults& defaults) {
+  const std::string ext = fs::path(path).extension().string();
+  std::vector<BatchJob> jobs = ext == ".json" ? readJsonManifest(path, defaults) : readCsvManifest(path, defaults);
+  checkStems(jobs);
+  return jobs;
+}
+
+std::vector<BatchJob> jobsFromDirectory(const std::string& dir, const BatchDefaults& defaults) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw ParseError(dir, 0, "--input-dir: not a directory");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".bvh" || ext == ".mvnx")) files.push_back(entry.path().string());
+  }
+  if (ec) throw ParseError(dir, 0, "cannot list the directory: " + ec.message());
+  std::sort(files.begin(), files.end());
+  std::vector<BatchJob> jobs;
+  for (const std::string& f : files) {
+    BatchJob job = defaultJob(defaults);
+    job.input = f;
+    finishJob(job, dir, 0);
+    jobs.push_back(std::move(job));
+  }
+  checkStems(jobs);
+  return jobs;
+}
+
+std::vector<int> largestFirst(const std::vector<BatchJob>& jobs) {
+  std::vector<int> order(jobs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return jobs[static_cast<std::size_t>(a)].bytes > jobs[static_cast<std::size_t>(b)].bytes;
+  });
+  return order;
+}
+
+BatchModels::BatchModels(const std::vector<BatchJob>& jobs) {
+  for (const BatchJob& job : jobs) {
+    if (job.track.model.model == "from-clip") continue;
+    const std::string key = modelKey(job.track);
+    if (models_.count(key) != 0 || errors_.count(key) != 0) continue;
+    try {
+      models_.emplace(key, loadModelAndWarn(job.track.model).model);
+    } catch (const std::exception& e) {
+      errors_.emplace(key, e.what());
+    }
+  }
+}
+
+const Model* BatchModels::find(const BatchJob& job) const {
+  if (job.track.model.model == "from-clip") return nullptr;
+  const std::string key = modelKey(job.track);
+  if (const auto e = errors_.find(key); e != errors_.end()) throw InvalidArgument("model: " + e->second);
+  return &models_.at(key);
+}
+
+std::string recordToJson(const BatchRecord& r) {
+  nlohmann::json j;
+  j["input"] = r.input;
+  j["stem"] = r.stem;
+  j["command"] = r.command;
+  j["model"] = r.model;
+  j["status"] = r.status;
+  j["exit"] = r.exit;
+  j["frames"] = r.frames;
+  j["gaps"] = r.gaps;
+  // NaN is not JSON: a missing statistic is null.
+  const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  j["mnte_median"] = num(r.mnte_median);
+  j["mnte_p95"] = num(r.mnte_p95);
+  j["limit_violation_max_rad"] = num(r.limit_violation_max_rad);
+  j["seconds"] = r.seconds;
+  j["error"] = r.error;
+  return j.dump(1) + "\n";
+}
+
+BatchRecord recordFromJson(const std::string& text, const std::string& origin) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    const auto num = [&](const char* key) { return j.at(key).is_null() ? std::nan("") : j.at(key).get<double>(); };
+    BatchRecord r;
+    r.input = j.at("input").get<std::string>();
+    r.stem = j.at("stem").get<std::string>();
+    r.command = j.at("command").get<std::string>();
+    r.model = j.at("model").get<std::string>();
+    r.status = j.at("status").get<std::string>();
+    r.exit = j.at("exit").get<int>();
+    r.frames = j.at("frames").get<std::int64_t>();
+    r.gaps = j.at("gaps").get<int>();
+    r.mnte_median = num("mnte_median");
+    r.mnte_p95 = num("mnte_p95");
+    r.limit_violation_max_rad = num("limit_violation_max_rad");
+    r.seconds = j.at("seconds").get<double>();
+    r.error = j.at("error").get<std::string>();
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw ParseError(origin, 0, std::string("broken status record: ") + e.what());
+  }
+}
+
+BatchRecord runBatchJob(const BatchJob& job, const BatchModels& models, const std::string& outdir,
+                        std::atomic<std::int64_t>* frames_done) {
+  const auto start = std::chrono::steady_clock::now();
+  BatchRecord r;
+  r.input = job.input;
+  r.stem = job.stem;
+  r.command = job.command;
+  r.model = job.track.model.model;
+  try {
+    TrackConfig cfg = job.track;
+    cfg.input = job.input;
+    cfg.threads = 1;  // the batch is parallel over inputs
+    cfg.output.out = outputPath(outdir, job, ".csv");
+    cfg.output.summary_json = outputPath(outdir, job, ".json");
+    cfg.output.quiet = true;
+    cfg.output.report = false;
+    cfg.output.timing = false;
+    cfg.output.frames_done = frames_done;
+    const TrackJobResult result = trackInput(cfg, models.find(job));
+    const track::TrackSummary& s = result.summary;
+    r.exit = result.status;
+    r.status = result.status == kExitOk ? "ok" : "non-finite";
+    r.frames = s.frames;
+    r.gaps = s.gaps;
+    r.mnte_median = s.mnte_median;
+    r.mnte_p95 = s.mnte_p95;
+    r.limit_violation_max_rad = s.limit_violation_max_rad;
+  } catch (const ParseError& e) {
+    r.status = "failed", r.exit = kExitBadInput, r.error = e.what();
+  } catch (const InvalidArgument& e) {
+    r.status = "failed", r.exit = kExitBadInput, r.error = e.what();
+  } catch (const UsageError& e) {
+    r.status = "failed", r.exit = kExitBadInput, r.error = e.what();
+  } catch (const std::exception& e) {
+    r.status = "failed", r.exit = kExitFailure, r.error = e.what();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  try {
+    io::writeFileAtomically(statusPath(outdir, job), recordToJson(r));
+  } catch (const std::exception& e) {
+    r.status = "failed", r.exit = kExitFailure, r.error += std::string(r.error.empty() ? "" : "; ") + e.what();
+  }
+  return r;
+}
+
+BatchRecord readRecord(const BatchJob& job, const std::string& outdir) {
+  const std::string path = statusPath(outdir, job);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  try {
+    return recordFromJson(text, path);
+  } catch (const ParseError&) {
+    return {};  // a broken record counts as missing: the input is redone
+  }
+}
+
+bool jobComplete(const BatchJob& job, const std::string& outdir) {
+  const BatchRecord r = readRecord(job, outdir);
+  return r.status == "ok" && r.input == job.input && fs::exists(outputPath(outdir, job, ".csv")) &&
+         fs::exists(outputPath(outdir, job, ".json"));
+}
+
+int writeBatchReport(const std::vector<BatchJob>& jobs, const std::vector<BatchRecord>& records,
+                     const std::string& outdir, double seconds) {
+  std::string csv =
+      "input,stem,command,model,status,exit,frames,gaps,mnte_median_m,mnte_p95_m,limit_violation_max_rad,seconds,"
+      "error\n";
+  int status = kExitOk, ok = 0, failed = 0;
+  std::int64_t frames = 0;
+  double cpu = 0.0;
+  std::vector<std::vector<std::string>> table{{"input", "status", "frames", "gaps", "MNTE median (m)", "time (s)"}};
+  std::vector<std::string> failures;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    BatchRecord r = records[i];
+    if (r.status.empty()) r.status = "missing", r.exit = kExitFailure, r.error = "no result (run with --resume)";
+    std::string error = r.error;
+    std::replace(error.begin(), error.end(), ',', ';');
+    std::replace(error.begin(), error.end(), '\n', ' ');
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{}\n", jobs[i].input, jobs[i].stem, jobs[i].command,
+                       jobs[i].track.model.model, r.status, r.exit, r.frames, r.gaps, metric(r, r.mnte_median),
+                       metric(r, r.mnte_p95), metric(r, r.limit_violation_max_rad), r.seconds, error);
+    table.push_back({jobs[i].stem, r.status, std::to_string(r.frames), std::to_string(r.gaps),
+                     r.status == "failed" || r.status == "missing" ? "-" : fmt::format("{:.2e}", r.mnte_median),
+                     fmt::format("{:.2f}", r.seconds)});
+    if (r.status == "ok") {
+      ++ok;
+    } else {
+      ++failed;
+      failures.push_back(r.error.empty() ? fmt::format("{}: {}", jobs[i].input, r.status) : r.error);
+    }
+    frames += r.frames;
+    cpu += r.seconds;
+    status = std::max(status, r.exit);
+  }
+  io::writeFileAtomically((fs::path(outdir) / "report.csv").string(), csv);
+  printTextTable(table);
+  fmt::print("{} inputs: {} ok, {} failed; {} frames in {:.2f} s ({:.0f} frames/s, {:.2f} s summed over inputs)\n",
+             jobs.size(), ok, failed, frames, seconds, seconds > 0 ? static_cast<double>(frames) / seconds : 0.0, cpu);
+  for (const std::string& f : failures) fmt::print("failed: {}\n", f);
+  fmt::print("wrote {}\n", (fs::path(outdir) / "report.csv").string());
+  return status;
+}
+
+}  // namespace kinetrack::cli

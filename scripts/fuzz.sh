@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# libFuzzer campaign over the file readers (issue 20; docs/hardening.md).
+# Usage: scripts/fuzz.sh [--runs N] [--seconds S] [--jobs J] [READER...]
+#   Builds build-fuzz/ with clang-14 (-fsanitize=fuzzer,address,undefined; KINETRACK_FUZZ=ON),
+#   then runs each harness fuzz_<reader> for N executions (default 10000) or S seconds at most
+#   (default 60), seeded with the matching files of ../shared and the project, the corpus kept in
+#   build-fuzz/corpus/<reader>. Readers: bvh mvnx trc mot c3d osim urdf setup segment_map
+#   marker_set qtm (default: all). Exit 1 at the first finding (crash, leak, sanitizer report,
+#   timeout); the reproducer is build-fuzz/findings/<reader>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=10000
+seconds=60
+readers=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs="$2"; shift ;;
+    --seconds) seconds="$2"; shift ;;
+    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+    -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
+    *) readers+=("$1") ;;
+  esac
+  shift
+done
+all=(bvh mvnx trc mot c3d osim urdf setup segment_map marker_set qtm)
+[ ${#readers[@]} -eq 0 ] && readers=("${all[@]}")
+
+build=build-fuzz
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_C_COMPILER=clang-14 -DKINETRACK_FUZZ=ON -DKINETRACK_BUILD_TESTS=OFF -DKINETRACK_BUILD_BENCH=OFF \
+  -DKINETRACK_PYTHON=OFF -DKINETRACK_MPI=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=ccache > /dev/null
+targets=()
+for r in "${readers[@]}"; do targets+=(--target "fuzz_$r"); done
+cmake --build "$build" -j2 "${targets[@]}"
+
+shared=../shared
+seeds() {  # the seed files of a reader
+  case "$1" in
+    bvh) find "$shared/data" -name '*.bvh' -size -400k ;;
+    mvnx) find "$shared/data" -name '*.mvnx' ;;
+    trc) find "$shared/data" -name '*.trc' ;;
+    mot) find "$shared/data" -name '*.mot' -o -name '*.sto' ;;
+    c3d) find "$shared/data" -name '*.c3d' ;;
+    osim) find "$shared/data" tests/data -name '*.osim' ;;
+    urdf) find "$shared/models" tests/data -name '*.urdf' -size -200k ;;
+    setup) find "$shared/data" -iname '*setup*.xml' ;;
+    segment_map) find maps -maxdepth 1 -name '*.json'; echo maps/robots/icub.json ;;
+    marker_set) find maps/markersets -name '*.json' ;;
+    qtm) find "$shared/data" -name '*.tsv' ;;
+  esac 2>/dev/null
+}
+
+status=0
+for r in "${readers[@]}"; do
+  corpus="$build/corpus/$r" findings="$build/findings/$r"
+  mkdir -p "$corpus" "$findings"
+  seed="$build/seeds/$r"
+  rm -rf "$seed"; mkdir -p "$seed"
+  for f in $(seeds "$r"); do ln -sf "$(realpath "$f")" "$seed/"; done
+  echo "== fuzz_$r: $(ls "$seed" | wc -l) seeds, $runs runs or ${seconds} s"
+  if ! "$build/fuzz/fuzz_$r" "$corpus" "$seed" -runs="$runs" -max_total_time="$seconds" -timeout=10 \
+       -rss_limit_mb=2048 -max_len=1048576 -artifact_prefix="$findings/" -print_final_stats=1 \
+       > "$build/fuzz_$r.log" 2>&1; then
+    echo "fuzz_$r: FINDING (see $build/fuzz_$r.log and $findings/)"; status=1
+  fi
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|cov: [0-9]+" "$build/fuzz_$r.log" | tail -3
+done
+exit $status
