@@ -93,12 +93,17 @@ if [ "$demo" -eq 0 ]; then
     python3 python3-matplotlib
     python3-dev python3-pybind11 python3-numpy python3-pytest
     clang-format-14
-    # The browser viewer (web/, `kinetrack view`): bundled at build time with npm (lock file),
-    # tested in Debian's headless Chromium.
-    nodejs npm chromium
+    # Headless Chromium for the browser viewer's tests (web/, `kinetrack view`).
+    chromium
     libopenmpi-dev openmpi-bin
     clang-14
   )
+  # The viewer is bundled at build time with npm (lock file). Debian's nodejs and npm packages,
+  # unless a Node.js with its own npm is already installed (NodeSource's nodejs bundles npm and
+  # conflicts with Debian's npm package).
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+  fi
 fi
 missing=()
 for p in "${packages[@]}"; do
