@@ -48,7 +48,8 @@ ParseStatus parseMxtp(std::span<const std::uint8_t> bytes, MxtpPoseDatagram& out
   if (bytes.size() < kMxtpHeaderSize) {
     // A short datagram that starts like MXTP is truncated; anything else is not ours.
     const std::size_t n = bytes.size() < 4 ? bytes.size() : 4;
-    return std::memcmp(bytes.data(), "MXTP", n) == 0 && n > 0 ? ParseStatus::Truncated : ParseStatus::Malformed;
+    // (n > 0 first: memcmp of an empty span's null pointer is undefined, UBSan)
+    return n > 0 && std::memcmp(bytes.data(), "MXTP", n) == 0 ? ParseStatus::Truncated : ParseStatus::Malformed;
   }
   const std::uint8_t* b = bytes.data();
   if (std::memcmp(b, "MXTP", 4) != 0 || !isDigit(b[4]) || !isDigit(b[5])) return ParseStatus::Malformed;
