@@ -17,6 +17,7 @@ namespace {
 using detail::parseNumber;
 using detail::readTextFile;
 using detail::trim;
+using detail::words;
 using tinyxml2::XMLElement;
 
 std::string resolveAgainst(const std::string& directory, const std::string& file) {
@@ -35,19 +36,6 @@ std::string childText(const XMLElement* parent, const char* child) {
 int childLine(const XMLElement* parent, const char* child) {
   const XMLElement* e = parent->FirstChildElement(child);
   return e ? e->GetLineNum() : parent->GetLineNum();
-}
-
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    std::size_t j = i;
-    while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
 }
 
 // The root element `tag`, directly or inside <OpenSimDocument>.

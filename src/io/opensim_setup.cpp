@@ -16,21 +16,8 @@ namespace {
 using detail::parseNumber;
 using detail::readTextFile;
 using detail::trim;
+using detail::words;
 using tinyxml2::XMLElement;
-
-// Whitespace-separated fields of `s`.
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    std::size_t j = i;
-    while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
 
 class SetupParser {
  public:

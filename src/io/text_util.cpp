@@ -1,4 +1,5 @@
 #include "text_util.hpp"
+#include <cctype>
 
 #include <cerrno>
 #include <charconv>
@@ -35,6 +36,19 @@ bool parseNumber(std::string_view s, double& v) {
   }
   const auto r = std::from_chars(b, e, v);
   return b != e && r.ec == std::errc() && r.ptr == e;
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    std::size_t j = i;
+    while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
 }
 
 std::string_view trim(std::string_view s) {

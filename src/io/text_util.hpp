@@ -15,6 +15,8 @@ bool parseNumber(std::string_view s, double& v);
 
 /// `s` without leading and trailing spaces and tabs.
 std::string_view trim(std::string_view s);
+/// Whitespace-separated fields of `s` (XML list values such as `<datafile>` or force names).
+std::vector<std::string> words(const std::string& s);
 
 /// Comma-separated fields of one line, trimmed, into `out` (cleared first; reuse it across lines).
 void splitFields(std::string_view line, std::vector<std::string_view>& out);
