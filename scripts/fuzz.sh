@@ -5,7 +5,8 @@
 #   then runs each harness fuzz_<reader> for N executions (default 10000) or S seconds at most
 #   (default 60), seeded with the matching files of ../shared and the project, the corpus kept in
 #   build-fuzz/corpus/<reader>. Readers: bvh mvnx trc mot c3d osim urdf setup segment_map
-#   marker_set qtm (default: all). Exit 1 at the first finding (crash, leak, sanitizer report,
+#   marker_set qtm ktp (default: all; ktp = the kinetrack input protocol parser, seeded from
+#   fuzz/seeds/ktp). Exit 1 at the first finding (crash, leak, sanitizer report,
 #   timeout); the reproducer is build-fuzz/findings/<reader>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,13 +17,13 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift ;;
     --seconds) seconds="$2"; shift ;;
-    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
     *) readers+=("$1") ;;
   esac
   shift
 done
-all=(bvh mvnx trc mot c3d osim urdf setup segment_map marker_set qtm)
+all=(bvh mvnx trc mot c3d osim urdf setup segment_map marker_set qtm ktp)
 [ ${#readers[@]} -eq 0 ] && readers=("${all[@]}")
 
 build=build-fuzz
@@ -47,6 +48,7 @@ seeds() {  # the seed files of a reader
     segment_map) find maps -maxdepth 1 -name '*.json'; echo maps/robots/icub.json ;;
     marker_set) find maps/markersets -name '*.json' ;;
     qtm) find "$shared/data" -name '*.tsv' ;;
+    ktp) find fuzz/seeds/ktp -type f ;;
   esac 2>/dev/null
 }
 

@@ -31,6 +31,19 @@ double parseFiniteDouble(std::string_view text, std::string_view what) {
   return value;
 }
 
+io::MarkerSet loadMarkerSet(const std::string& spec, std::optional<double> height, const std::string& model_name) {
+  if (spec.empty()) {
+    std::string builtins;
+    for (const auto& n : io::builtinMarkerSetNames()) builtins += (builtins.empty() ? "" : ", ") + n;
+    throw UsageError("--markerset is required with model '" + model_name + "' (built-in: " + builtins +
+                     ", or a marker-set JSON file)");
+  }
+  const bool json = spec.size() > 5 && spec.compare(spec.size() - 5, 5, ".json") == 0;
+  io::MarkerSet set = json ? io::readMarkerSet(spec) : io::builtinMarkerSet(spec);
+  if (set.reference_height > 0.0 && height) set = io::scaledMarkerSet(set, *height);
+  return set;
+}
+
 LoadedModel loadModelAndWarn(const ModelSpec& spec) {
   namespace fs = std::filesystem;
   const auto& builtins = builtinModelNames();

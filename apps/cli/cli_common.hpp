@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kinetrack/io/marker_set.hpp"
 #include "kinetrack/io/model_source.hpp"
 #include "kinetrack/model/model.hpp"
 
@@ -46,6 +47,11 @@ using io::ModelSpec;
 /// io::loadModel(spec), printing the URDF warnings to stderr ("kinetrack: warning: …"). Throws
 /// as io::loadModel, except UsageError for --height or --mass with a URDF file.
 LoadedModel loadModelAndWarn(const ModelSpec& spec);
+
+/// A marker set by --markerset: a JSON file (ending in .json) or a built-in name, its offsets
+/// scaled to `height` when given and the set says its reference height (io::scaledMarkerSet).
+/// Throws UsageError listing the built-in sets when `spec` is empty.
+io::MarkerSet loadMarkerSet(const std::string& spec, std::optional<double> height, const std::string& model_name);
 
 /// The help text of --mass (body mass of a built-in model, kg).
 inline constexpr const char* kMassHelp = "body mass of a built-in model (kg, 20 to 300; default 73)";

@@ -68,12 +68,6 @@ struct SolvedTrial {
 // the joint trajectory CSV (or a .mot with --out *.mot).
 SolvedTrial solveBuiltin(const MarkersIkConfig& cfg, const std::string& marker_path, const std::string& out_path,
                          track::MarkerTrialOptions opt) {
-  if (cfg.markerset.empty()) {
-    std::string builtins;
-    for (const auto& n : io::builtinMarkerSetNames()) builtins += (builtins.empty() ? "" : ", ") + n;
-    throw UsageError("--markerset is required with model '" + cfg.model + "' (built-in: " + builtins +
-                     ", or a marker-set JSON file)");
-  }
   ModelSpec spec{cfg.model, cfg.height, false, cfg.mass};
   if (!cfg.vsk.empty()) {
     const io::VskSubject subject = io::readVsk(cfg.vsk);
@@ -82,9 +76,7 @@ SolvedTrial solveBuiltin(const MarkersIkConfig& cfg, const std::string& marker_p
   }
   const LoadedModel loaded = loadModelAndWarn(spec);
   auto model = std::make_shared<const Model>(loaded.model);
-  io::MarkerSet set =
-      endsWith(cfg.markerset, ".json") ? io::readMarkerSet(cfg.markerset) : io::builtinMarkerSet(cfg.markerset);
-  if (set.reference_height > 0.0 && loaded.height) set = io::scaledMarkerSet(set, *loaded.height);
+  const io::MarkerSet set = loadMarkerSet(cfg.markerset, loaded.height, cfg.model);
   fmt::print("[1/3] read {}{}\n", marker_path, cfg.static_trial.empty() ? "" : ", calibrating on " + cfg.static_trial);
   std::fflush(stdout);
   std::optional<io::MarkerTrajectories> static_trial;

@@ -22,9 +22,13 @@
 
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/icub.hpp"
+#include "kinetrack/stream/client.hpp"
 #include "kinetrack/stream/server.hpp"
+#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
 #include "plotting.hpp"
@@ -37,6 +41,7 @@ namespace {
 struct ServeConfig {
   ModelSpec model;
   std::string layout, map, calibration, solver = "dynamical";
+  std::string markerset, static_trial, marker_axes = "auto";  ///< markers mode
   double kappa = 1.0, rate = 0.0, max_step_deg = 5.0;
   int max_substeps = 64;
   bool interactive = false, quiet = false, retarget = false;
@@ -100,18 +105,46 @@ void writeLatency(const ServeConfig& cfg, const std::vector<stream::LatencyRecor
     runPlot(findScript(cfg.plot_script, "plot_latency.py"), "plot_latency.py", {cfg.latency_out, cfg.plot}, cfg.plot);
 }
 
+/// Markers mode: marker IK on the model with the marker set (calibrated on --static first when
+/// given: the stream then starts from the calibrated static pose), every set marker an input.
+std::unique_ptr<stream::LiveInput> markerInput(const ServeConfig& cfg) {
+  const LoadedModel loaded = loadModelAndWarn(cfg.model);
+  auto model = std::make_shared<const Model>(loaded.model);
+  io::MarkerSet set = loadMarkerSet(cfg.markerset, loaded.height, cfg.model.model);
+  Configuration start;
+  if (!cfg.static_trial.empty()) {
+    const track::MarkerCalibration cal = track::calibrateMarkers(
+        model, set, track::readMarkerTrial(cfg.static_trial, false, track::parseMarkerAxes(cfg.marker_axes)));
+    set = cal.markers;
+    if (!cal.poses.empty()) start = cal.poses.front();
+    if (!cfg.quiet)
+      std::cout << fmt::format("static calibration on {}: marker RMS {:.1f} -> {:.1f} mm\n", cfg.static_trial,
+                               cal.rms_before * 1e3, cal.rms_after * 1e3);
+  }
+  const auto with = std::make_shared<const Model>(io::withMarkers(*model, set));
+  return std::make_unique<stream::MarkerLiveTracker>(track::markerIkSpec(with, set, start),
+                                                     cfg.rate > 0.0 ? cfg.rate : 100.0);
+}
+
 int runServe(const ServeConfig& cfg) {
   std::unique_ptr<stream::Server> server;
   stream::ServerOptions so = cfg.server;
   so.model_name = cfg.model.model;
+  std::string input = "MXTP";
   if (cfg.interactive) {
+    if (!cfg.layout.empty() || !cfg.markerset.empty())
+      throw UsageError("--interactive takes no --layout or --markerset: clients drive the model");
     const Model model = loadModelAndWarn(cfg.model).model;
     server = std::make_unique<stream::Server>(model, standingPose(model), so);
+  } else if (!cfg.markerset.empty()) {
+    if (!cfg.layout.empty()) throw UsageError("--layout (segment poses) and --markerset (markers): one or the other");
+    server = std::make_unique<stream::Server>(markerInput(cfg), so);
+    input = "KTP markers";
   } else {
     if (cfg.layout.empty())
       throw UsageError(
-          "--layout FILE.mvnx is required without --interactive: the subject's MVNX file gives the "
-          "segment order of the MXTP stream and the calibration poses");
+          "--layout FILE.mvnx (segment poses) or --markerset SET (markers) is required without --interactive: the "
+          "subject's MVNX file gives the segment order of the stream and the calibration poses");
     const track::Capture capture = track::loadCapture(cfg.layout);
     if (capture.kind != track::CaptureKind::Mvnx)
       throw UsageError("--layout: expected an .mvnx file, got " + cfg.layout);
@@ -139,7 +172,9 @@ int runServe(const ServeConfig& cfg) {
   std::cout << fmt::format("kinetrack serve: {} mode, WebSocket ws://{}:{}/", cfg.interactive ? "interactive" : "live",
                            so.host, server->wsPort());
   if (!so.http_root.empty()) std::cout << fmt::format(" (viewer http://{}:{}/?ws=auto)", so.host, server->wsPort());
-  if (!cfg.interactive) std::cout << fmt::format(", MXTP UDP {}:{}", so.host, server->udpPort());
+  if (!cfg.interactive)
+    std::cout << fmt::format(", {} UDP {}:{} ({})", input, so.host, server->udpPort(),
+                             cfg.markerset.empty() ? "and KTP poses over UDP and WebSocket" : "and over WebSocket");
   std::cout << std::endl;
   const stream::ServerSummary s = server->run();
   printSummary(s, cfg.interactive);
@@ -150,7 +185,7 @@ int runServe(const ServeConfig& cfg) {
 // -- replay ----------------------------------------------------------------------------------
 
 struct ReplayConfig {
-  std::string input, to = "127.0.0.1:9763", faults;
+  std::string input, to = "127.0.0.1:9763", ws, faults, protocol, markerset, marker_axes = "auto";
   double rate = 0.0;
   int loops = 1, fault_every = 10;
   bool quiet = false;
@@ -200,45 +235,145 @@ sockaddr_in parseEndpoint(const std::string& text, const char* flag) {
   return addr;
 }
 
+/// What replay sends: frame k of the input (looped) as one message of the chosen protocol.
+class ReplaySource {
+ public:
+  explicit ReplaySource(const ReplayConfig& cfg) : frame_(std::make_unique<stream::KtpFrame>()) {
+    protocol_ = cfg.protocol;
+    const auto dot = cfg.input.rfind('.');
+    const std::string ext = dot == std::string::npos ? "" : cfg.input.substr(dot);
+    markers_ = ext == ".c3d" || ext == ".trc" || ext == ".C3D" || ext == ".TRC";
+    if (protocol_.empty()) protocol_ = markers_ ? "ktp" : "mxtp";
+    if (protocol_ != "mxtp" && protocol_ != "ktp" && protocol_ != "ktp-json")
+      throw UsageError("--protocol: expected mxtp, ktp or ktp-json, got '" + protocol_ + "'");
+    if (markers_) {
+      if (protocol_ == "mxtp") throw UsageError("--protocol mxtp carries segment poses: a marker trial needs ktp");
+      // The server's marker list is the set's markers in order (hello "input.names").
+      names_ = loadMarkerSet(cfg.markerset, std::nullopt, "(the server's)").names();
+      trial_ = track::readMarkerTrial(cfg.input, false, track::parseMarkerAxes(cfg.marker_axes));
+      for (const std::string& n : names_) {
+        const auto at = std::find(trial_.names.begin(), trial_.names.end(), n);
+        column_.push_back(at == trial_.names.end() ? -1 : static_cast<int>(at - trial_.names.begin()));
+      }
+      if (std::count(column_.begin(), column_.end(), -1) == static_cast<long>(column_.size()))
+        throw UsageError("--input: no marker of the marker set is in " + cfg.input);
+      frames_ = trial_.numFrames();
+      file_rate_ = trial_.data_rate > 0.0 ? trial_.data_rate : 100.0;
+    } else {
+      if (!cfg.markerset.empty()) throw UsageError("--markerset goes with a marker trial (.c3d/.trc) --input");
+      capture_ = track::loadCapture(cfg.input);
+      if (capture_.kind != track::CaptureKind::Mvnx)
+        throw UsageError("--input: expected an .mvnx file (segment poses) or a .c3d/.trc marker trial, got " +
+                         cfg.input);
+      names_ = capture_.clip.segment_names;
+      frames_ = capture_.clip.numFrames();
+      file_rate_ = 1.0 / track::meanFrameInterval(capture_.clip);
+    }
+    if (frames_ < 1) throw UsageError("--input: no frames in " + cfg.input);
+  }
+  [[nodiscard]] int frames() const { return frames_; }
+  [[nodiscard]] double fileRate() const { return file_rate_; }
+  [[nodiscard]] const std::string& protocol() const { return protocol_; }
+  [[nodiscard]] bool binary() const { return protocol_ != "ktp-json"; }
+
+  /// Message k of the stream at `rate` (sample counter k, time k / rate: loops continue both).
+  std::span<const std::uint8_t> message(long k, double rate) {
+    const int f = static_cast<int>(k % frames_);
+    if (protocol_ == "mxtp") {
+      stream::clipFrameDatagram(capture_.clip, f, rate, datagram_);
+      datagram_.header.sample = static_cast<std::uint32_t>(k);
+      datagram_.header.time_ms = static_cast<std::uint32_t>(std::llround(static_cast<double>(k) * 1e3 / rate));
+      return {buf_.data(), stream::encodeMxtp(datagram_, buf_)};
+    }
+    stream::KtpFrame& fr = *frame_;
+    fr.seq = static_cast<std::uint32_t>(k);
+    fr.time = static_cast<double>(k) / rate;
+    fr.count = 0;
+    if (markers_) {
+      fr.kind = stream::KtpKind::Markers;
+      for (std::size_t i = 0; i < column_.size(); ++i) {
+        if (column_[i] < 0) continue;
+        const Vector3d p = trial_.position(f, column_[i]);
+        if (!p.allFinite()) continue;  // missing in this frame
+        fr.items[static_cast<std::size_t>(fr.count++)] = {static_cast<int>(i), {p.x(), p.y(), p.z()}, {}};
+      }
+    } else {
+      fr.kind = stream::KtpKind::Poses;
+      const io::MotionClip& clip = capture_.clip;
+      for (int s = 0; s < clip.numSegments(); ++s) {
+        if (!clip.isValid(f, s)) continue;
+        const Transform& T = clip.pose(f, s);
+        const Eigen::Vector4d q = so3::toQuaternionWxyz(T.R);
+        fr.items[static_cast<std::size_t>(fr.count++)] = {s, {T.p.x(), T.p.y(), T.p.z()}, {q[0], q[1], q[2], q[3]}};
+      }
+    }
+    if (binary()) return {buf_.data(), stream::encodeKtp(fr, buf_)};
+    stream::encodeKtpJson(fr, names_, text_);
+    return {reinterpret_cast<const std::uint8_t*>(text_.data()), text_.size()};
+  }
+
+ private:
+  std::string protocol_;
+  bool markers_ = false;
+  track::Capture capture_;
+  io::MarkerTrajectories trial_;
+  std::vector<std::string> names_;
+  std::vector<int> column_;
+  int frames_ = 0;
+  double file_rate_ = 60.0;
+  stream::MxtpPoseDatagram datagram_;
+  std::unique_ptr<stream::KtpFrame> frame_;
+  std::vector<std::uint8_t> buf_ = std::vector<std::uint8_t>(stream::kKtpMaxBinary + stream::kMxtpMaxDatagram);
+  std::string text_;
+};
+
 int runReplay(const ReplayConfig& cfg) {
-  if (cfg.rate < 0.0) throw UsageError("--rate must be >= 0 (0: the file's own frame times)");
+  if (cfg.rate < 0.0) throw UsageError("--rate must be >= 0 (0: the file's own frame rate)");
   if (cfg.loops < 1) throw UsageError("--loops must be >= 1");
   if (cfg.fault_every < 1) throw UsageError("--fault-every must be >= 1");
   const std::vector<Fault> faults = parseFaults(cfg.faults);
-  const sockaddr_in to = parseEndpoint(cfg.to, "--to");
-  const track::Capture capture = track::loadCapture(cfg.input);
-  if (capture.kind != track::CaptureKind::Mvnx) throw UsageError("--input: expected an .mvnx file, got " + cfg.input);
-  const io::MotionClip& clip = capture.clip;
-  const int n = clip.numFrames();
-  const double rate = cfg.rate > 0.0 ? cfg.rate : 1.0 / track::meanFrameInterval(clip);
-  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw UsageError("replay: cannot open a UDP socket");
+  ReplaySource source(cfg);
+  const double rate = cfg.rate > 0.0 ? cfg.rate : source.fileRate();
+  const bool binary = source.binary();
+  // Transport: UDP datagrams (--to) or WebSocket messages (--ws).
+  sockaddr_in to{};
+  std::unique_ptr<stream::WebSocketSender> ws;
+  int fd = -1;
+  if (!cfg.ws.empty()) {
+    const sockaddr_in addr = parseEndpoint(cfg.ws, "--ws");
+    char host[INET_ADDRSTRLEN];
+    ::inet_ntop(AF_INET, &addr.sin_addr, host, sizeof host);
+    ws = std::make_unique<stream::WebSocketSender>(host, ntohs(addr.sin_port));
+  } else {
+    to = parseEndpoint(cfg.to, "--to");
+    fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) throw UsageError("replay: cannot open a UDP socket");
+  }
   auto send = [&](const std::uint8_t* data, std::size_t size) {
-    ::sendto(fd, data, size, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
+    if (ws)
+      ws->send({data, size}, binary);
+    else
+      ::sendto(fd, data, size, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
   };
-  stream::MxtpPoseDatagram d;
-  std::vector<std::uint8_t> buf(stream::kMxtpMaxDatagram + 64), held;
+  const int n = source.frames();
+  std::vector<std::uint8_t> held;
   long sent = 0, frames = 0, counts[5] = {0, 0, 0, 0, 0};
   std::size_t next_fault = 0;
   const auto start = std::chrono::steady_clock::now();
   const long total = static_cast<long>(n) * cfg.loops;
+  ProgressBar progress(static_cast<int>(std::min<long>(total, std::numeric_limits<int>::max())), !cfg.quiet);
   for (long k = 0; k < total; ++k) {
-    const int f = static_cast<int>(k % n);
-    // Every loop continues the sample counter and the time code (a looped capture is one stream).
-    stream::clipFrameDatagram(clip, f, rate, d);
-    d.header.sample = static_cast<std::uint32_t>(k);
-    d.header.time_ms = static_cast<std::uint32_t>(std::llround(static_cast<double>(k) * 1e3 / rate));
-    const std::size_t size = stream::encodeMxtp(d, buf);
+    const std::span<const std::uint8_t> msg = source.message(k, rate);
     std::this_thread::sleep_until(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                               std::chrono::duration<double>(static_cast<double>(k) / rate)));
     const bool inject = !faults.empty() && (k + 1) % cfg.fault_every == 0 && k + 1 < total;
     const Fault fault = inject ? faults[next_fault++ % faults.size()] : Fault::Malformed;
     if (inject && fault == Fault::Reorder) {  // held back, sent after the next frame
-      held.assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(size));
+      held.assign(msg.begin(), msg.end());
       ++counts[static_cast<int>(fault)];
       continue;
     }
-    send(buf.data(), size);
+    send(msg.data(), msg.size());
     ++sent;
     ++frames;
     if (!held.empty()) {
@@ -246,31 +381,36 @@ int runReplay(const ReplayConfig& cfg) {
       held.clear();
       ++sent;
     }
+    if (k % 64 == 0) progress.update(static_cast<int>(std::min<long>(k + 1, std::numeric_limits<int>::max())));
     if (!inject) continue;
     ++counts[static_cast<int>(fault)];
-    std::vector<std::uint8_t> bad(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(size));
+    std::vector<std::uint8_t> bad(msg.begin(), msg.end());
     if (fault == Fault::Malformed) bad[3] = 'Q';
-    if (fault == Fault::Truncated) bad.resize(size / 2);
-    if (fault == Fault::Oversized) bad.resize(size + 16, 0);
+    if (fault == Fault::Truncated) bad.resize(msg.size() / 2);
+    if (fault == Fault::Oversized) bad.resize(msg.size() + 16, 0);
     send(bad.data(), bad.size());
     ++sent;
-    if (!cfg.quiet && k % 240 == 0) std::fprintf(stderr, "\rreplay: frame %ld / %ld", k + 1, total);
   }
-  ::close(fd);
+  progress.update(static_cast<int>(std::min<long>(total, std::numeric_limits<int>::max())));
+  if (fd >= 0) ::close(fd);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<std::vector<std::string>> rows{{"quantity", "value"}};
   rows.push_back({"input", cfg.input});
+  rows.push_back({"protocol", source.protocol() + (ws ? " over WebSocket " + cfg.ws : " over UDP " + cfg.to)});
   rows.push_back({"rate (Hz)", fmt::format("{:.2f}", rate)});
   rows.push_back({"frames in file x loops", fmt::format("{} x {}", n, cfg.loops)});
   rows.push_back({"well-formed frames sent in order", row(frames)});
-  rows.push_back({"datagrams sent", row(sent)});
+  rows.push_back({ws ? "messages sent" : "datagrams sent", row(sent)});
   rows.push_back({"injected malformed", row(counts[0])});
   rows.push_back({"injected truncated", row(counts[1])});
   rows.push_back({"injected oversized", row(counts[2])});
   rows.push_back({"injected duplicate", row(counts[3])});
   rows.push_back({"injected reorder (late frames)", row(counts[4])});
+  if (ws) rows.push_back({"error replies from the server", row(ws->errors())});
   rows.push_back({"run time (s)", fmt::format("{:.2f}", seconds)});
   printTextTable(rows);
+  if (!binary && counts[1] + counts[2] > 0)
+    std::cout << "note: ktp-json has no length field: the server counts truncated and oversized copies as malformed\n";
   return kExitOk;
 }
 
@@ -288,6 +428,12 @@ void addServeCommands(CLI::App& app, Action& action) {
   cmd->add_option("--mass", cfg->model.mass, kMassHelp);
   cmd->add_option("--layout", cfg->layout,
                   "live mode: the subject's MVNX file (segment order of the stream, calibration poses)");
+  cmd->add_option("--markerset", cfg->markerset,
+                  "markers mode: marker IK on the model with this marker set (built-in name or JSON file); the "
+                  "input is KTP markers messages (docs/streaming.md)");
+  cmd->add_option("--static", cfg->static_trial, "markers mode: static trial (.c3d/.trc) calibrating the set first");
+  cmd->add_option("--marker-axes", cfg->marker_axes, "axes of the --static file: auto, y-up, z-up")
+      ->capture_default_str();
   cmd->add_option("--map", cfg->map, "segment map: auto (default), a built-in map name, or a JSON file");
   cmd->add_flag("--retarget", cfg->retarget,
                 "the model is a robot (e.g. the iCub URDF): retarget as `kinetrack retarget` (robot segment map, "
@@ -329,10 +475,19 @@ void addServeCommands(CLI::App& app, Action& action) {
 
   auto rc = std::make_shared<ReplayConfig>();
   CLI::App* rep = app.add_subcommand("replay",
-                                     "send an MVNX capture as MXTP datagrams (UDP) at its recorded or a "
-                                     "chosen rate, optionally injecting faults");
-  rep->add_option("--input", rc->input, "MVNX file")->required();
-  rep->add_option("--to", rc->to, "destination IPv4:port")->capture_default_str();
+                                     "send an MVNX capture (segment poses) or a marker trial as MXTP or KTP "
+                                     "messages over UDP or WebSocket at its recorded or a chosen rate, "
+                                     "optionally injecting faults");
+  rep->add_option("--input", rc->input, "MVNX file (segment poses) or marker trial (.c3d/.trc, with --markerset)")
+      ->required();
+  rep->add_option("--protocol", rc->protocol,
+                  "mxtp (MVN network streaming, default for .mvnx), ktp (kinetrack binary, default for markers) or "
+                  "ktp-json (docs/streaming.md)");
+  rep->add_option("--markerset", rc->markerset,
+                  "marker trials: the server's marker set (built-in name or JSON): its order numbers the markers");
+  rep->add_option("--marker-axes", rc->marker_axes, "axes of the marker file: auto, y-up, z-up")->capture_default_str();
+  rep->add_option("--to", rc->to, "destination IPv4:port (UDP)")->capture_default_str();
+  rep->add_option("--ws", rc->ws, "send over WebSocket to this IPv4:port instead of UDP (KTP only)");
   rep->add_option("--rate", rc->rate, "send rate (Hz); 0: the file's frame rate")->capture_default_str();
   rep->add_option("--loops", rc->loops, "times the capture is sent (one continuous stream)")->capture_default_str();
   rep->add_option("--faults", rc->faults,
@@ -340,7 +495,10 @@ void addServeCommands(CLI::App& app, Action& action) {
                   "datagrams), reorder (a frame sent after the next one), all");
   rep->add_option("--fault-every", rc->fault_every, "inject one fault every N frames")->capture_default_str();
   rep->add_flag("--quiet", rc->quiet, "no progress");
-  rep->callback([&action, rc] { action = [rc] { return runReplay(*rc); }; });
+  rep->callback([&action, rc] {
+    if (!rc->ws.empty() && rc->protocol == "mxtp") throw UsageError("--ws carries KTP messages: MXTP is UDP only");
+    action = [rc] { return runReplay(*rc); };
+  });
 }
 
 }  // namespace kinetrack::cli

@@ -37,6 +37,7 @@ void bindIoMarkerFormats(py::module_& m);  ///< C3D, QTM TSV, joint CSV (io_mark
 void bindTrack(py::module_& m);
 void bindStream(py::module_& m);
 void bindMxtp(py::module_& m);  ///< MXTP datagram codec of `kinetrack serve` (mxtp_bindings.cpp)
+void bindKtp(py::module_& m);   ///< kinetrack input protocol codec of `kinetrack serve` (ktp_bindings.cpp)
 void bindDynamics(py::module_& m);
 void bindBiomech(py::module_& m);  ///< OpenSim external loads and ID (biomech_bindings.cpp)
 void bindMarkers(py::module_& m);

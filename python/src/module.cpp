@@ -42,6 +42,7 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindTrack(m);
   kp::bindStream(m);
   kp::bindMxtp(m);
+  kp::bindKtp(m);
   kp::bindDynamics(m);
   kp::bindBiomech(m);
   kp::bindMarkers(m);

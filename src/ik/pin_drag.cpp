@@ -90,6 +90,30 @@ PinDragIk::PinDragIk(const Model& model, const PinDragOptions& options)
   y_ = VectorXd::Zero(nv);
   z_ = VectorXd::Zero(nv);
   w_ = VectorXd::Zero(nv);
+  // The model's linear rows over the velocity vector (base columns zero).
+  const auto& rows = model.linearConstraints();
+  const int nr = static_cast<int>(rows.size());
+  rowA_ = MatrixXd::Zero(nr, nv);
+  rowLo_.resize(nr);
+  rowHi_.resize(nr);
+  for (int r = 0; r < nr; ++r) {
+    rowA_.row(r).tail(nj) = rows[static_cast<std::size_t>(r)].coefficients.transpose();
+    rowLo_[r] = rows[static_cast<std::size_t>(r)].lower;
+    rowHi_[r] = rows[static_cast<std::size_t>(r)].upper;
+  }
+  rowAct_ = MatrixXd::Zero(nr, nv);
+  AD_ = MatrixXd::Zero(nr, nv);
+  XG_ = MatrixXd::Zero(nr, nv);
+  G_ = MatrixXd::Identity(nr, nr);
+  ldltG_.compute(G_);
+  Mfull_ = MatrixXd::Zero(nv, nv);
+  rowVal_ = VectorXd::Zero(nr);
+  rowB_ = VectorXd::Zero(nr);
+  rr_ = VectorXd::Zero(nr);
+  xr_ = VectorXd::Zero(nr);
+  fixedJ_ = VectorXd::Zero(nv);
+  zt_ = VectorXd::Zero(nv);
+  active_ = Eigen::Matrix<std::uint8_t, Eigen::Dynamic, 1>::Zero(nr);
   reserveWorkspace();
 }
 
@@ -327,7 +351,10 @@ void PinDragIk::solve(double /*dt*/, PinDragResult& result) {
   // Eq. 6: J_P^# = M J_Pᵀ (J_P M J_Pᵀ + k_P I)⁻¹, θ̇₀ = J_P^# (ṙ_P^ref − J_P ν_fixed) + ν_fixed.
   double kP = 0.0;
   if (np_ > 0) {
-    PM_.noalias() = JP_ * m_.asDiagonal();
+    if (dense_)
+      PM_.noalias() = JP_ * Mfull_;
+    else
+      PM_.noalias() = JP_ * m_.asDiagonal();
     AP_.noalias() = PM_ * JP_.transpose();
     ldltP_.compute(AP_);
     kP = dampingFor(singularEstimate(ldltP_, invP_));
@@ -357,7 +384,10 @@ void PinDragIk::solve(double /*dt*/, PinDragResult& result) {
     vS_.noalias() = Jaux_ * z_;
     vS_ = daux_ - vS_;
     // Eq. 12: y = S^* Δṗ with S^* = M Sᵀ (S M Sᵀ + k I)⁻¹, k by the Nakamura–Hanafusa rule.
-    MSt_.noalias() = m_.asDiagonal() * S_.transpose();
+    if (dense_)
+      MSt_.noalias() = Mfull_ * S_.transpose();
+    else
+      MSt_.noalias() = m_.asDiagonal() * S_.transpose();
     AS_.noalias() = S_ * MSt_;
     for (int i = aux_rows_; i < na; ++i) AS_(i, i) = 1.0;  // unused rows: identity, zero rhs
     ldltS_.compute(AS_);
@@ -376,7 +406,12 @@ void PinDragIk::solve(double /*dt*/, PinDragResult& result) {
     const int nb = model_->nvBase();
     z_.head(nb).setZero();
     z_.tail(nv - nb) = options_.posture_gain * (desired_ - q_.joints);
-    z_.array() *= m_.array();
+    if (dense_) {
+      zt_.noalias() = Mfull_ * z_;
+      z_ = zt_;
+    } else {
+      z_.array() *= m_.array();
+    }
     if (na > 0) {
       vS_.noalias() = S_ * z_;
       xS_ = ldltS_.solve(vS_);
@@ -403,31 +438,39 @@ PinDragResult PinDragIk::update(double dt) {
   stackTasks();
   result.aux_rows = aux_rows_;
   m_ = base_mobility_;
-  fixed_.setZero();
-  // Solve, then lock every joint whose step would cross a limit and solve again.
+  fixedJ_.setZero();
+  active_.setZero();
+  rowB_.setZero();
+  rowVal_.noalias() = rowA_.rightCols(nj) * q_.joints;
+  const int max_passes = options_.max_lock_passes + static_cast<int>(rowLo_.size());
+  // Solve, then lock every joint whose step would cross a limit, activate every model row whose
+  // step would leave its range, and solve again.
   for (int pass = 0;; ++pass) {
+    prepareMobility();
     solve(dt, result);
     int newly_locked = 0;
     for (int j = 0; j < nj; ++j) {
       const int c = nb + j;
-      if (m_[c] == 0.0 && fixed_[c] != 0.0) continue;
+      if (m_[c] == 0.0 && fixedJ_[c] != 0.0) continue;
       const double s = q_.joints[j];
       const double next = s + nu_[c] * dt;
       double v = nu_[c];
       if (next > upper_[j]) v = std::max((upper_[j] - s) / dt, -vmax_[c]);
       if (next < lower_[j]) v = std::min((lower_[j] - s) / dt, vmax_[c]);
       if (v == nu_[c]) continue;
-      if (pass < options_.max_lock_passes) {
+      if (pass < max_passes) {
         m_[c] = 0.0;
-        fixed_[c] = v;
+        fixedJ_[c] = v;
         ++newly_locked;
       } else {
         nu_[c] = v;  // last pass: clip
       }
     }
     result.locked_joints += newly_locked;
-    if (newly_locked == 0 || pass >= options_.max_lock_passes) break;
+    const int newly_active = pass < max_passes ? activateRows(dt) : 0;
+    if ((newly_locked == 0 && newly_active == 0) || pass >= max_passes) break;
   }
+  result.active_rows = static_cast<int>(active_.cast<int>().sum());
   if (!nu_.allFinite()) nu_.setZero();  // numerical safety net: never integrate NaN
   // Velocity limits: one uniform scale keeps the direction (and limits: s inside stays inside).
   double scale = 1.0;
@@ -452,7 +495,64 @@ PinDragResult PinDragIk::update(double dt) {
     const double err = hasPosition(e.mode) ? (e.p_ref - X.p).norm() : so3::log(e.R_ref * X.R.transpose()).norm();
     result.drag_error = std::max(result.drag_error, err);
   }
+  rowVal_.noalias() = rowA_.rightCols(nj) * q_.joints;
+  for (int r = 0; r < rowVal_.size(); ++r)
+    result.row_violation = std::max({result.row_violation, rowVal_[r] - rowHi_[r], rowLo_[r] - rowVal_[r]});
   return result;
+}
+
+// The mobility of this pass: diagonal m_ without active rows; else M' = D − D Aᵀ G⁻¹ A D with
+// G = A D Aᵀ (inactive rows zero in A, identity in G), and the particular velocity
+// ν_p = D Aᵀ G⁻¹ (b − A ν_locked) added to the locked joints' velocities.
+void PinDragIk::prepareMobility() {
+  dense_ = active_.size() > 0 && active_.maxCoeff() > 0;
+  if (!dense_) {
+    fixed_ = fixedJ_;
+    return;
+  }
+  for (int r = 0; r < active_.size(); ++r) {
+    if (active_[r] != 0)
+      rowAct_.row(r) = rowA_.row(r);
+    else
+      rowAct_.row(r).setZero();
+  }
+  AD_.noalias() = rowAct_ * m_.asDiagonal();
+  G_.noalias() = AD_ * rowAct_.transpose();
+  const double eps = 1e-12 * (1.0 + G_.diagonal().cwiseAbs().maxCoeff());
+  for (int r = 0; r < active_.size(); ++r) G_(r, r) = active_[r] != 0 ? G_(r, r) + eps : 1.0;
+  ldltG_.compute(G_);
+  XG_ = ldltG_.solve(AD_);
+  Mfull_.noalias() = -AD_.transpose() * XG_;
+  Mfull_.diagonal() += m_;
+  rr_ = rowB_;
+  rr_.noalias() -= rowAct_ * fixedJ_;
+  xr_ = ldltG_.solve(rr_);
+  fixed_ = fixedJ_;
+  fixed_.noalias() += AD_.transpose() * xr_;
+}
+
+int PinDragIk::activateRows(double dt) {
+  int newly = 0;
+  for (int r = 0; r < active_.size(); ++r) {
+    if (active_[r] != 0) continue;
+    const double val = rowVal_[r], lo = rowLo_[r], hi = rowHi_[r];
+    const double rate = rowA_.row(r).dot(nu_), next = val + rate * dt;
+    double b = rate;
+    if (val > hi) {
+      b = std::min(rate, options_.limit_return_gain * (hi - val));  // outside: return at least at K_L
+    } else if (val < lo) {
+      b = std::max(rate, options_.limit_return_gain * (lo - val));
+    } else if (next > hi) {
+      b = (hi - val) / dt;  // would leave: land on the bound
+    } else if (next < lo) {
+      b = (lo - val) / dt;
+    }
+    if (b == rate) continue;
+    active_[r] = 1;
+    rowB_[r] = b;
+    ++newly;
+  }
+  return newly;
 }
 
 }  // namespace kinetrack

@@ -6,7 +6,10 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <iterator>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "kinetrack/core/errors.hpp"
@@ -42,11 +45,70 @@ double LatencyHistogram::quantile(double q) const {
   return max();
 }
 
+LiveInput::LiveInput(double rate_hz) : rate_hz_(rate_hz) {
+  if (!(rate_hz > 0.0) || !std::isfinite(rate_hz))
+    throw InvalidArgument("live input: the input rate must be positive, got " + std::to_string(rate_hz));
+}
+
+LiveInput::~LiveInput() = default;
+
+DatagramResult LiveInput::reject(ParseStatus s, const char* reason) {
+  switch (s) {
+    case ParseStatus::Ok: break;
+    case ParseStatus::Truncated: ++counters_.truncated; break;
+    case ParseStatus::Oversized: ++counters_.oversized; break;
+    case ParseStatus::Malformed: ++counters_.malformed; break;
+    case ParseStatus::Unsupported: ++counters_.unsupported; break;
+  }
+  std::snprintf(error_.data(), error_.size(), "%s", reason);
+  return DatagramResult::Rejected;
+}
+
+DatagramResult LiveInput::admit(std::uint32_t seq, double time) {
+  switch (sequencer_.offer(seq)) {
+    case FrameSequencer::Verdict::Accept: break;
+    case FrameSequencer::Verdict::Duplicate: ++counters_.duplicates; return DatagramResult::Duplicate;
+    case FrameSequencer::Verdict::OutOfOrder: ++counters_.out_of_order; return DatagramResult::OutOfOrder;
+  }
+  counters_.skipped = sequencer_.skipped();
+  if (time <= last_time_) {  // a newer frame with an older time: the trackers need increasing time
+    ++counters_.out_of_order;
+    return DatagramResult::OutOfOrder;
+  }
+  last_time_ = time;
+  seq_ = seq;
+  source_time_ = time;
+  return DatagramResult::Tracked;
+}
+
+namespace {
+
+/// MXTP datagrams start with "MXTP" (a shorter datagram: a prefix of it).
+bool isMxtp(std::span<const std::uint8_t> bytes) {
+  const std::size_t n = std::min<std::size_t>(bytes.size(), 4);
+  return n > 0 && std::memcmp(bytes.data(), "MXTP", n) == 0;
+}
+
+const char* mxtpReason(ParseStatus s) {
+  switch (s) {
+    case ParseStatus::Truncated: return "MXTP: truncated datagram";
+    case ParseStatus::Oversized: return "MXTP: oversized datagram";
+    case ParseStatus::Malformed: return "MXTP: malformed datagram";
+    case ParseStatus::Unsupported: return "MXTP: unsupported message type (only 02, one datagram per sample)";
+    case ParseStatus::Ok: break;
+  }
+  return "";
+}
+
+}  // namespace
+
 LiveTracker::LiveTracker(const track::TrackSetup& setup, std::vector<std::string> segment_names,
                          const track::TrackerOptions& options, double rate_hz)
-    : model_(std::make_shared<const Model>(setup.model)), plan_(setup.plan), data_(*model_), rate_hz_(rate_hz) {
-  if (!(rate_hz > 0.0) || !std::isfinite(rate_hz))
-    throw InvalidArgument("LiveTracker: the input rate must be positive, got " + std::to_string(rate_hz));
+    : LiveInput(rate_hz),
+      model_(std::make_shared<const Model>(setup.model)),
+      plan_(setup.plan),
+      data_(*model_),
+      ktp_(std::make_unique<KtpFrame>()) {
   if (segment_names.empty()) throw InvalidArgument("LiveTracker: no segments");
   const std::size_t n = segment_names.size();
   frame_clip_.segment_names = std::move(segment_names);
@@ -72,45 +134,47 @@ LiveTracker::LiveTracker(const track::TrackSetup& setup, std::vector<std::string
 
 DatagramResult LiveTracker::onDatagram(std::span<const std::uint8_t> bytes) {
   ++counters_.datagrams;
-  switch (parseMxtp(bytes, datagram_)) {
-    case ParseStatus::Ok: break;
-    case ParseStatus::Truncated: ++counters_.truncated; return DatagramResult::Rejected;
-    case ParseStatus::Oversized: ++counters_.oversized; return DatagramResult::Rejected;
-    case ParseStatus::Malformed: ++counters_.malformed; return DatagramResult::Rejected;
-    case ParseStatus::Unsupported: ++counters_.unsupported; return DatagramResult::Rejected;
-  }
-  const MxtpHeader& h = datagram_.header;
-  const double time = static_cast<double>(h.time_ms) * 1e-3;
-  switch (sequencer_.offer(h.sample)) {
-    case FrameSequencer::Verdict::Accept: break;
-    case FrameSequencer::Verdict::Duplicate: ++counters_.duplicates; return DatagramResult::Duplicate;
-    case FrameSequencer::Verdict::OutOfOrder: ++counters_.out_of_order; return DatagramResult::OutOfOrder;
-  }
-  counters_.skipped = sequencer_.skipped();
-  if (time <= last_time_) {  // a newer sample with an older time code: the tracker needs increasing time
-    ++counters_.out_of_order;
-    return DatagramResult::OutOfOrder;
-  }
-  std::fill(frame_clip_.valid.begin(), frame_clip_.valid.end(), std::uint8_t{0});
-  const std::size_t n = frame_clip_.segment_names.size();
-  for (int i = 0; i < datagram_.count; ++i) {
-    const MxtpSegmentPose& s = datagram_.segments[static_cast<std::size_t>(i)];
-    const auto k = static_cast<std::size_t>(s.id - 1);
-    if (k >= n) continue;  // props and finger segments beyond the body's
-    const Eigen::Quaterniond q(s.quaternion[0], s.quaternion[1], s.quaternion[2], s.quaternion[3]);
-    frame_clip_.poses[k].R = q.normalized().toRotationMatrix();
-    frame_clip_.poses[k].p = Vector3d(s.position[0], s.position[1], s.position[2]);
+  auto setPose = [this](std::size_t k, double qw, double qx, double qy, double qz, const Vector3d& p) {
+    frame_clip_.poses[k].R = Eigen::Quaterniond(qw, qx, qy, qz).normalized().toRotationMatrix();
+    frame_clip_.poses[k].p = p;
     frame_clip_.valid[k] = 1;
+  };
+  const std::size_t n = frame_clip_.segment_names.size();
+  if (isMxtp(bytes)) {
+    const ParseStatus s = parseMxtp(bytes, datagram_);
+    if (s != ParseStatus::Ok) return reject(s, mxtpReason(s));
+    const MxtpHeader& h = datagram_.header;
+    if (const DatagramResult r = admit(h.sample, static_cast<double>(h.time_ms) * 1e-3); r != DatagramResult::Tracked)
+      return r;
+    std::fill(frame_clip_.valid.begin(), frame_clip_.valid.end(), std::uint8_t{0});
+    for (int i = 0; i < datagram_.count; ++i) {
+      const MxtpSegmentPose& g = datagram_.segments[static_cast<std::size_t>(i)];
+      const auto k = static_cast<std::size_t>(g.id - 1);
+      if (k >= n) continue;  // props and finger segments beyond the body's
+      setPose(k, g.quaternion[0], g.quaternion[1], g.quaternion[2], g.quaternion[3],
+              Vector3d(g.position[0], g.position[1], g.position[2]));
+    }
+    return trackFrame();
   }
+  const ParseStatus s = parseKtp(bytes, KtpKind::Poses, frame_clip_.segment_names, *ktp_);
+  if (s != ParseStatus::Ok) return reject(s, ktp_->errorText());
+  if (const DatagramResult r = admit(ktp_->seq, ktp_->time); r != DatagramResult::Tracked) return r;
+  std::fill(frame_clip_.valid.begin(), frame_clip_.valid.end(), std::uint8_t{0});
+  for (int i = 0; i < ktp_->count; ++i) {
+    const KtpItem& it = ktp_->items[static_cast<std::size_t>(i)];
+    setPose(static_cast<std::size_t>(it.index), it.q[0], it.q[1], it.q[2], it.q[3],
+            Vector3d(it.p[0], it.p[1], it.p[2]));
+  }
+  return trackFrame();
+}
+
+DatagramResult LiveTracker::trackFrame() {
   const bool valid = track::clipFrameTargets(frame_clip_, plan_.bindings, plan_.alignment, 0, R_, p_);
   for (std::size_t i = 0; i < position_targets_.size(); ++i)
     target_p_[i] = p_[static_cast<std::size_t>(position_targets_[i])];
-  last_time_ = time;
-  seq_ = h.sample;
-  source_time_ = time;
   track::FrameOutcome o;
   try {
-    o = tracker_->track(time, R_, p_, valid);
+    o = tracker_->track(source_time_, R_, p_, valid);
   } catch (const InvalidArgument&) {  // unreachable for parsed data (finite, unit quaternions); never fatal
     ++counters_.failed;
     status_ = "failed";
@@ -126,6 +190,75 @@ DatagramResult LiveTracker::onDatagram(std::span<const std::uint8_t> bytes) {
   if (o.non_finite) ++counters_.failed;
   status_ = o.non_finite ? "failed" : "ok";
   return DatagramResult::Tracked;
+}
+
+std::string LiveTracker::hello(const std::string& model_name) const {
+  return helloJson(*model_, model_name, false, rate_hz_, KtpKind::Poses, frame_clip_.segment_names);
+}
+
+// -- markers ---------------------------------------------------------------------------------
+
+MarkerLiveTracker::MarkerLiveTracker(const track::MarkerIkSpec& spec, double rate_hz)
+    : LiveInput(rate_hz),
+      tracker_(std::make_unique<track::MarkerStreamTracker>(spec)),
+      ktp_(std::make_unique<KtpFrame>()) {
+  for (const auto& m : spec.markers) names_.push_back(m.name);
+  if (names_.empty()) throw InvalidArgument("MarkerLiveTracker: no markers");
+  if (names_.size() > kKtpMaxItems)
+    throw InvalidArgument("MarkerLiveTracker: " + std::to_string(names_.size()) + " markers, more than the " +
+                          std::to_string(kKtpMaxItems) + " a KTP message can carry");
+  obs_.assign(names_.size(), Vector3d::Constant(std::numeric_limits<double>::quiet_NaN()));
+}
+
+MarkerLiveTracker::~MarkerLiveTracker() = default;
+
+const Model& MarkerLiveTracker::model() const { return tracker_->model(); }
+const Configuration& MarkerLiveTracker::state() const { return tracker_->state(); }
+const Data& MarkerLiveTracker::data() const { return tracker_->solver().data(); }
+
+DatagramResult MarkerLiveTracker::onDatagram(std::span<const std::uint8_t> bytes) {
+  ++counters_.datagrams;
+  if (isMxtp(bytes))
+    return reject(ParseStatus::Unsupported, "MXTP segment poses: this server tracks markers (KTP markers messages)");
+  const ParseStatus s = parseKtp(bytes, KtpKind::Markers, names_, *ktp_);
+  if (s != ParseStatus::Ok) return reject(s, ktp_->errorText());
+  if (const DatagramResult r = admit(ktp_->seq, ktp_->time); r != DatagramResult::Tracked) return r;
+  std::fill(obs_.begin(), obs_.end(), Vector3d::Constant(std::numeric_limits<double>::quiet_NaN()));
+  for (int i = 0; i < ktp_->count; ++i) {
+    const KtpItem& it = ktp_->items[static_cast<std::size_t>(i)];
+    obs_[static_cast<std::size_t>(it.index)] = Vector3d(it.p[0], it.p[1], it.p[2]);
+  }
+  last_ = tracker_->track(source_time_, obs_);
+  ++counters_.frames;
+  if (last_.held) {
+    ++counters_.gaps;
+    status_ = "gap";
+    return DatagramResult::Gap;
+  }
+  const bool failed = last_.status == ik::Status::Failed;
+  if (failed) ++counters_.failed;
+  status_ = failed ? "failed" : "ok";
+  return DatagramResult::Tracked;
+}
+
+std::size_t MarkerLiveTracker::frameCapacity() const {
+  const Model& m = model();
+  return 512 + 32 * static_cast<std::size_t>(m.numJoints() + 7) + 200 * static_cast<std::size_t>(m.numLinks()) +
+         128 * names_.size();
+}
+
+void MarkerLiveTracker::encodeFrame(double latency_us, std::string& out) const {
+  out.clear();
+  FrameMessage m;
+  m.seq = seq_;
+  m.source_time = source_time_;
+  m.latency_us = latency_us;
+  m.status = status_;
+  appendFrameJson(model(), state(), data(), m, names_, obs_, out);
+}
+
+std::string MarkerLiveTracker::hello(const std::string& model_name) const {
+  return helloJson(model(), model_name, false, rate_hz_, KtpKind::Markers, names_);
 }
 
 std::size_t LiveTracker::frameCapacity() const {
@@ -205,9 +338,13 @@ void appendFrameJson(const Model& model, const Configuration& q, const Data& dat
     }
   }
   fmt::format_to(it, "],\"targets\":[");
-  for (std::size_t i = 0; i < target_names.size() && i < target_positions.size(); ++i)
-    fmt::format_to(it, "{}{{\"link\":\"{}\",\"p\":[{:.6f},{:.6f},{:.6f}]}}", i == 0 ? "" : ",", target_names[i],
+  bool first = true;
+  for (std::size_t i = 0; i < target_names.size() && i < target_positions.size(); ++i) {
+    if (!target_positions[i].allFinite()) continue;  // a missing marker: no target this frame
+    fmt::format_to(it, "{}{{\"link\":\"{}\",\"p\":[{:.6f},{:.6f},{:.6f}]}}", first ? "" : ",", target_names[i],
                    target_positions[i].x(), target_positions[i].y(), target_positions[i].z());
+    first = false;
+  }
   fmt::format_to(it, "],\"pins\":[");
   for (std::size_t i = 0; i < m.pins.size(); ++i) fmt::format_to(it, "{}\"{}\"", i == 0 ? "" : ",", m.pins[i]);
   fmt::format_to(it, "],\"drags\":[");
@@ -215,18 +352,28 @@ void appendFrameJson(const Model& model, const Configuration& q, const Data& dat
   fmt::format_to(it, "]}}");
 }
 
-std::string helloJson(const Model& model, const std::string& model_name, bool interactive, double rate_hz) {
+std::string helloJson(const Model& model, const std::string& model_name, bool interactive, double rate_hz,
+                      KtpKind input_kind, std::span<const std::string> input_names) {
   nlohmann::json links = nlohmann::json::array();
   for (int l = 0; l < model.numLinks(); ++l) {
     const LinkId parent = model.parent(LinkId(l));
     links.push_back({{"name", model.linkName(LinkId(l))}, {"parent", l == 0 ? -1 : parent.value}});
   }
-  const nlohmann::json j = {{"type", "hello"},
-                            {"version", 1},
-                            {"mode", interactive ? "interactive" : "live"},
-                            {"model", {{"name", model_name}, {"links", links}}},
-                            {"joint_names", model.jointNames()},
-                            {"rate_hz", rate_hz}};
+  nlohmann::json j = {{"type", "hello"},
+                      {"version", 1},
+                      {"mode", interactive ? "interactive" : "live"},
+                      {"model", {{"name", model_name}, {"links", links}}},
+                      {"joint_names", model.jointNames()},
+                      {"rate_hz", rate_hz}};
+  if (!interactive) {
+    nlohmann::json protocols = nlohmann::json::array();
+    if (input_kind == KtpKind::Poses) protocols.push_back("mxtp");
+    protocols.push_back("ktp");
+    j["input"] = {{"protocols", protocols},
+                  {"ktp_version", kKtpVersion},
+                  {"kind", toString(input_kind)},
+                  {"names", std::vector<std::string>(input_names.begin(), input_names.end())}};
+  }
   return j.dump();
 }
 

@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -134,7 +135,17 @@ std::string_view mimeType(const std::string& path) {
 
 struct Server::Impl {
   ServerOptions options;
-  std::unique_ptr<LiveTracker> live;
+  std::unique_ptr<LiveInput> live;
+  // Live mode: KTP messages from WebSocket clients, handed to the tracking thread (bounded).
+  struct Input {
+    Clock::time_point received;
+    std::string bytes;
+    std::weak_ptr<ClientQueue> reply;  ///< where a rejection's error message goes
+  };
+  std::mutex input_mutex;
+  std::vector<Input> inputs;  ///< ring of options.queue_depth slots
+  std::size_t input_head = 0, input_size = 0;
+  int input_fd = -1;  ///< eventfd: a WebSocket input is waiting
   // Interactive mode.
   std::shared_ptr<const Model> model;
   std::unique_ptr<PinDragIk> ik;
@@ -174,6 +185,10 @@ struct Server::Impl {
   void kickAll();
   void accept();
   void onClientText(const std::string& text, ClientQueue& q);
+  void onClientInput(const std::string& bytes, const std::shared_ptr<ClientQueue>& q);
+  bool popInput(Input& out);
+  void trackOne(std::span<const std::uint8_t> bytes, Clock::time_point t0, std::string& msg,
+                const std::weak_ptr<ClientQueue>* reply);
 };
 
 // -- sessions --------------------------------------------------------------------------------
@@ -224,7 +239,10 @@ struct WsSession : std::enable_shared_from_this<WsSession> {
       if (ec) return self->close();
       const std::string text = beast::buffers_to_string(self->in.data());
       self->in.consume(self->in.size());
-      self->srv.onClientText(text, *self->queue);
+      if (self->srv.live)
+        self->srv.onClientInput(text, self->queue);
+      else
+        self->srv.onClientText(text, *self->queue);
       self->kick();
       self->read();
     });
@@ -314,6 +332,9 @@ void Server::Impl::openSockets() {
   event_fd = ::eventfd(0, EFD_CLOEXEC);
   if (event_fd < 0) throw InvalidArgument("serve: eventfd failed");
   if (!live) return;
+  input_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (input_fd < 0) throw InvalidArgument("serve: eventfd failed");
+  inputs.resize(static_cast<std::size_t>(options.queue_depth));
   udp_fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -353,24 +374,74 @@ void Server::Impl::publish(const std::string& msg) {
   wakeIo();
 }
 
+void Server::Impl::trackOne(std::span<const std::uint8_t> bytes, Clock::time_point t0, std::string& msg,
+                            const std::weak_ptr<ClientQueue>* reply) {
+  const DatagramResult r = live->onDatagram(bytes);
+  if (r == DatagramResult::Rejected && reply) {  // a WebSocket client is told why (off the hot path)
+    if (const auto q = reply->lock(); q && !q->push(errorJson(live->lastError()))) ++counters().dropped;
+    wakeIo();
+  }
+  if (r != DatagramResult::Tracked && r != DatagramResult::Gap) return;
+  live->encodeFrame(microsSince(t0), msg);
+  if (out_fd >= 0 &&
+      ::sendto(out_fd, msg.data(), msg.size(), 0, reinterpret_cast<const sockaddr*>(&out_addr), sizeof out_addr) >= 0)
+    ++udp_messages;
+  publish(msg);
+  const double us = microsSince(t0);
+  latency.add(us);
+  if (records.size() < records.capacity()) records.push_back({live->sequence(), live->sourceTime(), us});
+}
+
+bool Server::Impl::popInput(Input& out) {
+  const std::lock_guard lock(input_mutex);
+  if (input_size == 0) return false;
+  Input& slot = inputs[input_head];
+  out.received = slot.received;
+  std::swap(out.bytes, slot.bytes);
+  std::swap(out.reply, slot.reply);
+  input_head = (input_head + 1) % inputs.size();
+  --input_size;
+  return true;
+}
+
+void Server::Impl::onClientInput(const std::string& bytes, const std::shared_ptr<ClientQueue>& q) {
+  const auto now = Clock::now();
+  {
+    const std::lock_guard lock(input_mutex);
+    if (input_size == inputs.size()) {  // the tracker is behind: the newest input is dropped, counted
+      ++counters().dropped;
+      return;
+    }
+    Input& slot = inputs[(input_head + input_size) % inputs.size()];
+    slot.received = now;
+    slot.bytes.assign(bytes);
+    slot.reply = q;
+    ++input_size;
+  }
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto n = ::write(input_fd, &one, sizeof one);
+}
+
 void Server::Impl::trackingLoop() {
   std::vector<std::uint8_t> buffer(65536);
   std::string msg;
   msg.reserve(message_capacity);
+  Input input;
+  input.bytes.reserve(65536);
+  std::array<pollfd, 2> fds{pollfd{udp_fd, POLLIN, 0}, pollfd{input_fd, POLLIN, 0}};
   while (!stopping.load(std::memory_order_relaxed)) {
-    const ssize_t n = ::recv(udp_fd, buffer.data(), buffer.size(), 0);
-    if (n < 0) continue;  // timeout (checks stopping) or interrupted
-    const auto t0 = Clock::now();
-    const DatagramResult r = live->onDatagram({buffer.data(), static_cast<std::size_t>(n)});
-    if (r != DatagramResult::Tracked && r != DatagramResult::Gap) continue;
-    live->encodeFrame(microsSince(t0), msg);
-    if (out_fd >= 0 &&
-        ::sendto(out_fd, msg.data(), msg.size(), 0, reinterpret_cast<const sockaddr*>(&out_addr), sizeof out_addr) >= 0)
-      ++udp_messages;
-    publish(msg);
-    const double us = microsSince(t0);
-    latency.add(us);
-    if (records.size() < records.capacity()) records.push_back({live->sequence(), live->sourceTime(), us});
+    if (::poll(fds.data(), fds.size(), 100) <= 0) continue;  // timeout (checks stopping) or interrupted
+    if ((fds[0].revents & POLLIN) != 0) {
+      const ssize_t n = ::recv(udp_fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
+      if (n >= 0) trackOne({buffer.data(), static_cast<std::size_t>(n)}, Clock::now(), msg, nullptr);
+    }
+    if ((fds[1].revents & POLLIN) != 0) {
+      std::uint64_t value = 0;
+      [[maybe_unused]] const auto r = ::read(input_fd, &value, sizeof value);
+      while (popInput(input))
+        trackOne({reinterpret_cast<const std::uint8_t*>(input.bytes.data()), input.bytes.size()}, input.received, msg,
+                 &input.reply);
+    }
   }
 }
 
@@ -489,12 +560,12 @@ void Server::Impl::accept() {
   });
 }
 
-Server::Server(std::unique_ptr<LiveTracker> tracker, const ServerOptions& options) : impl_(std::make_unique<Impl>()) {
+Server::Server(std::unique_ptr<LiveInput> tracker, const ServerOptions& options) : impl_(std::make_unique<Impl>()) {
   if (!tracker) throw InvalidArgument("serve: no tracker");
   impl_->options = options;
   impl_->live = std::move(tracker);
   impl_->message_capacity = impl_->live->frameCapacity();
-  impl_->hello = helloJson(impl_->live->model(), options.model_name, false, impl_->live->rate());
+  impl_->hello = impl_->live->hello(options.model_name);
   impl_->records.reserve(options.latency_records);
   impl_->openSockets();
 }
@@ -520,6 +591,7 @@ Server::Server(const Model& model, const Configuration& initial, const ServerOpt
 Server::~Server() {
   if (impl_->udp_fd >= 0) ::close(impl_->udp_fd);
   if (impl_->out_fd >= 0) ::close(impl_->out_fd);
+  if (impl_->input_fd >= 0) ::close(impl_->input_fd);
 }
 
 const std::vector<LatencyRecord>& Server::latencyRecords() const { return impl_->records; }

@@ -48,10 +48,75 @@ std::vector<double> trialTimes(const io::MarkerTrajectories& trial) {
   return t;
 }
 
+MarkerStreamTracker::MarkerStreamTracker(const MarkerIkSpec& spec)
+    : ik_(spec.model ? spec.model : throw InvalidArgument("marker IK: no model"), spec.options) {
+  const Model& model = *spec.model;
+  for (const auto& mk : spec.markers) {
+    if (!model.findFrame(mk.frame))
+      throw InvalidArgument("marker IK: marker '" + mk.name + "': model '" + model.name() + "' has no frame '" +
+                            mk.frame + "'");
+    ik_.addMarker(mk.frame, mk.weight);
+    frames_.push_back(mk.frame);
+    weights_.push_back(mk.weight);
+  }
+  for (const auto& t : spec.coordinate_tasks) ik_.addCoordinateTask(t.joint, t.weight);
+  for (const auto& c : spec.couplers) ik_.addCoupler(c.name, c.dependent, c.independent, c.function);
+  if (spec.lower.size() > 0) ik_.setBounds(spec.lower, spec.upper);
+  q0_ = spec.initial.joints.size() == model.numJoints() ? spec.initial : Configuration(model);
+  aligned_ = !spec.align_base || model.baseType() != BaseType::Floating;
+  ik_.setState(q0_);
+}
+
+bool MarkerStreamTracker::align(std::span<const Vector3d> markers) {
+  if (aligned_) return true;
+  if (markers.size() != frames_.size())
+    throw InvalidArgument("marker IK: " + std::to_string(markers.size()) + " measurements for " +
+                          std::to_string(frames_.size()) + " markers");
+  // Rigid fit of the model markers at the start pose to the measured ones.
+  const Model& model = ik_.model();
+  Data d(model);
+  forwardKinematics(model, d, q0_);
+  std::vector<Vector3d> a, b;
+  for (std::size_t i = 0; i < markers.size(); ++i)
+    if (markers[i].allFinite() && weights_[i] > 0.0) {
+      a.push_back(frameOrigin(model, d, model.frameId(frames_[i])));
+      b.push_back(markers[i]);
+    }
+  Matrix3d R;
+  Vector3d p;
+  if (!detail::rigidFit(a, b, R, p)) return false;
+  Configuration q = q0_;
+  q.base_rotation = R * q.base_rotation;
+  q.base_position = R * q.base_position + p;
+  ik_.setState(q);
+  aligned_ = true;
+  return true;
+}
+
+MarkerFrame MarkerStreamTracker::track(double time, std::span<const Vector3d> markers,
+                                       std::span<const double> coordinates) {
+  align(markers);
+  MarkerFrame f;
+  f.time = time;
+  for (std::size_t i = 0; i < markers.size() && i < weights_.size(); ++i)
+    if (weights_[i] > 0.0 && !markers[i].allFinite()) ++f.markers_missing;
+  const auto t0 = std::chrono::steady_clock::now();
+  const ik::MarkerIkResult r = ik_.solve(markers, coordinates);
+  f.solve_microseconds = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  f.status = r.status;
+  f.iterations = r.iterations;
+  f.markers_used = r.markers_used;
+  f.held = r.markers_used == 0;
+  f.total_squared_error = r.total_squared_error;
+  f.rms_error = r.rms_error;
+  f.max_error = r.max_error;
+  f.worst_marker = r.worst_marker;
+  return f;
+}
+
 MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTrajectories& trial,
                                    const MarkerTrialOptions& options) {
   if (!spec.model) throw InvalidArgument("marker IK: no model");
-  const Model& model = *spec.model;
   const int nframes_all = trial.numFrames();
   const std::vector<double> times = trialTimes(trial);
 
@@ -64,9 +129,6 @@ MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTra
     if (c < 0)
       throw InvalidArgument("marker IK: marker '" + mk.name + "' is not in " + trial.source +
                             "; its markers: " + namesOf(trial.names));
-    if (!model.findFrame(mk.frame))
-      throw InvalidArgument("marker IK: marker '" + mk.name + "': model '" + model.name() + "' has no frame '" +
-                            mk.frame + "'");
     column.push_back(c);
   }
   for (const auto& t : spec.coordinate_tasks)
@@ -74,11 +136,7 @@ MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTra
       throw InvalidArgument("marker IK: coordinate task '" + t.joint + "' has " + std::to_string(t.values.size()) +
                             " values for a trial of " + std::to_string(nframes_all) + " frames");
 
-  ik::MarkerIk ik(spec.model, spec.options);
-  for (const auto& mk : spec.markers) ik.addMarker(mk.frame, mk.weight);
-  for (const auto& t : spec.coordinate_tasks) ik.addCoordinateTask(t.joint, t.weight);
-  for (const auto& c : spec.couplers) ik.addCoupler(c.name, c.dependent, c.independent, c.function);
-  if (spec.lower.size() > 0) ik.setBounds(spec.lower, spec.upper);
+  MarkerStreamTracker tracker(spec);
 
   // Frames in range (half a sample of slack for rounded time columns).
   const double slack = trial.data_rate > 0.0 ? 0.25 / trial.data_rate : 1e-9;
@@ -91,33 +149,15 @@ MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTra
     throw InvalidArgument("marker IK: no frame of " + trial.source + " lies in the time range [" +
                           std::to_string(options.time_start) + ", " + std::to_string(options.time_end) + "] s");
 
-  Configuration q0 = spec.initial.joints.size() == model.numJoints() ? spec.initial : Configuration(model);
   std::vector<Vector3d> obs(spec.markers.size());
   auto gather = [&](int k) {
     for (std::size_t i = 0; i < spec.markers.size(); ++i) obs[i] = trial.position(k, column[i]);
   };
-  if (spec.align_base && model.baseType() == BaseType::Floating) {
-    // Rigid fit of the model markers at the start pose to the first frame that has three.
-    Data d(model);
-    forwardKinematics(model, d, q0);
-    for (int k : in_range) {
-      gather(k);
-      std::vector<Vector3d> a, b;
-      for (std::size_t i = 0; i < obs.size(); ++i)
-        if (obs[i].allFinite() && spec.markers[i].weight > 0.0) {
-          a.push_back(frameOrigin(model, d, model.frameId(spec.markers[i].frame)));
-          b.push_back(obs[i]);
-        }
-      Matrix3d R;
-      Vector3d p;
-      if (detail::rigidFit(a, b, R, p)) {
-        q0.base_rotation = R * q0.base_rotation;
-        q0.base_position = R * q0.base_position + p;
-        break;
-      }
-    }
+  // The base is placed on the first frame in range with three markers, before any solve.
+  for (int k : in_range) {
+    gather(k);
+    if (tracker.align(obs)) break;
   }
-  ik.setState(q0);
 
   MarkerTrialResult out;
   for (const auto& mk : spec.markers) out.marker_names.push_back(mk.name);
@@ -132,25 +172,10 @@ MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTra
       const auto& v = spec.coordinate_tasks[t].values;
       values[t] = v.size() == 1 ? v[0] : v[static_cast<std::size_t>(k)];
     }
-    MarkerFrame f;
-    f.time = times[static_cast<std::size_t>(k)];
-    for (std::size_t i = 0; i < obs.size(); ++i)
-      if (spec.markers[i].weight > 0.0 && !obs[i].allFinite()) ++f.markers_missing;
-    const auto t0 = std::chrono::steady_clock::now();
-    const ik::MarkerIkResult r = ik.solve(obs, values);
-    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-    out.solve_seconds += us * 1e-6;
-    f.status = r.status;
-    f.iterations = r.iterations;
-    f.markers_used = r.markers_used;
-    f.held = r.markers_used == 0;
-    f.total_squared_error = r.total_squared_error;
-    f.rms_error = r.rms_error;
-    f.max_error = r.max_error;
-    f.worst_marker = r.worst_marker;
-    f.solve_microseconds = us;
+    const MarkerFrame f = tracker.track(times[static_cast<std::size_t>(k)], obs, values);
+    out.solve_seconds += f.solve_microseconds * 1e-6;
     out.frames.push_back(f);
-    out.configurations.push_back(ik.state());
+    out.configurations.push_back(tracker.state());
     if (options.progress) options.progress(idx + 1, total);
   }
   return out;

@@ -23,7 +23,15 @@
 // (mobility 0, velocity that lands it on the limit) and the solve repeated; then ν is scaled
 // uniformly so that no joint (or base component) exceeds its velocity limit. Joint limits are the
 // model's; velocity limits are the model's where finite, else PinDragOptions::max_joint_velocity.
-// The model's linear rows (iCub coupling) are not enforced.
+//
+// The model's linear rows lower ≤ a·s ≤ upper (the iCub's coupled shoulder and forearm rows,
+// URDF mimic equalities) are hard limits the same way: a row whose step would leave its range
+// (or that is outside and not returning at K_L·(bound − a·s)) becomes active, a·ν = b with b the
+// velocity that lands it on the bound (or the return velocity), and the solve is repeated in the
+// rows' null space: the diagonal mobility M is replaced by M' = M − M Aᵀ(A M Aᵀ)⁻¹A M (A the
+// active rows) and ν by ν_p + ν' with the particular ν_p = M Aᵀ(A M Aᵀ)⁻¹ b, so the drag, the pins
+// and the posture term all act within what the coupling allows. The uniform velocity scale keeps a
+// row inside (its range is convex).
 //
 // The Model is immutable and shared; a PinDragIk holds all per-thread state. update() does not
 // allocate; role changes (pin, drag, release) may grow the workspace.
@@ -97,6 +105,10 @@ struct PinDragResult {
   int locked_joints = 0;
   /// Rows of S (pins and joint-range returns).
   int aux_rows = 0;
+  /// Model rows (coupling, mimic) active this update, and the largest row violation after the
+  /// step (rad; 0 when every row holds).
+  int active_rows = 0;
+  double row_violation = 0.0;
 };
 
 /// Pin-and-drag IK over one Model. Roles are per frame: any frame (link or fixed frame) can be
@@ -167,6 +179,8 @@ class PinDragIk {
   void reserveWorkspace();
   void stackTasks();
   void solve(double dt, PinDragResult& result);
+  void prepareMobility();       ///< M (diagonal, or M' in the active rows' null space) and fixed_
+  int activateRows(double dt);  ///< rows whose step leaves their range: activated; returns how many
   [[nodiscard]] double dampingFor(double w) const;
 
   const Model* model_;
@@ -189,6 +203,13 @@ class PinDragIk {
   Eigen::LDLT<MatrixXd> ldltP_, ldltS_;
   int aux_rows_ = 0;
   int np_ = 0, npin_ = 0;
+  // The model's linear rows (nr): A (nr×nv, base columns zero), ranges, active set and target
+  // velocities b; the dense mobility M' when rows are active, and its workspace.
+  MatrixXd rowA_, rowAct_, AD_, G_, XG_, Mfull_;
+  VectorXd rowLo_, rowHi_, rowVal_, rowB_, rr_, xr_, fixedJ_, zt_;
+  Eigen::Matrix<std::uint8_t, Eigen::Dynamic, 1> active_;
+  Eigen::LDLT<MatrixXd> ldltG_;
+  bool dense_ = false;
 };
 
 }  // namespace kinetrack

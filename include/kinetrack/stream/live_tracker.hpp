@@ -1,8 +1,10 @@
 #pragma once
-// The per-datagram path of `kinetrack serve`: an MXTP datagram in (parse, sequence), one DYN
-// frame tracked (StreamTracker on the plan of `kinetrack track`), the model's link poses after
-// forward kinematics, and the frame as a JSON message of the viewer protocol (docs/streaming.md).
-// Everything is sized at construction: onDatagram and the JSON encoders do not allocate.
+// The per-datagram path of `kinetrack serve`: a datagram in (MXTP or the kinetrack protocol KTP;
+// parse, sequence), one frame tracked (segment poses: StreamTracker on the plan of `kinetrack
+// track`; markers: marker IK as `kinetrack markers ik`), the model's link poses after forward
+// kinematics, and the frame as a JSON message of the viewer protocol (docs/streaming.md).
+// Everything is sized at construction: onDatagram on binary input and the frame encoders do not
+// allocate (KTP JSON input is parsed into a document, which does).
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -12,7 +14,9 @@
 #include <vector>
 
 #include "kinetrack/model/data.hpp"
+#include "kinetrack/stream/ktp.hpp"
 #include "kinetrack/stream/mxtp.hpp"
+#include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/pipeline.hpp"
 
 namespace kinetrack::stream {
@@ -45,35 +49,78 @@ class LatencyHistogram {
 /// What onDatagram did with one datagram.
 enum class DatagramResult : std::uint8_t { Tracked, Rejected, Duplicate, OutOfOrder, Gap };
 
-class LiveTracker {
+/// A live input of `kinetrack serve`: datagrams (UDP) or messages (WebSocket) in, one tracked
+/// frame each, the frame message of the viewer protocol out. Implementations: LiveTracker
+/// (segment poses: MXTP type 02 or KTP poses → DYN on a model), MarkerLiveTracker (KTP markers →
+/// marker IK on a model with a marker set). Not thread-safe: one tracking thread calls it.
+class LiveInput {
  public:
-  /// Tracks MXTP segment poses onto `setup.model` with `options` (the plan of
-  /// track::setupOnModel on a capture whose segments are in MVN order: segment ID k is clip
-  /// segment k − 1). `rate_hz` (> 0) is the nominal input rate (first-frame interval, hello).
-  LiveTracker(const track::TrackSetup& setup, std::vector<std::string> segment_names,
-              const track::TrackerOptions& options, double rate_hz);
+  virtual ~LiveInput();
+  LiveInput(const LiveInput&) = delete;
+  LiveInput& operator=(const LiveInput&) = delete;
 
-  /// Parses, sequences and tracks one datagram; counts every outcome in counters().
-  DatagramResult onDatagram(std::span<const std::uint8_t> bytes);
+  /// Parses, sequences and tracks one datagram or message; counts every outcome in counters().
+  virtual DatagramResult onDatagram(std::span<const std::uint8_t> bytes) = 0;
+  [[nodiscard]] virtual const Model& model() const = 0;
+  [[nodiscard]] virtual const Configuration& state() const = 0;
+  [[nodiscard]] virtual const Data& data() const = 0;  ///< link poses of the last tracked frame
+  /// Appends the frame message (viewer protocol) to `out`, cleared first; no allocation once
+  /// `out` has reserved enough (frameCapacity()).
+  virtual void encodeFrame(double latency_us, std::string& out) const = 0;
+  [[nodiscard]] virtual std::size_t frameCapacity() const = 0;
+  /// The hello message, with this input's protocols and names (docs/streaming.md).
+  [[nodiscard]] virtual std::string hello(const std::string& model_name) const = 0;
 
-  [[nodiscard]] const Model& model() const { return *model_; }
-  [[nodiscard]] const Configuration& state() const { return tracker_->state(); }
-  [[nodiscard]] const Data& data() const { return data_; }  ///< link poses of the last tracked frame
   [[nodiscard]] std::uint32_t sequence() const { return seq_; }
   [[nodiscard]] double sourceTime() const { return source_time_; }
   [[nodiscard]] const char* status() const { return status_; }
   LiveCounters& counters() { return counters_; }
   [[nodiscard]] const LiveCounters& counters() const { return counters_; }
   [[nodiscard]] double rate() const { return rate_hz_; }
+  /// Why the last rejected datagram was rejected (the KTP parser's reason; "" when none).
+  [[nodiscard]] const char* lastError() const { return error_.data(); }
+
+ protected:
+  explicit LiveInput(double rate_hz);
+  /// Counts a parse failure (its class) and keeps `reason`; returns Rejected.
+  DatagramResult reject(ParseStatus s, const char* reason);
+  /// Orders a parsed frame (sequence number, then strictly increasing time): Tracked when it is
+  /// to be tracked (seq and source time recorded), else Duplicate / OutOfOrder, counted.
+  DatagramResult admit(std::uint32_t seq, double time);
+
+  LiveCounters counters_;
+  FrameSequencer sequencer_;
+  double rate_hz_ = 60.0, source_time_ = 0.0, last_time_ = -1.0;
+  std::uint32_t seq_ = 0;
+  const char* status_ = "ok";
+  std::array<char, 160> error_{};
+};
+
+/// Segment poses in — MXTP type 02 (segment ID k = layout segment k − 1) or KTP poses (index k =
+/// layout segment k) over the same socket — tracked with DYN (or the chosen solver) as
+/// `kinetrack track` does on the layout file.
+class LiveTracker final : public LiveInput {
+ public:
+  /// Tracks segment poses onto `setup.model` with `options` (the plan of
+  /// track::setupOnModel on a capture whose segments are `segment_names`, in MVN order).
+  /// `rate_hz` (> 0) is the nominal input rate (first-frame interval, hello).
+  LiveTracker(const track::TrackSetup& setup, std::vector<std::string> segment_names,
+              const track::TrackerOptions& options, double rate_hz);
+
+  DatagramResult onDatagram(std::span<const std::uint8_t> bytes) override;
+  [[nodiscard]] const Model& model() const override { return *model_; }
+  [[nodiscard]] const Configuration& state() const override { return tracker_->state(); }
+  [[nodiscard]] const Data& data() const override { return data_; }
+  void encodeFrame(double latency_us, std::string& out) const override;
+  [[nodiscard]] std::size_t frameCapacity() const override;
+  [[nodiscard]] std::string hello(const std::string& model_name) const override;
+  [[nodiscard]] const std::vector<std::string>& segmentNames() const { return frame_clip_.segment_names; }
   /// Positions of the position targets of the last tracked frame (frame name, p).
   [[nodiscard]] int numPositionTargets() const { return static_cast<int>(position_targets_.size()); }
 
-  /// Appends the frame message (viewer protocol) to `out`, cleared first; no allocation once
-  /// `out` has reserved enough (frameCapacity()).
-  void encodeFrame(double latency_us, std::string& out) const;
-  [[nodiscard]] std::size_t frameCapacity() const;
-
  private:
+  DatagramResult trackFrame();  ///< the filled frame clip → targets → one tracked frame
+
   std::shared_ptr<const Model> model_;
   std::unique_ptr<track::StreamTracker> tracker_;
   track::Retargeting plan_;
@@ -85,15 +132,42 @@ class LiveTracker {
   std::vector<Vector3d> target_p_;
   Data data_;
   MxtpPoseDatagram datagram_;
-  FrameSequencer sequencer_;
-  LiveCounters counters_;
-  double rate_hz_ = 60.0, source_time_ = 0.0, last_time_ = -1.0;
-  std::uint32_t seq_ = 0;
-  const char* status_ = "ok";
+  std::unique_ptr<KtpFrame> ktp_;
+};
+
+/// Marker positions in (KTP markers; index k = marker k of the spec), tracked with marker IK
+/// frame by frame (track::MarkerStreamTracker: base placed on the first frame with three markers,
+/// then warm-started) as `kinetrack markers ik` does on a trial. A frame without any weighted
+/// marker holds the pose (status "gap"). The frame message's targets are the measured markers.
+class MarkerLiveTracker final : public LiveInput {
+ public:
+  /// `spec` on a model carrying the markers (io::withMarkers; track::markerIkSpec). Throws
+  /// InvalidArgument as MarkerStreamTracker does, or for more than kKtpMaxItems markers.
+  MarkerLiveTracker(const track::MarkerIkSpec& spec, double rate_hz);
+  ~MarkerLiveTracker() override;
+
+  DatagramResult onDatagram(std::span<const std::uint8_t> bytes) override;
+  [[nodiscard]] const Model& model() const override;
+  [[nodiscard]] const Configuration& state() const override;
+  [[nodiscard]] const Data& data() const override;
+  void encodeFrame(double latency_us, std::string& out) const override;
+  [[nodiscard]] std::size_t frameCapacity() const override;
+  [[nodiscard]] std::string hello(const std::string& model_name) const override;
+  [[nodiscard]] const std::vector<std::string>& markerNames() const { return names_; }
+  /// The last tracked frame's marker-IK row (errors, iterations, held).
+  [[nodiscard]] const track::MarkerFrame& lastFrame() const { return last_; }
+
+ private:
+  std::unique_ptr<track::MarkerStreamTracker> tracker_;
+  std::vector<std::string> names_;
+  std::vector<Vector3d> obs_;
+  track::MarkerFrame last_;
+  std::unique_ptr<KtpFrame> ktp_;
 };
 
 /// Writes a viewer-protocol frame message: q (base position, base quaternion w,x,y,z, joints),
-/// one [x,y,z,qw,qx,qy,qz] per link, targets (frame name + position), pins and drags.
+/// one [x,y,z,qw,qx,qy,qz] per link, targets (frame name + position; non-finite positions, i.e.
+/// missing markers, are left out), pins and drags.
 struct FrameMessage {
   std::uint64_t seq = 0;
   double source_time = 0.0, latency_us = 0.0;
@@ -104,8 +178,11 @@ void appendFrameJson(const Model& model, const Configuration& q, const Data& dat
                      std::span<const std::string> target_names, std::span<const Vector3d> target_positions,
                      std::string& out);
 
-/// The hello message: {"type":"hello","version":1,"mode":..,"model":{"name":..,"links":[..]},..}.
-std::string helloJson(const Model& model, const std::string& model_name, bool interactive, double rate_hz);
+/// The hello message: {"type":"hello","version":1,"mode":..,"model":{"name":..,"links":[..]},..};
+/// in live mode with "input":{"protocols":[..],"kind":"poses"|"markers","names":[..]} (the
+/// names KTP indices refer to).
+std::string helloJson(const Model& model, const std::string& model_name, bool interactive, double rate_hz,
+                      KtpKind input_kind = KtpKind::Poses, std::span<const std::string> input_names = {});
 /// The stats message from the counters and latency histogram.
 std::string statsJson(const LiveCounters& c, const LatencyHistogram& latency);
 

@@ -1,5 +1,6 @@
 #pragma once
-// The `kinetrack serve` server: MXTP over UDP in, one DYN frame per datagram (LiveTracker) on
+// The `kinetrack serve` server: MXTP or the kinetrack protocol (KTP) over UDP, KTP over
+// WebSocket in, one tracked frame per message (LiveInput: LiveTracker, MarkerLiveTracker) on
 // the tracking thread, joint states out over UDP and WebSocket (viewer protocol v1,
 // docs/streaming.md), static files over HTTP on the WebSocket port. Or, in interactive mode,
 // pin-and-drag IK driven by WebSocket clients. Boost.Beast/Asio on one I/O thread; the tracking
@@ -48,7 +49,7 @@ class Server {
  public:
   /// Live mode on `tracker`. Binds the sockets now: throws InvalidArgument naming the port
   /// when one is in use or the address is bad.
-  Server(std::unique_ptr<LiveTracker> tracker, const ServerOptions& options);
+  Server(std::unique_ptr<LiveInput> tracker, const ServerOptions& options);
   /// Interactive mode: pin-and-drag on `model` from `initial`.
   Server(const Model& model, const Configuration& initial, const ServerOptions& options);
   ~Server();

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +76,33 @@ struct MarkerTrialResult {
   double solve_seconds = 0.0;                 ///< time in the solver, all frames
   [[nodiscard]] int held() const;
   [[nodiscard]] int framesWithMissingMarkers() const;
+};
+
+/// Marker IK frame by frame, as solveMarkerTrial runs it (which is built on it) and as the live
+/// server runs it on a stream of marker frames: the solver set up from the spec, the floating
+/// base placed once by the rigid fit of the model markers at `spec.initial` to the first frame
+/// with three weighted markers present (when spec.align_base), then every frame warm-started
+/// from the previous one. track() does not allocate after the alignment.
+class MarkerStreamTracker {
+ public:
+  /// Throws InvalidArgument for a marker on a frame the model lacks (naming it) or bad bounds.
+  explicit MarkerStreamTracker(const MarkerIkSpec& spec);
+  /// Places the base on these measurements (one per spec marker, NaN components: missing) if not
+  /// done yet; true once placed (or when there is nothing to place).
+  bool align(std::span<const Vector3d> markers);
+  /// One frame: aligns first if needed, then solves. The row's held/markers_missing/errors as in
+  /// solveMarkerTrial. Throws InvalidArgument on wrong sizes only.
+  MarkerFrame track(double time, std::span<const Vector3d> markers, std::span<const double> coordinates = {});
+  [[nodiscard]] const Configuration& state() const { return ik_.state(); }
+  [[nodiscard]] const ik::MarkerIk& solver() const { return ik_; }
+  [[nodiscard]] const Model& model() const { return ik_.model(); }
+
+ private:
+  ik::MarkerIk ik_;
+  std::vector<std::string> frames_;
+  std::vector<double> weights_;
+  Configuration q0_;
+  bool aligned_ = false;
 };
 
 /// Solves every trial frame within the time range. Times are those of the trial, except that
