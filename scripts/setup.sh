@@ -4,8 +4,9 @@
 # Usage: scripts/setup.sh [--no-build] [--build-type Release|Debug] [--sanitize] [--demo]
 #                         [--target NAME]... [--quiet [--log FILE]]
 #   --demo         only what the `kinetrack` binary needs: no test/benchmark packages (GoogleTest,
-#                  Google Benchmark, KDL, MuJoCo, DART, matplotlib, clang-format) and no Python module
-#                  (pybind11, numpy, pytest), configured without tests, benchmarks and the module
+#                  Google Benchmark, KDL, MuJoCo, DART, matplotlib, clang-format, Chromium, node/npm)
+#                  and no Python module (pybind11, numpy, pytest), configured without tests,
+#                  benchmarks, the module and the browser viewer's bundle (KINETRACK_VIEWER=OFF: no npm)
 #   --target NAME  build only NAME (repeatable; default: everything, tests and benchmarks too)
 #   --quiet        one line per stage and a build percentage instead of the tools' output, which
 #                  goes to the log (default <build dir>/setup.log); its tail is shown on failure
@@ -132,8 +133,12 @@ if [ "$build" -eq 1 ]; then
   # The module is loaded by /usr/bin/python3, which is not built with the sanitizers' runtime.
   with_python="$with_tests"
   if [ "$sanitize" = ON ]; then with_python=OFF; fi
+  # The browser viewer is bundled with npm (npm ci + esbuild) for the tests and the full build;
+  # the demo does not need it (scripts/demo.sh): no npm run there.
+  with_viewer="$with_tests"
   run cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DKINETRACK_SANITIZE="$sanitize" \
-    -DKINETRACK_BUILD_TESTS="$with_tests" -DKINETRACK_BUILD_BENCH="$with_tests" -DKINETRACK_PYTHON="$with_python"
+    -DKINETRACK_BUILD_TESTS="$with_tests" -DKINETRACK_BUILD_BENCH="$with_tests" -DKINETRACK_PYTHON="$with_python" \
+    -DKINETRACK_VIEWER="$with_viewer"
   build_args=(--build "$build_dir" -j "$(nproc)")
   what="kinetrack"
   if [ "$with_tests" = ON ]; then what="kinetrack, tests, benchmarks"; fi

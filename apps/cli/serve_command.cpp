@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -80,9 +81,25 @@ void printSummary(const stream::ServerSummary& s, bool interactive) {
   printTextTable(rows);
 }
 
-/// The interactive start pose: zero joints, the base lifted so the lowest link origin is on z = 0.
+/// The interactive start pose: zero joints moved into the model's linear rows (the iCub's zero
+/// pose violates its shoulder coupling: alternating projections onto each violated row and the
+/// joint limits), the base lifted so the lowest link origin is on z = 0.
 Configuration standingPose(const Model& model) {
   Configuration q(model);
+  const VectorXd& lo = model.lowerPositionLimits();
+  const VectorXd& hi = model.upperPositionLimits();
+  for (int pass = 0; pass < 100; ++pass) {
+    bool inside = true;
+    for (const LinearConstraint& row : model.linearConstraints()) {
+      const double v = row.coefficients.dot(q.joints), n2 = row.coefficients.squaredNorm();
+      const double target = std::clamp(v, row.lower, row.upper);
+      if (std::abs(target - v) <= 1e-9 || n2 == 0.0) continue;
+      inside = false;
+      q.joints += row.coefficients * ((target - v) / n2);
+    }
+    q.joints = q.joints.cwiseMax(lo).cwiseMin(hi);
+    if (inside) break;
+  }
   Data data(model);
   forwardKinematics(model, data, q);
   double zmin = std::numeric_limits<double>::infinity();
@@ -134,7 +151,10 @@ int runServe(const ServeConfig& cfg) {
   if (cfg.interactive) {
     if (!cfg.layout.empty() || !cfg.markerset.empty())
       throw UsageError("--interactive takes no --layout or --markerset: clients drive the model");
-    const Model model = loadModelAndWarn(cfg.model).model;
+    Model model = loadModelAndWarn(cfg.model).model;
+    // --retarget on the iCub: the robot's coupled shoulder/forearm rows (hard limits of the
+    // pin-and-drag IK) and velocity limits, as `kinetrack retarget` uses them.
+    if (cfg.retarget && isIcub(model)) model = icubForRetargeting(model);
     server = std::make_unique<stream::Server>(model, standingPose(model), so);
   } else if (!cfg.markerset.empty()) {
     if (!cfg.layout.empty()) throw UsageError("--layout (segment poses) and --markerset (markers): one or the other");
@@ -176,7 +196,24 @@ int runServe(const ServeConfig& cfg) {
     std::cout << fmt::format(", {} UDP {}:{} ({})", input, so.host, server->udpPort(),
                              cfg.markerset.empty() ? "and KTP poses over UDP and WebSocket" : "and over WebSocket");
   std::cout << std::endl;
+  // A status line on a terminal's stderr once a second (not with --quiet), like the progress
+  // bars of the file commands.
+  std::atomic<bool> running{true};
+  std::thread status;
+  if (!cfg.quiet && ::isatty(STDERR_FILENO) != 0)
+    status = std::thread([&] {
+      while (running) {
+        for (int i = 0; i < 10 && running; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const stream::ServerSummary now = server->summary();
+        std::fprintf(stderr, "\r%ld frames, %ld rejected, %ld clients, latency p50 %.0f us p99 %.0f us   ", now.frames,
+                     now.truncated + now.oversized + now.malformed + now.unsupported, now.clients, now.latency_p50_us,
+                     now.latency_p99_us);
+      }
+      std::fputc('\n', stderr);
+    });
   const stream::ServerSummary s = server->run();
+  running = false;
+  if (status.joinable()) status.join();
   printSummary(s, cfg.interactive);
   if (!cfg.latency_out.empty()) writeLatency(cfg, server->latencyRecords(), s);
   return kExitOk;
@@ -393,6 +430,7 @@ int runReplay(const ReplayConfig& cfg) {
   }
   progress.update(static_cast<int>(std::min<long>(total, std::numeric_limits<int>::max())));
   if (fd >= 0) ::close(fd);
+  if (ws) std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the server's last answers
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<std::vector<std::string>> rows{{"quantity", "value"}};
   rows.push_back({"input", cfg.input});
@@ -437,7 +475,7 @@ void addServeCommands(CLI::App& app, Action& action) {
   cmd->add_option("--map", cfg->map, "segment map: auto (default), a built-in map name, or a JSON file");
   cmd->add_flag("--retarget", cfg->retarget,
                 "the model is a robot (e.g. the iCub URDF): retarget as `kinetrack retarget` (robot segment map, "
-                "velocity limits)");
+                "velocity limits; with --interactive the iCub's coupling rows bind the pin-and-drag)");
   cmd->add_option("--calibration", cfg->calibration, "calibration pose: none, identity|npose|tpose (default npose)");
   cmd->add_option("--solver", cfg->solver, "dynamical (DYN, default), wholebody, wholebody-ipopt, pairwise")
       ->capture_default_str();
@@ -455,6 +493,7 @@ void addServeCommands(CLI::App& app, Action& action) {
   cmd->add_flag("--interactive", cfg->interactive, "pin-and-drag IK driven by WebSocket clients (no UDP input)");
   cmd->add_option("--interactive-rate", cfg->server.interactive_rate, "Hz of the pin-and-drag loop")
       ->capture_default_str();
+  cmd->add_flag("--quiet", cfg->quiet, "no status line on the terminal, no calibration line");
   cmd->add_option("--queue", cfg->server.queue_depth, "messages queued per client before drops")->capture_default_str();
   cmd->add_option("--duration", cfg->server.duration, "stop after this many seconds (0: on SIGINT/SIGTERM)")
       ->capture_default_str();
@@ -494,7 +533,7 @@ void addServeCommands(CLI::App& app, Action& action) {
                   "comma-separated faults injected in turn: malformed, truncated, oversized, duplicate (extra "
                   "datagrams), reorder (a frame sent after the next one), all");
   rep->add_option("--fault-every", rc->fault_every, "inject one fault every N frames")->capture_default_str();
-  rep->add_flag("--quiet", rc->quiet, "no progress");
+  rep->add_flag("--quiet", rc->quiet, "no progress bar");
   rep->callback([&action, rc] {
     if (!rc->ws.empty() && rc->protocol == "mxtp") throw UsageError("--ws carries KTP messages: MXTP is UDP only");
     action = [rc] { return runReplay(*rc); };

@@ -29,7 +29,7 @@ int runView(const ViewConfig& cfg) {
   if (!viewer::bundled()) {
     throw UsageError(
         "the browser viewer was not built into this kinetrack: install nodejs and npm (scripts/setup.sh), "
-        "re-run cmake and rebuild (docs/viewer.md)");
+        "configure with -DKINETRACK_VIEWER=ON (the demo build turns it off) and rebuild (docs/viewer.md)");
   }
   ProgressBar bar(cfg.input.empty() ? 3 : 4, !cfg.quiet, "step");
   bar.update(0, "model");

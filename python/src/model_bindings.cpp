@@ -7,6 +7,7 @@
 #include "kinetrack/io/model_source.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
+#include "kinetrack/model/icub.hpp"
 
 namespace kinetrack::python {
 
@@ -191,6 +192,15 @@ for a floating base and 0 for a fixed one.)doc");
 
   m.def("builtin_model_names", &builtinModelNames, "Names accepted by Model.builtin: human66, human48.");
   m.def("marker_set_names", &io::builtinMarkerSetNames, "Built-in marker sets for Model.with_markers.");
+  m.def(
+      "icub_for_retargeting",
+      [](const Model& urdf, double shoulder_velocity, double torso_velocity) {
+        return std::make_shared<Model>(icubForRetargeting(urdf, shoulder_velocity, torso_velocity));
+      },
+      py::arg("model"), py::arg("shoulder_velocity") = 2.0, py::arg("torso_velocity") = 1.0,
+      "The iCub as the real robot is retargeted to: the URDF model plus the 14 coupled shoulder/forearm "
+      "rows (COUPLING.md; hard limits of DYN and of PinDragIk) and the real robot's velocity limits (rad/s). "
+      "ValueError when the model is not an iCub.");
 
   py::class_<PyData>(m, "Data", R"doc(
 Per-thread kinematics workspace of one model, sized once: forward_kinematics writes into it and

@@ -55,7 +55,9 @@ void bindPinDrag(py::module_& m) {
       .def_readonly("sr_damping", &PinDragResult::sr_damping)
       .def_readonly("velocity_scale", &PinDragResult::velocity_scale)
       .def_readonly("locked_joints", &PinDragResult::locked_joints)
-      .def_readonly("aux_rows", &PinDragResult::aux_rows);
+      .def_readonly("aux_rows", &PinDragResult::aux_rows)
+      .def_readonly("active_rows", &PinDragResult::active_rows)
+      .def_readonly("row_violation", &PinDragResult::row_violation);
 
   py::class_<PyPinDrag> cls(m, "PinDragIk", R"doc(
 Pin-and-drag whole-body IK (Nakamura, Eq. 6-12): drag links follow targets through a weighted

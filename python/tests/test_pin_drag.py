@@ -85,6 +85,37 @@ def test_beyond_reach_on_icub_is_bounded_and_within_limits():
         assert np.all(q[7:] <= model.upper_limits + 1e-12) and np.all(q[7:] >= model.lower_limits - 1e-12)
 
 
+def test_icub_coupling_rows_hold_while_a_hand_drag_pushes_into_them():
+    model = kt.icub_for_retargeting(kt.Model.load(shared_file("models/icub/iCubGazeboV2_5_model.urdf")))
+    q = model.neutral()
+    q[2] = 0.6
+    for side in ("l_", "r_"):  # arms abducted and bent: inside every coupling row
+        for joint, value in (("shoulder_roll", 0.7), ("shoulder_pitch", -0.4), ("elbow", 0.9)):
+            q[7 + model.joint_names.index(side + joint)] = value
+    # The hand's direction of motion when the right shoulder adducts (into coupling row 4).
+    q2 = q.copy()
+    q2[7 + model.joint_names.index("r_shoulder_roll")] -= 1e-4
+    direction = frame_position(model, q2, "r_hand") - frame_position(model, q, "r_hand")
+    direction /= np.linalg.norm(direction)
+    ik = kt.PinDragIk(model)
+    ik.set_state(q)
+    ik.pin("l_sole", kt.PinDragMode.pose)
+    ik.pin("r_sole", kt.PinDragMode.pose)
+    ik.pin("l_hand")
+    ik.drag("r_hand")
+    start = frame_position(model, q, "r_hand")
+    target = start + 0.15 * direction
+    active = 0
+    for k in range(300):  # 2 s towards the target, then held
+        ik.set_drag_target("r_hand", start + min(1.0, (k + 1) / 200) * (target - start))
+        r = ik.update(0.01)
+        assert r.row_violation <= 1e-9
+        assert r.pin_position_error < 1e-4
+        active = max(active, r.active_rows)
+    assert active > 0
+    assert np.linalg.norm(frame_position(model, ik.state, "r_hand") - target) < 0.01
+
+
 def test_bad_input_raises_value_error():
     model = kt.Model.human66()
     ik = kt.PinDragIk(model)

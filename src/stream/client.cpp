@@ -36,7 +36,7 @@ struct WebSocketSender::Impl {
         return;
       }
       ++received;
-      if (beast::buffers_to_string(in.data()).rfind(R"({"type":"error")", 0) == 0) ++errors;
+      if (beast::buffers_to_string(in.data()).find(R"("type":"error")") != std::string::npos) ++errors;
       in.consume(in.size());
       read();
     });

@@ -146,6 +146,9 @@ ParseStatus parseJson(std::span<const std::uint8_t> bytes, KtpKind expected, std
   if (bytes.size() > kKtpMaxJson)
     return fail(f, ParseStatus::Oversized, "%zu bytes of JSON: more than %zu", bytes.size(), kKtpMaxJson);
   const auto* text = reinterpret_cast<const char*>(bytes.data());
+  // nlohmann-json stops at a NUL byte as at the end of the text: what follows would be ignored.
+  if (const void* nul = std::memchr(text, '\0', bytes.size()); nul != nullptr)
+    return fail(f, ParseStatus::Malformed, "not JSON: a NUL byte at offset %td", static_cast<const char*>(nul) - text);
   const nlohmann::json j = nlohmann::json::parse(text, text + bytes.size(), nullptr, false);
   if (j.is_discarded()) return fail(f, ParseStatus::Malformed, "not JSON");
   if (!j.is_object()) return fail(f, ParseStatus::Malformed, "expected a JSON object");

@@ -160,6 +160,7 @@ struct Server::Impl {
   LatencyHistogram latency;
   std::vector<LatencyRecord> records;  ///< reserved to options.latency_records: push_back never allocates
   std::atomic<bool> stopping{false};
+  const Clock::time_point started = Clock::now();  ///< run time counts from construction
   std::atomic<long> clients{0}, client_errors{0}, ws_messages{0}, udp_messages{0};
 
   asio::io_context io;
@@ -611,9 +612,35 @@ void Server::stop() {
   impl_->io.stop();
 }
 
+ServerSummary Server::summary() const {
+  Impl& s = *impl_;
+  ServerSummary r;
+  const LiveCounters& c = s.counters();
+  r.datagrams = c.datagrams;
+  r.frames = c.frames;
+  r.truncated = c.truncated;
+  r.oversized = c.oversized;
+  r.malformed = c.malformed;
+  r.unsupported = c.unsupported;
+  r.duplicates = c.duplicates;
+  r.out_of_order = c.out_of_order;
+  r.skipped = c.skipped;
+  r.gaps = c.gaps;
+  r.failed = c.failed;
+  r.dropped = c.dropped;
+  r.clients = s.clients;
+  r.client_errors = s.client_errors;
+  r.ws_messages = s.ws_messages;
+  r.udp_messages = s.udp_messages;
+  r.latency_p50_us = s.latency.quantile(0.5);
+  r.latency_p99_us = s.latency.quantile(0.99);
+  r.latency_max_us = s.latency.max();
+  r.seconds = std::chrono::duration<double>(Clock::now() - s.started).count();
+  return r;
+}
+
 ServerSummary Server::run(bool handle_signals) {
   Impl& s = *impl_;
-  const auto start = Clock::now();
   asio::signal_set signals(s.io);
   if (handle_signals) {
     signals.add(SIGINT);
@@ -655,29 +682,7 @@ ServerSummary Server::run(bool handle_signals) {
   s.stopping = true;
   worker.join();
 
-  ServerSummary r;
-  const LiveCounters& c = s.counters();
-  r.datagrams = c.datagrams;
-  r.frames = c.frames;
-  r.truncated = c.truncated;
-  r.oversized = c.oversized;
-  r.malformed = c.malformed;
-  r.unsupported = c.unsupported;
-  r.duplicates = c.duplicates;
-  r.out_of_order = c.out_of_order;
-  r.skipped = c.skipped;
-  r.gaps = c.gaps;
-  r.failed = c.failed;
-  r.dropped = c.dropped;
-  r.clients = s.clients;
-  r.client_errors = s.client_errors;
-  r.ws_messages = s.ws_messages;
-  r.udp_messages = s.udp_messages;
-  r.latency_p50_us = s.latency.quantile(0.5);
-  r.latency_p99_us = s.latency.quantile(0.99);
-  r.latency_max_us = s.latency.max();
-  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return r;
+  return summary();
 }
 
 }  // namespace kinetrack::stream

@@ -234,7 +234,7 @@ void writeViewerDirectory(const std::string& dir, const ViewerData& data) {
   if (!bundled()) {
     throw InvalidArgument(
         "the browser viewer was not built into this kinetrack: install nodejs and npm (scripts/setup.sh), "
-        "re-run cmake and rebuild (docs/viewer.md)");
+        "configure with -DKINETRACK_VIEWER=ON (the demo build turns it off) and rebuild (docs/viewer.md)");
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

@@ -23,47 +23,86 @@ long tableValue(const std::string& text, const std::string& label) {
   return std::regex_search(text, m, re) ? std::stol(m[1]) : -1;
 }
 
+/// `kinetrack serve ARGS --port 0 --udp-port 0` as a child process: its ports from the banner,
+/// and its summary after SIGTERM.
+class ServeProcess {
+ public:
+  ServeProcess(const ScratchDir& dir, const std::string& args)
+      : out_(dir.file("serve.out")), err_(dir.file("serve.err")) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const std::string cmd = "exec " + shellQuote(KINETRACK_CLI_PATH) + " serve " + args + " --port 0 --udp-port 0 >" +
+                              shellQuote(out_) + " 2>" + shellQuote(err_);
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    const std::regex udp("UDP 127\\.0\\.0\\.1:([0-9]+)"), ws("ws://127\\.0\\.0\\.1:([0-9]+)/");
+    std::smatch m;
+    std::string first;
+    for (int i = 0; i < 600 && !std::regex_search(first, m, udp); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      first = readFile(out_);
+    }
+    banner_ = first;
+    if (std::regex_search(first, m, udp)) udp_port_ = m[1];
+    if (std::regex_search(first, m, ws)) ws_port_ = m[1];
+  }
+  ~ServeProcess() {
+    if (pid_ > 0 && !stopped_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  ServeProcess(const ServeProcess&) = delete;
+  ServeProcess& operator=(const ServeProcess&) = delete;
+  [[nodiscard]] bool started() const { return pid_ > 0 && !udp_port_.empty() && !ws_port_.empty(); }
+  [[nodiscard]] std::string udp() const { return "127.0.0.1:" + udp_port_; }
+  [[nodiscard]] std::string ws() const { return "127.0.0.1:" + ws_port_; }
+  [[nodiscard]] std::string banner() const { return banner_ + readFile(err_); }
+  /// SIGTERM after the last messages are in; the exit status (−1: not a clean exit) and stdout.
+  std::pair<int, std::string> stop() {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    stopped_ = true;
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, readFile(out_) + readFile(err_)};
+  }
+
+ private:
+  std::string out_, err_, banner_, udp_port_, ws_port_;
+  pid_t pid_ = -1;
+  bool stopped_ = false;
+};
+
+/// The server's summary counts each fault the replay injected, row by row.
+void expectSummaryMatchesReplay(const std::string& summary, const std::string& replay, bool json) {
+  EXPECT_EQ(tableValue(summary, "frames tracked"), tableValue(replay, "well-formed frames sent in order"))
+      << summary << replay;
+  // JSON has no length field: truncated and oversized copies are malformed text.
+  const long truncated = tableValue(replay, "injected truncated"), oversized = tableValue(replay, "injected oversized");
+  EXPECT_EQ(tableValue(summary, "truncated \\(dropped\\)"), json ? 0 : truncated);
+  EXPECT_EQ(tableValue(summary, "oversized \\(dropped\\)"), json ? 0 : oversized);
+  EXPECT_EQ(tableValue(summary, "malformed \\(dropped\\)"),
+            tableValue(replay, "injected malformed") + (json ? truncated + oversized : 0));
+  EXPECT_EQ(tableValue(summary, "duplicates \\(dropped\\)"), tableValue(replay, "injected duplicate"));
+  EXPECT_EQ(tableValue(summary, "out of order \\(dropped\\)"),
+            tableValue(replay, "injected reorder \\(late frames\\)"));
+  EXPECT_GT(tableValue(replay, "injected reorder \\(late frames\\)"), 0);
+}
+
 TEST(ServeCli, ReplayWithFaultsIntoServeThenSigtermPrintsTheSummary) {
   KINETRACK_REQUIRE_SHARED(mvnx, "data/mvnx/test_mocap.mvnx");
   const ScratchDir dir;
-  const std::string out = dir.file("serve.out"), err = dir.file("serve.err");
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const std::string cmd = "exec " + shellQuote(KINETRACK_CLI_PATH) + " serve --layout " + shellQuote(mvnx) +
-                            " --port 0 --udp-port 0 --latency-out " + shellQuote(dir.file("lat.csv")) + " >" +
-                            shellQuote(out) + " 2>" + shellQuote(err);
-    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  std::smatch m;
-  std::string first;
-  const std::regex udp("MXTP UDP 127\\.0\\.0\\.1:([0-9]+)");
-  for (int i = 0; i < 200 && !std::regex_search(first, m, udp); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    first = readFile(out);
-  }
-  ASSERT_TRUE(std::regex_search(first, m, udp)) << first << readFile(err);
-  const std::string port = m[1];
-  const RunResult replay = runCli({"replay", "--input", mvnx, "--to", "127.0.0.1:" + port, "--rate", "240", "--loops",
-                                   "3", "--faults", "all", "--fault-every", "7", "--quiet"});
+  ServeProcess serve(dir, "--layout " + shellQuote(mvnx) + " --latency-out " + shellQuote(dir.file("lat.csv")));
+  ASSERT_TRUE(serve.started()) << serve.banner();
+  EXPECT_NE(serve.banner().find("MXTP UDP 127.0.0.1:"), std::string::npos) << serve.banner();
+  const RunResult replay = runCli({"replay", "--input", mvnx, "--to", serve.udp(), "--rate", "240", "--loops", "3",
+                                   "--faults", "all", "--fault-every", "7", "--quiet"});
   ASSERT_EQ(replay.status, 0) << replay.err;
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  ::kill(pid, SIGTERM);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status)) << "serve did not exit cleanly on SIGTERM";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << readFile(err);
-  const std::string summary = readFile(out);
-  EXPECT_EQ(tableValue(summary, "frames tracked"), tableValue(replay.out, "well-formed frames sent in order"))
-      << summary << replay.out;
-  EXPECT_EQ(tableValue(summary, "truncated \\(dropped\\)"), tableValue(replay.out, "injected truncated"));
-  EXPECT_EQ(tableValue(summary, "oversized \\(dropped\\)"), tableValue(replay.out, "injected oversized"));
-  EXPECT_EQ(tableValue(summary, "malformed \\(dropped\\)"), tableValue(replay.out, "injected malformed"));
-  EXPECT_EQ(tableValue(summary, "duplicates \\(dropped\\)"), tableValue(replay.out, "injected duplicate"));
-  EXPECT_EQ(tableValue(summary, "out of order \\(dropped\\)"),
-            tableValue(replay.out, "injected reorder \\(late frames\\)"));
-  EXPECT_GT(tableValue(replay.out, "injected reorder \\(late frames\\)"), 0);
+  const auto [status, summary] = serve.stop();
+  ASSERT_EQ(status, 0) << "serve did not exit cleanly on SIGTERM: " << summary;
+  expectSummaryMatchesReplay(summary, replay.out, false);
   EXPECT_EQ(tableValue(summary, "datagrams received"), tableValue(replay.out, "datagrams sent"));
   // One latency row per tracked frame, samples increasing.
   std::istringstream csv(readFile(dir.file("lat.csv")));
@@ -78,6 +117,60 @@ TEST(ServeCli, ReplayWithFaultsIntoServeThenSigtermPrintsTheSummary) {
     ++rows;
   }
   EXPECT_EQ(rows, tableValue(summary, "frames tracked"));
+}
+
+// The kinetrack protocol from the same replay: binary over WebSocket, JSON over UDP, each with
+// faults; the server counts them as the replay injected them (and answers each bad WebSocket
+// message with an error).
+TEST(ServeCli, ReplayKtpOverWebSocketAndJsonOverUdpWithFaults) {
+  KINETRACK_REQUIRE_SHARED(mvnx, "data/mvnx/test_mocap.mvnx");
+  for (const bool json : {false, true}) {
+    const ScratchDir dir;
+    ServeProcess serve(dir, "--layout " + shellQuote(mvnx));
+    ASSERT_TRUE(serve.started()) << serve.banner();
+    std::vector<std::string> args{"replay", "--input",       mvnx,      "--protocol", json ? "ktp-json" : "ktp",
+                                  "--rate", "480",           "--loops", "2",          "--faults",
+                                  "all",    "--fault-every", "7",       "--quiet"};
+    if (json) {
+      args.insert(args.end(), {"--to", serve.udp()});
+    } else {
+      args.insert(args.end(), {"--ws", serve.ws()});
+    }
+    const RunResult replay = runCli(args);
+    ASSERT_EQ(replay.status, 0) << replay.err;
+    const auto [status, summary] = serve.stop();
+    ASSERT_EQ(status, 0) << summary;
+    expectSummaryMatchesReplay(summary, replay.out, json);
+    if (!json) {  // every malformed, truncated and oversized message was answered
+      EXPECT_EQ(tableValue(replay.out, "error replies from the server"),
+                tableValue(replay.out, "injected malformed") + tableValue(replay.out, "injected truncated") +
+                    tableValue(replay.out, "injected oversized"))
+          << replay.out;
+    }
+  }
+}
+
+// Markers: `serve --markerset` tracks a Vicon trial replayed as KTP markers (JSON over
+// WebSocket): one frame per trial frame, none rejected.
+TEST(ServeCli, MarkerTrialReplayedIntoAMarkerServer) {
+  KINETRACK_REQUIRE_SHARED(c3d, "data/c3d/pycgm_Movement_trial.c3d");
+  const ScratchDir dir;
+  ServeProcess serve(dir, "--markerset human66_plugin_gait --rate 120");
+  ASSERT_TRUE(serve.started()) << serve.banner();
+  EXPECT_NE(serve.banner().find("KTP markers UDP"), std::string::npos) << serve.banner();
+  const RunResult replay = runCli({"replay", "--input", c3d, "--markerset", "human66_plugin_gait", "--protocol",
+                                   "ktp-json", "--ws", serve.ws(), "--rate", "480", "--quiet"});
+  ASSERT_EQ(replay.status, 0) << replay.err;
+  const auto [status, summary] = serve.stop();
+  ASSERT_EQ(status, 0) << summary;
+  EXPECT_EQ(tableValue(summary, "frames tracked"), 323) << summary;
+  EXPECT_EQ(tableValue(summary, "malformed \\(dropped\\)"), 0);
+  EXPECT_EQ(tableValue(summary, "  of which gaps"), 0);
+  EXPECT_EQ(tableValue(replay.out, "error replies from the server"), 0);
+  // Segment poses into a marker server are refused (unsupported), MXTP over WebSocket by replay.
+  const RunResult bad = runCli({"replay", "--input", c3d, "--protocol", "mxtp", "--markerset", "human66_plugin_gait"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--protocol mxtp"), std::string::npos) << bad.err;
 }
 
 TEST(ServeCli, BadInputIsAClearErrorWithExitCode2) {

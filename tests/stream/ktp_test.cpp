@@ -175,6 +175,7 @@ TEST(Ktp, JsonFaultsAreClassifiedWithTheirField) {
        "segments[0]: unknown field 'v'"},
       {"  {" + head + R"(,"segments":[)" + std::string(70000, ' ') + "]}", ParseStatus::Oversized, "JSON"},
       {"", ParseStatus::Malformed, "neither"},
+      {msg(head, ok_item) + std::string(16, '\0'), ParseStatus::Malformed, "a NUL byte at offset"},
       {"KT", ParseStatus::Truncated, "header"},
   };
   for (const Case& c : cases) {

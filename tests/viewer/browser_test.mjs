@@ -74,6 +74,16 @@ try {
   check(countText === `${frames} frames`, `the page shows the file's frame count ("${countText}", expected ${frames})`);
   const links = await page.evaluate(() => window.KINETRACK_DATA.model.links.length);
   check(links === 67, `every human66 link is drawn (${links})`);
+  // The tracked BVH walk has its base near z = 0 and its feet below: the grid is drawn at the
+  // lowest link origin of the result (the feet), the positions themselves untouched.
+  const ground = await page.evaluate(() => {
+    const p = window.KINETRACK_DATA.positions;
+    let lowest = Infinity;
+    for (let k = 2; k < p.length; k += 3) lowest = Math.min(lowest, p[k]);
+    return { grid: window.kinetrackViewer.groundHeight(), lowest, pelvis: p[2] };
+  });
+  check(Math.abs(ground.grid - ground.lowest) < 1e-9,
+        `the grid is at the feet (grid z ${ground.grid.toFixed(3)} m, lowest link ${ground.lowest.toFixed(3)} m, first pelvis z ${ground.pelvis.toFixed(3)} m)`);
   await page.evaluate(() => window.kinetrackViewer.setFrame(0));
   await settle(page);
   const first = await page.screenshot({ path: join(work, "frame_first.png") });

@@ -44,7 +44,7 @@ window.addEventListener("resize", resize);
 resize();
 
 const params = new URLSearchParams(window.location.search);
-const state = { mode: "file", frame: 0, frames: 0, playing: false, speed: 1, skeleton: null, received: 0 };
+const state = { mode: "file", frame: 0, frames: 0, playing: false, speed: 1, skeleton: null, received: 0, ground: 0 };
 // For tests and scripts: the current state and where a link is drawn on the screen.
 window.kinetrackViewer = {
   state,
@@ -57,6 +57,7 @@ window.kinetrackViewer = {
     return { x: r.left + (v.x + 1) / 2 * r.width, y: r.top + (1 - v.y) / 2 * r.height };
   },
   linkWorldPosition: (name) => state.skeleton?.linkPosition(name)?.toArray() ?? null,
+  groundHeight: () => grid.position.z,
 };
 
 // Moves the orbit centre to `c`, the camera along with it (same view of the skeleton).
@@ -64,7 +65,17 @@ function frameTo(c) {
   camera.position.add(c.clone().sub(controls.target));
   controls.target.copy(c);
   controls.update();
-  grid.position.set(Math.round(c.x), Math.round(c.y), 0); // the grid (1 m squares) stays under the model
+  // The grid (1 m squares) stays under the model, at the ground height.
+  grid.position.set(Math.round(c.x), Math.round(c.y), state.ground);
+}
+
+// The ground: the lowest link origin z of `positions` (flat x, y, z triples). Trackers place the
+// base where the input says (BVH and target files often at z = 0 with the feet below), so the
+// grid is drawn at the feet rather than at z = 0; positions stay the tracker's world coordinates.
+function groundOf(positions) {
+  let z = Infinity;
+  for (let k = 2; k < positions.length; k += 3) if (Number.isFinite(positions[k])) z = Math.min(z, positions[k]);
+  return Number.isFinite(z) ? z : 0;
 }
 
 // ---------------------------------------------------------------- file mode
@@ -72,6 +83,7 @@ function startFile(data) {
   state.mode = "file";
   state.data = data;
   state.frames = data.times.length;
+  state.ground = groundOf(data.positions); // over the whole result: the grid does not move
   state.skeleton = new Skeleton(scene, data.model.links);
   if (data.input) state.skeleton.setInputSkeleton(data.input.segments);
   $("title").textContent = `${data.model.name} — ${data.result}`;
@@ -170,6 +182,7 @@ function startLive(url) {
       state.skeleton.setTargets(frame.targets || []);
       state.skeleton.setRoles(frame.pins || [], frame.drags || []);
       if (!centred || ($("follow").checked && state.mode === "live")) {
+        if (!centred) state.ground = groundOf(frame.links.flatMap((l) => l.slice(0, 3))); // the first frame's feet
         frameTo(state.skeleton.center());
         centred = true;
       }

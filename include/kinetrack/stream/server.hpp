@@ -62,6 +62,8 @@ class Server {
   ServerSummary run(bool handle_signals = true);
   /// Thread-safe; run() returns soon after.
   void stop();
+  /// The figures so far (thread-safe: counters are atomics); run() returns the final ones.
+  [[nodiscard]] ServerSummary summary() const;
   /// The first options.latency_records frames' latencies (read after run() returned).
   [[nodiscard]] const std::vector<LatencyRecord>& latencyRecords() const;
 
