@@ -29,6 +29,7 @@ value() { sed -n "s/^ *$1 *\([0-9.]*\).*/\1/p" "$2" | head -1; }
 # case NAME "SERVE ARGS" "REPLAY ARGS" (REPLAY ARGS may use @UDP@ and @WS@)
 run_case() {
   local name="$1" serve_args="$2" replay_args="$3" out="$work/serve.out" udp="" ws=""
+  : >"$out"  # emptied here: the child's redirect may come after the first read below
   # shellcheck disable=SC2086
   "$kt" serve $serve_args --port 0 --udp-port 0 --quiet >"$out" 2>&1 &
   local pid=$!
@@ -45,6 +46,10 @@ run_case() {
   sleep 0.3
   kill -TERM "$pid"
   wait "$pid"
+  if [ "$(value 'frames tracked' "$out")" != "$(value 'well-formed frames sent in order' "$work/replay.out")" ]; then
+    echo "bench_serve.sh: $name: the server's summary differs from the replay's:" >&2
+    cat "$out" "$work/replay.out" >&2
+  fi
   printf '| %s | %s of %s | %s µs | %s µs | %s µs |\n' "$name" "$(value 'frames tracked' "$out")" \
     "$(value 'well-formed frames sent in order' "$work/replay.out")" "$(value 'latency p50 (us)' "$out")" \
     "$(value 'latency p99 (us)' "$out")" "$(value 'latency max (us)' "$out")"

@@ -430,6 +430,11 @@ void Server::Impl::trackingLoop() {
   Input input;
   input.bytes.reserve(65536);
   std::array<pollfd, 2> fds{pollfd{udp_fd, POLLIN, 0}, pollfd{input_fd, POLLIN, 0}};
+  auto drain = [&] {
+    while (popInput(input))
+      trackOne({reinterpret_cast<const std::uint8_t*>(input.bytes.data()), input.bytes.size()}, input.received, msg,
+               &input.reply);
+  };
   while (!stopping.load(std::memory_order_relaxed)) {
     if (::poll(fds.data(), fds.size(), 100) <= 0) continue;  // timeout (checks stopping) or interrupted
     if ((fds[0].revents & POLLIN) != 0) {
@@ -439,11 +444,10 @@ void Server::Impl::trackingLoop() {
     if ((fds[1].revents & POLLIN) != 0) {
       std::uint64_t value = 0;
       [[maybe_unused]] const auto r = ::read(input_fd, &value, sizeof value);
-      while (popInput(input))
-        trackOne({reinterpret_cast<const std::uint8_t*>(input.bytes.data()), input.bytes.size()}, input.received, msg,
-                 &input.reply);
+      drain();
     }
   }
+  drain();  // WebSocket inputs received before the stop are still tracked (never silently lost)
 }
 
 void Server::Impl::interactiveLoop() {
