@@ -1,6 +1,7 @@
 #include "kinetrack/prior/prior_posture.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
@@ -75,7 +76,13 @@ SparseFrameResult SparseDynamicalIk::solve(std::span<const Transform> targets, d
   if (targets.size() != ids_.size())
     throw InvalidArgument("SparseDynamicalIk::solve: " + std::to_string(targets.size()) + " targets for " +
                           std::to_string(ids_.size()) + " target frames");
+  if (!(dt > 0.0) || !std::isfinite(dt)) throw InvalidArgument("SparseDynamicalIk::solve: dt must be finite and > 0");
   SparseFrameResult r;
+  for (const Transform& t : targets)
+    if (!t.p.allFinite() || !t.R.allFinite()) {  // as SparsePriorIk: the state stays, the errors are NaN
+      r.position_error = r.orientation_error = std::numeric_limits<double>::quiet_NaN();
+      return r;
+    }
   for (std::size_t k = 0; k < ids_.size(); ++k) {
     ik_.tasks().setPosition(ids_[k], targets[k].p);
     ik_.tasks().setOrientation(ids_[k], targets[k].R);

@@ -8,6 +8,7 @@
 
 #include <Eigen/Geometry>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -194,6 +195,14 @@ TEST(SparseDynamicalIk, MatchesDynWithThePriorStepForStepAndReportsTheTargetErro
     EXPECT_NEAR(r.orientation_error, worst_angle, 1e-9);
   }
   EXPECT_THROW(ik.solve(std::vector<Transform>(2), kDt), InvalidArgument);
+  EXPECT_THROW(ik.solve(targetsOf(*w.model, w.test[40]), 0.0), InvalidArgument);
+  std::vector<Transform> bad = targetsOf(*w.model, w.test[40]);
+  bad[1].p.x() = std::numeric_limits<double>::quiet_NaN();
+  const Configuration before = ik.state();
+  const SparseFrameResult r = ik.solve(bad, kDt);
+  EXPECT_TRUE(std::isnan(r.position_error));
+  EXPECT_EQ(ik.state().joints, before.joints);
+  EXPECT_TRUE(ik.state().joints.allFinite());
 }
 
 TEST(SparseDynamicalIk, SolveDoesNotAllocate) {
