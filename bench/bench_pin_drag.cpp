@@ -5,6 +5,10 @@
 //   BM_SvdDlsUpdate         peer: the same 18 rows stacked in one task, solved by an SVD-based
 //                           damped pseudo-inverse ν = V diag(σ/(σ² + λ)) Uᵀ ẋ (Eigen BDCSVD), integrate
 //   BM_DynStep              peer: DYN's step with the same four targets (position + 2 poses + position)
+//   BM_PinDragIcub/rows     the iCub retarget model (14 coupling rows): both soles pinned as poses, the
+//                           left hand in position, the right hand held 10 cm the way shoulder
+//                           adduction moves it, against coupling row 4 (rows active every update)
+//   BM_PinDragIcub/no_rows  peer: the same on the URDF without the rows
 // The drag target circles (radius 0.08 m, period 2 s, Δt = 10 ms; PinDragIk with desired joint
 // values = the start pose, K_D = 2/s, so the pose does not drift over many circles). Counters p50_us / p99_us are
 // per-update percentiles over all timed updates.
@@ -14,16 +18,20 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/ik/dynamical_ik.hpp"
 #include "kinetrack/ik/pin_drag.hpp"
+#include "kinetrack/io/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "kinetrack/model/human_models.hpp"
+#include "kinetrack/model/icub.hpp"
+#include "testing/shared_paths.hpp"
 
 namespace kt = kinetrack;
 
@@ -167,6 +175,40 @@ void BM_DynStep(benchmark::State& state) {
 
 }  // namespace
 
+void BM_PinDragIcub(benchmark::State& state) {
+  const std::string path = kt::testing::sharedFile("models/icub/iCubGazeboV2_5_model.urdf");
+  if (path.empty()) return state.SkipWithError("../shared/models/icub not found");
+  const kt::Model urdf = kt::io::loadUrdf(path);
+  const kt::Model m = state.range(0) != 0 ? kt::icubForRetargeting(urdf) : urdf;
+  kt::Configuration q(m);
+  q.base_position = kt::Vector3d(0.0, 0.0, 0.6);
+  for (const char* side : {"l_", "r_"}) {
+    q.joints[m.jointId(std::string(side) + "shoulder_roll").value] = 0.7;
+    q.joints[m.jointId(std::string(side) + "shoulder_pitch").value] = -0.4;
+    q.joints[m.jointId(std::string(side) + "elbow").value] = 0.9;
+  }
+  const kt::FrameId hand = m.frameId("r_hand");
+  kt::Configuration q2 = q;
+  q2.joints[m.jointId("r_shoulder_roll").value] -= 1e-4;
+  const kt::Vector3d start = placement(m, q, hand);
+  const kt::Vector3d dir = (placement(m, q2, hand) - start).normalized();
+  kt::PinDragIk ik(m);
+  ik.setState(q);
+  ik.pin("l_sole", kt::PinDragMode::Pose);
+  ik.pin("r_sole", kt::PinDragMode::Pose);
+  ik.pin("l_hand");
+  ik.drag(hand);
+  ik.setDragTarget(hand, start + 0.10 * dir);
+  for (int k = 0; k < 200; ++k) ik.update(kDt);  // at the coupling bound
+  int active = 0;
+  timed(state, [&] {
+    const kt::PinDragResult r = ik.update(kDt);
+    active = std::max(active, r.active_rows);
+    benchmark::DoNotOptimize(r);
+  });
+  state.counters["active_rows"] = active;
+}
+BENCHMARK(BM_PinDragIcub)->Arg(1)->Arg(0)->ArgName("rows")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PinDragUpdate)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SvdDlsUpdate)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DynStep)->Unit(benchmark::kMicrosecond);

@@ -1,6 +1,7 @@
 // `kinetrack serve` and `kinetrack replay` as processes: a replay with every fault type into a
-// live server, stopped with SIGTERM, prints a summary that counts exactly the injected faults;
-// bad input is a clear error with exit code 2.
+// live server (MXTP over UDP, KTP binary over WebSocket, KTP JSON over UDP), stopped with
+// SIGTERM, prints a summary that counts exactly the injected faults; a marker trial replayed into
+// a marker server is tracked frame for frame; bad input is a clear error with exit code 2.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -190,6 +191,21 @@ TEST(ServeCli, BadInputIsAClearErrorWithExitCode2) {
   r = runCli({"replay", "--input", mvnx, "--to", "localhost"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--to"), std::string::npos) << r.err;
+  r = runCli({"serve", "--markerset", "no_such_set", "--port", "0", "--udp-port", "0"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("no_such_set"), std::string::npos) << r.err;
+  r = runCli({"serve", "--markerset", "human66_plugin_gait", "--layout", mvnx, "--port", "0", "--udp-port", "0"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("one or the other"), std::string::npos) << r.err;
+  r = runCli({"replay", "--input", mvnx, "--protocol", "mxtp", "--ws", "127.0.0.1:8765"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("MXTP is UDP only"), std::string::npos) << r.err;
+  r = runCli({"replay", "--input", mvnx, "--protocol", "carrier-pigeon"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("carrier-pigeon"), std::string::npos) << r.err;
+  r = runCli({"replay", "--input", mvnx, "--protocol", "ktp", "--ws", "127.0.0.1:1"});  // nobody listens
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("ws://127.0.0.1:1/"), std::string::npos) << r.err;
 }
 
 }  // namespace
