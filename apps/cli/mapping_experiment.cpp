@@ -17,7 +17,9 @@
 
 #include "cli_common.hpp"
 #include "kinetrack/biomech/posture_mapping.hpp"
+#include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/opensim.hpp"
 #include "kinetrack/io/opensim_model.hpp"
 #include "kinetrack/track/posture_pairs.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
@@ -49,6 +51,7 @@ struct MappingConfig {
                                    "../shared/data/bvh/bandai/dataset-2_run_normal_001.bvh",
                                    "../shared/data/bvh/cmu_cgspeed/cmu_131_02.bvh",
                                    "../shared/data/bvh/cmu_cgspeed/cmu_131_03.bvh"};
+  std::string roundtrip = "../shared/data/opensim/gait2354_walk/subject01_walk1_ik_REFERENCE.mot";
   std::string solver = "dynamical";
   int degree = 2;
   double rate = 30.0;      // pairs kept per second of clip (at most)
@@ -197,8 +200,36 @@ int runMappingExperiment(const MappingConfig& cfg) {
   dirs.push_back(
       fitDirection("model->human", phi_names, theta_names, ph_train, th_train, ph_test, th_test, cfg.degree));
 
+  // Real musculoskeletal postures (OpenSim's marker IK of a walk) through both maps: φ → θ = N g(φ)
+  // → M f(θ), against φ. No human-figure truth exists for them; the round trip shows whether the
+  // two maps agree on postures from another source.
+  io::MotTable ik;
+  MatrixXd phi_ik, phi_rt;
+  if (!cfg.roundtrip.empty()) {
+    ik = io::readMot(cfg.roundtrip);
+    const bool degrees = ik.in_degrees || !ik.in_degrees_declared;
+    phi_ik.resize(static_cast<Eigen::Index>(phi_names.size()), static_cast<Eigen::Index>(ik.times.size()));
+    for (std::size_t o = 0; o < phi_names.size(); ++o) {
+      const auto c = std::find(ik.columns.begin(), ik.columns.end(), phi_names[o]);
+      if (c == ik.columns.end())
+        throw ParseError(cfg.roundtrip, 0, "no column '" + phi_names[o] + "' (a posture coordinate of the model)");
+      phi_ik.row(static_cast<Eigen::Index>(o)) =
+          ik.values.col(c - ik.columns.begin()).transpose() * (degrees ? 1.0 / kDeg : 1.0);
+    }
+    phi_rt = dirs[0].fit->map(dirs[0].best).applyAll(dirs[1].fit->map(dirs[1].best).applyAll(phi_ik));
+  }
+
   const fs::path dir(cfg.out);
   fs::create_directories(dir);
+  if (phi_ik.size() > 0) {
+    std::string rt = "time,coordinate,ik_deg,roundtrip_deg\n";
+    for (Eigen::Index j = 0; j < phi_ik.cols(); ++j)
+      for (std::size_t o = 0; o < phi_names.size(); ++o)
+        rt +=
+            fmt::format("{:.4f},{},{:.5g},{:.5g}\n", ik.times[static_cast<std::size_t>(j)], phi_names[o],
+                        phi_ik(static_cast<Eigen::Index>(o), j) * kDeg, phi_rt(static_cast<Eigen::Index>(o), j) * kDeg);
+    io::writeFileAtomically((dir / "mapping_roundtrip.csv").string(), rt);
+  }
   // Error against the number of singular values.
   std::string csv = "direction,k,singular_value,train_rms_deg,test_rms_deg\n";
   for (const Direction& d : dirs) {
@@ -282,6 +313,16 @@ int runMappingExperiment(const MappingConfig& cfg) {
                    fmt::format("{:.3f}", d.train_rms(last, k - 1)), fmt::format("{:.3f}", d.test_rms(last, k - 1))});
   }
   printTextTable(t);
+  if (phi_ik.size() > 0) {
+    const VectorXd per =
+        ((phi_rt - phi_ik).rowwise().squaredNorm() / static_cast<double>(phi_ik.cols())).cwiseSqrt() * kDeg;
+    Eigen::Index worst = 0;
+    per.maxCoeff(&worst);
+    fmt::print("\nOpenSim IK walk {} ({} frames) through N then M (k = {}, {}): RMS {:.3f} deg, worst {} {:.3f} deg\n",
+               fs::path(cfg.roundtrip).filename().string(), phi_ik.cols(), dirs[1].best, dirs[0].best,
+               std::sqrt((phi_rt - phi_ik).squaredNorm() / static_cast<double>(phi_ik.size())) * kDeg,
+               phi_names[static_cast<std::size_t>(worst)], per[worst]);
+  }
   fmt::print("wrote {}\n", (dir / "mapping_error.csv").string());
   if (!cfg.no_plot)
     runPlot(findScript(cfg.plot_script, "plot_mapping.py"), "plot_mapping.py",
@@ -304,6 +345,9 @@ void addMappingExperiment(CLI::App& experiment, Action& action) {
       ->capture_default_str();
   cmd->add_option("--train", cfg->train, "clips whose pairs fit the maps (BVH, MVNX)");
   cmd->add_option("--test", cfg->test, "clips the maps are tested on");
+  cmd->add_option("--roundtrip", cfg->roundtrip,
+                  "model coordinates (.mot, e.g. OpenSim IK) mapped to the human figure and back (empty: none)")
+      ->capture_default_str();
   cmd->add_option("--degree", cfg->degree, "degree of the polynomials f, g (1 to 4)")->capture_default_str();
   cmd->add_option("--rate", cfg->rate, "pairs kept per second of clip, at most (frames are subsampled)")
       ->capture_default_str();
