@@ -45,7 +45,7 @@ bool touchesGround(const Model& model, const Data& data, const ContactBody& body
     mean_velocity += V.head<3>() + V.tail<3>().cross(r);
   }
   mean_velocity /= static_cast<double>(body.points.size());
-  return lowest <= height && mean_velocity.norm() <= speed;
+  return lowest <= height && (mean_velocity - ground.velocity).norm() <= speed;
 }
 
 // Scratch of one filter, sized at construction (step() allocates nothing).
@@ -84,7 +84,10 @@ struct DynamicsFilter::Work {
         f(VectorXd::Zero(3 * np)),
         f_before(VectorXd::Zero(3 * np)),
         anchor(static_cast<std::size_t>(nc)),
-        was_active(static_cast<std::size_t>(nc), 0) {}
+        was_active(static_cast<std::size_t>(nc), 0),
+        point_on(static_cast<std::size_t>(np), 0),
+        point_was_on(static_cast<std::size_t>(np), 0),
+        centroid(static_cast<std::size_t>(nc), Vector3d::Zero()) {}
 
   DynamicsData dyn, dyn_ref;  // at the filter's state; at the reference (residual_before)
   Data kin_ref;               // kinematics of the reference (detection, skyhook)
@@ -101,9 +104,11 @@ struct DynamicsFilter::Work {
   qp::Problem problem, before;
   std::unique_ptr<qp::Solver> solver, solver_before;
   VectorXd f, f_before;
-  Matrix3d T = Matrix3d::Identity();  // ground frame: columns t1, t2, n
-  std::vector<Transform> anchor;
-  std::vector<std::uint8_t> was_active;
+  Matrix3d T = Matrix3d::Identity();                 // ground frame: columns t1, t2, n
+  std::vector<Transform> anchor;                     // weld: the link's pose; point: anchor.p the point's
+  std::vector<std::uint8_t> was_active;              // per body: the last frame's mode (0, 3 or 6 rows)
+  std::vector<std::uint8_t> point_on, point_was_on;  // per contact point: carries force
+  std::vector<Vector3d> centroid;  // per body in point mode: the touching points' centroid (link frame)
   double mass = 0.0;
 };
 
@@ -124,7 +129,8 @@ DynamicsFilter::DynamicsFilter(std::shared_ptr<const Model> model, std::vector<C
     throw InvalidArgument("DynamicsFilter: acceleration-change weights must be finite and > 0");
   if (!(o.friction > 0.0) || !std::isfinite(o.friction))
     throw InvalidArgument("DynamicsFilter: friction coefficient must be finite and > 0");
-  if (!o.ground.normal.allFinite() || std::abs(o.ground.normal.norm() - 1.0) > 1e-9 || !std::isfinite(o.ground.offset))
+  if (!o.ground.normal.allFinite() || std::abs(o.ground.normal.norm() - 1.0) > 1e-9 ||
+      !std::isfinite(o.ground.offset) || !o.ground.velocity.allFinite())
     throw InvalidArgument("DynamicsFilter: the ground normal must be a finite unit vector");
   if (!o.gravity.allFinite()) throw InvalidArgument("DynamicsFilter: gravity must be finite");
   if (o.head.valid() && o.head.value >= m.numLinks())
@@ -220,6 +226,7 @@ void DynamicsFilter::reset(const Configuration& q, const VectorXd& v) {
   w.q = q;
   w.v = v;
   std::fill(w.was_active.begin(), w.was_active.end(), 0);
+  std::fill(w.point_was_on.begin(), w.point_was_on.end(), 0);
   w.solver->reset();
   w.solver_before->reset();
   started_ = true;
@@ -240,19 +247,47 @@ void DynamicsFilter::detectContacts(const VectorXd& v_ref, std::span<const std::
   }
 }
 
+// Per body in contact: the points that touch (within contact_point_tolerance of the body's lowest
+// point at the reference) carry force. Three or more: the link is welded (6 rows); one or two (a
+// heel, a toe edge: the foot rolls): only their centroid is held (3 rows, rotation free). A new
+// mode or point set re-anchors at the current pose (snapped onto the ground).
 void DynamicsFilter::updateAnchors() {
   Work& w = *work_;
+  const GroundPlane& g = options_.ground;
+  int x = 0;
   for (std::size_t b = 0; b < contacts_.size(); ++b) {
-    if (frame_.in_contact[b] && !w.was_active[b]) {  // touch-down: weld where the link is now
-      const Transform& X = w.dyn.kinematics.link[static_cast<std::size_t>(contacts_[b].link.value)];
+    const ContactBody& body = contacts_[b];
+    const int np = static_cast<int>(body.points.size());
+    const Transform& Xr = w.kin_ref.link[static_cast<std::size_t>(body.link.value)];
+    double lowest = kInf;
+    for (const Vector3d& p : body.points) lowest = std::min(lowest, g.height(Xr.p + Xr.R * p));
+    int on = 0;
+    bool changed = false;
+    Vector3d c = Vector3d::Zero();
+    for (int i = 0; i < np; ++i) {
+      const auto k = static_cast<std::size_t>(x + i);
+      const Vector3d& p = body.points[static_cast<std::size_t>(i)];
+      w.point_on[k] = frame_.in_contact[b] && g.height(Xr.p + Xr.R * p) <= lowest + options_.contact_point_tolerance;
+      if (w.point_on[k]) ++on, c += p;
+      changed = changed || w.point_on[k] != w.point_was_on[k];
+      w.point_was_on[k] = w.point_on[k];
+    }
+    const std::uint8_t mode = on == 0 ? 0 : (on >= 3 || np < 3) ? 6 : 3;
+    if (mode != 0 && (mode != w.was_active[b] || (mode == 3 && changed))) {
+      const Transform& X = w.dyn.kinematics.link[static_cast<std::size_t>(body.link.value)];
       w.anchor[b] = X;
-      if (options_.snap_to_ground) {
-        double lowest = kInf;
-        for (const Vector3d& p : contacts_[b].points) lowest = std::min(lowest, options_.ground.height(X.p + X.R * p));
-        w.anchor[b].p -= lowest * options_.ground.normal;
+      if (mode == 3) {
+        w.centroid[b] = c / on;
+        w.anchor[b].p = X.p + X.R * w.centroid[b];
+        if (options_.snap_to_ground) w.anchor[b].p -= g.height(w.anchor[b].p) * g.normal;
+      } else if (options_.snap_to_ground) {
+        double low = kInf;
+        for (const Vector3d& p : body.points) low = std::min(low, g.height(X.p + X.R * p));
+        w.anchor[b].p -= low * g.normal;
       }
     }
-    w.was_active[b] = frame_.in_contact[b];
+    w.was_active[b] = mode;
+    x += np;
   }
 }
 
@@ -304,7 +339,7 @@ void DynamicsFilter::buildContactRows() {
   for (std::size_t b = 0; b < contacts_.size(); ++b) {
     const ContactBody& body = contacts_[b];
     const int r0 = nu + 6 * static_cast<int>(b), np = static_cast<int>(body.points.size());
-    if (!frame_.in_contact[b]) {
+    if (w.was_active[b] == 0) {
       w.G.middleRows(r0, 6).setZero();
       w.c.segment<6>(r0).setZero();
       col += 3 * np;
@@ -323,14 +358,33 @@ void DynamicsFilter::buildContactRows() {
     const Vector3d alpha = A.head<3>();
     Vector6d bias;
     bias << A.tail<3>() + alpha.cross(X.p) + omega.cross(v_o), alpha;
-    // Baumgarte: the weld pulls the link back to its touch-down pose.
-    Vector6d err, vel;
-    err << X.p - w.anchor[b].p, so3::log(X.R * w.anchor[b].R.transpose());
-    vel.noalias() = J * w.v;
-    Vector6d target = -options_.contact_kd * vel - options_.contact_kp * err - bias;
-    target.noalias() -= J * ad;
-    w.G.middleRows(r0, 6) = J;
-    w.c.segment<6>(r0) = target;
+    if (w.was_active[b] == 6) {
+      // Baumgarte: the weld pulls the link back to its touch-down pose.
+      Vector6d err, vel;
+      err << X.p - w.anchor[b].p, so3::log(X.R * w.anchor[b].R.transpose());
+      vel.noalias() = J * w.v;
+      vel.head<3>() -= options_.ground.velocity;  // relative to the (moving) surface
+      Vector6d target = -options_.contact_kd * vel - options_.contact_kp * err - bias;
+      target.noalias() -= J * ad;
+      w.G.middleRows(r0, 6) = J;
+      w.c.segment<6>(r0) = target;
+    } else {
+      // A rolling foot: the touching points' centroid p held, the rotation free. J_p = J_lin −
+      // [p − o]× J_ang; J̇_p ν = a_o + α × r + ω × (ω × r) with r = p − o.
+      const Vector3d r = X.R * w.centroid[b], p = X.p + r;
+      auto Jp = w.G.middleRows(r0, 3);
+      Jp = J.topRows<3>();
+      Jp.row(0) += r.z() * J.row(4) - r.y() * J.row(5);
+      Jp.row(1) += r.x() * J.row(5) - r.z() * J.row(3);
+      Jp.row(2) += r.y() * J.row(3) - r.x() * J.row(4);
+      w.G.middleRows(r0 + 3, 3).setZero();
+      const Vector3d vp = v_o + omega.cross(r) - options_.ground.velocity;
+      const Vector3d bias_p = bias.head<3>() + alpha.cross(r) + omega.cross(omega.cross(r));
+      Vector3d target = -options_.contact_kd * vp - options_.contact_kp * (p - w.anchor[b].p) - bias_p;
+      target.noalias() -= Jp * ad;
+      w.c.segment<3>(r0) = target;
+      w.c.segment<3>(r0 + 3).setZero();
+    }
     // Point forces (ground frame t1, t2, n) → link wrench P and unactuated generalised force D.
     for (int i = 0; i < np; ++i) {
       const Vector3d p = X.p + X.R * body.points[static_cast<std::size_t>(i)];
@@ -378,8 +432,8 @@ void DynamicsFilter::solveForces(std::span<const ExternalWrench> measured) {
   }
   int x = 0;
   for (std::size_t b = 0; b < contacts_.size(); ++b) {
-    const bool on = frame_.in_contact[b] != 0;
     for (std::size_t i = 0; i < contacts_[b].points.size(); ++i, x += 3) {
+      const bool on = w.point_on[static_cast<std::size_t>(x / 3)] != 0;
       for (int k = 0; k < 3; ++k) {
         p.lb[x + k] = on ? -kInf : 0.0;
         p.ub[x + k] = on ? kInf : 0.0;
@@ -398,8 +452,12 @@ void DynamicsFilter::solveForces(std::span<const ExternalWrench> measured) {
   x = 0;
   for (std::size_t b = 0; b < contacts_.size(); ++b) {
     for (std::size_t i = 0; i < contacts_[b].points.size(); ++i, x += 3) {
-      if (!frame_.in_contact[b]) continue;
-      if (bm[x + 2] != 0.0) ++frame_.binding_unilateral;
+      if (!w.point_on[static_cast<std::size_t>(x / 3)]) continue;
+      // A point without normal force has every row at zero: count it as unilateral only.
+      if (bm[x + 2] != 0.0 || w.f[x + 2] <= 0.0) {
+        ++frame_.binding_unilateral;
+        continue;
+      }
       for (int k = 0; k < 4; ++k)
         if (rm[4 * (x / 3) + k] != 0.0) ++frame_.binding_friction;
     }
@@ -477,6 +535,9 @@ void DynamicsFilter::finish(double dt) {
   }
   for (std::size_t i = 0; i < unactuated_.size(); ++i)
     fr.residual_after[static_cast<Eigen::Index>(i)] = fr.tau[unactuated_[i]];
+  // The anchors ride on the surface (a treadmill belt).
+  for (std::size_t b = 0; b < contacts_.size(); ++b)
+    if (w.was_active[b]) w.anchor[b].p += dt * options_.ground.velocity;
   // Semi-implicit Euler, as Simulator (Integrator::SemiImplicitEuler).
   w.v.noalias() += dt * fr.acceleration;
   integrate(m, w.q, w.v, dt, w.q);

@@ -40,6 +40,9 @@ namespace kinetrack {
 struct GroundPlane {
   Vector3d normal = Vector3d::UnitZ();
   double offset = 0.0;  ///< m
+  /// Velocity of the surface along the plane (m/s, world): a treadmill's belt. Welded contacts
+  /// move with it; detection measures speeds relative to it.
+  Vector3d velocity = Vector3d::Zero();
   /// The plane through `point` whose normal is `up` tilted by `degrees` so that the ground falls
   /// along the horizontal direction `downhill` (a down slope for a figure walking that way).
   /// Throws InvalidArgument for |degrees| ≥ 60 or directions that are zero or parallel.
@@ -49,7 +52,8 @@ struct GroundPlane {
 };
 
 /// A link that can touch the ground, with its sole as contact points (link frame, m): the
-/// corners of its support polygon. While in contact the link is welded to the world (6 rows).
+/// corners of its support polygon. While flat on the ground the link is welded to the world (6
+/// rows); while only one or two points touch (a rolling foot) their centroid is held (3 rows).
 struct ContactBody {
   std::string name;  ///< for reports ("right foot")
   LinkId link;
@@ -105,8 +109,12 @@ struct DynamicsFilterOptions {
   ContactSource contact_source = ContactSource::Detect;
   double contact_height = 0.03;  ///< m, Detect: lowest point at most this high above the ground
   double contact_speed = 0.4;    ///< m/s, Detect: mean speed of the points at most this
-  double contact_kp = 400.0;     ///< 1/s², Baumgarte stiffness of the weld to the touch-down pose
-  double contact_kd = 40.0;      ///< 1/s
+  /// m: the points of a body in contact within this height of its lowest point carry force; with
+  /// three or more the link is welded (6 rows), with one or two (heel strike, toe-off: the foot
+  /// rolls) only their centroid is held (3 rows).
+  double contact_point_tolerance = 0.01;
+  double contact_kp = 400.0;  ///< 1/s², Baumgarte stiffness of the weld to the touch-down pose
+  double contact_kd = 40.0;   ///< 1/s
   /// The touch-down pose is moved along the ground normal so that the lowest point lies on the
   /// ground (the weld then pulls the foot onto it); false keeps the pose as it is.
   bool snap_to_ground = true;
