@@ -59,7 +59,7 @@ struct FilterReport {
   double joint_change_rms_deg = 0, joint_change_max_deg = 0, base_change_rms_m = 0;
   double foot_slide_mm = 0, foot_slide_input_mm = 0;  ///< mean speed of feet in contact (mm/s), filtered / input
   int frames = 0, frames_in_contact = 0, frames_binding = 0, frames_unilateral = 0, frames_friction = 0;
-  int status_count[4] = {0, 0, 0, 0};
+  int status_count[5] = {0, 0, 0, 0, 0};
   double step_us_p50 = 0, step_us_p95 = 0;
   std::vector<double> plate_rms;  ///< per axis x, y, z (N): filter's contact force vs plates, both feet
 };

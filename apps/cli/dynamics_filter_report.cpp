@@ -146,8 +146,8 @@ void printFilterSummary(const FilterCliConfig& cfg, const FilterInput& in, const
                   fmt::format("{:.2e} / {:.2e}", r.residual_moment_rms_after, r.residual_moment_max_after)});
   printTextTable(rows);
   fmt::print("  {:<26} {}\n", "frames", r.frames);
-  fmt::print("  {:<26} {} ok, {} no contact, {} invalid reference (held), {} QP iteration limit\n", "status",
-             r.status_count[0], r.status_count[1], r.status_count[2], r.status_count[3]);
+  fmt::print("  {:<26} {} ok, {} no contact, {} invalid reference (held), {} QP iteration limit, {} reset\n", "status",
+             r.status_count[0], r.status_count[1], r.status_count[2], r.status_count[3], r.status_count[4]);
   fmt::print("  {:<26} {} frames in contact; constraints bind in {} ({} unilateral, {} friction; mu = {:g})\n",
              "contact activity", r.frames_in_contact, r.frames_binding, r.frames_unilateral, r.frames_friction,
              cfg.friction);
@@ -188,7 +188,8 @@ void writeFilterJson(const std::string& path, const FilterCliConfig& cfg, const 
   j["status"] = {{"ok", r.status_count[0]},
                  {"no_contact", r.status_count[1]},
                  {"invalid_reference", r.status_count[2]},
-                 {"solver_limit", r.status_count[3]}};
+                 {"solver_limit", r.status_count[3]},
+                 {"reset", r.status_count[4]}};
   j["time_per_frame_us_p50"] = r.step_us_p50;
   j["time_per_frame_us_p95"] = r.step_us_p95;
   j["slope_deg"] = cfg.slope_deg;

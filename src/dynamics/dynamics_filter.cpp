@@ -127,6 +127,7 @@ DynamicsFilter::DynamicsFilter(std::shared_ptr<const Model> model, std::vector<C
   if (!(o.weight_base > 0.0) || !(o.weight_joint > 0.0) || !std::isfinite(o.weight_base) ||
       !std::isfinite(o.weight_joint))
     throw InvalidArgument("DynamicsFilter: acceleration-change weights must be finite and > 0");
+  if (!(o.max_deviation > 0.0)) throw InvalidArgument("DynamicsFilter: max_deviation must be > 0");
   if (!(o.friction > 0.0) || !std::isfinite(o.friction))
     throw InvalidArgument("DynamicsFilter: friction coefficient must be finite and > 0");
   if (!o.ground.normal.allFinite() || std::abs(o.ground.normal.norm() - 1.0) > 1e-9 ||
@@ -402,8 +403,10 @@ void DynamicsFilter::buildContactRows() {
     if (!frame_.in_contact[b])
       w.K.block<6, 6>(nu + 6 * static_cast<int>(b), nu + 6 * static_cast<int>(b)).setIdentity();
   w.llt.compute(w.K);
-  if (w.llt.info() != Eigen::Success) {  // dependent rows (e.g. two welded feet with straight knees)
-    w.K.diagonal().array() += 1e-10 * w.K.diagonal().cwiseAbs().maxCoeff();
+  // Dependent rows (two welded feet with straight knees): damp, more until it factorises.
+  const double scale = w.K.diagonal().cwiseAbs().maxCoeff();
+  for (double damping = 1e-10; w.llt.info() != Eigen::Success && damping < 1e-2; damping *= 100.0) {
+    w.K.diagonal().array() += damping * scale;
     w.llt.compute(w.K);
   }
   // Scaled so that ½‖L⁻¹(c + D f)‖² is the weighted ½‖Δν̇‖²_W of the least change given f.
@@ -443,6 +446,11 @@ void DynamicsFilter::solveForces(std::span<const ExternalWrench> measured) {
   }
   w.before.lb = p.lb;
   w.before.ub = p.ub;
+  if (!p.H.allFinite() || !p.g.allFinite()) {  // a degenerate frame: no forces, reported
+    w.f.setZero();
+    frame_.status = FilterStatus::SolverLimit;
+    return;
+  }
   const qp::Result r = w.solver->solve(p, w.f);
   frame_.qp_iterations = r.iterations;
   if (r.status != qp::Status::Optimal) frame_.status = FilterStatus::SolverLimit;
@@ -491,6 +499,10 @@ void DynamicsFilter::residualBefore(const Configuration& q_ref, const VectorXd& 
   }
   // The best feasible contact forces: min ½‖τ_U − D f‖² + ½ε‖f‖²/m² over the friction pyramid.
   qp::Problem& p = w.before;
+  if (!w.Dref.allFinite() || !w.tau_ref.allFinite()) {
+    frame_.residual_before.setZero();
+    return;
+  }
   p.H.noalias() = w.Dref.transpose() * w.Dref;
   p.H.diagonal().array() += options_.force_regularisation / (w.mass * w.mass);
   p.g.noalias() = w.Dref.transpose() * w.tau_ref;
@@ -598,6 +610,21 @@ const DynamicsFilterFrame& DynamicsFilter::step(const Configuration& q_ref, cons
   finish(dt);
   if (fr.status == FilterStatus::Ok && fr.active_contacts == 0) fr.status = FilterStatus::NoContact;
   if (!valid) fr.status = FilterStatus::InvalidReference;
+  // A state that left the reference by more than max_deviation (or is not finite) restarts from
+  // the reference: the frame says so, the output stays finite.
+  difference(m, qr, w.q, w.diff);
+  if (!w.diff.allFinite() || !w.v.allFinite() || !fr.tau.allFinite() || !fr.acceleration.allFinite() ||
+      w.diff.cwiseAbs().maxCoeff() > options_.max_deviation) {
+    reset(qr, vr);
+    if (!fr.tau.allFinite() || !fr.acceleration.allFinite()) {
+      fr.tau.setZero();
+      fr.acceleration.setZero();
+      fr.change.setZero();
+      for (ExternalWrench& e : fr.wrenches) e.force.setZero(), e.moment.setZero();
+    }
+    if (!fr.residual_after.allFinite()) fr.residual_after.setZero();
+    fr.status = FilterStatus::Reset;
+  }
   return fr;
 }
 

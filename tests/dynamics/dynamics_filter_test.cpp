@@ -109,7 +109,8 @@ TEST(DynamicsFilter, ForwardDynamicsUnderItsTorquesAndContactForcesReproducesThe
   DynamicsFilterOptions o;
   o.contact_source = ContactSource::Given;
   o.head = m->linkId("Head");
-  o.snap_to_ground = false;  // weld where the feet are, as LoopClosure::holding does
+  o.snap_to_ground = false;         // weld where the feet are, as LoopClosure::holding does
+  o.contact_point_tolerance = 1.0;  // every point touches: welds throughout
   DynamicsFilter filter(m, feet, o);
   const double dt = 0.005;
   const int n = 201;  // 1 s
@@ -356,6 +357,7 @@ TEST(DynamicsFilter, BadInputGivesAStatusAndFiniteOutput) {
   // Flight: no contact at all, the base follows the ballistic motion (no residual, no force).
   DynamicsFilterOptions o;
   o.contact_source = ContactSource::Given;
+  o.max_deviation = 100.0;  // the reference does not fall, the filtered figure does
   DynamicsFilter flight(m, feet, o);
   std::vector<std::uint8_t> none(static_cast<std::size_t>(2 * n), 0);
   const FilteredMotion air = filterMotion(flight, q, times(n, dt), none);

@@ -112,7 +112,10 @@ struct DynamicsFilterOptions {
   /// m: the points of a body in contact within this height of its lowest point carry force; with
   /// three or more the link is welded (6 rows), with one or two (heel strike, toe-off: the foot
   /// rolls) only their centroid is held (3 rows).
-  double contact_point_tolerance = 0.01;
+  double contact_point_tolerance = 0.025;
+  /// rad or m: a filtered coordinate further than this from the reference's (or a non-finite
+  /// state) restarts the filter from the reference (FilterStatus::Reset).
+  double max_deviation = 1.0;
   double contact_kp = 400.0;  ///< 1/s², Baumgarte stiffness of the weld to the touch-down pose
   double contact_kd = 40.0;   ///< 1/s
   /// The touch-down pose is moved along the ground normal so that the lowest point lies on the
@@ -134,6 +137,7 @@ enum class FilterStatus : std::uint8_t {
   NoContact,         ///< no contact this frame: the base follows the ballistic motion
   InvalidReference,  ///< NaN/inf in the reference (or its contact data): held the last valid one
   SolverLimit,       ///< the QP stopped at its iteration limit: forces of the last iterate
+  Reset,             ///< the state left the reference by more than max_deviation: restarted there
 };
 const char* toString(FilterStatus s);
 
