@@ -275,7 +275,8 @@ void DynamicsFilter::updateAnchors() {
     }
     const std::uint8_t mode = on == 0 ? 0 : (on >= 3 || np < 3) ? 6 : 3;
     if (mode != 0 && (mode != w.was_active[b] || (mode == 3 && changed))) {
-      const Transform& X = w.dyn.kinematics.link[static_cast<std::size_t>(body.link.value)];
+      const Transform& X =
+          options_.anchor_at_reference ? Xr : w.dyn.kinematics.link[static_cast<std::size_t>(body.link.value)];
       w.anchor[b] = X;
       if (mode == 3) {
         w.centroid[b] = c / on;
@@ -461,8 +462,9 @@ void DynamicsFilter::solveForces(std::span<const ExternalWrench> measured) {
   for (std::size_t b = 0; b < contacts_.size(); ++b) {
     for (std::size_t i = 0; i < contacts_[b].points.size(); ++i, x += 3) {
       if (!w.point_on[static_cast<std::size_t>(x / 3)]) continue;
-      // A point without normal force has every row at zero: count it as unilateral only.
-      if (bm[x + 2] != 0.0 || w.f[x + 2] <= 0.0) {
+      // A point without (meaningful: < 1e-3 of the weight) normal force has its rows at ~zero:
+      // count it as unilateral only.
+      if (bm[x + 2] != 0.0 || w.f[x + 2] <= 1e-3 * w.mass * options_.gravity.norm()) {
         ++frame_.binding_unilateral;
         continue;
       }

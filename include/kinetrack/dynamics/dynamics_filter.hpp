@@ -121,6 +121,10 @@ struct DynamicsFilterOptions {
   /// The touch-down pose is moved along the ground normal so that the lowest point lies on the
   /// ground (the weld then pulls the foot onto it); false keeps the pose as it is.
   bool snap_to_ground = true;
+  /// Anchor a new contact at the reference's pose of the link (true) rather than the filtered
+  /// one: the welds then pull the feet to where the capture put them, so drift (a capture whose
+  /// stance feet slide) does not accumulate step after step.
+  bool anchor_at_reference = false;
   GroundPlane ground;
   Vector3d gravity = kStandardGravity;  ///< m/s², world frame
   /// Velocity indices with no actuator (the residual rows); empty: the floating base's six.
