@@ -502,14 +502,18 @@ void addServeCommands(CLI::App& app, Action& action) {
                   "(first 1,000,000 frames)");
   cmd->add_option("--plot", cfg->plot, "with --latency-out: a PNG of the latency over time and its distribution");
   cmd->add_option("--plot-script", cfg->plot_script, "plot_latency.py to use (default: scripts/plot_latency.py)");
+  // Checks run inside the action: main() handles its errors (a throw from a CLI11 callback
+  // would escape them and abort).
   cmd->callback([&action, cfg] {
-    if (!cfg->plot.empty() && cfg->latency_out.empty()) throw UsageError("--plot needs --latency-out");
-    if (!cfg->latency_out.empty()) cfg->server.latency_records = 1000000;
-    if (cfg->server.queue_depth < 1) throw UsageError("--queue must be >= 1");
-    if (cfg->server.ws_port < 0 || cfg->server.ws_port > 65535 || cfg->server.udp_port < 0 ||
-        cfg->server.udp_port > 65535)
-      throw UsageError("--port/--udp-port must be in [0, 65535]");
-    action = [cfg] { return runServe(*cfg); };
+    action = [cfg] {
+      if (!cfg->plot.empty() && cfg->latency_out.empty()) throw UsageError("--plot needs --latency-out");
+      if (!cfg->latency_out.empty()) cfg->server.latency_records = 1000000;
+      if (cfg->server.queue_depth < 1) throw UsageError("--queue must be >= 1");
+      if (cfg->server.ws_port < 0 || cfg->server.ws_port > 65535 || cfg->server.udp_port < 0 ||
+          cfg->server.udp_port > 65535)
+        throw UsageError("--port/--udp-port must be in [0, 65535]");
+      return runServe(*cfg);
+    };
   });
 
   auto rc = std::make_shared<ReplayConfig>();
@@ -535,8 +539,10 @@ void addServeCommands(CLI::App& app, Action& action) {
   rep->add_option("--fault-every", rc->fault_every, "inject one fault every N frames")->capture_default_str();
   rep->add_flag("--quiet", rc->quiet, "no progress bar");
   rep->callback([&action, rc] {
-    if (!rc->ws.empty() && rc->protocol == "mxtp") throw UsageError("--ws carries KTP messages: MXTP is UDP only");
-    action = [rc] { return runReplay(*rc); };
+    action = [rc] {
+      if (!rc->ws.empty() && rc->protocol == "mxtp") throw UsageError("--ws carries KTP messages: MXTP is UDP only");
+      return runReplay(*rc);
+    };
   });
 }
 

@@ -200,6 +200,9 @@ TEST(ServeCli, BadInputIsAClearErrorWithExitCode2) {
   r = runCli({"replay", "--input", mvnx, "--protocol", "mxtp", "--ws", "127.0.0.1:8765"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("MXTP is UDP only"), std::string::npos) << r.err;
+  r = runCli({"serve", "--layout", mvnx, "--plot", "x.png"});  // checked in the action: exit 2, not abort
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--plot needs --latency-out"), std::string::npos) << r.err;
   r = runCli({"replay", "--input", mvnx, "--protocol", "carrier-pigeon"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("carrier-pigeon"), std::string::npos) << r.err;
