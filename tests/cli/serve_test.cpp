@@ -156,7 +156,8 @@ TEST(ServeCli, ReplayKtpOverWebSocketAndJsonOverUdpWithFaults) {
 TEST(ServeCli, MarkerTrialReplayedIntoAMarkerServer) {
   KINETRACK_REQUIRE_SHARED(c3d, "data/c3d/pycgm_Movement_trial.c3d");
   const ScratchDir dir;
-  ServeProcess serve(dir, "--markerset human66_plugin_gait --rate 120");
+  // A queue deep enough for the whole trial: replay sends faster than marker IK on a loaded machine.
+  ServeProcess serve(dir, "--markerset human66_plugin_gait --rate 120 --queue 4096");
   ASSERT_TRUE(serve.started()) << serve.banner();
   EXPECT_NE(serve.banner().find("KTP markers UDP"), std::string::npos) << serve.banner();
   const RunResult replay = runCli({"replay", "--input", c3d, "--markerset", "human66_plugin_gait", "--protocol",
