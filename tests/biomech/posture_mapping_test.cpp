@@ -96,7 +96,9 @@ TEST(PolynomialMapFit, ErrorByRankEqualsExplicitPredictionsAndFallsInSample) {
     const MatrixXd r = fit.map(k).applyAll(x2) - y2;
     for (int o = 0; o < 2; ++o) EXPECT_NEAR(out(o, k - 1), std::sqrt(r.row(o).squaredNorm() / 30.0), 1e-10);
     EXPECT_NEAR(out(2, k - 1), std::sqrt(r.squaredNorm() / 60.0), 1e-10);
-    if (k > 1) EXPECT_LE(in(2, k - 1), in(2, k - 2) + 1e-12) << "in-sample error grows at k = " << k;
+    if (k > 1) {
+      EXPECT_LE(in(2, k - 1), in(2, k - 2) + 1e-12) << "in-sample error grows at k = " << k;
+    }
   }
 }
 
