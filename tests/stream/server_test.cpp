@@ -23,6 +23,7 @@
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/stream/server.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
+#include "testing/loopback.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::stream {
@@ -39,49 +40,8 @@ namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 using nlohmann::json;
 
-/// A synchronous WebSocket client with a receive timeout (no read blocks a test forever).
-struct Client {
-  asio::io_context io;
-  websocket::stream<tcp::socket> ws{io};
-  explicit Client(int port, int rcvbuf = 0) {
-    ws.next_layer().open(tcp::v4());
-    if (rcvbuf > 0) ws.next_layer().set_option(asio::socket_base::receive_buffer_size(rcvbuf));
-    ws.next_layer().connect({asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
-    timeval tv{5, 0};
-    ::setsockopt(ws.next_layer().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    ws.handshake("127.0.0.1", "/");
-  }
-  /// The next message as JSON, or a discarded value on timeout/close.
-  json read() {
-    beast::flat_buffer b;
-    beast::error_code ec;
-    ws.read(b, ec);
-    if (ec) return json(json::value_t::discarded);
-    return json::parse(beast::buffers_to_string(b.data()), nullptr, false);
-  }
-  json readType(const std::string& type) {
-    for (int i = 0; i < 10000; ++i) {
-      json j = read();
-      if (j.is_discarded() || j.value("type", "") == type) return j;
-    }
-    return json(json::value_t::discarded);
-  }
-  void send(const std::string& text) { ws.write(asio::buffer(text)); }
-};
-
-struct UdpSender {
-  int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in to{};
-  explicit UdpSender(int port) {
-    to.sin_family = AF_INET;
-    to.sin_port = htons(static_cast<std::uint16_t>(port));
-    ::inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
-  }
-  ~UdpSender() { ::close(fd); }
-  void send(std::span<const std::uint8_t> b) const {
-    ::sendto(fd, b.data(), b.size(), 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
-  }
-};
+using Client = testing::WsClient;
+using testing::UdpSender;
 
 std::unique_ptr<LiveTracker> liveTracker(const track::Capture& capture) {
   const track::TrackSetup setup = track::setupOnModel(io::loadModel(modelSpec("human66")).model, capture, "");
