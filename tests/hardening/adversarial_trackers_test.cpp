@@ -240,7 +240,9 @@ TEST_P(AdversarialLiveTracker, MxtpOnHuman66) {
   const track::TrackSetup setup = track::setupOnModel(io::loadModel(spec).model, capture, "");
   const io::MotionClip& clip = capture.clip;
   constexpr double kRate = 240.0;
-  stream::LiveTracker live(setup, clip.segment_names, {}, kRate);
+  track::TrackerOptions o;
+  o.max_substeps = 16;  // as the StreamTracker campaign above (serve's default is 64)
+  stream::LiveTracker live(setup, clip.segment_names, o, kRate);
   const Model& m = live.model();
   stream::MxtpPoseDatagram d;
   std::vector<std::uint8_t> buf(stream::kMxtpMaxDatagram);
