@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,6 +53,21 @@ long rssKb() {
       return value;
     }
     in.ignore(4096, '\n');
+  }
+  return -1;
+}
+
+/// UDP datagrams the kernel dropped because a socket's receive buffer was full (RcvbufErrors of
+/// /proc/net/snmp: this network namespace, every socket), -1 when unreadable.
+long udpReceiveBufferErrors() {
+  std::ifstream in("/proc/net/snmp");
+  std::string header, values;
+  while (std::getline(in, header) && std::getline(in, values)) {
+    if (header.rfind("Udp:", 0) != 0) continue;
+    std::istringstream h(header), v(values);
+    std::string name, value;
+    while (h >> name && v >> value)
+      if (name == "RcvbufErrors") return std::stol(value);
   }
   return -1;
 }
@@ -175,6 +191,7 @@ int run(const Config& cfg) {
   std::thread churner([&] { churn.run(); });
 
   // The stream.
+  const long rcvbuf_errors_before = udpReceiveBufferErrors();
   testing::UdpSender udp(server.udpPort());
   stream::MxtpPoseDatagram d;
   std::vector<std::uint8_t> buf(stream::kMxtpMaxDatagram), held, bad;
@@ -222,6 +239,7 @@ int run(const Config& cfg) {
   }
   if (!expected.empty()) last_expected = expected.back();
   sending = false;
+  const long rcvbuf_errors = udpReceiveBufferErrors() - rcvbuf_errors_before;
   reader.join();
   running = false;
   churner.join();
@@ -286,6 +304,8 @@ int run(const Config& cfg) {
         "warm-up %.2f MB (limit %.1f)\n",
         rss.front().second / 1024.0, rss[warm].first, rss[warm].second / 1024.0, rss.back().second / 1024.0,
         rss_max / 1024.0, growth_mb, cfg.max_rss_growth_mb);
+  std::printf("  kernel UDP receive-buffer drops during the run (RcvbufErrors, whole network namespace): %ld\n",
+              rcvbuf_errors);
   std::printf("  latency (datagram received -> frame sent): p50 %.1f us, p99 %.1f us, max %.1f us\n",
               summary.latency_p50_us, summary.latency_p99_us, summary.latency_max_us);
   std::printf("soak: %s\n", ok ? "PASS" : "FAIL");
