@@ -44,6 +44,7 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindMxtp(m);
   kp::bindDynamics(m);
   kp::bindBiomech(m);
+  kp::bindMapping(m);
   kp::bindMarkers(m);
   kp::bindHand(m);
   kp::bindPrior(m);
