@@ -16,7 +16,8 @@
 
 namespace kinetrack::testing {
 
-/// A synchronous WebSocket client with a receive timeout (no read blocks a test forever).
+/// A synchronous WebSocket client with receive and send timeouts (no read or write blocks a test
+/// forever).
 struct WsClient {
   boost::asio::io_context io;
   boost::beast::websocket::stream<boost::asio::ip::tcp::socket> ws{io};
@@ -26,6 +27,7 @@ struct WsClient {
     ws.next_layer().connect({boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
     timeval tv{5, 0};
     ::setsockopt(ws.next_layer().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(ws.next_layer().native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     ws.handshake("127.0.0.1", "/");
   }
   /// The next message as JSON, or a discarded value on timeout/close.
