@@ -8,6 +8,7 @@
 // them, cycling) and the fourth is clean, so that recovery after the attack is exercised too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>

@@ -5,6 +5,7 @@
 // (joint ranges, hinge ranges, cones) kept to 1e-6.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>

@@ -6,6 +6,7 @@
 // position limits kept to 1e-6 and the coupled rows reported.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
