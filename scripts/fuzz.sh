@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer campaign over the file readers (issue 20; docs/hardening.md).
-# Usage: scripts/fuzz.sh [--runs N] [--seconds S] [--jobs J] [READER...]
+# Usage: scripts/fuzz.sh [--runs N] [--seconds S] [--smoke] [READER...]
 #   Builds build-fuzz/ with clang-14 (-fsanitize=fuzzer,address,undefined; KINETRACK_FUZZ=ON),
 #   then runs each harness fuzz_<reader> for N executions (default 10000) or S seconds at most
 #   (default 60), seeded with the matching files of ../shared and the project, the corpus kept in
@@ -8,16 +8,21 @@
 #   marker_set qtm ktp (default: all; ktp = the kinetrack input protocol parser, seeded from
 #   fuzz/seeds/ktp). Exit 1 at the first finding (crash, leak, sanitizer report,
 #   timeout); the reproducer is build-fuzz/findings/<reader>/.
+#   --smoke: the CI smoke (ctest fuzz.smoke): each harness from its seeds only, in a throw-away
+#   corpus (the campaign's corpus is left alone), findings in build-fuzz/findings-smoke/<reader>;
+#   exit 77 (skipped) with a message when clang-14 or its libFuzzer runtime is not installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=10000
 seconds=60
 readers=()
+smoke=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift ;;
     --seconds) seconds="$2"; shift ;;
-    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
+    --smoke) smoke=1 ;;
+    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
     *) readers+=("$1") ;;
   esac
@@ -25,6 +30,12 @@ while [ $# -gt 0 ]; do
 done
 all=(bvh mvnx trc mot c3d osim urdf setup segment_map marker_set qtm ktp)
 [ ${#readers[@]} -eq 0 ] && readers=("${all[@]}")
+
+if ! command -v clang++-14 >/dev/null 2>&1 ||
+   ! ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  echo "fuzz.sh: skipped: clang-14 with its libFuzzer runtime is not installed (scripts/setup.sh installs clang-14)"
+  exit 77
+fi
 
 build=build-fuzz
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
@@ -53,8 +64,16 @@ seeds() {  # the seed files of a reader
 }
 
 status=0
+tmp_corpus=
+if [ "$smoke" -eq 1 ]; then
+  tmp_corpus=$(mktemp -d)
+  trap 'rm -rf "$tmp_corpus"' EXIT
+fi
 for r in "${readers[@]}"; do
-  corpus="$build/corpus/$r" findings="$build/findings/$r"
+  corpus="$build/corpus/$r" findings="$build/findings/$r" log="$build/fuzz_$r.log"
+  if [ "$smoke" -eq 1 ]; then
+    corpus="$tmp_corpus/$r" findings="$build/findings-smoke/$r" log="$build/fuzz_smoke_$r.log"
+  fi
   mkdir -p "$corpus" "$findings"
   seed="$build/seeds/$r"
   rm -rf "$seed"; mkdir -p "$seed"
@@ -62,9 +81,9 @@ for r in "${readers[@]}"; do
   echo "== fuzz_$r: $(ls "$seed" | wc -l) seeds, $runs runs or ${seconds} s"
   if ! "$build/fuzz/fuzz_$r" "$corpus" "$seed" -runs="$runs" -max_total_time="$seconds" -timeout=10 \
        -rss_limit_mb=2048 -max_len=1048576 -artifact_prefix="$findings/" -print_final_stats=1 \
-       > "$build/fuzz_$r.log" 2>&1; then
-    echo "fuzz_$r: FINDING (see $build/fuzz_$r.log and $findings/)"; status=1
+       > "$log" 2>&1; then
+    echo "fuzz_$r: FINDING (see $log and $findings/)"; status=1
   fi
-  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|cov: [0-9]+" "$build/fuzz_$r.log" | tail -3
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|cov: [0-9]+" "$log" | tail -3
 done
 exit $status

@@ -97,7 +97,9 @@ if [ "$demo" -eq 0 ]; then
     # Headless Chromium for the browser viewer's tests (web/, `kinetrack view`).
     chromium
     libopenmpi-dev openmpi-bin
-    clang-14
+    # libFuzzer harnesses of the readers (fuzz/, scripts/fuzz.sh; ctest fuzz.smoke): clang-14 and
+    # its runtime libraries (libclang_rt.fuzzer).
+    clang-14 libclang-common-14-dev
   )
   # The viewer is bundled at build time with npm (lock file). Debian's nodejs and npm packages,
   # unless a Node.js with its own npm is already installed (NodeSource's nodejs bundles npm and

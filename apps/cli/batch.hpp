@@ -20,6 +20,7 @@ struct BatchJob {
   std::string stem;   ///< output name: OUTDIR/<stem>.csv, .json
   std::string command = "track";
   TrackConfig track;         ///< its `kinetrack track` options (model, map, solver, …)
+  std::string args;          ///< other commands: extra options of the single command (whitespace-separated)
   std::string origin;        ///< "manifest.csv:3" or the directory, for messages
   std::uintmax_t bytes = 0;  ///< input size (0 when missing): larger inputs start first
 };
@@ -36,20 +37,45 @@ struct BatchRecord {
   std::string error;  ///< the error message of a failed input
 };
 
+/// A command a batch row can run: its words, the flags of its input, model and outputs (flag,
+/// extension of OUTDIR/<stem><ext>). `track` runs in-process (trackInput); the others as a child
+/// `kinetrack <words> …` process (batch_commands.cpp).
+struct BatchCommand {
+  std::string name;
+  std::vector<std::string> words;
+  std::string input_flag, model_flag;  ///< model_flag empty: the command takes no model
+  bool model_required = false;
+  std::vector<std::pair<std::string, std::string>> outputs;
+  std::vector<std::string> extensions;  ///< the input files --input-dir takes
+};
+/// The command of a name ("track", "retarget", "markers ik", "hand track", "dynamics id");
+/// throws InvalidArgument listing the valid ones.
+const BatchCommand& batchCommand(const std::string& name);
+/// The output files of `job` (OUTDIR/<stem><ext>, the command's outputs in order).
+std::vector<std::string> batchOutputs(const BatchJob& job, const std::string& outdir);
+/// The arguments of the single command a non-track row runs (after `kinetrack`): the command's
+/// words, input, model, output flags, --quiet, then the row's extra options.
+std::vector<std::string> commandArguments(const BatchJob& job, const std::string& outdir);
+/// Runs a non-track row as its single command in a child process (log OUTDIR/logs/<stem>.log)
+/// and fills `r` (status, exit, frames; the error is the log's last line).
+void runCommandJob(const BatchJob& job, const std::string& outdir, BatchRecord& r);
+
 /// The defaults of the command line applied to every input (manifest cells override them).
 struct BatchDefaults {
   TrackConfig track;
   std::string command = "track";
+  std::string args;
 };
 
 /// Reads a manifest: CSV with a header row (column `input` required; `command`, `model`,
-/// `height`, `mass`, `map`, `calibration`, `solver`, `units`, `rate`, `kappa`, `transient`
-/// optional, an empty cell taking the command-line default) or JSON (an array of objects with
+/// `height`, `mass`, `map`, `calibration`, `solver`, `units`, `rate`, `kappa`, `transient`,
+/// `args` optional, an empty cell taking the command-line default) or JSON (an array of objects with
 /// the same keys). Relative input paths are relative to the manifest's directory. Throws
 /// ParseError naming the file, line and field for an unknown column, a bad number, an unknown
 /// command, a missing model or two inputs with the same stem.
 std::vector<BatchJob> readManifest(const std::string& path, const BatchDefaults& defaults);
-/// Every .bvh and .mvnx file of `dir` (not recursive), sorted by name.
+/// Every input file of `dir` for the default command (batchCommand().extensions; not recursive),
+/// sorted by name.
 std::vector<BatchJob> jobsFromDirectory(const std::string& dir, const BatchDefaults& defaults);
 
 /// The indices of `jobs` from the largest input to the smallest (ties in manifest order).
@@ -76,7 +102,7 @@ BatchRecord runBatchJob(const BatchJob& job, const BatchModels& models, const st
 
 /// The status record of `job` on disk, or nullptr-like (status empty) when there is none.
 BatchRecord readRecord(const BatchJob& job, const std::string& outdir);
-/// True when `job` has an "ok" record and both of its outputs exist (resume skips it).
+/// True when `job` has an "ok" record and all of its outputs exist (resume skips it).
 bool jobComplete(const BatchJob& job, const std::string& outdir);
 
 /// A record as one JSON text and back (status files, MPI gathering).

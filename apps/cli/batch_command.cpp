@@ -95,12 +95,23 @@ void addBatchCommand(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<BatchConfig>();
   TrackConfig& t = cfg->defaults.track;
   CLI::App* cmd = app.add_subcommand(
-      "batch", "run `track` over many inputs (a manifest or a directory) on every core or across MPI ranks");
-  cmd->add_option("--manifest", cfg->manifest,
-                  "CSV (header: input[,command,model,height,mass,map,calibration,solver,units,rate,kappa,transient]) "
-                  "or JSON array of the same fields; relative inputs are relative to the manifest (docs/batch.md)");
-  cmd->add_option("--input-dir", cfg->input_dir, "every .bvh and .mvnx file of this directory");
-  cmd->add_option("--command", cfg->defaults.command, "command of every input (track)")->capture_default_str();
+      "batch",
+      "run track, retarget, markers ik, hand track or dynamics id over many inputs (a manifest or a directory) on "
+      "every core or across MPI ranks");
+  cmd->add_option(
+      "--manifest", cfg->manifest,
+      "CSV (header: input[,command,model,height,mass,map,calibration,solver,units,rate,kappa,transient,args]) "
+      "or JSON array of the same fields; relative inputs are relative to the manifest (docs/batch.md)");
+  cmd->add_option("--input-dir", cfg->input_dir,
+                  "every input file of this directory (track, retarget: .bvh, .mvnx; markers ik: .trc, .c3d; hand "
+                  "track: .tsv; dynamics id: .csv)");
+  cmd->add_option("--command", cfg->defaults.command,
+                  "command of every input without a command cell: track, retarget, \"markers ik\", \"hand track\", "
+                  "\"dynamics id\"")
+      ->capture_default_str();
+  cmd->add_option("--args", cfg->defaults.args,
+                  "commands other than track: extra options of the single command for every input without an args "
+                  "cell (e.g. \"--setup s.xml\")");
   cmd->add_option("--model", t.model.model,
                   "model of every input without a model cell: human66, human48, a URDF path or from-clip");
   cmd->add_option("--height", t.model.height, "body height of a built-in model (m)");

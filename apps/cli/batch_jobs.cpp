@@ -22,8 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::set<std::string>& manifestColumns() {
-  static const std::set<std::string> columns{"input",       "command", "model", "height", "mass",  "map",
-                                             "calibration", "solver",  "units", "rate",   "kappa", "transient"};
+  static const std::set<std::string> columns{"input",  "command", "model", "height", "mass",      "map", "calibration",
+                                             "solver", "units",   "rate",  "kappa",  "transient", "args"};
   return columns;
 }
 
@@ -66,6 +66,8 @@ void setField(BatchJob& job, const std::string& field, const std::string& value,
     t.kappa = numberCell(value, file, line, field);
   } else if (field == "transient") {
     t.output.transient = numberCell(value, file, line, field);
+  } else if (field == "args") {
+    job.args = value;
   } else {
     throw ParseError(
         file, line, fmt::format("unknown field '{}' (expected one of: {})", field, fmt::join(manifestColumns(), ", ")));
@@ -76,17 +78,23 @@ BatchJob defaultJob(const BatchDefaults& d) {
   BatchJob job;
   job.track = d.track;
   job.command = d.command;
+  job.args = d.args;
   return job;
 }
 
 /// Checks a finished job description: command, input, model; sets stem and size.
 void finishJob(BatchJob& job, const std::string& file, int line) {
-  if (job.command != "track")
-    throw ParseError(file, line,
-                     fmt::format("field 'command': '{}' is not supported by batch (supported: track)", job.command));
+  const BatchCommand* command = nullptr;
+  try {
+    command = &batchCommand(job.command);
+  } catch (const InvalidArgument& e) {
+    throw ParseError(file, line, std::string("field 'command': ") + e.what());
+  }
   if (job.input.empty()) throw ParseError(file, line, "field 'input': missing");
-  if (job.track.model.model.empty())
+  if (command->model_required && job.track.model.model.empty())
     throw ParseError(file, line, "field 'model': missing (give a model column or --model)");
+  if (job.command == "track" && !job.args.empty())
+    throw ParseError(file, line, "field 'args': track rows take their options as columns (model, solver, …)");
   job.stem = fs::path(job.input).stem().string();
   job.origin = line > 0 ? fmt::format("{}:{}", file, line) : file;
   std::error_code ec;
@@ -193,8 +201,10 @@ std::string outputPath(const std::string& outdir, const BatchJob& job, const cha
   return (fs::path(outdir) / (job.stem + ext)).string();
 }
 
-/// A statistic of the report: empty for a failed input or a missing value.
+/// A statistic of the report: empty for a failed input, a command other than track or a missing
+/// value.
 std::string metric(const BatchRecord& r, double v) {
+  if (r.command != "track") return "";
   return r.status == "ok" || r.status == "non-finite" ? (std::isfinite(v) ? fmt::format("{:.6e}", v) : "nan") : "";
 }
 
@@ -210,10 +220,18 @@ std::vector<BatchJob> readManifest(const std::string& path, const BatchDefaults&
 std::vector<BatchJob> jobsFromDirectory(const std::string& dir, const BatchDefaults& defaults) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw ParseError(dir, 0, "--input-dir: not a directory");
+  const BatchCommand* command = nullptr;
+  try {
+    command = &batchCommand(defaults.command);
+  } catch (const InvalidArgument& e) {
+    throw UsageError(std::string("--command: ") + e.what());
+  }
+  const std::vector<std::string>& extensions = command->extensions;
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string ext = entry.path().extension().string();
-    if (entry.is_regular_file() && (ext == ".bvh" || ext == ".mvnx")) files.push_back(entry.path().string());
+    if (entry.is_regular_file() && std::find(extensions.begin(), extensions.end(), ext) != extensions.end())
+      files.push_back(entry.path().string());
   }
   if (ec) throw ParseError(dir, 0, "cannot list the directory: " + ec.message());
   std::sort(files.begin(), files.end());
@@ -239,7 +257,7 @@ std::vector<int> largestFirst(const std::vector<BatchJob>& jobs) {
 
 BatchModels::BatchModels(const std::vector<BatchJob>& jobs) {
   for (const BatchJob& job : jobs) {
-    if (job.track.model.model == "from-clip") continue;
+    if (job.command != "track" || job.track.model.model == "from-clip") continue;  // others load their own
     const std::string key = modelKey(job.track);
     if (models_.count(key) != 0 || errors_.count(key) != 0) continue;
     try {
@@ -301,6 +319,33 @@ BatchRecord recordFromJson(const std::string& text, const std::string& origin) {
   }
 }
 
+namespace {
+
+/// A track row, in-process: `kinetrack track`'s outputs and figures into `r`.
+void trackJob(const BatchJob& job, const BatchModels& models, const std::string& outdir,
+              std::atomic<std::int64_t>* frames_done, BatchRecord& r) {
+  TrackConfig cfg = job.track;
+  cfg.input = job.input;
+  cfg.threads = 1;  // the batch is parallel over inputs
+  cfg.output.out = outputPath(outdir, job, ".csv");
+  cfg.output.summary_json = outputPath(outdir, job, ".json");
+  cfg.output.quiet = true;
+  cfg.output.report = false;
+  cfg.output.timing = false;
+  cfg.output.frames_done = frames_done;
+  const TrackJobResult result = trackInput(cfg, models.find(job));
+  const track::TrackSummary& s = result.summary;
+  r.exit = result.status;
+  r.status = result.status == kExitOk ? "ok" : "non-finite";
+  r.frames = s.frames;
+  r.gaps = s.gaps;
+  r.mnte_median = s.mnte_median;
+  r.mnte_p95 = s.mnte_p95;
+  r.limit_violation_max_rad = s.limit_violation_max_rad;
+}
+
+}  // namespace
+
 BatchRecord runBatchJob(const BatchJob& job, const BatchModels& models, const std::string& outdir,
                         std::atomic<std::int64_t>* frames_done) {
   const auto start = std::chrono::steady_clock::now();
@@ -310,24 +355,12 @@ BatchRecord runBatchJob(const BatchJob& job, const BatchModels& models, const st
   r.command = job.command;
   r.model = job.track.model.model;
   try {
-    TrackConfig cfg = job.track;
-    cfg.input = job.input;
-    cfg.threads = 1;  // the batch is parallel over inputs
-    cfg.output.out = outputPath(outdir, job, ".csv");
-    cfg.output.summary_json = outputPath(outdir, job, ".json");
-    cfg.output.quiet = true;
-    cfg.output.report = false;
-    cfg.output.timing = false;
-    cfg.output.frames_done = frames_done;
-    const TrackJobResult result = trackInput(cfg, models.find(job));
-    const track::TrackSummary& s = result.summary;
-    r.exit = result.status;
-    r.status = result.status == kExitOk ? "ok" : "non-finite";
-    r.frames = s.frames;
-    r.gaps = s.gaps;
-    r.mnte_median = s.mnte_median;
-    r.mnte_p95 = s.mnte_p95;
-    r.limit_violation_max_rad = s.limit_violation_max_rad;
+    if (job.command != "track") {
+      runCommandJob(job, outdir, r);
+      if (frames_done != nullptr) *frames_done += r.frames;
+    } else {
+      trackJob(job, models, outdir, frames_done, r);
+    }
   } catch (const ParseError& e) {
     r.status = "failed", r.exit = kExitBadInput, r.error = e.what();
   } catch (const InvalidArgument& e) {
@@ -360,8 +393,10 @@ BatchRecord readRecord(const BatchJob& job, const std::string& outdir) {
 
 bool jobComplete(const BatchJob& job, const std::string& outdir) {
   const BatchRecord r = readRecord(job, outdir);
-  return r.status == "ok" && r.input == job.input && fs::exists(outputPath(outdir, job, ".csv")) &&
-         fs::exists(outputPath(outdir, job, ".json"));
+  if (r.status != "ok" || r.input != job.input) return false;
+  for (const std::string& o : batchOutputs(job, outdir))
+    if (!fs::exists(o)) return false;
+  return true;
 }
 
 int writeBatchReport(const std::vector<BatchJob>& jobs, const std::vector<BatchRecord>& records,
@@ -384,7 +419,9 @@ int writeBatchReport(const std::vector<BatchJob>& jobs, const std::vector<BatchR
                        jobs[i].track.model.model, r.status, r.exit, r.frames, r.gaps, metric(r, r.mnte_median),
                        metric(r, r.mnte_p95), metric(r, r.limit_violation_max_rad), r.seconds, error);
     table.push_back({jobs[i].stem, r.status, std::to_string(r.frames), std::to_string(r.gaps),
-                     r.status == "failed" || r.status == "missing" ? "-" : fmt::format("{:.2e}", r.mnte_median),
+                     r.status == "failed" || r.status == "missing" || r.command != "track"
+                         ? "-"
+                         : fmt::format("{:.2e}", r.mnte_median),
                      fmt::format("{:.2f}", r.seconds)});
     if (r.status == "ok") {
       ++ok;

@@ -218,11 +218,14 @@ void HandTracker::solveDigit(int digit, const Vector3d& root, const Vector3d& ti
   F0.col(0) = a.cross(b);
   F0.col(1) = -b;
   F0.col(2) = a;
-  // Last frame's flexions laid into the new plane (Eq. 3.9).
+  // Last frame's flexions laid into the new plane (Eq. 3.9). FABRIK works relative to the digit's
+  // root: in world coordinates a hand far from the origin (a triad marker at 1e9 m drags the
+  // centroid there) leaves too few digits for centimetre bones, and the angles measured on
+  // the points below exceeded their ranges by micro-radians (adversarial-frames test).
   const int m = g.marker_bone;
   fabrik::Solver& solver = use_middle ? both_solver_[ds] : tip_solver_[ds];
   Eigen::Matrix3Xd& P = use_middle ? positions5_ : positions4_;
-  P.col(0) = root;
+  P.col(0).setZero();
   double phi = 0.0;
   int col = 1;
   for (int j = 0; j < 3; ++j) {
@@ -242,13 +245,13 @@ void HandTracker::solveDigit(int digit, const Vector3d& root, const Vector3d& ti
   solver.setBaseFrame(F0);
   solver.clearTargets();
   const int tip_joint = use_middle ? 4 : 3;
-  solver.setTarget(tip_joint, tip);
-  if (use_middle) solver.setTarget(m + 1, middle);
+  solver.setTarget(tip_joint, tip - root);
+  if (use_middle) solver.setTarget(m + 1, middle - root);
   const fabrik::Result res = solver.solve(P, options_.fabrik);
   r.status = res.status;
   r.iterations = res.iterations;
   r.used_middle = use_middle;
-  // Joint points of the digit as FABRIK left them (the marker point skipped).
+  // Joint points of the digit as FABRIK left them (the marker point skipped), relative to the root.
   std::array<Vector3d, 4> pts;
   for (int j = 0, c = 0; c < solver.skeleton().size(); ++c) {
     if (use_middle && c == m + 1) continue;
@@ -272,7 +275,7 @@ void HandTracker::solveDigit(int digit, const Vector3d& root, const Vector3d& ti
   }
   r.violation = violation;
   r.length_drift = drift;
-  points_[ds] = pts;
+  for (std::size_t j = 0; j < 4; ++j) points_[ds][j] = root + pts[j];
   middle_[ds] = root + hand_.R * (middleMarker(g, pose) - g.root);
 }
 

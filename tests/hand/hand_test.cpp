@@ -18,84 +18,15 @@
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/data.hpp"
 #include "testing/alloc_guard.hpp"
+#include "testing/hand_fixtures.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::hand {
 namespace {
 
-constexpr double kDeg = std::numbers::pi / 180.0;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// A plausible right hand in the triad frame (metres): x towards the fingers, z out of the back.
-HandGeometry syntheticHand() {
-  HandGeometry h;
-  h.triad = {Vector3d(0.032, 0, 0), Vector3d(-0.021, 0.015, 0), Vector3d(-0.010, -0.015, 0)};
-  const std::array<Vector3d, 5> roots{Vector3d(-0.05, 0.05, -0.06), Vector3d(0.063, 0.052, -0.013),
-                                      Vector3d(0.072, 0.033, -0.018), Vector3d(0.083, -0.007, -0.035),
-                                      Vector3d(0.081, -0.028, -0.054)};
-  for (int d = 0; d < kDigits; ++d) {
-    DigitGeometry& g = h.digits[static_cast<std::size_t>(d)];
-    g.root = roots[static_cast<std::size_t>(d)];
-    g.length = averageBoneLengths(d);
-    if (d == 0) {
-      g.axis = (h.digits[0].root - Vector3d(0.063, 0.052, -0.013)).normalized() * -1.0;
-      g.zero = g.axis;
-      g.flex = (Vector3d(0, 0, -1) - Vector3d(0, 0, -1).dot(g.axis) * g.axis).normalized();
-      g.marker_bone = 1;
-      g.psi_range = {-60 * kDeg, 60 * kDeg};
-      g.flex_range = {{{-10 * kDeg, 60 * kDeg}, {0, 80 * kDeg}, {-20 * kDeg, 80 * kDeg}}};
-      g.coupling = 0.0;
-    } else {
-      g.axis = Vector3d::UnitZ();
-      g.zero = Vector3d::UnitX();
-      g.flex = -Vector3d::UnitZ();
-      g.marker_bone = 0;
-      g.psi_range = {-30 * kDeg, 30 * kDeg};
-      g.flex_range = {{{-30 * kDeg, 90 * kDeg}, {-5 * kDeg, 110 * kDeg}, {-10 * kDeg, 90 * kDeg}}};
-    }
-    g.marker_along = 0.5 * g.length[static_cast<std::size_t>(g.marker_bone)];
-    g.marker_offset = -0.008;
-  }
-  return h;
-}
-
-// Smooth synthetic motion inside the ranges (tips and middles from the model).
-DigitPose syntheticPose(const DigitGeometry& g, int d, double t) {
-  auto mix = [](const std::array<double, 2>& r, double s) { return r[0] + (r[1] - r[0]) * (0.5 + 0.4 * s); };
-  DigitPose p;
-  p.psi = mix(g.psi_range, 0.5 * std::sin(0.7 * t + d));
-  p.theta[0] = mix(g.flex_range[0], std::sin(1.1 * t + 0.5 * d));
-  p.theta[1] = mix(g.flex_range[1], std::sin(0.9 * t + 0.3 * d));
-  p.theta[2] = g.coupling != 0.0 ? g.coupling * p.theta[1] : mix(g.flex_range[2], std::sin(1.3 * t + d));
-  return p;
-}
-
-Transform syntheticHandPose(double t) {
-  Transform T;
-  T.R = Eigen::AngleAxisd(0.3 * std::sin(0.5 * t), Vector3d::UnitZ()).toRotationMatrix() *
-        Eigen::AngleAxisd(0.2 * std::cos(0.4 * t), Vector3d::UnitX()).toRotationMatrix();
-  T.p = Vector3d(0.1 * std::sin(0.3 * t), 0.2, 0.9 + 0.05 * std::cos(0.6 * t));
-  return T;
-}
-
-struct SyntheticFrame {
-  std::array<Vector3d, 3> triad;
-  std::array<Vector3d, kDigits> tips, middles;
-  std::array<DigitPose, kDigits> truth;
-};
-
-SyntheticFrame syntheticFrame(const HandGeometry& h, double t) {
-  SyntheticFrame f;
-  const Transform T = syntheticHandPose(t);
-  for (std::size_t i = 0; i < 3; ++i) f.triad[i] = T.p + T.R * h.triad[i];
-  for (int d = 0; d < kDigits; ++d) {
-    const auto ds = static_cast<std::size_t>(d);
-    f.truth[ds] = syntheticPose(h.digits[ds], d, t);
-    f.tips[ds] = T.p + T.R * digitPoints(h.digits[ds], f.truth[ds])[3];
-    f.middles[ds] = T.p + T.R * middleMarker(h.digits[ds], f.truth[ds]);
-  }
-  return f;
-}
+using namespace fixtures;  // NOLINT: the synthetic hand
 
 TEST(HandModel, ModelForwardKinematicsMatchesPlanarDigits) {
   const HandGeometry h = syntheticHand();
