@@ -101,8 +101,7 @@ void Labeller::Impl::swapCheck() {
   init_ik = out.ik;
   const double base = fitScore() + posePrior(limb_q);
   std::swap(mp[I], mp[J]);
-  const bool solved_swap = solveIk(limb_q);
-  if (solved_swap && fitScore() + posePrior(ik.state()) < 0.98 * base) {
+  if (solveIk(limb_q) && fitScore() + posePrior(ik.state()) < 0.98 * base) {
     relabelled = true;
     ++out.relabelled;
     // Kept: the two markers start their offsets and learnt distances again.

@@ -123,4 +123,50 @@ TEST(CliLabel, BadInputExitsWithTwo) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// human66 is bounded by clinical limits for labelling (its joints are continuous otherwise and the
+// IK wanders over equivalent Euler branches: the correct labels of this trial gave a clavicle at
+// -194°); --no-joint-limits keeps the continuous joints. Both label the clean trial.
+TEST(CliLabel, Human66IsBoundedUnlessAskedNot) {
+  KINETRACK_REQUIRE_SHARED(st, "data/c3d/pycgm_Static_trial.c3d");
+  KINETRACK_REQUIRE_SHARED(trial, "data/c3d/pycgm_Movement_trial.c3d");
+  KINETRACK_REQUIRE_SHARED(vsk, "data/c3d/pycgm_Test.vsk");
+  ScratchDir dir;
+  double largest[2] = {0.0, 0.0};
+  for (int k = 0; k < 2; ++k) {
+    const std::string out = dir.file("l.trc"), mot = dir.file("ik.mot"), js = dir.file("s.json");
+    std::vector<std::string> args = {"markers",
+                                     "label",
+                                     "--quiet",
+                                     "--model",
+                                     "human66",
+                                     "--markerset",
+                                     "human66_plugin_gait",
+                                     "--static",
+                                     st,
+                                     "--vsk",
+                                     vsk,
+                                     "--input",
+                                     trial,
+                                     "--strip-labels",
+                                     "--out",
+                                     out,
+                                     "--ik-out",
+                                     mot,
+                                     "--summary-json",
+                                     js};
+    if (k == 1) args.push_back("--no-joint-limits");
+    const RunResult r = runCli(args);
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    const nlohmann::json j = nlohmann::json::parse(readFile(js));
+    EXPECT_EQ(j["initialisations"], 1) << k;
+    EXPECT_EQ(j["lost_frames"], 0) << k;
+    const kinetrack::io::MotTable t = kinetrack::io::readMot(mot);
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+      if (t.columns[c].rfind("j", 0) == 0)
+        largest[k] = std::max(largest[k], t.values.col(static_cast<Eigen::Index>(c)).cwiseAbs().maxCoeff());
+  }
+  EXPECT_LE(largest[0], 195.0 + 1e-6);  // the widest bound: a shoulder's 180° + 15°
+  EXPECT_GT(largest[1], 195.0);         // continuous joints past any clinical range
+}
+
 }  // namespace
