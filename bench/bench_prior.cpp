@@ -132,24 +132,13 @@ void BM_SparseFrame_GP(benchmark::State& s) { runSparse(s, true); }
 
 void runSparseDyn(benchmark::State& state, bool with_prior) {
   const SparseFixture& f = sparse();
-  kt::DynamicalIkOptions o = kt::track::TrackerOptions::dynamicalTrackingOptions();
-  o.gain_mode = kt::GainMode::PerStep;
-  kt::DynamicalIk ik(f.model, o);
-  std::vector<kt::TargetId> ids;
-  for (const auto& n : kTargets) ids.push_back(ik.tasks().addPose(n, {1.0, 1.0}, {1.0, 1.0}));
+  kp::SparseDynamicalIk ik(f.model, kTargets, with_prior ? &f.prior : nullptr);
   ik.setState(f.walk.front());
-  std::unique_ptr<kp::PriorPosture> posture;
-  if (with_prior) posture = std::make_unique<kp::PriorPosture>(ik, f.prior);
   std::vector<double> us;
   std::size_t frame = 0;
   for (auto _ : state) {
     const auto t0 = Clock::now();
-    for (std::size_t k = 0; k < ids.size(); ++k) {
-      ik.tasks().setPosition(ids[k], f.targets[frame][k].p);
-      ik.tasks().setOrientation(ids[k], f.targets[frame][k].R);
-    }
-    if (posture) posture->update(1.0 / 60.0);
-    benchmark::DoNotOptimize(ik.step(1.0 / 60.0));
+    benchmark::DoNotOptimize(ik.solve(f.targets[frame], 1.0 / 60.0));
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     if (++frame == f.targets.size()) frame = 0, ik.setState(f.walk.front());
   }

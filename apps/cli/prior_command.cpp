@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -202,20 +203,17 @@ int runSparseTrackJob(const track::TrackSetup& setup, const track::Capture& capt
   if (o.solver != "dyn" && o.solver != "gp")
     throw UsageError("--sparse-solver: '" + o.solver + "' is not one of dyn, gp");
   const bool use_dyn = o.solver == "dyn";
-  SparsePriorIk gp(model, frames, prior.get());
-  gp.setState(setup.plan.initial);
-  DynamicalIkOptions dopt = track::TrackerOptions::dynamicalTrackingOptions();
-  dopt.gain_mode = GainMode::PerStep;  // κ = 1: each step closes the residual of its frame
-  DynamicalIk dyn(model, dopt);
-  std::vector<TargetId> ids;
-  std::vector<FrameId> fids;
-  for (const auto& f : frames) {
-    ids.push_back(dyn.tasks().addPose(f, {1.0, 1.0}, {1.0, 1.0}));
-    fids.push_back(model->frameId(f));
-  }
-  dyn.setState(setup.plan.initial);
-  std::unique_ptr<PriorPosture> posture;
-  if (use_dyn && prior) posture = std::make_unique<PriorPosture>(dyn, *prior);
+  // Only the chosen solver is built.
+  std::optional<SparsePriorIk> gp;
+  std::optional<SparseDynamicalIk> dyn;
+  if (use_dyn)
+    dyn.emplace(model, frames, prior.get());
+  else
+    gp.emplace(model, frames, prior.get());
+  if (use_dyn)
+    dyn->setState(setup.plan.initial);
+  else
+    gp->setState(setup.plan.initial);
   const io::MotionClip& clip = capture.clip;
   const double nominal_dt =
       clip.numFrames() > 1 ? (clip.times.back() - clip.times.front()) / (clip.numFrames() - 1) : 0.0;
@@ -228,19 +226,6 @@ int runSparseTrackJob(const track::TrackSetup& setup, const track::Capture& capt
   int gaps = 0, fallbacks = 0;
   double last_time = 0.0;
   bool first = true;
-  // One frame with DYN (+ the prior as its posture term): the targets' largest position error.
-  const auto dynFrame = [&](double dt) {
-    for (std::size_t k = 0; k < ids.size(); ++k) {
-      dyn.tasks().setPosition(ids[k], targets[k].p);
-      dyn.tasks().setOrientation(ids[k], targets[k].R);
-    }
-    if (posture) fallbacks += posture->update(dt);
-    dyn.step(dt);
-    double worst = 0.0;
-    for (std::size_t k = 0; k < ids.size(); ++k)
-      worst = std::max(worst, (targets[k].p - frameOrigin(*model, dyn.data(), fids[k])).norm());
-    return worst;
-  };
   for (int f = 0; f < clip.numFrames(); ++f) {
     const double time = clip.times[static_cast<std::size_t>(f)];
     const bool ok = track::clipFrameTargets(clip, bindings, setup.plan.alignment, f, R, p);
@@ -251,13 +236,9 @@ int runSparseTrackJob(const track::TrackSetup& setup, const track::Capture& capt
       const auto t0 = std::chrono::steady_clock::now();
       double error = 0.0;
       for (int rep = 0; rep < (first ? 30 : 1); ++rep) {
-        if (use_dyn) {
-          error = dynFrame(dt);
-        } else {
-          const SparseFrameResult r = gp.solve(targets, prior != nullptr);
-          error = r.position_error;
-          fallbacks += r.fallbacks;
-        }
+        const SparseFrameResult r = use_dyn ? dyn->solve(targets, dt) : gp->solve(targets, prior != nullptr);
+        error = r.position_error;
+        fallbacks += r.fallbacks;
       }
       us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
       pos_err.push_back(1e3 * error);
@@ -266,7 +247,7 @@ int runSparseTrackJob(const track::TrackSetup& setup, const track::Capture& capt
     } else {
       ++gaps;
     }
-    writer.write(time, use_dyn ? dyn.state() : gp.state(), !ok);
+    writer.write(time, use_dyn ? dyn->state() : gp->state(), !ok);
     bar.update(f + 1);
   }
   writer.commit();

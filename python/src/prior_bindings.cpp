@@ -62,15 +62,31 @@ struct PyPosture {
       : prior(std::move(p)), posture(ik, *prior, o) {}
 };
 
-struct PySparse {
+/// A sparse-target solver (SparsePriorIk or SparseDynamicalIk) with its model and prior kept alive.
+template <class Ik, class Options>
+struct PySparseSolver {
   std::shared_ptr<Model> model;
   std::shared_ptr<const HumanPrior> prior;
-  SparsePriorIk ik;
+  Ik ik;
   std::vector<Transform> targets;
-  PySparse(std::shared_ptr<Model> m, const std::vector<std::string>& frames, std::shared_ptr<const HumanPrior> p,
-           const SparseIkOptions& o)
+  PySparseSolver(std::shared_ptr<Model> m, const std::vector<std::string>& frames, std::shared_ptr<const HumanPrior> p,
+                 const Options& o)
       : model(std::move(m)), prior(std::move(p)), ik(model, frames, prior.get(), o), targets(frames.size()) {}
+  /// Reads positions (n, 3) and rotations (n, 3, 3) into `targets`.
+  void setTargets(py::handle positions, py::handle rotations) {
+    const auto n = static_cast<py::ssize_t>(targets.size());
+    const Array p = checkedArray(positions, {n, 3}, "positions");
+    const Array r = checkedArray(rotations, {n, 3, 3}, "rotations");
+    for (py::ssize_t k = 0; k < n; ++k)
+      targets[static_cast<std::size_t>(k)] = {rotationFromRaw(r.data() + 9 * k, false), Vector3d(p.data() + 3 * k)};
+  }
+  py::dict result(const SparseFrameResult& res) const {
+    return py::dict(py::arg("q") = configurationArray(ik.state()), py::arg("position_error") = res.position_error,
+                    py::arg("orientation_error") = res.orientation_error, py::arg("fallbacks") = res.fallbacks);
+  }
 };
+using PySparse = PySparseSolver<SparsePriorIk, SparseIkOptions>;
+using PySparseDyn = PySparseSolver<SparseDynamicalIk, PriorPostureOptions>;
 
 }  // namespace
 
@@ -231,16 +247,8 @@ Gradient-projection IK from a few pose targets, a HumanPrior in the null space (
       .def(
           "solve",
           [](PySparse& s, py::handle positions, py::handle rotations, bool use_prior) {
-            const auto n = static_cast<py::ssize_t>(s.targets.size());
-            const Array p = checkedArray(positions, {n, 3}, "positions");
-            const Array r = checkedArray(rotations, {n, 3, 3}, "rotations");
-            for (py::ssize_t k = 0; k < n; ++k)
-              s.targets[static_cast<std::size_t>(k)] = {rotationFromRaw(r.data() + 9 * k, false),
-                                                        Vector3d(p.data() + 3 * k)};
-            const SparseFrameResult res = s.ik.solve(s.targets, use_prior);
-            return py::dict(py::arg("q") = configurationArray(s.ik.state()),
-                            py::arg("position_error") = res.position_error,
-                            py::arg("orientation_error") = res.orientation_error, py::arg("fallbacks") = res.fallbacks);
+            s.setTargets(positions, rotations);
+            return s.result(s.ik.solve(s.targets, use_prior));
           },
           py::arg("positions"), py::arg("rotations"), py::arg("use_prior") = true,
           "One frame toward the targets (positions (n, 3) m, rotations (n, 3, 3)); dict with the new q (nq,).");
@@ -268,6 +276,28 @@ solver's state into DYN's posture term (docs/gpm.md, "The prior inside DYN").
       .def(
           "enable", [](PyPosture& p, bool on) { p.posture.enable(on); }, py::arg("on"),
           "Turns the posture term off (μ = 0) or back on.");
+
+  py::class_<PySparseDyn>(pr, "SparseDynamicalIk", R"doc(
+DYN from a few pose targets with, when given, the HumanPrior as its posture term: what
+`kinetrack track --targets ... --prior P` runs (docs/gpm.md, "The prior inside DYN").)doc")
+      .def(py::init([](std::shared_ptr<Model> model, std::vector<std::string> targets,
+                       std::shared_ptr<HumanPrior> prior, std::optional<PriorPostureOptions> o) {
+             return std::make_unique<PySparseDyn>(std::move(model), targets, std::move(prior),
+                                                  o.value_or(PriorPostureOptions{}));
+           }),
+           py::arg("model"), py::arg("targets"), py::arg("prior") = nullptr, py::arg("options") = py::none())
+      .def(
+          "set_state", [](PySparseDyn& s, py::handle q) { s.ik.setState(toConfiguration(*s.model, q)); }, py::arg("q"),
+          "Sets the state q (nq,).")
+      .def_property_readonly("q", [](const PySparseDyn& s) { return configurationArray(s.ik.state()); })
+      .def(
+          "solve",
+          [](PySparseDyn& s, py::handle positions, py::handle rotations, double dt) {
+            s.setTargets(positions, rotations);
+            return s.result(s.ik.solve(s.targets, dt));
+          },
+          py::arg("positions"), py::arg("rotations"), py::arg("dt"),
+          "One DYN step of dt (s) toward the targets (positions (n, 3) m, rotations (n, 3, 3)); dict with the new q.");
 }
 
 }  // namespace kinetrack::python

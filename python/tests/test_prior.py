@@ -109,3 +109,27 @@ def test_prior_inside_dyn_pulls_the_free_joints_and_keeps_the_targets(human66, h
         kt.prior.PriorPosture(kt.DynamicalIk(human48), prior)
     with pytest.raises(ValueError):
         pulled.posture_weights = -np.ones(human66.num_joints)
+
+
+def test_sparse_dynamical_ik_tracks_three_targets_with_the_prior(human66, human48):
+    data = kt.Data(human66)
+    rng = np.random.default_rng(4)
+    motion = np.tile(human66.neutral(), (200, 1))
+    motion[:, 2] = 1.0
+    motion[:, 7:] = rng.normal(0.3, 0.05, (200, human66.num_joints))
+    prior = kt.prior.build_human_prior(human66, motion)
+    targets = ["Head", "RightHand", "LeftHand"]
+    ids = [human66.frame_id(n) for n in targets]
+    ik = kt.prior.SparseDynamicalIk(human66, targets, prior)
+    ik.set_state(motion[0])
+    goal = motion[0].copy()
+    goal[7:] += rng.normal(0.0, 0.02, human66.num_joints)
+    kt.forward_kinematics(human66, data, goal)
+    for _ in range(5):
+        out = ik.solve(data.frame_positions[ids], data.frame_rotations[ids], 1.0 / 60.0)
+    assert out["q"].shape == (human66.nq,) and out["position_error"] < 1e-3
+    assert out["orientation_error"] < 1e-2
+    with pytest.raises(ValueError, match="dt must be finite"):
+        ik.solve(data.frame_positions[ids], data.frame_rotations[ids], 0.0)
+    with pytest.raises(ValueError, match="learned on model"):
+        kt.prior.SparseDynamicalIk(human48, targets, prior)

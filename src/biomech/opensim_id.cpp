@@ -127,8 +127,9 @@ CoordinateTrajectory prepareCoordinates(const io::OpenSimModel& model, const io:
     for (int i = 0; i < n; ++i) {
       x[static_cast<std::size_t>(i)] = motion.values(i, col);
       if (!std::isfinite(x[static_cast<std::size_t>(i)]))
-        throw InvalidArgument(source + ": column '" + coord.name + "' at time " +
-                              std::to_string(t[static_cast<std::size_t>(i)]) + " is not a finite number");
+        throw ParseError(source, motion.line(i),
+                         "column '" + coord.name + "' at time " + std::to_string(t[static_cast<std::size_t>(i)]) +
+                             " is not a finite number");
     }
     std::vector<double> xp = oddPad(x, pad);
     if (options.lowpass_cutoff_hz >= 0.0) butterworth3ZeroLag(xp, dt_min, options.lowpass_cutoff_hz);

@@ -190,6 +190,7 @@ MotTable parseMot(const std::string& text, const std::string& source) {
     if (!rows.empty() && !(r[0] > rows.back()[0]))
       throw ParseError(source, static_cast<int>(li + 1), "time does not increase");
     rows.push_back(std::move(r));
+    t.lines.push_back(static_cast<int>(li + 1));
   }
   t.values.resize(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(t.columns.size()));
   for (std::size_t i = 0; i < rows.size(); ++i) {

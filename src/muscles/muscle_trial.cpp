@@ -70,7 +70,7 @@ MuscleTrialResult solveMuscleTrial(std::shared_ptr<const MusclePaths> paths, con
       const double v = motion.values(f, static_cast<Eigen::Index>(c));
       if (!std::isfinite(v))
         throw ParseError(
-            motion_source, 0,
+            motion_source, motion.line(f),
             "column '" + motion.columns[c] + "' at t = " + std::to_string(motion.times[f]) + " is not finite");
       q[f].joints[column_joint[c]] = v * column_scale[c];
     }

@@ -1,8 +1,11 @@
 #include "kinetrack/prior/prior_posture.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/track/frame_solver.hpp"
 
 namespace kinetrack::prior {
 
@@ -47,6 +50,53 @@ int PriorPosture::update(double dt) {
   }
   ik_.setPostureVelocity(std::span<const double>(velocity_.data(), static_cast<std::size_t>(velocity_.size())));
   return fallbacks;
+}
+
+namespace {
+
+DynamicalIkOptions sparseDynamicalOptions() {
+  DynamicalIkOptions d = track::TrackerOptions::dynamicalTrackingOptions();
+  d.gain_mode = GainMode::PerStep;  // κ = 1: each step closes the residual of its frame
+  return d;
+}
+
+}  // namespace
+
+SparseDynamicalIk::SparseDynamicalIk(std::shared_ptr<const Model> model, const std::vector<std::string>& targets,
+                                     const HumanPrior* prior, const PriorPostureOptions& posture)
+    : model_(std::move(model)), ik_(model_, sparseDynamicalOptions()) {
+  for (const std::string& n : targets) {
+    ids_.push_back(ik_.tasks().addPose(n, {1.0, 1.0}, {1.0, 1.0}));
+    frames_.push_back(model_->frameId(n));
+  }
+  if (prior) posture_ = std::make_unique<PriorPosture>(ik_, *prior, posture);
+}
+
+SparseFrameResult SparseDynamicalIk::solve(std::span<const Transform> targets, double dt) {
+  if (targets.size() != ids_.size())
+    throw InvalidArgument("SparseDynamicalIk::solve: " + std::to_string(targets.size()) + " targets for " +
+                          std::to_string(ids_.size()) + " target frames");
+  if (!(dt > 0.0) || !std::isfinite(dt)) throw InvalidArgument("SparseDynamicalIk::solve: dt must be finite and > 0");
+  SparseFrameResult r;
+  for (const Transform& t : targets)
+    if (!t.p.allFinite() || !t.R.allFinite()) {  // as SparsePriorIk: the state stays, the errors are NaN
+      r.position_error = r.orientation_error = std::numeric_limits<double>::quiet_NaN();
+      return r;
+    }
+  for (std::size_t k = 0; k < ids_.size(); ++k) {
+    ik_.tasks().setPosition(ids_[k], targets[k].p);
+    ik_.tasks().setOrientation(ids_[k], targets[k].R);
+  }
+  if (posture_) r.fallbacks = posture_->update(dt);
+  ik_.step(dt);
+  const Model& m = *model_;
+  for (std::size_t k = 0; k < ids_.size(); ++k) {  // the step leaves the links' poses in data()
+    const Transform& L = ik_.data().link[static_cast<std::size_t>(m.frameLink(frames_[k]).value)];
+    const Transform& P = m.framePlacement(frames_[k]);
+    r.position_error = std::max(r.position_error, (targets[k].p - (L.p + L.R * P.p)).norm());
+    r.orientation_error = std::max(r.orientation_error, so3::log(targets[k].R * (L.R * P.R).transpose()).norm());
+  }
+  return r;
 }
 
 }  // namespace kinetrack::prior

@@ -119,27 +119,9 @@ SparseRow runGradientProjection(const std::shared_ptr<const Model>& model, const
 
 SparseRow runDynamical(const std::shared_ptr<const Model>& model, const ReferenceMotion& motion,
                        const SparseStudyOptions& o, const HumanPrior* prior) {
-  DynamicalIkOptions d = track::TrackerOptions::dynamicalTrackingOptions();
-  d.gain_mode = GainMode::PerStep;
-  DynamicalIk ik(model, d);
-  std::vector<TargetId> ids;
-  for (const auto& n : o.targets) ids.push_back(ik.tasks().addPose(n, {1.0, 1.0}, {1.0, 1.0}));
-  std::unique_ptr<PriorPosture> posture;
-  if (prior) posture = std::make_unique<PriorPosture>(ik, *prior, o.posture);
+  SparseDynamicalIk ik(model, o.targets, prior, o.posture);
   return replay(
-      *model, motion, o, ik,
-      [&](const Runner& run) {
-        for (std::size_t k = 0; k < ids.size(); ++k) {
-          ik.tasks().setPosition(ids[k], run.targets[k].p);
-          ik.tasks().setOrientation(ids[k], run.targets[k].R);
-        }
-        if (posture) posture->update(motion.dt);
-        ik.step(motion.dt);
-        double worst = 0.0;
-        for (std::size_t k = 0; k < ids.size(); ++k)
-          worst = std::max(worst, (run.targets[k].p - frameOrigin(*model, ik.data(), run.frames[k])).norm());
-        return worst;
-      },
+      *model, motion, o, ik, [&](const Runner& run) { return ik.solve(run.targets, motion.dt).position_error; },
       prior ? "DYN+GP" : "DYN");
 }
 

@@ -82,6 +82,27 @@ io::OpenSimModel gaitModel(const std::string& path) { return io::readOpenSimMode
 // gait2354's knees are function-driven (the tibia translates along splines of the knee angle):
 // RNEA's joint-space inertia part must equal CRBA's M, and the power τ·q̇ must equal d/dt of the
 // kinetic plus potential energy along q(t) = q + q̇ t + ½ q̈ t² (this checks the (∂S/∂s) ṡ² term).
+// A non-finite coordinate value is refused naming the file, the line of its row and the column.
+TEST(OpenSimId, NonFiniteCoordinateNamesFileLineAndColumn) {
+  KINETRACK_REQUIRE_SHARED(model_path, std::string(kArm) + "arm26.osim");
+  const std::string dir = model_path.substr(0, model_path.rfind('/') + 1);
+  const io::OpenSimModel model = io::readOpenSimModel(model_path);
+  const std::string text =
+      "Coordinates\nversion=1\nnRows=3\nnColumns=3\ninDegrees=yes\nendheader\n"
+      "time\tr_shoulder_elev\tr_elbow_flex\n"
+      "0.00\t10\t20\n0.01\t10\t20\n0.02\tnan\t20\n0.03\t10\t20\n";
+  const io::MotTable motion = io::parseMot(text, "bad.mot");
+  ASSERT_EQ(motion.line(2), 10);
+  try {
+    opensimInverseDynamics(model, motion, nullptr, OpenSimIdOptions{}, "bad.mot");
+    FAIL() << "a NaN coordinate was accepted";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.file(), "bad.mot");
+    EXPECT_EQ(e.line(), 10);
+    EXPECT_NE(e.message().find("r_shoulder_elev"), std::string::npos) << e.what();
+  }
+}
+
 TEST(OpenSimId, CustomJointRneaAgreesWithCrbaAndTheEnergyBalance) {
   KINETRACK_REQUIRE_SHARED(path, std::string(kGait) + "subject01_simbody.osim");
   const io::OpenSimModel om = gaitModel(path);

@@ -15,6 +15,7 @@
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/track/synthetic.hpp"
+#include "prior_targets.hpp"
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::prior {
@@ -34,11 +35,7 @@ const Walks& walks() {
 }
 
 std::vector<Transform> targetsOf(const Model& m, const Configuration& q) {
-  Data d(m);
-  framesForwardKinematics(m, d, q);
-  std::vector<Transform> t;
-  for (const auto& n : kTargets) t.push_back(d.frame[static_cast<std::size_t>(m.frameId(n).value)]);
-  return t;
+  return testing::frameTargets(m, q, kTargets);
 }
 
 double trackRms(SparsePriorIk& ik, const Model& m, const std::vector<Configuration>& motion, bool use_prior) {

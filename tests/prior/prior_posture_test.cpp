@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Geometry>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,7 +17,9 @@
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "kinetrack/model/human_models.hpp"
+#include "kinetrack/track/frame_solver.hpp"
 #include "kinetrack/track/synthetic.hpp"
+#include "prior_targets.hpp"
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::prior {
@@ -149,6 +153,68 @@ TEST(PriorPosture, UpdateAndStepDoNotAllocate) {
     kinetrack::testing::AllocationCounter guard;
     posture.update(kDt);
     ik.step(kDt);
+    allocations = guard.count();
+  }
+  EXPECT_EQ(allocations, 0);
+}
+
+std::vector<Transform> targetsOf(const Model& m, const Configuration& q) {
+  return testing::frameTargets(m, q, kTargets);
+}
+
+// The packaged tracker (track --targets, the study, the benchmark) is the same computation as the
+// hand-assembled DYN + PriorPosture above, step for step, and reports its targets' errors.
+TEST(SparseDynamicalIk, MatchesDynWithThePriorStepForStepAndReportsTheTargetErrors) {
+  const Walks& w = walks();
+  DynamicalIkOptions o = track::TrackerOptions::dynamicalTrackingOptions();
+  o.gain_mode = GainMode::PerStep;
+  DynamicalIk reference(w.model, o);
+  std::vector<TargetId> ids;
+  for (const auto& n : kTargets) ids.push_back(reference.tasks().addPose(n, {1.0, 1.0}, {1.0, 1.0}));
+  reference.setState(w.test.front());
+  PriorPosture posture(reference, w.prior);
+  SparseDynamicalIk ik(w.model, kTargets, &w.prior);
+  ik.setState(w.test.front());
+  for (std::size_t f = 0; f < 40; ++f) {
+    setTargets(reference, ids, *w.model, w.test[f]);
+    posture.update(kDt);
+    reference.step(kDt);
+    const std::vector<Transform> t = targetsOf(*w.model, w.test[f]);
+    const SparseFrameResult r = ik.solve(t, kDt);
+    ASSERT_LT((ik.state().joints - reference.state().joints).cwiseAbs().maxCoeff(), 1e-12) << "frame " << f;
+    double worst = 0.0, worst_angle = 0.0;
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      const FrameId id = w.model->frameId(kTargets[k]);
+      worst = std::max(worst, (t[k].p - frameOrigin(*w.model, reference.data(), id)).norm());
+      Data d(*w.model);
+      framesForwardKinematics(*w.model, d, ik.state());
+      worst_angle = std::max(
+          worst_angle, Eigen::AngleAxisd(t[k].R.transpose() * d.frame[static_cast<std::size_t>(id.value)].R).angle());
+    }
+    EXPECT_NEAR(r.position_error, worst, 1e-12);
+    EXPECT_NEAR(r.orientation_error, worst_angle, 1e-9);
+  }
+  EXPECT_THROW(ik.solve(std::vector<Transform>(2), kDt), InvalidArgument);
+  EXPECT_THROW(ik.solve(targetsOf(*w.model, w.test[40]), 0.0), InvalidArgument);
+  std::vector<Transform> bad = targetsOf(*w.model, w.test[40]);
+  bad[1].p.x() = std::numeric_limits<double>::quiet_NaN();
+  const Configuration before = ik.state();
+  const SparseFrameResult r = ik.solve(bad, kDt);
+  EXPECT_TRUE(std::isnan(r.position_error));
+  EXPECT_EQ(ik.state().joints, before.joints);
+  EXPECT_TRUE(ik.state().joints.allFinite());
+}
+
+TEST(SparseDynamicalIk, SolveDoesNotAllocate) {
+  const Walks& w = walks();
+  SparseDynamicalIk ik(w.model, kTargets, &w.prior);
+  ik.setState(w.test.front());
+  const std::vector<Transform> a = targetsOf(*w.model, w.test[1]), b = targetsOf(*w.model, w.test[2]);
+  ik.solve(a, kDt);
+  long allocations = 0;
+  {
+    kinetrack::testing::AllocationCounter guard;
+    ik.solve(b, kDt);
     allocations = guard.count();
   }
   EXPECT_EQ(allocations, 0);

@@ -48,6 +48,12 @@ struct MotTable {
   /// The header has an inDegrees line (legacy SIMM-era .mot files do not; OpenSim reads those
   /// as degrees).
   bool in_degrees_declared = false;
+  /// 1-based line of each row in the file it was read from (empty for a table built in code).
+  std::vector<int> lines;
+  /// The line of `row`, or 0 when unknown (for ParseError).
+  [[nodiscard]] int line(int row) const {
+    return row >= 0 && static_cast<std::size_t>(row) < lines.size() ? lines[static_cast<std::size_t>(row)] : 0;
+  }
 };
 
 /// Reads a MOT/STO file (header up to "endheader", inDegrees, then a tab-separated table with a

@@ -6,7 +6,10 @@
 // target weights the targets keep their solution (the posture term only decides the freedom they
 // leave, like the gradient projection's null space), and the joint limits stay hard constraints
 // of the QP, which the gradient projection can only clamp after the fact.
+#include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "kinetrack/ik/dynamical_ik.hpp"
 #include "kinetrack/prior/human_prior.hpp"
@@ -39,6 +42,33 @@ class PriorPosture {
   PriorPostureOptions options_;
   FrameId head_, right_, left_;
   VectorXd gradient_, velocity_, weights_, zeros_;
+};
+
+/// DYN (per-step gain 1, the tracker's options) with pose targets on a few frames and, when a
+/// prior is given, the prior as its posture term: the sparse-input tracker of `kinetrack track
+/// --targets` (`--sparse-solver dyn`), the study's "DYN"/"DYN+GP" rows and the benchmark.
+/// Never allocates in solve().
+class SparseDynamicalIk {
+ public:
+  /// `targets`: model frames that get pose targets (weights 1). `prior` may be null; when given it
+  /// must match the model and outlive the solver. Throws InvalidArgument.
+  SparseDynamicalIk(std::shared_ptr<const Model> model, const std::vector<std::string>& targets,
+                    const HumanPrior* prior, const PriorPostureOptions& posture = {});
+  void setState(const Configuration& q) { ik_.setState(q); }
+  [[nodiscard]] const Configuration& state() const { return ik_.state(); }
+  [[nodiscard]] const DynamicalIk& solver() const { return ik_; }
+  /// One DYN step of `dt` toward `targets` (world poses, one per target frame, in constructor
+  /// order): position_error is the largest target position error after the step, fallbacks the
+  /// prior groups in an empty cell. A non-finite target leaves the state unchanged (errors NaN);
+  /// throws InvalidArgument for a wrong number of targets or dt not finite and > 0.
+  SparseFrameResult solve(std::span<const Transform> targets, double dt);
+
+ private:
+  std::shared_ptr<const Model> model_;
+  DynamicalIk ik_;
+  std::vector<TargetId> ids_;
+  std::vector<FrameId> frames_;
+  std::unique_ptr<PriorPosture> posture_;
 };
 
 }  // namespace kinetrack::prior
