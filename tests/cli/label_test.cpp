@@ -169,4 +169,27 @@ TEST(CliLabel, Human66IsBoundedUnlessAskedNot) {
   EXPECT_GT(largest[1], 195.0);         // continuous joints past any clinical range
 }
 
+// `experiment labelling`'s instruments: --only picks runs by "trial: scenario", --seeds repeats
+// them, --events lists every marker-frame labelled wrong or missed (none on clean data); a filter
+// matching nothing is a usage error.
+TEST(CliLabel, ExperimentOnlySeedsAndEvents) {
+  KINETRACK_REQUIRE_SHARED(osim, "data/opensim/gait2354_walk/subject01_simbody.osim");
+  KINETRACK_REQUIRE_SHARED(c3d, "data/c3d/pycgm_Movement_trial.c3d");
+  const std::string data = kinetrack::testing::sharedDir() + "/data";
+  ScratchDir dir;
+  const std::string out = dir.file("exp");
+  RunResult r = runCli({"experiment", "labelling", "--out", out, "--data", data, "--only", "gait2354 walk: clean",
+                        "--only", "GAIT2354 WALK: NOISE 1", "--seeds", "2", "--events", "--no-plot", "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("over 2 seeds"), std::string::npos) << r.out;
+  const std::string table = readFile(out + "/labelling.csv");
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 5) << table;  // header + 2 scenarios × 2 seeds
+  EXPECT_NE(table.find("gait2354 walk,noise 1 mm,102,"), std::string::npos) << table;
+  const std::string events = readFile(out + "/labelling_events.csv");
+  EXPECT_EQ(events.rfind("trial,scenario,seed,frame,time,marker,kind,took,distance_m,state,relabelled,rigid\n", 0), 0u);
+  r = runCli({"experiment", "labelling", "--out", out, "--data", data, "--only", "no such run", "--no-plot"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--only"), std::string::npos) << r.err;
+}
+
 }  // namespace
