@@ -3,10 +3,14 @@
 // coordinates, 6 pelvis reserves of 1 N / 1 N m; τ is what 10 % activation of every muscle
 // produces at the posture, as our RNEA does not take gait2354's spline knees yet). Peer in the
 // same binary: Ipopt on the identical QP (tests/testing/ipopt_qp).
+// BM_StaticOptimizationTrial: the whole gait2354 walk on 1, 2, 4 threads (wall time).
 // Run: build/bench/bench_muscles --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 
+#include "kinetrack/io/external_loads.hpp"
+#include "kinetrack/io/opensim.hpp"
 #include "kinetrack/muscles/muscle_forces.hpp"
+#include "kinetrack/muscles/muscle_trial.hpp"
 #include "testing/ipopt_qp.hpp"
 #include "testing/shared_paths.hpp"
 
@@ -88,16 +92,56 @@ const char* kNames[2] = {"arm26", "gait2354"};
 void BM_StaticOptimizationFrame(benchmark::State& state) {
   Case* c = load(static_cast<int>(state.range(0)));
   if (!c) return state.SkipWithError("../shared not found");
-  MuscleForceSolver solver(c->paths, c->options);
+  MuscleForceOptions options = c->options;
+  options.warm_start = state.range(1) != 0;
+  MuscleForceSolver solver(c->paths, options);
   MusclePathData data(*c->paths);
   FrameForces out;
   for (auto _ : state) {
     solver.solve(c->q, c->v, c->tau, data, out);
     benchmark::DoNotOptimize(out.control.data());
   }
-  state.SetLabel(std::string(kNames[state.range(0)]) + (out.feasible ? "" : " (infeasible)"));
+  state.SetLabel(std::string(kNames[state.range(0)]) + (state.range(1) != 0 ? ", warm start" : ", cold start") +
+                 (out.feasible ? "" : " (infeasible)"));
 }
-BENCHMARK(BM_StaticOptimizationFrame)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_StaticOptimizationFrame)
+    ->Args({0, 1})
+    ->Args({0, 0})
+    ->Args({1, 1})
+    ->Args({1, 0})
+    ->Unit(benchmark::kMicrosecond);
+
+// A whole trial as `kinetrack muscles static-opt` runs it: the gait2354 walk (0.4–1.6 s, 73
+// frames) with its ground reactions through OpenSim's ID pipeline (serial), then the frames split
+// across state.range(0) threads (muscles/muscle_trial.hpp). Wall-clock time.
+void BM_StaticOptimizationTrial(benchmark::State& state) {
+  static const std::string dir = testing::sharedFile("data/opensim/gait2354_walk/");
+  if (dir.empty()) return state.SkipWithError("../shared not found");
+  static const auto osim = std::make_shared<io::OpenSimModel>(io::readOpenSimModel(dir + "subject01_simbody.osim"));
+  static const auto paths = std::make_shared<MusclePaths>(osim, io::readOpenSimMuscles(dir + "subject01_simbody.osim"));
+  static const io::ExternalLoads loads = io::readExternalLoads(dir + "subject01_walk1_grf.xml");
+  static const io::MotTable motion = io::readMot(dir + "subject01_walk1_ik_REFERENCE.mot");
+  MuscleTrialOptions o;
+  o.forces.actuators = io::readOpenSimActuators(dir + "gait2354_CMC_Actuators.xml");
+  for (const char* p : {"pelvis_tx", "pelvis_ty", "pelvis_tz", "pelvis_tilt", "pelvis_list", "pelvis_rotation"}) {
+    io::OpenSimCoordinateActuator a;
+    a.name = std::string(p) + "_residual";
+    a.coordinate = p;
+    o.forces.actuators.push_back(a);
+  }
+  o.lowpass_hz = 6.0;
+  o.time_start = 0.4;
+  o.time_end = 1.6;
+  o.in_degrees = true;
+  o.loads = &loads;
+  o.threads = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    const MuscleTrialResult r = solveMuscleTrial(paths, motion, "walk", o);
+    benchmark::DoNotOptimize(r.control.data());
+  }
+  state.SetLabel("gait2354 walk, 73 frames, " + std::to_string(state.range(0)) + " thread(s)");
+}
+BENCHMARK(BM_StaticOptimizationTrial)->Arg(1)->Arg(2)->Arg(4)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void BM_MusclePathsAndJacobian(benchmark::State& state) {
   Case* c = load(static_cast<int>(state.range(0)));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "dynamics_filter_command.hpp"
 #include "kinetrack/dynamics/trajectory.hpp"
 #include "kinetrack/io/force_csv.hpp"
 #include "kinetrack/io/joint_csv.hpp"
@@ -179,6 +180,7 @@ int runInverseDynamics(const IdConfig& cfg) {
 void addDynamicsCommand(CLI::App& app, Action& action) {
   CLI::App* dynamics = app.add_subcommand("dynamics", "rigid-body dynamics of a model and a motion");
   dynamics->require_subcommand(1);
+  addDynamicsFilterCommand(*dynamics, action);
   auto cfg = std::make_shared<IdConfig>();
   auto osim = std::make_shared<OpenSimIdConfig>();
   CLI::App* id = dynamics->add_subcommand(

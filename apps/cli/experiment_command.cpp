@@ -43,6 +43,8 @@ void addGpmExperiment(CLI::App& experiment, Action& action);
 void addPinDragExperiment(CLI::App& experiment, Action& action);
 /// Registers `kinetrack experiment labelling` (labelling_experiment.cpp) under `experiment`.
 void addLabellingExperiment(CLI::App& experiment, Action& action);
+/// Registers `kinetrack experiment mapping` (mapping_experiment.cpp) under `experiment`.
+void addMappingExperiment(CLI::App& experiment, Action& action);
 
 namespace {
 
@@ -214,6 +216,7 @@ void addExperimentCommand(CLI::App& app, Action& action) {
   addGpmExperiment(*experiment, action);
   addPinDragExperiment(*experiment, action);
   addLabellingExperiment(*experiment, action);
+  addMappingExperiment(*experiment, action);
 
   auto cfg = std::make_shared<ConvergenceConfig>();
   CLI::App* cmd = experiment->add_subcommand(

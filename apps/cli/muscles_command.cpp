@@ -12,6 +12,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli_common.hpp"
@@ -29,6 +30,7 @@ struct MusclesConfig {
   std::string model, motion, setup, loads, out, reference, plot_script;
   std::vector<std::string> force_sets, reserves;
   double lowpass = -1.0, start = -INFINITY, end = INFINITY;
+  int threads = 0;
   bool lowpass_given = false, start_given = false, end_given = false, no_plot = false;
 };
 
@@ -101,6 +103,8 @@ int runMuscles(MusclesConfig cfg) {
     o.loads = loads.get();
   }
 
+  if (cfg.threads < 0) throw UsageError("--threads: expected ≥ 0 (0 = one per hardware thread)");
+  o.threads = cfg.threads;
   ProgressBar bar(static_cast<int>(motion.times.size()), true);
   const muscles::MuscleTrialResult r =
       muscles::solveMuscleTrial(paths, motion, cfg.motion, o, [&](int done, int) { bar.update(done); });
@@ -170,7 +174,8 @@ int runMuscles(MusclesConfig cfg) {
             {(dir / "activation.sto").string(), cfg.reference, png.string()}, png);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  fmt::print("  {:<28} {:.2f} s\n", "wall time", seconds);
+  fmt::print("  {:<28} {:.2f} s ({} threads)\n", "wall time", seconds,
+             cfg.threads > 0 ? cfg.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   fmt::print("wrote {}/activation.sto, force.sto, residuals.sto ({} rows)\n", cfg.out, r.times.size());
   return kExitOk;
 }
@@ -207,6 +212,9 @@ void addMusclesCommand(CLI::App& app, Action& action) {
     sub->add_option("--plot-script", cfg->plot_script, "path of scripts/plot_muscles.py");
     sub->add_flag("--no-plot", cfg->no_plot, "do not draw activation.png");
     sub->add_option("--out", cfg->out, "output directory")->required();
+    sub->add_option("--threads", cfg->threads,
+                    "threads the frames are split across (0 = one per hardware thread; output identical for any N)")
+        ->capture_default_str();
     sub->callback([&action, cfg, lp, st, en] {
       cfg->lowpass_given = lp->count() > 0;
       cfg->start_given = st->count() > 0;

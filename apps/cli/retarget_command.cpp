@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "kinetrack/io/opensim_model.hpp"
 #include "kinetrack/io/segment_map.hpp"
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/track/pipeline.hpp"
@@ -53,6 +54,8 @@ int runRetarget(const RetargetConfig& cfg) {
   const track::SegmentPairs pairs = track::resolveRobotPairs(robot, capture, cfg.segment_map, cfg.map);
   track::PlanOptions po;
   po.calibration = cfg.calibration;
+  // OpenSim models live in a Y-up world (up = −gravity); kinetrack's models and clips in a Z-up one.
+  if (fs::path(cfg.robot).extension() == ".osim") po.model_up = -io::readOpenSimModel(cfg.robot).gravity.normalized();
   const track::Retargeting plan = track::planTracking(robot, capture, pairs.pairs, po);
   track::TrackerOptions to;
   to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
@@ -78,7 +81,9 @@ int runRetarget(const RetargetConfig& cfg) {
 void addRetargetCommand(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<RetargetConfig>();
   CLI::App* cmd =
-      app.add_subcommand("retarget", "retarget human motion (BVH, MVNX) onto a humanoid robot URDF (iCub built in)");
+      app.add_subcommand("retarget",
+                         "retarget human motion (BVH, MVNX) onto a humanoid robot URDF (iCub built in) or an OpenSim "
+                         "model (.osim, e.g. --map gait2354)");
   cmd->add_option("--robot", cfg->robot,
                   "robot URDF (the iCub gets its coupled shoulder rows and real velocity limits)")
       ->required();

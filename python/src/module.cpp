@@ -43,7 +43,9 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindStream(m);
   kp::bindMxtp(m);
   kp::bindDynamics(m);
+  kp::bindDynamicsFilter(m);
   kp::bindBiomech(m);
+  kp::bindMapping(m);
   kp::bindMarkers(m);
   kp::bindHand(m);
   kp::bindPrior(m);

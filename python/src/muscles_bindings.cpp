@@ -63,8 +63,10 @@ void bindMuscles(py::module_& m) {
   m.def(
       "muscle_forces",
       [](const std::string& model, const std::string& motion, const std::string& method, const std::string& setup,
-         double lowpass, double start, double end) {
+         double lowpass, double start, double end, int threads) {
         muscles::MuscleTrialOptions o;
+        if (threads < 0) throw py::value_error("threads must be >= 0 (0 = one per hardware thread)");
+        o.threads = threads;
         if (method == "static-opt")
           o.forces.method = muscles::Method::StaticOptimization;
         else if (method == "qp")
@@ -118,10 +120,11 @@ void bindMuscles(py::module_& m) {
       },
       py::arg("model") = "", py::arg("motion") = "", py::arg("method") = "static-opt", py::arg("setup") = "",
       py::arg("lowpass") = -1.0, py::arg("start") = -std::numeric_limits<double>::infinity(),
-      py::arg("end") = std::numeric_limits<double>::infinity(),
+      py::arg("end") = std::numeric_limits<double>::infinity(), py::arg("threads") = 0,
       "Muscle forces over a motion (.mot): method 'static-opt' (OpenSim's, min Σa², Thelen 2003), 'qp' (Eq. 13, "
       "min Σf²) or 'lp' (min Σf). With setup= (an OpenSim AnalyzeTool StaticOptimization setup) the model, motion, "
-      "low-pass and time range come from it. Returns a dict: times, names (muscles then actuators), coordinates, "
+      "low-pass and time range come from it. The frames are split across `threads` (0 = one per hardware thread; "
+      "the result is identical for any number). Returns a dict: times, names (muscles then actuators), coordinates, "
       "control (activations, or forces for qp/lp), force (N), residual (τ − produced, per coordinate), feasible, "
       "notices.");
 }

@@ -47,6 +47,17 @@ def test_static_optimization_matches_opensim():
     assert np.abs(r["residual"]).max() < 1e-6
 
 
+def test_threads_give_identical_results():
+    setup = shared_file(ARM26 + "arm26_Setup_StaticOptimization.xml")
+    for method in ("static-opt", "lp"):
+        one = kt.muscle_forces(setup=setup, method=method, threads=1)
+        many = kt.muscle_forces(setup=setup, method=method, threads=3)
+        assert one["control"].tobytes() == many["control"].tobytes(), method
+        assert one["residual"].tobytes() == many["residual"].tobytes(), method
+    with pytest.raises(ValueError):
+        kt.muscle_forces(setup=setup, threads=-1)
+
+
 def test_bad_method_and_missing_file():
     with pytest.raises(ValueError):
         kt.muscle_forces(model="x.osim", motion="y.mot", method="simplex")

@@ -82,7 +82,7 @@ void countChildren(Census& census, const XMLElement* objects) {
 
 void noticeIgnoredSets(const XMLElement* model, std::vector<std::string>& notices) {
   static const std::map<std::string, std::string> kWhy = {
-      {"ForceSet", "forces and muscles are not modelled yet"},
+      {"ForceSet", "forces are not part of the rigid-body model"},
       {"ControllerSet", "controllers are not modelled"},
       {"ContactGeometrySet", "contact is not modelled"},
       {"ProbeSet", "probes are not modelled"},
@@ -97,8 +97,20 @@ void noticeIgnoredSets(const XMLElement* model, std::vector<std::string>& notice
     const int n = total(census);
     if (n == 0) continue;
     const auto why = kWhy.find(tag);
+    std::string what = why == kWhy.end() ? "not modelled" : why->second;
+    if (tag == "ForceSet") {
+      // Muscles (anything with a GeometryPath) and CoordinateActuators are read for the muscle
+      // solvers by io::readOpenSimMuscles; the other forces nowhere.
+      int used = 0;
+      for (const XMLElement* f = Xml::child(Xml::child(s, "objects"), nullptr); f; f = f->NextSiblingElement())
+        used += (Xml::child(f, "GeometryPath") != nullptr || std::string(f->Name()) == "CoordinateActuator") ? 1 : 0;
+      what += "; " + std::to_string(used) +
+              " muscle(s) and coordinate actuator(s) are read by `kinetrack muscles` "
+              "(io::readOpenSimMuscles)";
+      if (used < n) what += ", the other " + std::to_string(n - used) + " force(s) are not modelled";
+    }
     notices.push_back("ignored: " + tag + " with " + std::to_string(n) + " element" + (n == 1 ? "" : "s") + " (" +
-                      describe(census) + "): " + (why == kWhy.end() ? "not modelled" : why->second));
+                      describe(census) + "): " + what);
   }
 }
 
@@ -419,7 +431,9 @@ Document parseDocument(const std::string& xml_text, const std::string& source) {
   noticeIgnoredSets(model, doc.notices);
   if (const int n = total(wraps); n > 0)
     doc.notices.push_back("ignored: " + std::to_string(n) + " wrap object" + (n == 1 ? "" : "s") + " (" +
-                          describe(wraps) + "): muscle paths are not modelled yet");
+                          describe(wraps) +
+                          "): not part of the rigid-body model; muscle paths wrap over them in `kinetrack muscles` "
+                          "(cylinders, ellipsoids and spheres; other types are refused there)");
   return doc;
 }
 

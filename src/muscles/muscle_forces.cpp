@@ -97,7 +97,9 @@ MuscleForceSolver::MuscleForceSolver(std::shared_ptr<const MusclePaths> paths, M
       s.problem.lb(nm + k) = actuators_[k].min_control;
       s.problem.ub(nm + k) = actuators_[k].max_control;
     }
-    s.qp = std::make_unique<qp::Solver>(s.n, s.m);
+    qp::Options qo;
+    qo.warm_start = options_.warm_start;
+    s.qp = std::make_unique<qp::Solver>(s.n, s.m, qo);
     return;
   }
   // LP columns: muscles f_i, actuators x_k⁺ and x_k⁻, then slacks s_j⁺, s_j⁻ per row (cost 1e6).
@@ -198,6 +200,7 @@ void MuscleForceSolver::solve(const Configuration& q, const VectorXd& v, const V
       glp_set_mat_row(s.lp, r + 1, k, s.idx.data(), s.val.data());
       glp_set_row_bnds(s.lp, r + 1, GLP_FX, tau(rows_[r]), tau(rows_[r]));
     }
+    if (!options_.warm_start) glp_std_basis(s.lp);
     const int rc = glp_simplex(s.lp, &s.smcp);
     const bool ok = rc == 0 && glp_get_status(s.lp) == GLP_OPT;
     for (int i = 0; i < nm; ++i) out.control(i) = ok ? glp_get_col_prim(s.lp, i + 1) : 0.0;

@@ -1,15 +1,28 @@
 // A whole motion through the muscle-force solver (muscle_trial.hpp).
 #include "kinetrack/muscles/muscle_trial.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <numbers>
 #include <sstream>
+#include <thread>
 
 #include "kinetrack/biomech/opensim_id.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/dynamics/trajectory.hpp"
 
 namespace kinetrack::muscles {
+
+namespace {
+
+int resolveThreads(int threads) {
+  if (threads > 0) return threads;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+}  // namespace
 
 bool motInDegrees(const std::string& text) {
   std::istringstream in(text);
@@ -33,6 +46,8 @@ int MuscleTrialResult::infeasibleFrames() const {
 MuscleTrialResult solveMuscleTrial(std::shared_ptr<const MusclePaths> paths, const io::MotTable& motion,
                                    const std::string& motion_source, const MuscleTrialOptions& options,
                                    const std::function<void(int, int)>& progress) {
+  if (options.threads < 0)
+    throw InvalidArgument("solveMuscleTrial: threads must be ≥ 0, got " + std::to_string(options.threads));
   const io::OpenSimModel& osim = paths->osim();
   const Model& model = paths->model();
   MuscleTrialResult out;
@@ -109,9 +124,9 @@ MuscleTrialResult solveMuscleTrial(std::shared_ptr<const MusclePaths> paths, con
     tau = inverseDynamics(model, q, d, osim.gravity);
   }
 
-  MuscleForceSolver solver(paths, options.forces);
-  MusclePathData data(*paths);
-  out.names = solver.names();
+  MuscleForceOptions fo = options.forces;
+  fo.warm_start = false;  // frames independent of each other: any split across threads, same bytes
+  out.names = MuscleForceSolver(paths, fo).names();
   for (const io::OpenSimCoordinate& c : osim.coordinates)
     if (!c.locked) out.coordinates.push_back(c.name);
   std::vector<int> keep;
@@ -121,19 +136,49 @@ MuscleTrialResult solveMuscleTrial(std::shared_ptr<const MusclePaths> paths, con
   out.control.resize(n, static_cast<Eigen::Index>(out.names.size()));
   out.force.resizeLike(out.control);
   out.residual.resize(n, static_cast<Eigen::Index>(out.coordinates.size()));
-  FrameForces ff;
-  for (int r = 0; r < n; ++r) {
-    const int f = keep[r];
-    solver.solve(q[f], d.velocity[f], tau[f], data, ff);
-    out.times.push_back(times[f]);
-    out.control.row(r) = ff.control.transpose();
-    out.force.row(r) = ff.force.transpose();
-    int c = 0;
-    for (const io::OpenSimCoordinate& k : osim.coordinates)
-      if (!k.locked) out.residual(r, c++) = ff.residual(model.nvBase() + k.joint.value);
-    out.feasible.push_back(ff.feasible ? 1 : 0);
-    if (progress) progress(r + 1, n);
+  out.feasible.assign(static_cast<std::size_t>(n), 1);
+  for (int r = 0; r < n; ++r) out.times.push_back(times[keep[r]]);
+
+  // Frames [begin, end) with a solver of their own; rows written in place.
+  std::atomic<int> done{0};
+  auto block = [&](int begin, int end, bool report) {
+    MuscleForceSolver solver(paths, fo);
+    MusclePathData data(*paths);
+    FrameForces ff;
+    for (int r = begin; r < end; ++r) {
+      const int f = keep[r];
+      solver.solve(q[f], d.velocity[f], tau[f], data, ff);
+      out.control.row(r) = ff.control.transpose();
+      out.force.row(r) = ff.force.transpose();
+      int c = 0;
+      for (const io::OpenSimCoordinate& k : osim.coordinates)
+        if (!k.locked) out.residual(r, c++) = ff.residual(model.nvBase() + k.joint.value);
+      out.feasible[static_cast<std::size_t>(r)] = ff.feasible ? 1 : 0;
+      const int total = done.fetch_add(1) + 1;
+      if (report && progress) progress(total, n);
+    }
+  };
+  const int threads = std::max(1, std::min(n, resolveThreads(options.threads)));
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
+  const auto bound = [&](int t) { return static_cast<int>(static_cast<long>(n) * t / threads); };
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        block(bound(t), bound(t + 1), false);
+      } catch (...) {
+        errors[static_cast<std::size_t>(t)] = std::current_exception();
+      }
+    });
+  try {
+    block(0, bound(1), true);
+  } catch (...) {
+    errors[0] = std::current_exception();
   }
+  for (std::thread& th : pool) th.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  if (progress) progress(n, n);
   return out;
 }
 

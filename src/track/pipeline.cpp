@@ -79,6 +79,7 @@ Retargeting planTracking(const Model& model, const Capture& capture, const std::
   }
   RetargetOptions ro;
   ro.root_position = options.root_position;
+  ro.model_up = options.model_up;
   const io::MotionClip* pose = nullptr;
   int frame = 0;
   if (cal == "none") {

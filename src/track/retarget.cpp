@@ -26,8 +26,10 @@ int segmentIndex(const io::MotionClip& clip, const std::string& name) {
   return i;
 }
 
-// The horizontal left-right axis of a pose: left minus right of the first pair present.
-bool lateralAxis(const std::vector<std::string>& frames, const std::vector<Vector3d>& positions, Vector3d& axis) {
+// The horizontal (normal to `up`) left-right axis of a pose: left minus right of the first pair
+// present.
+bool lateralAxis(const std::vector<std::string>& frames, const std::vector<Vector3d>& positions, const Vector3d& up,
+                 Vector3d& axis) {
   static const char* pairs[][2] = {
       {"LeftUpperLeg", "RightUpperLeg"}, {"LeftUpperArm", "RightUpperArm"}, {"LeftShoulder", "RightShoulder"}};
   for (const auto& p : pairs) {
@@ -36,7 +38,7 @@ bool lateralAxis(const std::vector<std::string>& frames, const std::vector<Vecto
     if (l == frames.end() || r == frames.end()) continue;
     Vector3d d = positions[static_cast<std::size_t>(l - frames.begin())] -
                  positions[static_cast<std::size_t>(r - frames.begin())];
-    d.z() = 0.0;
+    d -= d.dot(up) * up;
     if (d.norm() < 1e-6) continue;
     axis = d.normalized();
     return true;
@@ -85,7 +87,12 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
   for (std::size_t e = 1; e < n; ++e)
     if (depth(seg[e]) < depth(seg[root])) root = e;
 
+  if (!(std::abs(options.model_up.norm() - 1.0) < 1e-9))
+    throw InvalidArgument("retarget: model_up must be a unit vector");
+  const Vector3d up = options.model_up;
+  const Matrix3d up_turn = rotationBetween(Vector3d::UnitZ(), up);  // clip world (Z up) → model world
   Retargeting out;
+  out.alignment.rotation = up_turn;
   Data data(model);
   Configuration zero(model);
   framesForwardKinematics(model, data, zero);
@@ -107,10 +114,13 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
       pc[e] = calib->pose(calib_frame, seg[e]).p;
       pm[e] = data.frame[frame[e].value].p;
     }
-    // Heading: turn the clip about the vertical so its left-right axis is the model's.
+    // The clip's Z up onto the model's up, then the heading: turn the clip about the vertical
+    // so its left-right axis is the model's.
     Vector3d lc, lm;
-    Matrix3d W = Matrix3d::Identity();
-    if (lateralAxis(names, pc, lc) && lateralAxis(names, pm, lm)) W = rotationBetween(lc, lm);
+    Matrix3d W = up_turn;
+    for (Vector3d& p : pc) p = up_turn * p;
+    if (lateralAxis(names, pc, up, lc) && lateralAxis(names, pm, up, lm))
+      W = so3::exp(std::atan2(lc.cross(lm).dot(up), lc.dot(lm)) * up) * up_turn;
     out.alignment.rotation = W;
     // Bone directions: segment origin → its nearest mapped descendant in the clip. Segments are
     // aligned from the root down: a segment first turns with its mapped parent, then by the
@@ -142,7 +152,7 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
         if (a == seg[e] && d < best_depth) best = entry_of[static_cast<std::size_t>(s)], best_depth = d;
       }
       if (best < 0) continue;  // a leaf (hand, head, toe) turns with its parent
-      const Vector3d dc = W * (pc[static_cast<std::size_t>(best)] - pc[e]);
+      const Vector3d dc = W * up_turn.transpose() * (pc[static_cast<std::size_t>(best)] - pc[e]);
       const Vector3d dm = parent_align * (pm[static_cast<std::size_t>(best)] - pm[e]);
       if (dc.norm() < 1e-6 || dm.norm() < 1e-6) continue;
       align[e] = rotationBetween(dm, dc) * parent_align;
@@ -154,14 +164,14 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
     }
     // Root trajectory: scaled by the ratio of root heights above the lowest mapped point, and
     // started above the model's origin.
-    double zc = pc[root].z(), zm = pm[root].z();
-    for (std::size_t e = 0; e < n; ++e) zc = std::min(zc, pc[e].z()), zm = std::min(zm, pm[e].z());
-    const double hc = pc[root].z() - zc, hm = pm[root].z() - zm;
+    double zc = pc[root].dot(up), zm = pm[root].dot(up);
+    for (std::size_t e = 0; e < n; ++e) zc = std::min(zc, pc[e].dot(up)), zm = std::min(zm, pm[e].dot(up));
+    const double hc = pc[root].dot(up) - zc, hm = pm[root].dot(up) - zm;
     const double s = (hc > 1e-3 && hm > 1e-3) ? hm / hc : 1.0;
     out.alignment.scale = s;
     const Vector3d p0 = s * (W * clip.pose(0, seg[root]).p);
     // Vertical: the clip's floor (its lowest calibration point) on the model's floor.
-    out.alignment.translation = Vector3d(-p0.x(), -p0.y(), zm - s * zc);
+    out.alignment.translation = -(p0 - p0.dot(up) * up) + (zm - s * zc) * up;
   }
 
   for (std::size_t e = 0; e < n; ++e) {

@@ -2,6 +2,7 @@
 // input frame with the URDF's joint names, the Fig. 3 plot, bad input → exit 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -21,6 +22,27 @@ struct ScratchDir : kinetrack::testing::ScratchDir {
 };
 
 const fs::path kScript = fs::path(KINETRACK_TEST_DATA) / ".." / ".." / "scripts" / "plot_retarget.py";
+
+// An OpenSim model lives in a Y-up world: retargeting turns the clip onto it (model_up), so the
+// gait2354 hips follow a walk instead of sitting at their ±120° limits.
+TEST(CliRetarget, BvhOntoOpenSimGait2354) {
+  KINETRACK_REQUIRE_SHARED(osim, "data/opensim/gait2354_walk/subject01_simbody.osim");
+  KINETRACK_REQUIRE_SHARED(bvh, "data/bvh/cmu_iclone/cmu_ic_007_12.bvh");
+  ScratchDir dir;
+  const std::string out = dir.file("gait.csv");
+  const RunResult r = kinetrack::testing::runCli(
+      {"retarget", "--robot", osim, "--map", "gait2354", "--input", bvh, "--out", out, "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const kinetrack::io::JointTrajectory t = kinetrack::io::readJointCsv(out);
+  EXPECT_EQ(t.numFrames(), 132);
+  const auto at = [&](const std::string& n) {
+    return static_cast<Eigen::Index>(std::find(t.joint_names.begin(), t.joint_names.end(), n) - t.joint_names.begin());
+  };
+  ASSERT_LT(at("hip_adduction_r"), t.numJoints());
+  EXPECT_LT(t.joints.col(at("hip_adduction_r")).cwiseAbs().maxCoeff(), 0.4);  // rad
+  EXPECT_LT(t.joints.col(at("hip_flexion_r")).maxCoeff(), 1.0);
+  EXPECT_LT(t.joints.col(at("knee_angle_r")).minCoeff(), -0.8);  // the knee flexes in swing
+}
 
 TEST(CliRetarget, BvhOntoTheIcubWithThePlot) {
   KINETRACK_REQUIRE_SHARED(urdf, "models/icub/iCubGazeboV2_5_model.urdf");

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/external_loads.hpp"
 #include "kinetrack/io/opensim.hpp"
 #include "kinetrack/muscles/muscle_trial.hpp"
@@ -171,6 +173,53 @@ TEST(StaticOptimization, Gait2354WalkOnOffTimingLooselyLikeCmc) {
   const double median = agreement[agreement.size() / 2];
   std::printf("on/off agreement with CMC over 0.83-1.2 s: median %.2f, lowest %.2f\n", median, agreement.front());
   EXPECT_GT(median, 0.7);
+}
+
+bool sameBytes(const MatrixXd& a, const MatrixXd& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+}
+
+TEST(StaticOptimization, AWholeTrialOnAnyNumberOfThreadsGivesTheSameBytes) {
+  KINETRACK_REQUIRE_SHARED(dir, "data/opensim/gait2354_walk/");
+  auto osim = std::make_shared<io::OpenSimModel>(io::readOpenSimModel(dir + "subject01_simbody.osim"));
+  auto paths = std::make_shared<MusclePaths>(osim, io::readOpenSimMuscles(dir + "subject01_simbody.osim"));
+  const io::ExternalLoads loads = io::readExternalLoads(dir + "subject01_walk1_grf.xml");
+  const std::string motion_path = dir + "subject01_walk1_ik_REFERENCE.mot";
+  const io::MotTable motion = io::readMot(motion_path);
+  MuscleTrialOptions o;
+  o.forces.actuators = io::readOpenSimActuators(dir + "gait2354_CMC_Actuators.xml");
+  for (const char* p : {"pelvis_tx", "pelvis_ty", "pelvis_tz", "pelvis_tilt", "pelvis_list", "pelvis_rotation"}) {
+    io::OpenSimCoordinateActuator a;
+    a.name = std::string(p) + "_residual";
+    a.coordinate = p;
+    o.forces.actuators.push_back(a);
+  }
+  o.lowpass_hz = 6.0;
+  o.time_start = 0.4;
+  o.time_end = 1.6;
+  o.in_degrees = motInDegrees(readText(motion_path));
+  o.loads = &loads;
+  for (const Method method : {Method::StaticOptimization, Method::QP, Method::LP}) {
+    o.forces.method = method;
+    o.threads = 1;
+    int last_progress = 0;
+    const MuscleTrialResult one =
+        solveMuscleTrial(paths, motion, motion_path, o, [&](int done, int) { last_progress = done; });
+    ASSERT_EQ(one.times.size(), 73u);
+    EXPECT_EQ(last_progress, 73);
+    for (const int threads : {2, 3, 7}) {
+      o.threads = threads;
+      const MuscleTrialResult many = solveMuscleTrial(paths, motion, motion_path, o);
+      EXPECT_EQ(many.times, one.times) << toString(method) << ", " << threads << " threads";
+      EXPECT_EQ(many.feasible, one.feasible) << toString(method) << ", " << threads << " threads";
+      EXPECT_TRUE(sameBytes(many.control, one.control)) << toString(method) << ", " << threads << " threads";
+      EXPECT_TRUE(sameBytes(many.force, one.force)) << toString(method) << ", " << threads << " threads";
+      EXPECT_TRUE(sameBytes(many.residual, one.residual)) << toString(method) << ", " << threads << " threads";
+    }
+  }
+  o.threads = -1;
+  EXPECT_THROW((void)solveMuscleTrial(paths, motion, motion_path, o), InvalidArgument);
 }
 
 }  // namespace

@@ -49,6 +49,11 @@ struct MuscleForceOptions {
   std::vector<io::OpenSimCoordinateActuator> actuators;
   bool replace_actuators = false;
   bool use_model_actuators = true;
+  /// Start each frame from the previous frame's active set (QP) or simplex basis (LP). false:
+  /// every frame is solved from the same start, so its result does not depend on which frames
+  /// the solver saw before (solveMuscleTrial: any split of a trial across threads gives
+  /// byte-identical results).
+  bool warm_start = true;
 };
 
 /// Result of one frame.

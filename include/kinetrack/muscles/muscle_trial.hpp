@@ -29,6 +29,10 @@ struct MuscleTrialOptions {
   /// prepared and τ computed by OpenSim's ID pipeline (biomech/opensim_id.hpp: padding, 3rd-order
   /// zero-lag Butterworth, quintic splines, RNEA with the loads); must outlive the call.
   const io::ExternalLoads* loads = nullptr;
+  /// Threads the frames are split across (contiguous blocks, one solver each); 0 = one per
+  /// hardware thread. Every frame is solved from the same start (forces.warm_start is set to
+  /// false), so the result is byte-identical for any number of threads.
+  int threads = 0;
 };
 
 struct MuscleTrialResult {
@@ -44,7 +48,8 @@ struct MuscleTrialResult {
 
 /// Runs the motion. Throws ParseError naming `motion_source` for a motion with no model
 /// coordinate, fewer than 3 frames or a time range that does not overlap the motion.
-/// `progress(done, total)` after each frame.
+/// `progress(done, total)` after frames are done, from the calling thread only. Throws
+/// InvalidArgument for threads < 0.
 MuscleTrialResult solveMuscleTrial(std::shared_ptr<const MusclePaths> paths, const io::MotTable& motion,
                                    const std::string& motion_source, const MuscleTrialOptions& options,
                                    const std::function<void(int, int)>& progress = {});

@@ -44,6 +44,7 @@ Capture loadCapture(const std::string& path, const CaptureOptions& options = {})
 struct PlanOptions {
   std::string calibration;
   bool root_position = true;
+  Vector3d model_up = Vector3d::UnitZ();  ///< RetargetOptions::model_up
 };
 
 /// Targets of `capture` on `model` through `map` (clip segment → model frame pairs).

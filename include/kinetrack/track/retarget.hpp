@@ -48,6 +48,10 @@ enum class Calibration : std::uint8_t {
 struct RetargetOptions {
   Calibration calibration = Calibration::Pose;
   bool root_position = true;  ///< position target on the root segment's frame
+  /// The model world's up direction (unit; the opposite of its gravity). Clips are Z up; for a
+  /// Y-up model (OpenSim, −gravity = +Y) the clip world is first turned so that its Z is this
+  /// axis, and the heading and the root height are taken about and along it.
+  Vector3d model_up = Vector3d::UnitZ();
 };
 
 struct Retargeting {

@@ -1,0 +1,431 @@
+// `kinetrack dynamics filter`: a motion (joint CSV, OpenSim coordinates with an .osim model, or a
+// BVH clip tracked on the model first) through the Nakamura dynamics filter (NAK Eq. 1–5,
+// kinetrack/dynamics/dynamics_filter.hpp), contacts detected from the motion, given by force
+// plates (--grf) or, on a slope (--slope-deg, the seed's Fig. 6), scheduled from the level walk.
+// Writes the filtered motion in the input's layout, torques, a summary, JSON, a per-frame report
+// and a plot.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dynamics_filter_command.hpp"
+#include "kinetrack/biomech/opensim_id.hpp"
+#include "kinetrack/dynamics/trajectory.hpp"
+#include "kinetrack/io/external_loads.hpp"
+#include "kinetrack/io/force_csv.hpp"
+#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/kinematics/jacobian.hpp"
+#include "kinetrack/track/pipeline.hpp"
+#include "plotting.hpp"
+
+namespace kinetrack::cli {
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  if (s.size() < suffix.size()) return false;
+  std::string tail = s.substr(s.size() - suffix.size());
+  std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return std::tolower(c); });
+  return tail == suffix;
+}
+
+// The floating base's rows: force (0–2) and moment (3–5) about the base origin.
+void floatingBaseRows(FilterInput& in) {
+  in.force_rows = {0, 1, 2};
+  in.moment_rows = {3, 4, 5};
+}
+
+// An OpenSim model on its coordinates: OpenSim's ID preparation (odd-reflection padding, zero-lag
+// Butterworth at --cutoff, quintic spline derivatives), the pelvis coordinates unactuated.
+void loadOpenSim(const FilterCliConfig& cfg, FilterInput& in) {
+  in.osim = io::readOpenSimModel(cfg.model.model);
+  const io::OpenSimModel& om = *in.osim;
+  in.model = om.model;
+  const Model& m = *in.model;
+  if (!(endsWith(cfg.input, ".mot") || endsWith(cfg.input, ".sto")))
+    throw UsageError("--input: an OpenSim model (.osim) takes OpenSim coordinates (.mot or .sto), got " + cfg.input);
+  in.mot = io::readMot(cfg.input);
+  biomech::OpenSimIdOptions o;
+  o.lowpass_cutoff_hz = cfg.cutoff > 0.0 ? cfg.cutoff : -1.0;
+  const biomech::CoordinateTrajectory ct = biomech::prepareCoordinates(om, in.mot, o, cfg.input);
+  const std::size_t n = ct.times.size();
+  in.kind = "OpenSim coordinates (6 Hz-style low-pass and quintic-spline derivatives as OpenSim's ID tool)";
+  in.t = ct.times;
+  in.q.assign(n, om.defaultConfiguration());
+  in.derivatives.velocity.assign(n, VectorXd::Zero(m.nv()));
+  in.derivatives.acceleration.assign(n, VectorXd::Zero(m.nv()));
+  in.derivatives.valid.assign(n, 1);
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t c = 0; c < om.coordinates.size(); ++c) {
+      const int j = om.coordinates[c].joint.value;
+      in.q[k].joints[j] = ct.q(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c));
+      in.derivatives.velocity[k][m.nvBase() + j] = ct.qd(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c));
+      in.derivatives.acceleration[k][m.nvBase() + j] =
+          ct.qdd(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c));
+    }
+  // The pelvis' free joint: the coordinates on the path ground → pelvis.
+  const auto pelvis = m.findLink("pelvis");
+  if (!pelvis) throw UsageError(cfg.model.model + ": no body 'pelvis' (the filter needs the model's free joint)");
+  in.root = *pelvis;
+  for (const std::int32_t j : m.support(*pelvis)) {
+    const int row = static_cast<int>(in.unactuated.size());
+    in.unactuated.push_back(m.nvBase() + j);
+    (m.jointType(JointId(j)) == JointType::Prismatic ? in.force_rows : in.moment_rows).push_back(row);
+  }
+  in.gravity = om.gravity;
+  in.up = -om.gravity.normalized();
+  if (const auto torso = m.findLink("torso")) in.head = *torso;
+}
+
+// A BVH clip tracked on the model (`kinetrack track`'s pipeline with its defaults).
+void trackBvh(const FilterCliConfig& cfg, FilterInput& in, std::vector<std::uint8_t>& gap) {
+  const track::Capture capture = track::loadCapture(cfg.input);
+  const track::TrackSetup setup = track::setupOnModel(*in.model, capture, "");
+  const int n = capture.clip.numFrames();
+  in.q.assign(static_cast<std::size_t>(n), Configuration(*in.model));
+  gap.assign(static_cast<std::size_t>(n), 0);
+  std::optional<ProgressBar> bar;
+  if (!cfg.quiet) bar.emplace(n, true, "tracked frame");
+  track::runTracking(setup.model, capture, setup.plan, track::TrackerOptions{},
+                     [&](int f, const Configuration& q, const track::FrameOutcome& o) {
+                       in.q[static_cast<std::size_t>(f)] = q;
+                       gap[static_cast<std::size_t>(f)] = o.gap || o.non_finite;
+                       if (bar) bar->update(f + 1);
+                     });
+  in.t = capture.clip.times;
+  in.kind = "BVH tracked on " + in.model->name() + " (DYN, kinetrack track's defaults)";
+}
+
+void loadMotion(const FilterCliConfig& cfg, FilterInput& in) {
+  const std::string& model = cfg.model.model;
+  if (endsWith(model, ".osim")) {
+    loadOpenSim(cfg, in);
+    return;
+  }
+  in.model = std::make_shared<const Model>(loadModelAndWarn(cfg.model).model);
+  const Model& m = *in.model;
+  if (m.nvBase() != 6) throw UsageError(model + ": the filter needs a floating base (or an OpenSim model)");
+  floatingBaseRows(in);
+  in.root = LinkId(0);
+  if (const auto head = m.findLink("Head")) in.head = *head;
+  std::vector<std::uint8_t> gap;
+  if (endsWith(cfg.input, ".bvh")) {
+    trackBvh(cfg, in, gap);
+  } else {
+    const io::JointTrajectory traj = io::readJointCsv(cfg.input);
+    in.q = io::toConfigurations(traj, m);
+    in.t = traj.times;
+    gap = traj.gap;
+    in.kind = "joint CSV";
+  }
+  if (cfg.cutoff > 0.0) in.q = lowPassMotion(m, in.q, in.t, cfg.cutoff, gap);
+  in.derivatives = differentiate(m, in.q, in.t, gap);
+}
+
+// Force plates: each enabled force of the ExternalLoads applies to a contact body (by link name);
+// a body is in contact where its plate's normal force exceeds --grf-threshold.
+void loadPlates(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet, FilterInput& in) {
+  const io::ExternalLoads loads = io::readExternalLoads(cfg.grf);
+  const Model& m = *in.model;
+  std::vector<int> body_of(loads.forces.size(), -1);
+  std::string names;
+  for (const ContactBody& b : feet) names += (names.empty() ? "" : ", ") + m.linkName(b.link);
+  for (std::size_t f = 0; f < loads.forces.size(); ++f) {
+    const io::ExternalForceSpec& s = loads.forces[f];
+    for (std::size_t b = 0; b < feet.size(); ++b)
+      if (m.linkName(feet[b].link) == s.applied_to_body) body_of[f] = static_cast<int>(b);
+    if (body_of[f] < 0)
+      throw UsageError(fmt::format("{}:{}: ExternalForce '{}' is applied to '{}', which is not a contact body ({})",
+                                   cfg.grf, s.line, s.name, s.applied_to_body, names));
+    if (s.force_expressed_in_body != "ground" || (!s.point_identifier.empty() && s.point_expressed_in_body != "ground"))
+      throw UsageError(
+          fmt::format("{}:{}: ExternalForce '{}': only forces and points expressed in ground are supported", cfg.grf,
+                      s.line, s.name));
+  }
+  const std::size_t n = in.t.size(), nc = feet.size();
+  if (in.t.front() < loads.firstTime() - 1e-6 || in.t.back() > loads.lastTime() + 1e-6)
+    throw UsageError(fmt::format("{}: its times {:g} … {:g} s do not cover the motion's {:g} … {:g} s", cfg.grf,
+                                 loads.firstTime(), loads.lastTime(), in.t.front(), in.t.back()));
+  in.contact.assign(n * nc, 0);
+  in.plates.assign(n, std::vector<ExternalWrench>(nc));
+  std::vector<io::ExternalForceSample> samples(loads.forces.size());
+  double height_sum = 0.0;
+  int height_count = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    loads.sample(std::clamp(in.t[k], loads.firstTime(), loads.lastTime()), samples);
+    for (std::size_t b = 0; b < nc; ++b) in.plates[k][b].link = feet[b].link;
+    for (std::size_t f = 0; f < samples.size(); ++f) {
+      const auto b = static_cast<std::size_t>(body_of[f]);
+      ExternalWrench& w = in.plates[k][b];
+      w.force += samples[f].force;
+      w.point = samples[f].has_point ? samples[f].point : w.point;
+      w.moment += samples[f].torque;
+      if (samples[f].force.dot(in.up) > cfg.grf_threshold) {
+        in.contact[k * nc + b] = 1;
+        if (samples[f].has_point) {
+          height_sum += samples[f].point.dot(in.up);
+          ++height_count;
+        }
+      }
+    }
+  }
+  // The plates' centre-of-pressure plane, for information: the model's soles (footContacts, from
+  // its joints) need not sit at the lab's floor height, so the ground is placed under the feet.
+  if (height_count > 0)
+    in.ground_note = fmt::format(" (plates' centre of pressure at {:.4f} m)", height_sum / height_count);
+}
+
+// The ground under the motion: given, or the 5th percentile of the lowest sole point per frame.
+void placeGround(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet, FilterInput& in) {
+  in.ground.normal = in.up;
+  if (std::isfinite(cfg.ground_height)) {
+    in.ground.offset = cfg.ground_height;
+    in.ground_note = fmt::format("{:.4f} m along up (--ground-height)", cfg.ground_height) + in.ground_note;
+    return;
+  }
+  const Model& m = *in.model;
+  Data d(m);
+  std::vector<double> lowest;
+  for (const Configuration& q : in.q) {
+    if (!q.joints.allFinite() || !q.base_position.allFinite()) continue;
+    forwardKinematics(m, d, q);
+    double low = std::numeric_limits<double>::infinity();
+    for (const ContactBody& b : feet) {
+      const Transform& X = d.link[static_cast<std::size_t>(b.link.value)];
+      for (const Vector3d& p : b.points) low = std::min(low, in.up.dot(X.p + X.R * p));
+    }
+    lowest.push_back(low);
+  }
+  if (lowest.empty()) throw UsageError(cfg.input + ": no frame with finite values");
+  std::sort(lowest.begin(), lowest.end());
+  in.ground.offset = lowest[lowest.size() / 20];
+  in.ground_note =
+      fmt::format("{:.4f} m along up (5th percentile of the lowest sole point per frame)", in.ground.offset) +
+      in.ground_note;
+}
+
+// A treadmill: the stance feet of the reference move with the belt. Its velocity is the median
+// velocity (along the ground) of the contact bodies while in contact (given flags, else the
+// height rule alone); below 0.2 m/s the ground is taken as still.
+void estimateBelt(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet, FilterInput& in) {
+  const Model& m = *in.model;
+  Data d(m);
+  Matrix6Xd J(6, m.nv());
+  std::vector<double> vx, vy, vz;
+  const std::size_t nc = feet.size();
+  for (std::size_t k = 0; k < in.q.size(); ++k) {
+    if (!in.derivatives.valid[k]) continue;
+    forwardKinematics(m, d, in.q[k]);
+    for (std::size_t b = 0; b < nc; ++b) {
+      const bool on = in.contact.empty() ? touchesGround(m, d, feet[b], in.derivatives.velocity[k], in.ground,
+                                                         cfg.contact_height, 1e9, J)
+                                         : in.contact[k * nc + b] != 0;
+      if (!on) continue;
+      frameJacobian(m, d, m.linkFrame(feet[b].link), J);
+      Vector3d v = (J * in.derivatives.velocity[k]).head<3>();
+      v -= v.dot(in.up) * in.up;
+      vx.push_back(v.x()), vy.push_back(v.y()), vz.push_back(v.z());
+    }
+  }
+  if (vx.empty()) return;
+  const auto median = [](std::vector<double>& x) {
+    std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2), x.end());
+    return x[x.size() / 2];
+  };
+  const Vector3d belt(median(vx), median(vy), median(vz));
+  if (belt.norm() < 0.2) return;
+  in.ground.velocity = belt;
+  in.ground_note +=
+      fmt::format("; moving at ({:.3f}, {:.3f}, {:.3f}) m/s (a treadmill: median velocity of the feet in contact)",
+                  belt.x(), belt.y(), belt.z());
+}
+
+// Fig. 6: the level walk put on a down slope. Contacts are scheduled on the level reference (the
+// rule of ContactSource::Detect), then the reference is lowered along up by tan(slope) × its
+// progress downhill, and the ground tilted to match.
+void putOnSlope(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet, FilterInput& in) {
+  const Model& m = *in.model;
+  if (m.nvBase() != 6) throw UsageError("--slope-deg needs a floating-base model");
+  if (!in.contact.empty()) throw UsageError("--slope-deg and --grf cannot be combined (the plates are level)");
+  const std::size_t n = in.q.size(), nc = feet.size();
+  in.contact.assign(n * nc, 0);
+  Data d(m);
+  Matrix6Xd J(6, m.nv());
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!in.derivatives.valid[k]) continue;
+    forwardKinematics(m, d, in.q[k]);
+    for (std::size_t b = 0; b < nc; ++b)
+      in.contact[k * nc + b] =
+          touchesGround(m, d, feet[b], in.derivatives.velocity[k], in.ground, cfg.contact_height, cfg.contact_speed, J);
+  }
+  const Vector3d p0 = in.q.front().base_position;
+  Vector3d dir = in.q.back().base_position - p0;
+  dir -= dir.dot(in.up) * in.up;
+  if (dir.norm() < 0.2) throw UsageError("--slope-deg: the motion does not travel (needs a walk or run)");
+  dir.normalize();
+  const double slope = std::tan(cfg.slope_deg * M_PI / 180.0);
+  for (std::size_t k = 0; k < n; ++k) {
+    in.q[k].base_position -= slope * dir.dot(in.q[k].base_position - p0) * in.up;
+    // ν and ν̇ of the lowered reference: the base's vertical rate follows its downhill rate.
+    in.derivatives.velocity[k].head<3>() -= slope * dir.dot(in.derivatives.velocity[k].head<3>()) * in.up;
+    in.derivatives.acceleration[k].head<3>() -= slope * dir.dot(in.derivatives.acceleration[k].head<3>()) * in.up;
+  }
+  const Vector3d point = in.ground.offset * in.up + dir.dot(p0) * dir;
+  in.ground = GroundPlane::slope(in.up, dir, cfg.slope_deg, point);
+  in.ground_note +=
+      fmt::format("; tilted {:g} deg down along ({:.2f}, {:.2f}, {:.2f})", cfg.slope_deg, dir.x(), dir.y(), dir.z());
+}
+
+void writeOutputs(const FilterCliConfig& cfg, const FilterInput& in, const FilteredMotion& out) {
+  const Model& m = *in.model;
+  const std::size_t n = out.frames.size();
+  if (in.osim) {
+    io::MotTable t;
+    t.name = "filtered";
+    t.in_degrees = in.mot.in_degrees;
+    t.in_degrees_declared = true;
+    t.times = in.t;
+    t.values.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(in.osim->coordinates.size()));
+    for (std::size_t c = 0; c < in.osim->coordinates.size(); ++c) {
+      const io::OpenSimCoordinate& oc = in.osim->coordinates[c];
+      t.columns.push_back(oc.name);
+      const double scale = oc.rotational && t.in_degrees ? 180.0 / M_PI : 1.0;
+      for (std::size_t k = 0; k < n; ++k)
+        t.values(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c)) =
+            scale * out.frames[k].q.joints[oc.joint.value];
+    }
+    io::writeMot(t, cfg.out);
+  } else {
+    io::JointCsvWriter w(m, cfg.out);
+    for (std::size_t k = 0; k < n; ++k)
+      w.write(in.t[k], out.frames[k].q, out.frames[k].status == FilterStatus::InvalidReference);
+    w.commit();
+  }
+  if (cfg.torques.empty()) return;
+  if (in.osim) {
+    io::MotTable t;
+    t.name = "filtered generalized forces";
+    t.times = in.t;
+    t.in_degrees_declared = true;
+    t.values.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(in.osim->coordinates.size()));
+    for (std::size_t c = 0; c < in.osim->coordinates.size(); ++c) {
+      t.columns.push_back(biomech::generalizedForceColumn(in.osim->coordinates[c]));
+      for (std::size_t k = 0; k < n; ++k)
+        t.values(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c)) =
+            out.frames[k].tau[m.nvBase() + in.osim->coordinates[c].joint.value];
+    }
+    io::writeMot(t, cfg.torques);
+  } else {
+    std::vector<VectorXd> tau(n);
+    std::vector<std::uint8_t> valid(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      tau[k] = out.frames[k].tau;
+      valid[k] = out.frames[k].status != FilterStatus::InvalidReference;
+    }
+    io::writeForceCsv(cfg.torques, m, in.t, tau, valid);
+  }
+}
+
+int runFilter(const FilterCliConfig& cfg) {
+  if (!std::isfinite(cfg.slope_deg) || std::abs(cfg.slope_deg) >= 45.0)
+    throw UsageError("--slope-deg must be within (-45, 45) degrees");
+  if (!(cfg.friction > 0.0)) throw UsageError("--friction must be > 0");
+  FilterInput in;
+  loadMotion(cfg, in);
+  const Model& m = *in.model;
+  const std::vector<ContactBody> feet = footContacts(m, in.up);
+  if (!cfg.grf.empty()) loadPlates(cfg, feet, in);
+  placeGround(cfg, feet, in);
+  estimateBelt(cfg, feet, in);
+  if (cfg.slope_deg != 0.0) putOnSlope(cfg, feet, in);
+  DynamicsFilterOptions o;
+  o.kp_base = o.kp_joint = cfg.kp;
+  o.kd_base = o.kd_joint = cfg.kd;
+  if (!cfg.no_skyhook) o.head = in.head;
+  o.friction = cfg.friction;
+  o.contact_height = cfg.contact_height;
+  o.contact_speed = cfg.contact_speed;
+  o.force_tracking = cfg.force_tracking;
+  o.ground = in.ground;
+  o.gravity = in.gravity;
+  o.unactuated = in.unactuated;
+  o.contact_source = in.contact.empty() ? ContactSource::Detect : ContactSource::Given;
+  DynamicsFilter filter(in.model, feet, o);
+  std::optional<ProgressBar> bar;
+  if (!cfg.quiet) bar.emplace(static_cast<int>(in.q.size()), true);
+  const FilteredMotion out =
+      filterMotion(filter, in.q, in.t, in.derivatives, in.contact,
+                   cfg.force_tracking > 0.0 ? std::span(in.plates) : std::span<const std::vector<ExternalWrench>>{},
+                   [&](int done, int) {
+                     if (bar) bar->update(done);
+                   });
+  writeOutputs(cfg, in, out);
+  const FilterReport r = summarize(in, out);
+  printFilterSummary(cfg, in, r);
+  if (!cfg.summary_json.empty()) writeFilterJson(cfg.summary_json, cfg, in, r);
+  std::string report = cfg.report_csv;
+  if (report.empty() && !cfg.plot.empty()) report = std::filesystem::path(cfg.plot).replace_extension(".csv").string();
+  if (!report.empty()) writeFilterReportCsv(report, in, out);
+  if (!cfg.plot.empty())
+    runPlot(findScript(cfg.plot_script, "plot_dynamics_filter.py"), "plot_dynamics_filter.py", {report, cfg.plot},
+            cfg.plot);
+  fmt::print("wrote {} ({} rows)\n", cfg.out, out.frames.size());
+  return kExitOk;
+}
+
+}  // namespace
+
+void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
+  auto cfg = std::make_shared<FilterCliConfig>();
+  CLI::App* cmd = dynamics.add_subcommand(
+      "filter", "Nakamura's dynamics filter: the motion made physically consistent (no residual base wrench)");
+  cmd->add_option("--model", cfg->model.model, "built-in model with masses, URDF with inertials, or OpenSim .osim")
+      ->required();
+  cmd->add_option("--height", cfg->model.height, "body height of a built-in model (m)");
+  cmd->add_option("--mass", cfg->model.mass, kMassHelp);
+  cmd->add_option("--input", cfg->input,
+                  "joint trajectory CSV, OpenSim coordinates (.mot/.sto, with an .osim model) or a BVH clip "
+                  "(tracked on the model first)")
+      ->required();
+  cmd->add_option("--grf", cfg->grf,
+                  "OpenSim ExternalLoads XML (force plates): contacts where a plate's normal force exceeds "
+                  "--grf-threshold, and the plates to compare with");
+  cmd->add_option("--grf-threshold", cfg->grf_threshold, "plate normal force meaning contact (N)")
+      ->capture_default_str();
+  cmd->add_option("--slope-deg", cfg->slope_deg,
+                  "put the (level) motion on a down slope of this angle along its walking direction (Fig. 6)")
+      ->capture_default_str();
+  cmd->add_option("--out", cfg->out, "filtered motion, in the input's layout (joint CSV, or .mot for OpenSim)")
+      ->required();
+  cmd->add_option("--torques", cfg->torques, "generalised forces per frame (CSV, or .sto for OpenSim)");
+  cmd->add_option("--summary-json", cfg->summary_json, "summary as JSON");
+  cmd->add_option("--report-csv", cfg->report_csv, "per-frame residuals and contact forces (CSV)");
+  cmd->add_option("--plot", cfg->plot, "PNG: residuals before/after, contact forces (vs the plates)");
+  cmd->add_option("--cutoff", cfg->cutoff, "zero-lag low-pass of the input before differentiating (Hz; 0: none)")
+      ->capture_default_str();
+  cmd->add_option("--friction", cfg->friction, "friction coefficient of the pyramid")->capture_default_str();
+  cmd->add_option("--contact-height", cfg->contact_height, "contact detection: sole height above ground (m)")
+      ->capture_default_str();
+  cmd->add_option("--contact-speed", cfg->contact_speed, "contact detection: sole speed (m/s)")->capture_default_str();
+  cmd->add_option("--kp", cfg->kp, "feedback stiffness on every coordinate (1/s^2)")->capture_default_str();
+  cmd->add_option("--kd", cfg->kd, "feedback damping on every coordinate (1/s)")->capture_default_str();
+  cmd->add_option("--force-tracking", cfg->force_tracking,
+                  "weight pulling the contact wrenches towards the plates (dimensionless; needs --grf)")
+      ->capture_default_str();
+  cmd->add_option("--ground-height", cfg->ground_height, "ground height along up (m); default: from plates or feet");
+  cmd->add_flag("--no-skyhook", cfg->no_skyhook, "no skyhook control of the head");
+  cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
+  cmd->callback([&action, cfg] {
+    action = [cfg] {
+      if (cfg->force_tracking > 0.0 && cfg->grf.empty()) throw UsageError("--force-tracking needs --grf");
+      return runFilter(*cfg);
+    };
+  });
+}
+
+}  // namespace kinetrack::cli

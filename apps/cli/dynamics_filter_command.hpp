@@ -1,0 +1,77 @@
+#pragma once
+// `kinetrack dynamics filter`: the Nakamura dynamics filter on a motion (dynamics_filter_command.cpp),
+// its summary, JSON, per-frame report and plot (dynamics_filter_report.cpp).
+#include <CLI/CLI.hpp>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "kinetrack/dynamics/dynamics_filter.hpp"
+#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/opensim_model.hpp"
+
+namespace kinetrack::cli {
+
+struct FilterCliConfig {
+  ModelSpec model;
+  std::string input, grf, out, torques, summary_json, report_csv, plot, plot_script;
+  double slope_deg = 0.0;
+  double cutoff = 6.0;  ///< Hz, zero-lag low-pass of the reference before differentiating (0: none)
+  double friction = 0.8;
+  double contact_height = 0.03, contact_speed = 0.4;
+  double kp = 100.0, kd = 20.0;
+  double force_tracking = 0.0;
+  double grf_threshold = 20.0;  ///< N, a plate's normal force above which its foot is in contact
+  double ground_height = std::numeric_limits<double>::quiet_NaN();
+  bool no_skyhook = false;
+  bool quiet = false;
+};
+
+/// The motion the filter runs on, with what the report needs to interpret it.
+struct FilterInput {
+  std::shared_ptr<const Model> model;
+  std::optional<io::OpenSimModel> osim;
+  std::string kind;  ///< "joint CSV", "OpenSim coordinates", "BVH tracked on <model>"
+  std::vector<Configuration> q;
+  std::vector<double> t;
+  TrajectoryDerivatives derivatives;
+  Vector3d up = Vector3d::UnitZ(), gravity = kStandardGravity;
+  std::vector<int> unactuated;        ///< velocity indices (empty: the floating base)
+  std::vector<int> force_rows;        ///< residual entries that are forces (N)
+  std::vector<int> moment_rows;       ///< residual entries that are moments (N m)
+  LinkId head, root;                  ///< skyhook link; the body whose position gives the walking direction
+  io::MotTable mot;                   ///< OpenSim input: columns and degree flag for the output
+  std::vector<std::uint8_t> contact;  ///< frames × bodies when given (plates or slope schedule)
+  std::vector<std::vector<ExternalWrench>> plates;  ///< per frame, per body: the measured wrench (GRF)
+  GroundPlane ground;
+  std::string ground_note;
+};
+
+/// Per-frame results and the summary numbers.
+struct FilterReport {
+  double residual_force_rms_before = 0, residual_force_rms_after = 0, residual_force_max_before = 0,
+         residual_force_max_after = 0;
+  double residual_moment_rms_before = 0, residual_moment_rms_after = 0, residual_moment_max_before = 0,
+         residual_moment_max_after = 0;
+  double joint_change_rms_deg = 0, joint_change_max_deg = 0, base_change_rms_m = 0;
+  double foot_slide_mm = 0, foot_slide_input_mm = 0;  ///< mean speed of feet in contact (mm/s), filtered / input
+  int frames = 0, frames_in_contact = 0, frames_binding = 0, frames_unilateral = 0, frames_friction = 0;
+  int status_count[5] = {0, 0, 0, 0, 0};
+  double step_us_p50 = 0, step_us_p95 = 0;
+  std::vector<double> plate_rms;  ///< per axis x, y, z (N): filter's contact force vs plates, both feet
+};
+
+FilterReport summarize(const FilterInput& in, const FilteredMotion& out);
+void printFilterSummary(const FilterCliConfig& cfg, const FilterInput& in, const FilterReport& r);
+void writeFilterJson(const std::string& path, const FilterCliConfig& cfg, const FilterInput& in, const FilterReport& r);
+/// Per-frame diagnostics: time, status, contacts, residual force/moment norms before/after, the
+/// filter's contact force per foot (x, y, z) and the plates' (when given).
+void writeFilterReportCsv(const std::string& path, const FilterInput& in, const FilteredMotion& out);
+
+/// Registers `kinetrack dynamics filter` under `dynamics`.
+void addDynamicsFilterCommand(CLI::App& dynamics, Action& action);
+
+}  // namespace kinetrack::cli

@@ -1,0 +1,237 @@
+// `kinetrack dynamics filter`: the numbers of a run (residuals before/after, joint change, foot
+// slide, constraint activity, timing, contact forces vs plates), as a table, JSON and a per-frame
+// CSV for the plot.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "dynamics_filter_command.hpp"
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/kinematics/configuration.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/metrics/tracking.hpp"
+#include "text_table.hpp"
+
+namespace kinetrack::cli {
+namespace {
+
+double norm(const VectorXd& x, const std::vector<int>& rows) {
+  double s = 0.0;
+  for (const int r : rows) s += x[r] * x[r];
+  return std::sqrt(s);
+}
+
+double rms(const std::vector<double>& x) {
+  double s = 0.0;
+  for (const double v : x) s += v * v;
+  return x.empty() ? 0.0 : std::sqrt(s / static_cast<double>(x.size()));
+}
+
+double maxOf(const std::vector<double>& x) { return x.empty() ? 0.0 : *std::max_element(x.begin(), x.end()); }
+
+// Mean speed (m/s) of each contact body's origin along the ground, relative to the surface (a
+// treadmill's belt), over consecutive contact frames.
+double slideSpeed(const FilterInput& in, const FilteredMotion& out, bool filtered) {
+  const Model& m = *in.model;
+  const std::size_t nc = out.frames.empty() ? 0 : out.frames[0].in_contact.size();
+  Data d0(m), d1(m);
+  double sum = 0.0;
+  int count = 0;
+  for (std::size_t k = 0; k + 1 < out.frames.size(); ++k) {
+    const DynamicsFilterFrame &a = out.frames[k], &b = out.frames[k + 1];
+    if (a.status == FilterStatus::InvalidReference || b.status == FilterStatus::InvalidReference) continue;
+    bool any = false;
+    for (std::size_t c = 0; c < nc; ++c) any = any || (a.in_contact[c] && b.in_contact[c]);
+    if (!any) continue;
+    forwardKinematics(m, d0, filtered ? a.q : in.q[k]);
+    forwardKinematics(m, d1, filtered ? b.q : in.q[k + 1]);
+    for (std::size_t c = 0; c < nc; ++c) {
+      if (!(a.in_contact[c] && b.in_contact[c])) continue;
+      const auto l = static_cast<std::size_t>(a.wrenches[c].link.value);
+      Vector3d dp = d1.link[l].p - d0.link[l].p - (in.t[k + 1] - in.t[k]) * in.ground.velocity;
+      dp -= dp.dot(in.ground.normal) * in.ground.normal;
+      sum += dp.norm() / (in.t[k + 1] - in.t[k]);
+      ++count;
+    }
+  }
+  return count ? sum / count : 0.0;
+}
+
+}  // namespace
+
+FilterReport summarize(const FilterInput& in, const FilteredMotion& out) {
+  const Model& m = *in.model;
+  FilterReport r;
+  r.frames = static_cast<int>(out.frames.size());
+  std::vector<double> fb, fa, mb, ma, change, base, us;
+  std::vector<double> plate_sq(3, 0.0);
+  int plate_n = 0;
+  VectorXd diff(m.nv());
+  std::vector<std::uint8_t> unact(static_cast<std::size_t>(m.nv()), 0);
+  for (const int u : in.unactuated) unact[static_cast<std::size_t>(u)] = 1;
+  if (in.unactuated.empty()) std::fill(unact.begin(), unact.begin() + 6, 1);
+  for (std::size_t k = 0; k < out.frames.size(); ++k) {
+    const DynamicsFilterFrame& f = out.frames[k];
+    ++r.status_count[static_cast<int>(f.status)];
+    us.push_back(out.seconds_per_frame[k] * 1e6);
+    if (f.status == FilterStatus::InvalidReference) continue;
+    if (f.active_contacts > 0) ++r.frames_in_contact;
+    if (f.binding_unilateral + f.binding_friction > 0) ++r.frames_binding;
+    if (f.binding_unilateral > 0) ++r.frames_unilateral;
+    if (f.binding_friction > 0) ++r.frames_friction;
+    fb.push_back(norm(f.residual_before, in.force_rows));
+    fa.push_back(norm(f.residual_after, in.force_rows));
+    mb.push_back(norm(f.residual_before, in.moment_rows));
+    ma.push_back(norm(f.residual_after, in.moment_rows));
+    // Kinematic change against the filter's input: rotational joints in degrees, base in metres.
+    difference(m, in.q[k], f.q, diff);
+    for (int j = 0; j < m.numJoints(); ++j) {
+      const int i = m.nvBase() + j;
+      if (m.jointType(JointId(j)) == JointType::Prismatic)
+        base.push_back(diff[i]);
+      else if (!unact[static_cast<std::size_t>(i)] || m.nvBase() == 0)
+        change.push_back(diff[i] * 180.0 / M_PI);
+    }
+    if (m.nvBase() == 6) base.push_back(diff.head<3>().norm());
+    if (!in.plates.empty()) {
+      Vector3d e = Vector3d::Zero();
+      for (std::size_t b = 0; b < f.wrenches.size(); ++b) e += f.wrenches[b].force - in.plates[k][b].force;
+      for (int a = 0; a < 3; ++a) plate_sq[static_cast<std::size_t>(a)] += e[a] * e[a];
+      ++plate_n;
+    }
+  }
+  r.residual_force_rms_before = rms(fb);
+  r.residual_force_rms_after = rms(fa);
+  r.residual_force_max_before = maxOf(fb);
+  r.residual_force_max_after = maxOf(fa);
+  r.residual_moment_rms_before = rms(mb);
+  r.residual_moment_rms_after = rms(ma);
+  r.residual_moment_max_before = maxOf(mb);
+  r.residual_moment_max_after = maxOf(ma);
+  r.joint_change_rms_deg = rms(change);
+  for (const double c : change) r.joint_change_max_deg = std::max(r.joint_change_max_deg, std::abs(c));
+  r.base_change_rms_m = rms(base);
+  r.foot_slide_mm = 1000.0 * slideSpeed(in, out, true);
+  r.foot_slide_input_mm = 1000.0 * slideSpeed(in, out, false);
+  if (!us.empty()) {
+    const metrics::Summary s = metrics::summarize(us);
+    r.step_us_p50 = s.median;
+    r.step_us_p95 = s.p95;
+  }
+  if (plate_n > 0)
+    for (int a = 0; a < 3; ++a) r.plate_rms.push_back(std::sqrt(plate_sq[static_cast<std::size_t>(a)] / plate_n));
+  return r;
+}
+
+void printFilterSummary(const FilterCliConfig& cfg, const FilterInput& in, const FilterReport& r) {
+  const Model& m = *in.model;
+  fmt::print("dynamics filter of {} on {} ({} DoF, {:.2f} kg)\n", cfg.input, m.name(), m.nv(), m.totalMass());
+  fmt::print("  {:<26} {}\n", "input", in.kind);
+  fmt::print("  {:<26} {}\n", "ground", in.ground_note);
+  fmt::print("  {:<26} {}\n", "contacts",
+             cfg.slope_deg != 0.0 ? "scheduled on the level reference (height + speed rule)"
+             : !cfg.grf.empty()   ? fmt::format("force plates {} (normal force > {:g} N)", cfg.grf, cfg.grf_threshold)
+                                  : fmt::format("detected: sole within {:g} m of the ground, speed <= {:g} m/s",
+                                                cfg.contact_height, cfg.contact_speed));
+  std::vector<std::vector<std::string>> rows = {{"", "before (RMS / max)", "after (RMS / max)"}};
+  rows.push_back({"residual force (N)",
+                  fmt::format("{:.2f} / {:.2f}", r.residual_force_rms_before, r.residual_force_max_before),
+                  fmt::format("{:.2e} / {:.2e}", r.residual_force_rms_after, r.residual_force_max_after)});
+  rows.push_back({"residual moment (N m)",
+                  fmt::format("{:.2f} / {:.2f}", r.residual_moment_rms_before, r.residual_moment_max_before),
+                  fmt::format("{:.2e} / {:.2e}", r.residual_moment_rms_after, r.residual_moment_max_after)});
+  printTextTable(rows);
+  fmt::print("  {:<26} {}\n", "frames", r.frames);
+  fmt::print("  {:<26} {} ok, {} no contact, {} invalid reference (held), {} QP iteration limit, {} reset\n", "status",
+             r.status_count[0], r.status_count[1], r.status_count[2], r.status_count[3], r.status_count[4]);
+  fmt::print("  {:<26} {} frames in contact; constraints bind in {} ({} unilateral, {} friction; mu = {:g})\n",
+             "contact activity", r.frames_in_contact, r.frames_binding, r.frames_unilateral, r.frames_friction,
+             cfg.friction);
+  fmt::print("  {:<26} {:.2f} deg RMS, {:.1f} deg max (rotational joints); {:.4f} m RMS (base / translations)\n",
+             "change vs input", r.joint_change_rms_deg, r.joint_change_max_deg, r.base_change_rms_m);
+  fmt::print("  {:<26} {:.1f} mm/s filtered, {:.1f} mm/s input (mean, feet in contact)\n", "foot slide",
+             r.foot_slide_mm, r.foot_slide_input_mm);
+  if (!r.plate_rms.empty())
+    fmt::print("  {:<26} {:.1f} / {:.1f} / {:.1f} N RMS (x / y / z, both feet summed)\n", "contact force vs plates",
+               r.plate_rms[0], r.plate_rms[1], r.plate_rms[2]);
+  fmt::print("  {:<26} {:.1f} / {:.1f} us (p50 / p95)\n", "time per frame", r.step_us_p50, r.step_us_p95);
+}
+
+void writeFilterJson(const std::string& path, const FilterCliConfig& cfg, const FilterInput& in,
+                     const FilterReport& r) {
+  nlohmann::json j;
+  j["input"] = cfg.input;
+  j["model"] = in.model->name();
+  j["frames"] = r.frames;
+  j["residual_force_rms_before_n"] = r.residual_force_rms_before;
+  j["residual_force_rms_after_n"] = r.residual_force_rms_after;
+  j["residual_force_max_before_n"] = r.residual_force_max_before;
+  j["residual_force_max_after_n"] = r.residual_force_max_after;
+  j["residual_moment_rms_before_nm"] = r.residual_moment_rms_before;
+  j["residual_moment_rms_after_nm"] = r.residual_moment_rms_after;
+  j["residual_moment_max_before_nm"] = r.residual_moment_max_before;
+  j["residual_moment_max_after_nm"] = r.residual_moment_max_after;
+  j["joint_change_rms_deg"] = r.joint_change_rms_deg;
+  j["joint_change_max_deg"] = r.joint_change_max_deg;
+  j["base_change_rms_m"] = r.base_change_rms_m;
+  j["foot_slide_mm_per_s"] = r.foot_slide_mm;
+  j["foot_slide_input_mm_per_s"] = r.foot_slide_input_mm;
+  j["frames_in_contact"] = r.frames_in_contact;
+  j["frames_constraints_binding"] = r.frames_binding;
+  j["frames_unilateral_binding"] = r.frames_unilateral;
+  j["frames_friction_binding"] = r.frames_friction;
+  j["friction_coefficient"] = cfg.friction;
+  j["status"] = {{"ok", r.status_count[0]},
+                 {"no_contact", r.status_count[1]},
+                 {"invalid_reference", r.status_count[2]},
+                 {"solver_limit", r.status_count[3]},
+                 {"reset", r.status_count[4]}};
+  j["time_per_frame_us_p50"] = r.step_us_p50;
+  j["time_per_frame_us_p95"] = r.step_us_p95;
+  j["slope_deg"] = cfg.slope_deg;
+  if (!r.plate_rms.empty()) j["contact_force_vs_plates_rms_n"] = r.plate_rms;
+  io::writeFileAtomically(path, j.dump(2) + "\n");
+}
+
+void writeFilterReportCsv(const std::string& path, const FilterInput& in, const FilteredMotion& out) {
+  const Model& m = *in.model;
+  std::string s =
+      "time,status,contacts,force_before,force_after,moment_before,moment_after,root_up_input,root_up_filtered";
+  const std::size_t nc = out.frames.empty() ? 0 : out.frames[0].wrenches.size();
+  for (std::size_t b = 0; b < nc; ++b) {
+    const std::string n = m.linkName(out.frames[0].wrenches[b].link);
+    s += fmt::format(",{0}_fx,{0}_fy,{0}_fz", n);
+    if (!in.plates.empty()) s += fmt::format(",plate_{0}_fx,plate_{0}_fy,plate_{0}_fz", n);
+  }
+  s += "\n";
+  Data d(m);
+  for (std::size_t k = 0; k < out.frames.size(); ++k) {
+    const DynamicsFilterFrame& f = out.frames[k];
+    forwardKinematics(m, d, f.q);
+    const double filtered = d.link[static_cast<std::size_t>(in.root.value)].p.dot(in.up);
+    double input = std::numeric_limits<double>::quiet_NaN();
+    if (in.q[k].joints.allFinite() && in.q[k].base_position.allFinite()) {
+      forwardKinematics(m, d, in.q[k]);
+      input = d.link[static_cast<std::size_t>(in.root.value)].p.dot(in.up);
+    }
+    s += fmt::format("{:.6f},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}", in.t[k], toString(f.status),
+                     f.active_contacts, norm(f.residual_before, in.force_rows), norm(f.residual_after, in.force_rows),
+                     norm(f.residual_before, in.moment_rows), norm(f.residual_after, in.moment_rows), input, filtered);
+    for (std::size_t b = 0; b < nc; ++b) {
+      const Vector3d& F = f.wrenches[b].force;
+      s += fmt::format(",{:.6g},{:.6g},{:.6g}", F.x(), F.y(), F.z());
+      if (!in.plates.empty()) {
+        const Vector3d& P = in.plates[k][b].force;
+        s += fmt::format(",{:.6g},{:.6g},{:.6g}", P.x(), P.y(), P.z());
+      }
+    }
+    s += "\n";
+  }
+  io::writeFileAtomically(path, s);
+}
+
+}  // namespace kinetrack::cli

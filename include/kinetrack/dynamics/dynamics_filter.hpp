@@ -1,0 +1,245 @@
+#pragma once
+// NAK — the dynamics filter (SPEC §5; Nakamura seed, "Motion generation of human figures
+// considering physical consistency", Eq. 1–5): a captured motion made physically consistent, frame
+// by frame, for a figure with unactuated coordinates (the 6-DoF floating base, or an OpenSim
+// model's pelvis coordinates) and contacts with the ground (docs/dynamics_filter.md).
+//
+// Every step, at the filter's own state (q, ν):
+//  (A) desired acceleration: resolved-acceleration feedback to the reference on every coordinate
+//      including the base, ν̇ᵈ = ν̇_ref + K_d (ν_ref − ν) + K_p (q_ref ⊖ q), then the skyhook: ν̇ᵈ is
+//      changed by the least change J_h⁺(…) that gives the head link the acceleration of a
+//      spring-damper to its reference pose in the world;
+//  (B) the acceleration change Δν̇ that makes Eq. 2 hold, contacts being link-to-world
+//      constraints (J_c ν̇ + J̇_c ν = Baumgarte term towards the link's pose at touch-down):
+//        minimise  ½‖Δν̇‖²_W + ½ε‖f‖²/m² (+ ½w‖P f − w_meas‖²/m²)
+//        s.t.      M_U (ν̇ᵈ + Δν̇) + h_U = (Σ J_cᵀ P f)_U        (unactuated rows of Eq. 1: no residual)
+//                  J_c (ν̇ᵈ + Δν̇) + J̇_c ν = a_c                   (contact rows of Eq. 1)
+//                  f_n ≥ 0, |f_t1|, |f_t2| ≤ μ f_n at every contact point (friction pyramid)
+//      f the point forces of the contact points (ground frame), P their map to the link wrench.
+//      Without the inequalities and with ε → 0 this is Eq. 3–5: the weighted pseudo-inverse
+//      solution space of Eq. 2 with the acceleration change reduced over its null space (the
+//      test suite checks the two against each other). Δν̇ is eliminated in closed form (its
+//      weighted least-norm value given f, Eq. 3), leaving a small QP in f (qp::Solver);
+//  (C) joint torques τ = M ν̇ + h − Σ J_cᵀ w (actuated rows), then ν ← ν + Δt ν̇, q ← q ⊕ Δt ν
+//      (semi-implicit Euler, as Simulator with Integrator::SemiImplicitEuler: ABA under these τ and
+//      contact wrenches reproduces the filtered motion).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kinetrack/dynamics/rigid_body.hpp"
+#include "kinetrack/dynamics/trajectory.hpp"
+#include "kinetrack/qp/qp.hpp"
+
+namespace kinetrack {
+
+/// The ground: the plane {p : n·p = offset} with unit normal n pointing into free space.
+struct GroundPlane {
+  Vector3d normal = Vector3d::UnitZ();
+  double offset = 0.0;  ///< m
+  /// Velocity of the surface along the plane (m/s, world): a treadmill's belt. Welded contacts
+  /// move with it; detection measures speeds relative to it.
+  Vector3d velocity = Vector3d::Zero();
+  /// The plane through `point` whose normal is `up` tilted by `degrees` so that the ground falls
+  /// along the horizontal direction `downhill` (a down slope for a figure walking that way).
+  /// Throws InvalidArgument for |degrees| ≥ 60 or directions that are zero or parallel.
+  static GroundPlane slope(const Vector3d& up, const Vector3d& downhill, double degrees, const Vector3d& point);
+  /// Signed height of p above the plane (m).
+  [[nodiscard]] double height(const Vector3d& p) const { return normal.dot(p) - offset; }
+};
+
+/// A link that can touch the ground, with its sole as contact points (link frame, m): the
+/// corners of its support polygon. While flat on the ground the link is welded to the world (6
+/// rows); while only one or two points touch (a rolling foot) their centroid is held (3 rows).
+struct ContactBody {
+  std::string name;  ///< for reports ("right foot")
+  LinkId link;
+  std::vector<Vector3d> points;
+};
+
+/// Two feet for the models kinetrack knows: the built-in human models (RightFoot / LeftFoot,
+/// the sole from the ankle → ball-of-foot joint) and OpenSim gait models (calcn_r / calcn_l, the
+/// sole from the mtp joint), four points each: the ball of the foot and the heel, each ± half a
+/// foot width, on the sole plane through the ball normal to `up` (world) at the zero pose.
+/// Throws InvalidArgument naming the links it looked for otherwise.
+std::vector<ContactBody> footContacts(const Model& model, const Vector3d& up = Vector3d::UnitZ());
+
+/// Where the contact set of each frame comes from.
+enum class ContactSource : std::uint8_t {
+  /// From the reference motion: a body is in contact when its lowest point is at most
+  /// `contact_height` above the ground and its points' mean speed at most `contact_speed`.
+  Detect,
+  /// Given per frame by the caller (force-plate intervals, annotations).
+  Given,
+};
+
+/// The Detect rule for one body: its lowest point at most `height` (m) above `ground` and its
+/// points' mean speed at most `speed` (m/s), at the kinematics `data` (forwardKinematics done)
+/// with velocity ν (nv). `J` is scratch (6 × nv). Does not allocate.
+bool touchesGround(const Model& model, const Data& data, const ContactBody& body, const VectorXd& v,
+                   const GroundPlane& ground, double height, double speed, Matrix6Xd& J);
+
+/// Gains and weights of the filter; every field states its unit.
+struct DynamicsFilterOptions {
+  // (A) resolved-acceleration feedback (seed: "feedback controller used in resolved acceleration
+  // control applied to all the joints including the 6 DOF of the body joint").
+  double kp_base = 100.0;   ///< 1/s², base position and orientation (floating base)
+  double kd_base = 20.0;    ///< 1/s
+  double kp_joint = 100.0;  ///< 1/s², every joint coordinate (also unactuated joints)
+  double kd_joint = 20.0;   ///< 1/s
+  // Skyhook on the head (seed: "feedback the Cartesian position of the head to keep the balance").
+  LinkId head;                 ///< invalid: no skyhook
+  double kp_head = 50.0;       ///< 1/s², head position and orientation towards the reference's
+  double kd_head = 14.0;       ///< 1/s
+  double head_damping = 1e-6;  ///< λ of J_h⁺ = J_hᵀ(J_h J_hᵀ + λ1)⁻¹ (dimensionless, × trace/6)
+  // (B) weights of the solution space (Eq. 3's weighted pseudo-inverse).
+  double weight_base = 1.0;   ///< weight of the acceleration change of unactuated coordinates
+  double weight_joint = 1.0;  ///< weight of the acceleration change of actuated coordinates
+  /// ε: contact forces penalised as ε‖f‖²/m² next to ‖Δν̇‖² (m the total mass; dimensionless).
+  /// Small: the acceleration change is reduced first (Eq. 4–5), the forces are then least.
+  double force_regularisation = 1e-6;
+  /// w: the contact wrenches pulled towards the measured ones (step()'s `measured`) as
+  /// w‖P f − w_meas‖²/m² (dimensionless; 0 = ignore the measurement).
+  double force_tracking = 0.0;
+  double friction = 0.8;  ///< μ of the friction pyramid (|f_t| ≤ μ f_n per tangent axis)
+  // Contacts.
+  ContactSource contact_source = ContactSource::Detect;
+  double contact_height = 0.03;  ///< m, Detect: lowest point at most this high above the ground
+  double contact_speed = 0.4;    ///< m/s, Detect: mean speed of the points at most this
+  /// m: the points of a body in contact within this height of its lowest point carry force; with
+  /// three or more the link is welded (6 rows), with one or two (heel strike, toe-off: the foot
+  /// rolls) only their centroid is held (3 rows).
+  double contact_point_tolerance = 0.025;
+  /// rad or m: a filtered coordinate further than this from the reference's (or a non-finite
+  /// state) restarts the filter from the reference (FilterStatus::Reset).
+  double max_deviation = 1.0;
+  double contact_kp = 400.0;  ///< 1/s², Baumgarte stiffness of the weld to the touch-down pose
+  double contact_kd = 40.0;   ///< 1/s
+  /// The touch-down pose is moved along the ground normal so that the lowest point lies on the
+  /// ground (the weld then pulls the foot onto it); false keeps the pose as it is.
+  bool snap_to_ground = true;
+  /// Anchor a new contact at the reference's pose of the link (true) rather than the filtered
+  /// one: the welds then pull the feet to where the capture put them, so drift (a capture whose
+  /// stance feet slide) does not accumulate step after step.
+  bool anchor_at_reference = false;
+  GroundPlane ground;
+  Vector3d gravity = kStandardGravity;  ///< m/s², world frame
+  /// Velocity indices with no actuator (the residual rows); empty: the floating base's six.
+  std::vector<int> unactuated;
+  /// Also compute residual_before (the reference motion's residual with the best feasible
+  /// contact forces, a second dynamics pass and QP at the reference): costs about a third more.
+  bool residual_before = true;
+  qp::Options qp;
+};
+
+/// Outcome of one frame.
+enum class FilterStatus : std::uint8_t {
+  Ok,                ///< contacts active, the QP optimal
+  NoContact,         ///< no contact this frame: the base follows the ballistic motion
+  InvalidReference,  ///< NaN/inf in the reference (or its contact data): held the last valid one
+  SolverLimit,       ///< the QP stopped at its iteration limit: forces of the last iterate
+  Reset,             ///< the state left the reference by more than max_deviation: restarted there
+};
+const char* toString(FilterStatus s);
+
+/// One filtered frame (all preallocated; valid until the next step()).
+struct DynamicsFilterFrame {
+  FilterStatus status = FilterStatus::Ok;
+  Configuration q;        ///< filtered configuration at this frame (before the step)
+  VectorXd v;             ///< filtered velocity (nv)
+  VectorXd acceleration;  ///< ν̇ = ν̇ᵈ + Δν̇ (nv), applied over the step
+  VectorXd desired;       ///< ν̇ᵈ after feedback and skyhook (nv)
+  VectorXd change;        ///< Δν̇ (nv)
+  /// Generalised forces τ = M ν̇ + h − Σ J_cᵀ w (nv): joint torques (N m / N); the unactuated
+  /// entries are residual_after.
+  VectorXd tau;
+  VectorXd residual_before;              ///< (n_u) the reference's residual with the best feasible contacts
+  VectorXd residual_after;               ///< (n_u) the filtered motion's residual with the filter's contacts
+  std::vector<std::uint8_t> in_contact;  ///< per contact body
+  std::vector<ExternalWrench> wrenches;  ///< per contact body at its link origin (zero if off)
+  std::vector<Vector3d> point_forces;    ///< per contact point, world frame (N)
+  int active_contacts = 0;
+  int binding_unilateral = 0;  ///< contact points with f_n = 0 at the optimum
+  int binding_friction = 0;    ///< friction-pyramid rows active at the optimum
+  int qp_iterations = 0;
+};
+
+/// The filter: built once for a model and its contact bodies; step() does not allocate.
+class DynamicsFilter {
+ public:
+  /// Throws InvalidArgument for a model without mass (checkMassProperties), custom joints (the
+  /// forward dynamics check needs ABA; the filter itself only needs RNEA/CRBA: allowed),
+  /// unactuated indices out of range or repeated, none for a fixed base, a contact body without
+  /// points or on an unknown link, an invalid head link, negative gains or weights, μ ≤ 0, or a
+  /// non-unit ground normal.
+  DynamicsFilter(std::shared_ptr<const Model> model, std::vector<ContactBody> contacts,
+                 const DynamicsFilterOptions& options = {});
+
+  [[nodiscard]] const Model& model() const { return *model_; }
+  [[nodiscard]] const DynamicsFilterOptions& options() const { return options_; }
+  [[nodiscard]] const std::vector<ContactBody>& contacts() const { return contacts_; }
+  [[nodiscard]] const std::vector<int>& unactuated() const { return unactuated_; }
+
+  /// Starts from (q, ν) (ν of size nv); contacts all released. Throws InvalidArgument for wrong
+  /// sizes or non-finite values.
+  void reset(const Configuration& q, const VectorXd& v);
+
+  /// One frame: reference configuration, velocity and acceleration (nv), the step Δt > 0 (s) to
+  /// the next frame; `contact` (one flag per contact body) with ContactSource::Given, else
+  /// ignored (may be empty); `measured` (one wrench per contact body, world frame) when
+  /// force_tracking > 0, else may be empty. The first step after construction starts from the
+  /// reference (reset(q_ref, ν_ref)). Non-finite reference values or measured wrenches give
+  /// FilterStatus::InvalidReference and the last valid reference is held (zero velocity and
+  /// acceleration); the output stays finite. Throws InvalidArgument for wrong sizes or Δt ≤ 0.
+  const DynamicsFilterFrame& step(const Configuration& q_ref, const VectorXd& v_ref, const VectorXd& a_ref, double dt,
+                                  std::span<const std::uint8_t> contact = {},
+                                  std::span<const ExternalWrench> measured = {});
+
+  [[nodiscard]] const DynamicsFilterFrame& frame() const { return frame_; }
+
+ private:
+  struct Work;
+  void detectContacts(const VectorXd& v_ref, std::span<const std::uint8_t> given);
+  void updateAnchors();
+  void desiredAcceleration(const Configuration& q_ref, const VectorXd& v_ref, const VectorXd& a_ref);
+  void buildContactRows();
+  void solveForces(std::span<const ExternalWrench> measured);
+  void residualBefore(const Configuration& q_ref, const VectorXd& v_ref, const VectorXd& a_ref);
+  void finish(double dt);
+
+  std::shared_ptr<const Model> model_;
+  std::vector<ContactBody> contacts_;
+  DynamicsFilterOptions options_;
+  std::vector<int> unactuated_;
+  std::shared_ptr<Work> work_;  // preallocated scratch (dynamics_filter.cpp)
+  DynamicsFilterFrame frame_;
+  bool started_ = false;
+};
+
+/// A whole motion through the filter (offline driver of step()): reference derivatives by
+/// central differences on the manifold (differentiate()), so the reference at frame k uses
+/// frame k + 1 (one frame of latency when run live). Frames with a non-finite value are gaps
+/// (held: FilterStatus::InvalidReference, as are their neighbours, whose differences use them).
+/// `contact` (frames × bodies, row-major) for ContactSource::Given; `measured` (one list per
+/// frame, one wrench per body) for force tracking. Returns one frame per input configuration.
+/// `progress(done, total)` after each frame. Throws InvalidArgument for sizes that disagree and
+/// as differentiate().
+struct FilteredMotion {
+  std::vector<DynamicsFilterFrame> frames;
+  std::vector<double> seconds_per_frame;  ///< wall time of each step()
+};
+FilteredMotion filterMotion(DynamicsFilter& filter, const std::vector<Configuration>& q, const std::vector<double>& t,
+                            std::span<const std::uint8_t> contact = {},
+                            std::span<const std::vector<ExternalWrench>> measured = {},
+                            const std::function<void(int, int)>& progress = {});
+/// Same with the reference's velocities and accelerations given (e.g. OpenSim's spline
+/// derivatives); frames with `derivatives.valid` = 0 are held.
+FilteredMotion filterMotion(DynamicsFilter& filter, const std::vector<Configuration>& q, const std::vector<double>& t,
+                            const TrajectoryDerivatives& derivatives, std::span<const std::uint8_t> contact = {},
+                            std::span<const std::vector<ExternalWrench>> measured = {},
+                            const std::function<void(int, int)>& progress = {});
+
+}  // namespace kinetrack

@@ -1,0 +1,74 @@
+"""The dynamics filter from Python: a standing sway filtered with both feet on the ground has no
+residual after while the reference's pelvis drop needs one; the forces push and stay inside the
+friction pyramid; a step gives finite output for a NaN reference; bad arguments raise."""
+import numpy as np
+import pytest
+
+import kinetrack as kt
+
+
+@pytest.fixture(scope="module")
+def human():
+    model = kt.Model.human66()
+    feet = kt.foot_contacts(model)
+    q0 = model.neutral()
+    data = kt.Data(model)
+    kt.forward_kinematics(model, data, q0)
+    lowest = min(
+        (kt.frame_placement(model, data, model.frame_id(f["link"]))[0] @ p
+         + kt.frame_placement(model, data, model.frame_id(f["link"]))[1])[2]
+        for f in feet for p in f["points"])
+    q0[2] -= lowest
+    return model, feet, q0
+
+
+def test_foot_contacts(human):
+    model, feet, _ = human
+    assert [f["link"] for f in feet] == ["RightFoot", "LeftFoot"]
+    assert all(f["points"].shape == (4, 3) for f in feet)
+
+
+def test_filter_removes_the_residual_of_an_infeasible_drop(human):
+    model, feet, q0 = human
+    n, dt = 90, 1.0 / 90.0
+    t = np.arange(n) * dt
+    qs = np.tile(q0, (n, 1))
+    s = np.clip(t - 0.3, 0.0, 0.3)
+    qs[:, 2] -= 9.80665 * s * s  # the pelvis falls at 2 g: the feet would have to pull
+    f = kt.DynamicsFilter(model, head="Head", contact_speed=10.0)
+    out = kt.filter_motion(f, qs, t)
+    assert out["q"].shape == (n, model.nq) and out["tau"].shape == (n, model.nv)
+    assert np.isfinite(out["q"]).all() and np.isfinite(out["tau"]).all()
+    weight = 73.0 * 9.80665
+    assert np.abs(out["residual_after"]).max() < 1e-6 * weight
+    assert np.linalg.norm(out["residual_before"][:, :3], axis=1).max() > 0.5 * weight
+    assert set(out["status"]) == {"ok"}
+
+
+def test_step_forces_in_the_cone_and_nan_gives_a_status(human):
+    model, feet, q0 = human
+    f = kt.DynamicsFilter(model, contact_source="given", friction=0.5)
+    v = np.zeros(model.nv)
+    a = np.zeros(model.nv)
+    a[0] = 3.0  # the pelvis pushed forward at 3 m/s²: friction has to carry it
+    fr = f.step(q0, v, a, 0.01, contact=[1, 1])
+    F = fr["contact_forces"]
+    assert (F[:, 2] > 0).all()
+    assert (np.abs(F[:, :2]) <= 0.5 * F[:, 2:3] + 1e-6).all()
+    assert np.abs(fr["residual_after"]).max() < 1e-6
+    bad = q0.copy()
+    bad[10] = np.nan
+    fr = f.step(bad, v, a, 0.01, contact=[1, 1])
+    assert fr["status"] == "invalid_reference"
+    assert np.isfinite(fr["q"]).all() and np.isfinite(fr["tau"]).all()
+
+
+def test_bad_arguments_raise(human):
+    model, _, q0 = human
+    with pytest.raises(ValueError):
+        kt.DynamicsFilter(model, friction=0.0)
+    with pytest.raises(ValueError):
+        kt.DynamicsFilter(model, contact_source="plates")
+    f = kt.DynamicsFilter(model, contact_source="given")
+    with pytest.raises(ValueError):
+        f.step(q0, np.zeros(model.nv), np.zeros(model.nv), 0.01, contact=[1])

@@ -1,0 +1,412 @@
+// The dynamics filter (NAK Eq. 1–5): ABA driven by its torques and contact forces reproduces the
+// filtered motion; the residual base wrench after it is zero while the reference's is not; the
+// reduced QP agrees with the literal Eq. 2–5 (weighted pseudo-inverse of the big matrix, then the
+// null-space reduction of the acceleration change) when no inequality binds; unilateral contact
+// and the friction pyramid hold where Eq. 3–5 alone would pull on the ground; bad input gives a
+// per-frame status and finite output; step() does not allocate.
+#include <gtest/gtest.h>
+
+#include <Eigen/QR>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
+#include "kinetrack/dynamics/assembly.hpp"
+#include "kinetrack/dynamics/dynamics_filter.hpp"
+#include "kinetrack/dynamics/simulator.hpp"
+#include "kinetrack/kinematics/configuration.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/kinematics/jacobian.hpp"
+#include "kinetrack/model/human_models.hpp"
+#include "kinetrack/model/model_builder.hpp"
+#include "testing/alloc_guard.hpp"
+#include "testing/format.hpp"
+
+namespace kinetrack {
+namespace {
+
+std::shared_ptr<const Model> human() { return std::make_shared<const Model>(makeBuiltinModel("human66")); }
+
+// The zero pose with the knees bent (straight knees make the welded feet's constraints
+// singular), standing with its soles on z = 0.
+Configuration standing(const Model& m, const std::vector<ContactBody>& feet) {
+  Configuration q(m);
+  for (const char* side : {"Right", "Left"}) {
+    q.joints[m.jointId(std::string("j") + side + "Hip_roty").value] = -0.25;
+    q.joints[m.jointId(std::string("j") + side + "Knee_roty").value] = 0.5;
+    q.joints[m.jointId(std::string("j") + side + "Ankle_roty").value] = -0.25;
+  }
+  Data d(m);
+  forwardKinematics(m, d, q);
+  double lowest = 1e9;
+  for (const ContactBody& b : feet)
+    for (const Vector3d& p : b.points) {
+      const Transform& X = d.link[static_cast<std::size_t>(b.link.value)];
+      lowest = std::min(lowest, (X.p + X.R * p).z());
+    }
+  q.base_position.z() = -lowest;
+  return q;
+}
+
+// A reference around the standing pose: every joint and the base sway with sines of
+// `amplitude` (rad, and amplitude/10 m for the base position), frequencies 0.5–1.5 Hz.
+std::vector<Configuration> swaying(const Model& m, const Configuration& q0, int n, double dt, double amplitude,
+                                   unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> freq(0.5, 1.5), phase(0.0, 2.0 * M_PI);
+  VectorXd f(m.nv()), ph(m.nv());
+  for (int i = 0; i < m.nv(); ++i) f[i] = freq(rng), ph[i] = phase(rng);
+  std::vector<Configuration> q(static_cast<std::size_t>(n), q0);
+  for (int k = 0; k < n; ++k) {
+    VectorXd delta(m.nv());
+    for (int i = 0; i < m.nv(); ++i) delta[i] = amplitude * std::sin(2.0 * M_PI * f[i] * k * dt + ph[i]);
+    delta.head<3>() *= 0.1;
+    integrate(m, q0, delta, 1.0, q[static_cast<std::size_t>(k)]);
+  }
+  return q;
+}
+
+std::vector<double> times(int n, double dt) {
+  std::vector<double> t(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) t[static_cast<std::size_t>(k)] = k * dt;
+  return t;
+}
+
+TEST(DynamicsFilter, FootContactsOfTheBuiltInHumanLieOnTheSole) {
+  const auto m = human();
+  const std::vector<ContactBody> feet = footContacts(*m);
+  ASSERT_EQ(feet.size(), 2u);
+  Data d(*m);
+  forwardKinematics(*m, d, Configuration(*m));
+  for (const ContactBody& b : feet) {
+    ASSERT_EQ(b.points.size(), 4u);
+    const Transform& X = d.link[static_cast<std::size_t>(b.link.value)];
+    const double z0 = (X.p + X.R * b.points[0]).z();
+    for (const Vector3d& p : b.points) EXPECT_NEAR((X.p + X.R * p).z(), z0, 1e-12);
+    EXPECT_LT(z0, X.p.z() - 0.03);                        // below the ankle
+    EXPECT_GT((b.points[0] - b.points[2]).norm(), 0.15);  // a foot long
+  }
+  EXPECT_THROW(footContacts(ModelBuilder("bare", "base", BaseType::Floating).build()), InvalidArgument);
+}
+
+// The filter's output against forward dynamics, over 1 s of a swaying stance whose right foot
+// lifts at 0.6 s:
+//  - every frame, ABA at the filtered state under τ (actuated rows; the base gets nothing) and
+//    the contact wrenches gives the filter's ν̇, and the semi-implicit Euler step gives the next
+//    frame: the motion is exactly what these torques and forces produce;
+//  - a forward simulation driven by the torques alone, the welded feet as loop closures of the
+//    assembly forward dynamics (Baumgarte at ω = 20/s, as the filter's contact_kp = 400,
+//    contact_kd = 40), reproduces the filtered motion to 1e-6 and its contact forces to 1e-3 N
+//    over the first 0.15 s. Not longer: a standing body under prescribed torques is unstable
+//    (the knees buckle), rounding errors grow about 1.45× per 5 ms step (~75/s), so no run
+//    reproduces 1 s of stance open loop; a 1 s flight does (next test), docs/dynamics_filter.md.
+TEST(DynamicsFilter, ForwardDynamicsUnderItsTorquesAndContactForcesReproducesTheFilteredMotion) {
+  const auto m = human();
+  const std::vector<ContactBody> feet = footContacts(*m);
+  DynamicsFilterOptions o;
+  o.contact_source = ContactSource::Given;
+  o.head = m->linkId("Head");
+  o.snap_to_ground = false;         // weld where the feet are, as LoopClosure::holding does
+  o.contact_point_tolerance = 1.0;  // every point touches: welds throughout
+  DynamicsFilter filter(m, feet, o);
+  const double dt = 0.005;
+  const int n = 201;  // 1 s
+  const auto q = swaying(*m, standing(*m, feet), n, dt, 0.08, 3);
+  std::vector<std::uint8_t> flags;
+  for (int k = 0; k < n; ++k) flags.insert(flags.end(), {std::uint8_t(k < 120 ? 1 : 0), std::uint8_t(1)});
+  // From rest: the welds' Baumgarte terms (classical accelerations here, spatial ones in the
+  // assembly) then agree, as the feet never move.
+  filter.reset(q[0], VectorXd::Zero(m->nv()));
+  const FilteredMotion out = filterMotion(filter, q, times(n, dt), flags);
+  ASSERT_EQ(out.frames.size(), static_cast<std::size_t>(n));
+  // Frame by frame through ABA.
+  DynamicsData dd(*m);
+  double worst_acc = 0.0, worst_step = 0.0, worst_residual = 0.0;
+  for (int k = 0; k + 1 < n; ++k) {
+    const DynamicsFilterFrame& f = out.frames[static_cast<std::size_t>(k)];
+    VectorXd tau = f.tau;
+    worst_residual = std::max(worst_residual, tau.head<6>().cwiseAbs().maxCoeff());
+    tau.head<6>().setZero();
+    const VectorXd& a = aba(*m, dd, f.q, f.v, tau, f.wrenches);
+    worst_acc = std::max(worst_acc, (a - f.acceleration).cwiseAbs().maxCoeff());
+    Configuration next(*m);
+    integrate(*m, f.q, f.v + dt * a, dt, next);
+    VectorXd e(m->nv());
+    difference(*m, out.frames[static_cast<std::size_t>(k + 1)].q, next, e);
+    worst_step = std::max(worst_step, e.cwiseAbs().maxCoeff());
+  }
+  RecordProperty("max_aba_acceleration_difference", testing::sci(worst_acc));
+  RecordProperty("max_residual_after", testing::sci(worst_residual));
+  EXPECT_LT(worst_acc, 1e-7);
+  EXPECT_LT(worst_step, 1e-9);
+  EXPECT_LT(worst_residual, 1e-6);
+  // The whole second by forward simulation: torques in, contact forces out of the closures.
+  constexpr int kHorizon = 30;  // 0.15 s
+  Simulator sim(*m, Integrator::SemiImplicitEuler);
+  sim.setState(out.frames[0].q, out.frames[0].v);
+  auto closures = [&](bool right) {
+    AssemblyOptions a;
+    a.refinement_steps = 1;  // light toes on heavy feet (docs/dynamics.md, "Accuracy")
+    for (std::size_t b = 0; b < feet.size(); ++b)
+      if (b == 1 || right)
+        a.loops.push_back(LoopClosure::holding(*m, out.frames[0].q, feet[b].name, m->linkFrame(feet[b].link)));
+    return a;
+  };
+  sim.setAssembly(closures(true));
+  double worst = 0.0, worst_force = 0.0;
+  for (int k = 0; k + 1 < n; ++k) {
+    const DynamicsFilterFrame& f = out.frames[static_cast<std::size_t>(k)];
+    VectorXd tau = f.tau;
+    tau.head<6>().setZero();
+    sim.step(dt, tau);
+    // The closures' forces at the state the step started from, against the filter's.
+    Vector3d total = Vector3d::Zero(), filtered = Vector3d::Zero();
+    for (const Vector6d& c : sim.assemblyData()->closure_force) total += c.tail<3>();
+    for (const ExternalWrench& w : f.wrenches) filtered += w.force;
+    worst_force = std::max(worst_force, (total.cwiseAbs() - filtered.cwiseAbs()).cwiseAbs().maxCoeff());
+    VectorXd e(m->nv());
+    difference(*m, out.frames[static_cast<std::size_t>(k + 1)].q, sim.configuration(), e);
+    worst = std::max(worst, e.cwiseAbs().maxCoeff());
+    if (k + 1 == kHorizon) break;
+  }
+  RecordProperty("max_state_difference_0.15s", testing::sci(worst));
+  RecordProperty("max_contact_force_difference_n", testing::sci(worst_force));
+  EXPECT_LT(worst, 1e-6);
+  EXPECT_LT(worst_force, 1e-3);
+  // The contacts did work: the stance foot carries about the weight.
+  EXPECT_NEAR(out.frames[150].wrenches[1].force.z(), m->totalMass() * 9.80665, 0.3 * m->totalMass() * 9.80665);
+  EXPECT_EQ(out.frames[150].in_contact[0], 0);
+}
+
+// In flight (no contact; gravity drives no internal motion) ABA under the filter's torques alone,
+// integrated open loop, reproduces the filtered motion to 1e-6 for 0.5 s of a gentle sway
+// (0.03 rad); past that the open-loop run's own sensitivity (light segments under prescribed
+// torques, rounding growing ~40/s) takes over: the per-frame check above is the 1 s proof.
+TEST(DynamicsFilter, AbaUnderItsTorquesReproducesHalfASecondOfFlightOpenLoop) {
+  const auto m = human();
+  const std::vector<ContactBody> feet = footContacts(*m);
+  DynamicsFilterOptions o;
+  o.contact_source = ContactSource::Given;
+  o.head = m->linkId("Head");
+  DynamicsFilter filter(m, feet, o);
+  const double dt = 0.005;
+  const int n = 201;
+  auto q = swaying(*m, standing(*m, feet), n, dt, 0.03, 11);
+  for (int k = 0; k < n; ++k) q[static_cast<std::size_t>(k)].base_position.z() += 2.0 * k * dt - 4.9 * k * dt * k * dt;
+  const std::vector<std::uint8_t> none(static_cast<std::size_t>(2 * n), 0);
+  const FilteredMotion out = filterMotion(filter, q, times(n, dt), none);
+  Simulator sim(*m, Integrator::SemiImplicitEuler);
+  sim.setState(out.frames[0].q, out.frames[0].v);
+  double worst = 0.0, residual = 0.0;
+  for (int k = 0; k + 1 < n; ++k) {
+    const DynamicsFilterFrame& f = out.frames[static_cast<std::size_t>(k)];
+    EXPECT_EQ(f.status, FilterStatus::NoContact);
+    VectorXd tau = f.tau;
+    residual = std::max(residual, tau.head<6>().cwiseAbs().maxCoeff());
+    tau.head<6>().setZero();
+    sim.step(dt, tau, f.wrenches);
+    VectorXd e(m->nv());
+    difference(*m, out.frames[static_cast<std::size_t>(k + 1)].q, sim.configuration(), e);
+    worst = std::max(worst, e.cwiseAbs().maxCoeff());
+    if (k + 1 == 100) break;  // 0.5 s
+  }
+  RecordProperty("max_state_difference_0.5s", testing::sci(worst));
+  EXPECT_LT(worst, 1e-6);
+  EXPECT_LT(residual, 1e-6);
+}
+
+// Where the reference is physically infeasible the residual before is large, after it is zero,
+// the feet only push and stay inside the friction pyramid.
+TEST(DynamicsFilter, RemovesTheResidualAndKeepsContactForcesUnilateralAndInsideTheCone) {
+  const auto m = human();
+  const std::vector<ContactBody> feet = footContacts(*m);
+  DynamicsFilterOptions o;
+  o.head = m->linkId("Head");
+  o.contact_speed = 10.0;  // detected by height alone
+  DynamicsFilter filter(m, feet, o);
+  const double dt = 1.0 / 120.0;
+  const int n = 120;
+  auto q = swaying(*m, standing(*m, feet), n, dt, 0.05, 9);
+  // From 0.3 s to 0.5 s the reference pelvis drops at 2 g: only pulling on the ground explains it.
+  for (int k = 0; k < n; ++k) {
+    const double t = k * dt, s = std::clamp(t - 0.3, 0.0, 0.2);
+    q[static_cast<std::size_t>(k)].base_position.z() -= 9.80665 * s * s;
+  }
+  const FilteredMotion out = filterMotion(filter, q, times(n, dt));
+  const double weight = m->totalMass() * 9.80665;
+  double before = 0.0, after = 0.0;
+  int unilateral = 0;
+  for (int k = 1; k + 1 < n; ++k) {
+    const DynamicsFilterFrame& f = out.frames[static_cast<std::size_t>(k)];
+    ASSERT_TRUE(f.acceleration.allFinite());
+    EXPECT_EQ(f.status, FilterStatus::Ok) << "frame " << k;
+    before = std::max(before, f.residual_before.head<3>().norm());
+    after = std::max(after, f.residual_after.norm());
+    unilateral += f.binding_unilateral;
+    for (const Vector3d& F : f.point_forces) {
+      EXPECT_GE(F.z(), -1e-9);
+      EXPECT_LE(std::abs(F.x()), o.friction * F.z() + 1e-9);
+      EXPECT_LE(std::abs(F.y()), o.friction * F.z() + 1e-9);
+    }
+    // No pull: the centre of mass cannot fall faster than g (base rows of M ν̇ + h = Σ Jᵀw).
+    Vector3d total = Vector3d::Zero();
+    for (const ExternalWrench& w : f.wrenches) total += w.force;
+    EXPECT_GE(total.z(), -1e-6);
+  }
+  RecordProperty("max_residual_force_before_n", testing::sci(before));
+  RecordProperty("max_residual_after", testing::sci(after));
+  EXPECT_GT(before, 0.5 * weight);  // the 2 g drop needs ~ the weight pulling down
+  EXPECT_LT(after, 1e-6 * weight);
+  EXPECT_GT(unilateral, 0);
+}
+
+// Without binding inequalities (quiet stance, small reference accelerations), W = 1 and ε → 0,
+// the reduced QP's Δν̇ equals Eq. 3–5 done literally on the full Eq. 2 system.
+TEST(DynamicsFilter, AgreesWithTheLiteralWeightedPseudoInverseAndNullSpaceReduction) {
+  const auto m = human();
+  const int nv = m->nv(), nj = m->numJoints();
+  const std::vector<ContactBody> feet = footContacts(*m);
+  DynamicsFilterOptions o;
+  o.contact_source = ContactSource::Given;
+  o.contact_kp = o.contact_kd = 0.0;
+  o.residual_before = false;
+  DynamicsFilter filter(m, feet, o);
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> g(0.0, 1.0);
+  const Configuration q = standing(*m, feet);
+  VectorXd v(nv), a(nv);
+  for (int i = 0; i < nv; ++i) v[i] = 0.05 * g(rng), a[i] = 0.3 * g(rng);
+  const std::uint8_t both[2] = {1, 1};
+  const DynamicsFilterFrame& f = filter.step(q, v, a, 0.01, both);
+  ASSERT_EQ(f.binding_unilateral + f.binding_friction, 0);
+  EXPECT_LT((f.desired - a).norm(), 1e-12);  // at the reference, feedback adds nothing
+  // Literal Eq. 2: [M −J_cᵀ −H_Jᵀ; J_c 0 0] (Δν̇; τ_C; τ_J) = (−M ν̇ᵈ − h; −J_c ν̇ᵈ − J̇_c ν).
+  DynamicsData dd(*m);
+  const MatrixXd M = crba(*m, dd, q);
+  const VectorXd h = nonlinearEffects(*m, dd, q, v);
+  Data kin(*m);
+  MatrixXd Jc(12, nv);
+  VectorXd Jdv(12);
+  for (int b = 0; b < 2; ++b) {
+    const FrameId fr = m->linkFrame(feet[static_cast<std::size_t>(b)].link);
+    Matrix6Xd J(6, nv), Jp(6, nv), Jm(6, nv);
+    forwardKinematics(*m, kin, q);
+    frameJacobian(*m, kin, fr, J);
+    Jc.middleRows<6>(6 * b) = J;
+    // J̇ν by central differences of J along ν (independent of the filter's RNEA-based bias).
+    const double eps = 1e-6;
+    Configuration qp(*m), qm(*m);
+    integrate(*m, q, v, eps, qp);
+    integrate(*m, q, v, -eps, qm);
+    forwardKinematics(*m, kin, qp);
+    frameJacobian(*m, kin, fr, Jp);
+    forwardKinematics(*m, kin, qm);
+    frameJacobian(*m, kin, fr, Jm);
+    Jdv.segment<6>(6 * b) = (Jp - Jm) * v / (2.0 * eps);
+  }
+  MatrixXd W = MatrixXd::Zero(nv + 12, nv + 12 + nj);
+  W.topLeftCorner(nv, nv) = M;
+  W.block(0, nv, nv, 12) = -Jc.transpose();
+  W.block(6, nv + 12, nj, nj) = -MatrixXd::Identity(nj, nj);
+  W.bottomLeftCorner(12, nv) = Jc;
+  VectorXd u(nv + 12);
+  u.head(nv) = -M * f.desired - h;
+  u.tail(12) = -Jc * f.desired - Jdv;
+  // Pseudo-inverses with a rank threshold: V = 1 − W⁺W is formed explicitly, so its zero
+  // singular values come out at rounding level and must not be inverted.
+  Eigen::CompleteOrthogonalDecomposition<MatrixXd> cod;
+  cod.setThreshold(1e-10);
+  cod.compute(W);
+  const MatrixXd Wp = cod.pseudoInverse();
+  const VectorXd x0 = Wp * u;                                          // Eq. 3, y = 0
+  const MatrixXd V = MatrixXd::Identity(W.cols(), W.cols()) - Wp * W;  // null space
+  const MatrixXd VG = V.topRows(nv);                                   // Eq. 4
+  Eigen::CompleteOrthogonalDecomposition<MatrixXd> cod_v;
+  cod_v.setThreshold(1e-10);
+  cod_v.compute(VG);
+  const VectorXd y = -cod_v.solve(x0.head(nv));  // Eq. 5
+  const VectorXd change = x0.head(nv) + VG * y;
+  RecordProperty("literal_change_norm", testing::sci(change.norm()));
+  RecordProperty("difference", testing::sci((change - f.change).norm()));
+  EXPECT_GT(change.norm(), 0.1);  // not a trivial zero
+  EXPECT_LT((change - f.change).norm(), 1e-5 * change.norm());
+}
+
+TEST(DynamicsFilter, BadInputGivesAStatusAndFiniteOutput) {
+  const auto m = human();
+  const std::vector<ContactBody> feet = footContacts(*m);
+  DynamicsFilter filter(m, feet);
+  const double dt = 0.01;
+  const int n = 60;
+  auto q = swaying(*m, standing(*m, feet), n, dt, 0.05, 4);
+  q[20].joints[5] = std::numeric_limits<double>::quiet_NaN();
+  q[21].base_position.x() = std::numeric_limits<double>::infinity();
+  const FilteredMotion out = filterMotion(filter, q, times(n, dt));
+  ASSERT_EQ(out.frames.size(), static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) {
+    const DynamicsFilterFrame& f = out.frames[static_cast<std::size_t>(k)];
+    EXPECT_TRUE(f.q.joints.allFinite() && f.q.base_position.allFinite() && f.tau.allFinite() &&
+                f.residual_before.allFinite())
+        << "frame " << k;
+    const bool near_gap = k >= 18 && k <= 23;  // the gap and the difference stencils that use it
+    EXPECT_EQ(f.status == FilterStatus::InvalidReference, near_gap) << "frame " << k;
+  }
+  // Flight: no contact at all, the base follows the ballistic motion (no residual, no force).
+  DynamicsFilterOptions o;
+  o.contact_source = ContactSource::Given;
+  o.max_deviation = 100.0;  // the reference does not fall, the filtered figure does
+  DynamicsFilter flight(m, feet, o);
+  std::vector<std::uint8_t> none(static_cast<std::size_t>(2 * n), 0);
+  const FilteredMotion air = filterMotion(flight, q, times(n, dt), none);
+  for (const DynamicsFilterFrame& f : air.frames) {
+    if (f.status == FilterStatus::InvalidReference) continue;
+    EXPECT_EQ(f.status, FilterStatus::NoContact);
+    EXPECT_LT(f.residual_after.norm(), 1e-6);
+    EXPECT_EQ(f.wrenches[0].force.norm() + f.wrenches[1].force.norm(), 0.0);
+  }
+  // A model without mass, bad options and sizes: clear errors.
+  ModelBuilder b("massless", "base", BaseType::Floating);
+  JointSpec s;
+  s.name = "j";
+  s.parent = "base";
+  s.child = "link";
+  b.addJoint(s);
+  EXPECT_THROW(DynamicsFilter(std::make_shared<const Model>(b.build()), {}), InvalidArgument);
+  o.friction = 0.0;
+  EXPECT_THROW(DynamicsFilter(m, feet, o), InvalidArgument);
+  o = {};
+  o.unactuated = {0, 0};
+  EXPECT_THROW(DynamicsFilter(m, feet, o), InvalidArgument);
+  DynamicsFilter ok(m, feet);
+  EXPECT_THROW(ok.step(q[0], VectorXd::Zero(3), VectorXd::Zero(m->nv()), dt), InvalidArgument);
+  EXPECT_THROW(ok.step(q[0], VectorXd::Zero(m->nv()), VectorXd::Zero(m->nv()), 0.0), InvalidArgument);
+}
+
+TEST(DynamicsFilter, StepDoesNotAllocate) {
+  const auto m = human();
+  const std::vector<ContactBody> feet = footContacts(*m);
+  DynamicsFilterOptions o;
+  o.head = m->linkId("Head");
+  o.contact_source = ContactSource::Given;
+  o.force_tracking = 1e-3;
+  DynamicsFilter filter(m, feet, o);
+  const Configuration q = standing(*m, feet);
+  const VectorXd v = VectorXd::Zero(m->nv()), a = VectorXd::Zero(m->nv());
+  const std::uint8_t both[2] = {1, 1}, one[2] = {0, 1};
+  std::vector<ExternalWrench> measured(2);
+  for (int k = 0; k < 3; ++k) filter.step(q, v, a, 0.01, both, measured);
+  long allocations = 0;
+  {
+    testing::AllocationCounter guard;
+    filter.step(q, v, a, 0.01, one, measured);
+    filter.step(q, v, a, 0.01, both, measured);
+    allocations = guard.count();
+  }
+  EXPECT_EQ(allocations, 0);
+}
+
+}  // namespace
+}  // namespace kinetrack
