@@ -38,8 +38,8 @@ void bindTrack(py::module_& m);
 void bindStream(py::module_& m);
 void bindMxtp(py::module_& m);  ///< MXTP datagram codec of `kinetrack serve` (mxtp_bindings.cpp)
 void bindDynamics(py::module_& m);
-void bindBiomech(py::module_& m);  ///< OpenSim external loads and ID (biomech_bindings.cpp)
-void bindMapping(py::module_& m);  ///< human figure <-> musculoskeletal mapping (mapping_bindings.cpp)
+void bindBiomech(py::module_& m);         ///< OpenSim external loads and ID (biomech_bindings.cpp)
+void bindMapping(py::module_& m);         ///< human figure <-> musculoskeletal mapping (mapping_bindings.cpp)
 void bindDynamicsFilter(py::module_& m);  ///< the dynamics filter (dynamics_filter_bindings.cpp)
 void bindMarkers(py::module_& m);
 void bindHand(py::module_& m);
