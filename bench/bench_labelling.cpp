@@ -29,9 +29,11 @@ namespace km = kinetrack::markers;
 
 namespace {
 
+// As `kinetrack markers label` builds human66 for labelling: clinical joint limits.
 kt::HumanModelOptions human66Options() {
   kt::HumanModelOptions o;
   o.dimensions = kt::HumanDimensions::fromHeight(1.679);
+  o.clinical_limits = true;
   return o;
 }
 
@@ -84,7 +86,7 @@ const Case& gait(int scenario) {
   return cases[static_cast<std::size_t>(scenario)];
 }
 
-// Plug-in Gait on human66 (39 markers, 72 DoF), calibrated on the static trial.
+// Plug-in Gait on human66 (39 markers, 72 DoF, clinical joint limits), calibrated on the static trial.
 const Case& pig() {
   static const Case c = [] {
     const std::string st = kt::testing::sharedFile("data/c3d/pycgm_Static_trial.c3d");

@@ -19,10 +19,10 @@ from plot_common import fail, read_rows, require_pyplot, save_png
 SCRIPT = "plot_labelling.py"
 REPORT = ["frame", "time", "points", "invalid_points", "assigned", "gaps", "ghosts", "rigid_rejections", "relabelled",
           "state", "ik_status", "ik_iterations", "ik_rms_mm", "microseconds", "ik_microseconds"]
-TABLE = ["trial", "scenario", "present", "correct", "accuracy", "wrong", "missed", "ghost_points", "ghosts_labelled",
+TABLE = ["trial", "scenario", "seed", "present", "correct", "accuracy", "wrong", "missed", "ghost_points", "ghosts_labelled",
          "swapped_present", "swapped_correct", "reacquire_frames", "initialisations", "lost_frames", "frames",
          "angle_rms_deg", "angle_max_deg", "us_median", "us_p95"]
-FRAMES = ["trial", "scenario", "frame", "time", "present", "correct", "ghosts_labelled", "state"]
+FRAMES = ["trial", "scenario", "seed", "frame", "time", "present", "correct", "ghosts_labelled", "state"]
 
 
 def plot_report(plt, csv_path, png):
@@ -57,12 +57,20 @@ def plot_experiment(plt, table_path, frames_path, png):
     gs = fig.add_gridspec(2, 2, height_ratios=[3, 2])
     a1, a2, a3 = fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[0, 1]), fig.add_subplot(gs[1, :])
     h = 0.8 / len(trials)
+    def mean(values):
+        values = [v for v in values if v == v]
+        return sum(values) / len(values) if values else 0.0
+
     for k, trial in enumerate(trials):
-        by = {r["scenario"]: r for r in rows if r["trial"] == trial}
+        # Several seeds (--seeds): the mean over them.
+        by = {}
+        for r in rows:
+            if r["trial"] == trial:
+                by.setdefault(r["scenario"], []).append(r)
         ys = [i + k * h for i in range(len(scenarios))]
-        err = [100.0 * (1.0 - by[s]["accuracy"]) if s in by else 0.0 for s in scenarios]
+        err = [100.0 * (1.0 - mean([r["accuracy"] for r in by[s]])) if s in by else 0.0 for s in scenarios]
         a1.barh(ys, err, height=h, label=trial, color=f"C{k}")
-        ang = [by[s]["angle_rms_deg"] if s in by else 0.0 for s in scenarios]
+        ang = [mean([r["angle_rms_deg"] for r in by[s]]) if s in by else 0.0 for s in scenarios]
         a2.barh(ys, ang, height=h, label=trial, color=f"C{k}")
     for a in (a1, a2):
         a.set_yticks([i + 0.4 - h / 2 for i in range(len(scenarios))])
@@ -80,6 +88,7 @@ def plot_experiment(plt, table_path, frames_path, png):
     for k, trial in enumerate(trials):
         for j, scen in enumerate(shown):
             fr = [f for f in frames if f["trial"] == trial and f["scenario"] == scen]
+            fr = [f for f in fr if f["seed"] == fr[0]["seed"]]  # the first seed's run
             t = [f["time"] for f in fr]
             y = [100.0 * f["correct"] / f["present"] if f["present"] > 0 else float("nan") for f in fr]
             a3.plot(t, y, color=f"C{k}", linestyle=["-", "--", ":"][j % 3], linewidth=1.0, label=f"{trial}: {scen}")

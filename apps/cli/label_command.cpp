@@ -198,6 +198,8 @@ void addMarkersLabelCommand(CLI::App& markers_group, Action& action) {
   cmd->add_option("--markers", cfg->marker_names, "only these markers of the set (comma-separated)")->delimiter(',');
   cmd->add_option("--vsk", cfg->subject.vsk, "built-in models: Vicon subject file (Height)");
   cmd->add_option("--height", cfg->subject.height, "built-in models: body height (m)");
+  cmd->add_flag("!--no-joint-limits", cfg->subject.joint_limits,
+                "human66: keep its continuous joints (default: clinical limits in the calibration and the IK)");
   cmd->add_option("--units", cfg->units, "units of a CSV input: mm or m")
       ->check(CLI::IsMember({"mm", "m"}))
       ->capture_default_str();

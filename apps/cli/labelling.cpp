@@ -8,6 +8,7 @@
 #include "cli_common.hpp"
 #include "kinetrack/io/marker_set.hpp"
 #include "kinetrack/io/vsk.hpp"
+#include "kinetrack/model/human_models.hpp"
 #include "kinetrack/track/marker_calibration.hpp"
 #include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
@@ -92,7 +93,15 @@ LabellingSubject loadLabellingSubject(const LabellingSubjectSpec& spec, const st
   }
   ModelSpec ms{spec.model, spec.height, false, std::nullopt};
   if (!spec.vsk.empty() && !ms.height) ms.height = io::readVsk(spec.vsk).height();
-  const LoadedModel loaded = loadModelAndWarn(ms);
+  LoadedModel loaded = loadModelAndWarn(ms);
+  if (spec.joint_limits && spec.model == "human66") {
+    // Bounded joints: a wrong labelling can no longer turn a foot or a forearm round to fit.
+    HumanModelOptions o;
+    o.dimensions = HumanDimensions::fromHeight(loaded.height.value_or(1.75));
+    o.mass = loaded.mass.value_or(kDefaultBodyMass);
+    o.clinical_limits = true;
+    loaded.model = makeHuman66(o);
+  }
   auto model = std::make_shared<const Model>(loaded.model);
   io::MarkerSet set =
       hasSuffix(spec.markerset, ".json") ? io::readMarkerSet(spec.markerset) : io::builtinMarkerSet(spec.markerset);

@@ -23,6 +23,9 @@ struct LabellingSubjectSpec {
   std::optional<double> height;
   std::string marker_axes = "auto";  ///< auto | y-up | z-up (of the trial files)
   bool quiet = false;                ///< no notes on stdout
+  /// human66: bound its joints by clinical limits (HumanModelOptions::clinical_limits) for the
+  /// calibration and the labeller's IK; false: its continuous joints.
+  bool joint_limits = true;
 };
 
 struct LabellingSubject {

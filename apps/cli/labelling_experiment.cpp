@@ -38,6 +38,9 @@ struct LabellingExperimentConfig {
   std::string out;
   std::string data = "../shared/data";
   std::uint64_t seed = 1;
+  int seeds = 1;                  // runs of every scenario, base seeds seed, seed + 100, …
+  std::vector<std::string> only;  // run only "trial: scenario" containing one of these (any case)
+  bool events = false;            // write labelling_events.csv: every marker-frame labelled wrong or missed
   bool no_plot = false;
   bool quiet = false;
 };
@@ -78,6 +81,7 @@ struct Trial {
 
 struct Row {
   std::string trial, scenario;
+  std::uint64_t seed = 0;
   markers::LabellingScore score;
   int initialisations = 0, lost = 0, frames = 0;
   double angle_rms_deg = NAN, angle_max_deg = NAN;
@@ -151,13 +155,46 @@ Trial loadTrial(std::string name, const LabellingSubjectSpec& spec, const std::s
   return t;
 }
 
-Row runScenario(const Trial& t, const NamedScenario& sc, std::string& frames_csv) {
+// Every marker-frame labelled wrong or left a gap (and every absent marker given a point), for
+// finding failure modes: which markers, which frames, what they took instead.
+void appendEvents(const Trial& t, const NamedScenario& sc, const markers::ScenarioTrial& s,
+                  const markers::LabelTrialResult& r, std::string& events_csv) {
+  const std::size_t nm = r.names.size();
+  std::vector<int> point_of(nm);
+  for (int f = 0; f < s.cloud.numFrames(); ++f) {
+    const std::size_t off = s.cloud.offsets[static_cast<std::size_t>(f)];
+    const auto pts = s.cloud.frame(f);
+    std::fill(point_of.begin(), point_of.end(), -1);
+    for (std::size_t p = 0; p < pts.size(); ++p)
+      if (s.truth[off + p] >= 0) point_of[static_cast<std::size_t>(s.truth[off + p])] = static_cast<int>(p);
+    const markers::LabelledFrame& lf = r.frames[static_cast<std::size_t>(f)];
+    for (std::size_t i = 0; i < nm; ++i) {
+      const int got = r.point(f, static_cast<int>(i)), want = point_of[i];
+      if (got == want) continue;
+      const char* kind = want < 0 ? "absent_labelled" : got < 0 ? "missed" : "wrong";
+      std::string took = "-";
+      double dist = NAN;
+      if (got >= 0) {
+        const int tm = s.truth[off + static_cast<std::size_t>(got)];
+        took = tm >= 0 ? r.names[static_cast<std::size_t>(tm)] : std::string("ghost");
+        if (want >= 0) dist = (pts[static_cast<std::size_t>(got)] - pts[static_cast<std::size_t>(want)]).norm();
+      }
+      events_csv += fmt::format("{},{},{},{},{:.4f},{},{},{},{:.4f},{},{},{}\n", t.name, sc.name, sc.options.seed, f,
+                                s.cloud.times[static_cast<std::size_t>(f)], r.names[i], kind, took, dist,
+                                markers::toString(lf.state), lf.relabelled, lf.rigid_rejections);
+    }
+  }
+}
+
+Row runScenario(const Trial& t, const NamedScenario& sc, std::string& frames_csv, std::string* events_csv) {
   const markers::ScenarioTrial s = markers::makeScenario(t.trial, t.subject.model->names, sc.options);
   const markers::LabelTrialResult r = markers::labelTrial(t.subject.model, s.cloud);
   std::vector<char> ok;
   Row row;
   row.trial = t.name;
   row.scenario = sc.name;
+  row.seed = sc.options.seed;
+  if (events_csv) appendEvents(t, sc, s, r, *events_csv);
   row.score = markers::scoreLabelling(s, r, &ok);
   row.initialisations = r.initialisations();
   row.lost = r.lostFrames();
@@ -203,9 +240,9 @@ Row runScenario(const Trial& t, const NamedScenario& sc, std::string& frames_csv
       ++present;
       right += r.point(f, mk) == p;
     }
-    frames_csv +=
-        fmt::format("{},{},{},{:.6f},{},{},{},{}\n", t.name, sc.name, f, s.cloud.times[static_cast<std::size_t>(f)],
-                    present, right, ghost_labelled, markers::toString(r.frames[static_cast<std::size_t>(f)].state));
+    frames_csv += fmt::format("{},{},{},{},{:.6f},{},{},{},{}\n", t.name, sc.name, sc.options.seed, f,
+                              s.cloud.times[static_cast<std::size_t>(f)], present, right, ghost_labelled,
+                              markers::toString(r.frames[static_cast<std::size_t>(f)].state));
   }
   return row;
 }
@@ -237,32 +274,49 @@ int runLabellingExperiment(const LabellingExperimentConfig& cfg) {
   pig_spec.vsk = (c3d / "pycgm_Test.vsk").string();
   trials.push_back(loadTrial("gait2354 walk", gait_spec, (gait / "subject01_walk1.trc").string()));
   trials.push_back(loadTrial("Plug-in Gait (human66)", pig_spec, (c3d / "pycgm_Movement_trial.c3d").string()));
+  LabellingSubjectSpec pig48_spec = pig_spec;
+  pig48_spec.model = "human48";
+  trials.push_back(loadTrial("Plug-in Gait (human48)", pig48_spec, (c3d / "pycgm_Movement_trial.c3d").string()));
   for (const Trial& t : trials)
     fmt::print("  {:<24} {}; {} frames at {:.0f} Hz, {} trial markers\n", t.name, t.subject.description,
                t.trial.numFrames(), t.trial.data_rate, t.trial.numMarkers());
   fmt::print("  {:<24} no markers (IMU orientations only): not labelled\n", "OpenSense walk");
 
-  const std::vector<NamedScenario> list = scenarios(cfg.seed);
-  ProgressBar bar(static_cast<int>(trials.size() * list.size()), !cfg.quiet, "run");
+  // Runs: every trial × scenario (× seed), those --only selects.
+  std::vector<std::pair<const Trial*, NamedScenario>> runs;
+  for (int k = 0; k < cfg.seeds; ++k)
+    for (const Trial& t : trials)
+      for (const NamedScenario& sc : scenarios(cfg.seed + 100 * static_cast<std::uint64_t>(k))) {
+        std::string key = t.name + ": " + sc.name;
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+        bool keep = cfg.only.empty();
+        for (std::string o : cfg.only) {
+          std::transform(o.begin(), o.end(), o.begin(), [](unsigned char c) { return std::tolower(c); });
+          keep = keep || key.find(o) != std::string::npos;
+        }
+        if (keep) runs.emplace_back(&t, sc);
+      }
+  if (runs.empty()) throw UsageError("--only: no run matches (runs are named \"trial: scenario\")");
+  ProgressBar bar(static_cast<int>(runs.size()), !cfg.quiet, "run");
   std::vector<Row> rows;
-  std::string frames_csv = "trial,scenario,frame,time,present,correct,ghosts_labelled,state\n";
-  for (const Trial& t : trials)
-    for (const NamedScenario& sc : list) {
-      bar.update(static_cast<int>(rows.size()), t.name + ": " + sc.name);
-      rows.push_back(runScenario(t, sc, frames_csv));
-    }
+  std::string frames_csv = "trial,scenario,seed,frame,time,present,correct,ghosts_labelled,state\n";
+  std::string events_csv = "trial,scenario,seed,frame,time,marker,kind,took,distance_m,state,relabelled,rigid\n";
+  for (const auto& [t, sc] : runs) {
+    bar.update(static_cast<int>(rows.size()), t->name + ": " + sc.name);
+    rows.push_back(runScenario(*t, sc, frames_csv, cfg.events ? &events_csv : nullptr));
+  }
   bar.update(static_cast<int>(rows.size()));
 
   std::string csv =
-      "trial,scenario,present,correct,accuracy,wrong,missed,ghost_points,ghosts_labelled,swapped_present,"
+      "trial,scenario,seed,present,correct,accuracy,wrong,missed,ghost_points,ghosts_labelled,swapped_present,"
       "swapped_correct,reacquire_frames,initialisations,lost_frames,frames,angle_rms_deg,angle_max_deg,us_median,"
       "us_p95\n";
   fmt::print("\n{:<24} {:<22} {:>9} {:>6} {:>6} {:>8} {:>7} {:>6} {:>9} {:>9} {:>7}\n", "trial", "scenario", "accuracy",
              "wrong", "missed", "ghosts→", "reacq.", "inits", "angle RMS", "angle max", "µs p50");
   for (const Row& r : rows) {
     const markers::LabellingScore& s = r.score;
-    csv += fmt::format("{},{},{},{},{:.6f},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.2f},{:.2f}\n", r.trial,
-                       r.scenario, s.present, s.correct, s.accuracy(), s.wrong, s.missed, s.ghost_points,
+    csv += fmt::format("{},{},{},{},{},{:.6f},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.2f},{:.2f}\n", r.trial,
+                       r.scenario, r.seed, s.present, s.correct, s.accuracy(), s.wrong, s.missed, s.ghost_points,
                        s.ghosts_labelled, s.swapped_present, s.swapped_correct, s.reacquire_frames, r.initialisations,
                        r.lost, r.frames, r.angle_rms_deg, r.angle_max_deg, r.us_median, r.us_p95);
     fmt::print("{:<24} {:<22} {:>8.3f}% {:>6} {:>6} {:>8} {:>7} {:>6} {:>8}° {:>8}° {:>7.1f}\n", r.trial, r.scenario,
@@ -275,6 +329,26 @@ int runLabellingExperiment(const LabellingExperimentConfig& cfg) {
   io::writeFileAtomically((dir / "labelling.csv").string(), csv);
   io::writeFileAtomically((dir / "labelling_frames.csv").string(), frames_csv);
   fmt::print("\nwrote {} and {}\n", (dir / "labelling.csv").string(), (dir / "labelling_frames.csv").string());
+  if (cfg.events) {
+    io::writeFileAtomically((dir / "labelling_events.csv").string(), events_csv);
+    fmt::print("wrote {}\n", (dir / "labelling_events.csv").string());
+  }
+  if (cfg.seeds > 1) {
+    // Over the seeds: mean and worst accuracy of every trial × scenario.
+    fmt::print("\nover {} seeds:\n{:<24} {:<22} {:>9} {:>9}\n", cfg.seeds, "trial", "scenario", "mean", "worst");
+    std::vector<std::string> done;
+    for (const Row& a : rows) {
+      const std::string key = a.trial + "\n" + a.scenario;
+      if (std::find(done.begin(), done.end(), key) != done.end()) continue;
+      done.push_back(key);
+      double sum = 0.0, worst = 1.0;
+      int count = 0;
+      for (const Row& b : rows)
+        if (b.trial == a.trial && b.scenario == a.scenario)
+          sum += b.score.accuracy(), worst = std::min(worst, b.score.accuracy()), ++count;
+      fmt::print("{:<24} {:<22} {:>8.3f}% {:>8.3f}%\n", a.trial, a.scenario, 100.0 * sum / count, 100.0 * worst);
+    }
+  }
   fmt::print("goals: 100% clean; >= 99.5% at 2 mm + 5% + 3 ghosts; re-acquire <= 3 frames; angles < 0.5° RMS\n");
   if (!cfg.no_plot)
     runPlot(script, "plot_labelling.py",
@@ -296,6 +370,12 @@ void addLabellingExperiment(CLI::App& experiment, Action& action) {
       ->required();
   cmd->add_option("--data", cfg->data, "shared data folder (opensim/gait2354_walk, c3d)")->capture_default_str();
   cmd->add_option("--seed", cfg->seed, "first seed (scenario k uses seed + k)")->capture_default_str();
+  cmd->add_option("--seeds", cfg->seeds, "runs of every scenario (base seeds seed, seed + 100, …)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--only", cfg->only, "run only \"trial: scenario\" names containing this text (repeatable)");
+  cmd->add_flag("--events", cfg->events,
+                "write labelling_events.csv: every marker-frame labelled wrong or missed, and what it took");
   cmd->add_flag("--no-plot", cfg->no_plot, "write the CSVs only");
   cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
   cmd->callback([&action, cfg] { action = [cfg] { return runLabellingExperiment(*cfg); }; });

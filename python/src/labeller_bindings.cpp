@@ -116,6 +116,9 @@ void bindLabeller(py::module_& m) {
       .def_readwrite("limb_search_interval", &markers::LabellerOptions::limb_search_interval, "frames")
       .def_readwrite("init_pose_weight", &markers::LabellerOptions::init_pose_weight, "m² per rad²")
       .def_readwrite("swap_check_distance", &markers::LabellerOptions::swap_check_distance, "m; 0 disables it")
+      .def_readwrite("crowd_distance", &markers::LabellerOptions::crowd_distance,
+                     "m; two labelled points closer (and than half their reference distance) are a marker and "
+                     "a ghost; 0 disables it")
       .def_readwrite("max_points", &markers::LabellerOptions::max_points);
   keywordInit(opt);
 

@@ -95,10 +95,21 @@ for a floating base and 0 for a fixed one.)doc");
   model
       .def_static(
           "human66",
-          [](double height, double mass, bool fixed_base) { return load("human66", height, mass, fixed_base); },
+          [](double height, double mass, bool fixed_base, bool clinical_limits) {
+            if (!clinical_limits) return load("human66", height, mass, fixed_base);
+            HumanModelOptions o;
+            o.dimensions = HumanDimensions::fromHeight(height);
+            o.mass = mass;
+            o.base = fixed_base ? BaseType::Fixed : BaseType::Floating;
+            o.clinical_limits = true;
+            return std::make_shared<Model>(makeHuman66(o));
+          },
           py::arg("height") = 1.75, py::arg("mass") = kDefaultBodyMass, py::arg("fixed_base") = false,
+          py::arg("clinical_limits") = false,
           "The 23-segment Xsens human with 22 spherical joints (66 DoF), segment lengths scaled to body height "
-          "(m, 0.5-2.5) and de Leva mass properties scaled to body mass (kg, 20-300).")
+          "(m, 0.5-2.5) and de Leva mass properties scaled to body mass (kg, 20-300). clinical_limits: bounded "
+          "joints (human48's limits widened by 15 deg on the axes human48 has, +-30 deg on the others), as the "
+          "labeller uses it; default: continuous joints.")
       .def_static(
           "human48",
           [](double height, double mass, bool fixed_base) { return load("human48", height, mass, fixed_base); },

@@ -47,6 +47,19 @@ def test_limits_and_axes(human48, human66):
     assert human66.link_mass("Pelvis") > 0
 
 
+def test_human66_clinical_limits(human48):
+    # The labeller's human66: human48's limits widened by 15 deg on the axes human48 has, +-30 deg on
+    # the others; the same joints as the continuous human66.
+    bounded = kt.Model.human66(clinical_limits=True)
+    lo, hi = bounded.lower_limits, bounded.upper_limits
+    assert lo.shape == (66,) and np.all(np.isfinite(lo)) and np.all(lo < hi)
+    assert bounded.joint_names == kt.Model.human66().joint_names
+    knee = bounded.joint_names.index("jRightKnee_roty")
+    k48 = human48.joint_names.index("jRightKnee_roty")
+    np.testing.assert_allclose(hi[knee], human48.upper_limits[k48] + np.radians(15.0))
+    np.testing.assert_allclose(lo[bounded.joint_names.index("jRightKnee_rotx")], -np.radians(30.0))
+
+
 def test_bad_arguments_are_value_errors():
     with pytest.raises(ValueError, match="height"):
         kt.Model.human66(height=5.0)

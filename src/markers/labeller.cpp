@@ -49,6 +49,7 @@ void checkOptions(const LabellerOptions& o) {
         "LabellerOptions: limb_error, limb_gate > 0, limb_search_interval >= 1, limb_max_per_frame, "
         "init_pose_weight and swap_check_distance >= 0");
   if (o.max_points < 1) throw InvalidArgument("LabellerOptions: max_points must be >= 1");
+  if (!(o.crowd_distance >= 0.0)) throw InvalidArgument("LabellerOptions: crowd_distance must be >= 0");
 }
 
 }  // namespace
@@ -180,20 +181,24 @@ double Labeller::Impl::assign(const std::vector<Vector3d>& target, const std::ve
     cluster_head[static_cast<std::size_t>(r)] = i;
   }
   for (int p = 0; p < n; ++p) point_marker[static_cast<std::size_t>(p)] = -1;  // now: column in cluster
+  // Costs are squared distances in units of the marker's gate², a gap costs 1: a marker whose
+  // gate grew (hidden for a while) takes an uncontested point anywhere in it, but does not win a
+  // point from a marker predicted nearer it (with gate² as the gap cost it would: its gap costs
+  // more than the other's).
   double total = 0.0;
   for (int r = 0; r < m; ++r) {
     const int head = cluster_head[static_cast<std::size_t>(r)];
     if (head < 0) continue;
-    const double gap_head = gates[static_cast<std::size_t>(head)] * gates[static_cast<std::size_t>(head)];
     if (cluster_next[static_cast<std::size_t>(head)] < 0) {
       // One marker alone with its candidates: the nearest one (any candidate beats the gap).
       const std::size_t base = static_cast<std::size_t>(head) * static_cast<std::size_t>(K);
       if (cand_n[static_cast<std::size_t>(head)] > 0) {
         mp[static_cast<std::size_t>(head)] = cand[base];
-        total += cand_d2[base];
+        const double g = gates[static_cast<std::size_t>(head)];
+        total += cand_d2[base] / (g * g);
       } else {
         mp[static_cast<std::size_t>(head)] = -1;
-        total += gap_head;
+        total += 1.0;
       }
       continue;
     }
@@ -218,10 +223,11 @@ double Labeller::Impl::assign(const std::vector<Vector3d>& target, const std::ve
       double* crow = cost.data() + static_cast<std::size_t>(a) * static_cast<std::size_t>(nc);
       std::fill(crow, crow + nc, kForbidden);
       const std::size_t base = static_cast<std::size_t>(i) * static_cast<std::size_t>(K);
+      const double inv_g2 = 1.0 / (gates[static_cast<std::size_t>(i)] * gates[static_cast<std::size_t>(i)]);
       for (int k = 0; k < cand_n[static_cast<std::size_t>(i)]; ++k)
         crow[point_marker[static_cast<std::size_t>(cand[base + static_cast<std::size_t>(k)])]] =
-            cand_d2[base + static_cast<std::size_t>(k)];
-      crow[np + a] = gates[static_cast<std::size_t>(i)] * gates[static_cast<std::size_t>(i)];
+            cand_d2[base + static_cast<std::size_t>(k)] * inv_g2;
+      crow[np + a] = 1.0;
     }
     total += solver.solve(nr, nc, std::span<const double>(cost.data(), static_cast<std::size_t>(nr * nc)), row_to_col);
     for (int a = 0; a < nr; ++a) {
@@ -273,7 +279,50 @@ int Labeller::Impl::rigidCheck(int /*n*/) {
     mp[static_cast<std::size_t>(worst)] = -1;
     ++rejected;
   }
+  // Crowding: of two labelled points too close to be two markers, the one farther from its
+  // prediction is a ghost beside the other's marker.
+  if (opt.crowd_distance > 0.0)
+    for (int i = 0; i < m; ++i) {
+      const auto I = static_cast<std::size_t>(i);
+      for (int j = i + 1; j < m && mp[I] >= 0; ++j) {
+        const auto J = static_cast<std::size_t>(j);
+        if (mp[J] < 0) continue;
+        const Vector3d& a = pts[static_cast<std::size_t>(mp[I])];
+        const Vector3d& b = pts[static_cast<std::size_t>(mp[J])];
+        if (!((a - b).squaredNorm() < crowdOf(i, j) * crowdOf(i, j))) continue;
+        const int worse = (a - pred[I]).squaredNorm() > (b - pred[J]).squaredNorm() ? i : j;
+        mp[static_cast<std::size_t>(worse)] = -1;
+        ++rejected;
+      }
+    }
   return rejected;
+}
+
+bool Labeller::Impl::consistentChange(const std::vector<int>& before) const {
+  for (int i = 0; i < m; ++i) {
+    const auto I = static_cast<std::size_t>(i);
+    if (mp[I] < 0 || mp[I] == before[I]) continue;
+    const Vector3d& a = pts[static_cast<std::size_t>(mp[I])];
+    for (int j = 0; j < m; ++j) {
+      const auto J = static_cast<std::size_t>(j);
+      if (j == i || mp[J] < 0) continue;
+      if ((a - pts[static_cast<std::size_t>(mp[J])]).squaredNorm() < crowdOf(i, j) * crowdOf(i, j)) return false;
+    }
+    if (opt.rigid_tolerance <= 0.0) continue;
+    for (std::size_t k = 0; k < lm->pairs.size(); ++k) {
+      const int pi = lm->pairs[k].i, pj = lm->pairs[k].j;
+      if ((pi != i && pj != i) || std::isnan(pair_ref[k]) || pair_age[k] > opt.rigid_max_age) continue;
+      // Against a partner whose label stays only: distances learnt with a partner that changed
+      // too (or was a gap) may come from the labels being replaced.
+      const int other = pi == i ? pj : pi;
+      if (mp[static_cast<std::size_t>(other)] != before[static_cast<std::size_t>(other)]) continue;
+      const int a_pt = mp[static_cast<std::size_t>(pi)], b_pt = mp[static_cast<std::size_t>(pj)];
+      if (a_pt < 0 || b_pt < 0) continue;
+      const double d = (pts[static_cast<std::size_t>(a_pt)] - pts[static_cast<std::size_t>(b_pt)]).norm();
+      if (std::abs(d - pair_ref[k]) > opt.rigid_tolerance) return false;
+    }
+  }
+  return true;
 }
 
 bool Labeller::Impl::solveIk(const Configuration& prior) {
@@ -330,6 +379,8 @@ void Labeller::Impl::commit(double time, bool velocity_valid, bool learn) {
   q_curr = ik.state();
   have_velocity = velocity_valid;
   if (!velocity_valid) q_prev = q_curr;
+  for (std::size_t j = 0; j < jumped_joint.size(); ++j)
+    if (jumped_joint[j]) q_prev.joints[static_cast<Eigen::Index>(j)] = q_curr.joints[static_cast<Eigen::Index>(j)];
   t_prev = t_curr;
   t_curr = time;
   started = true;
@@ -337,7 +388,8 @@ void Labeller::Impl::commit(double time, bool velocity_valid, bool learn) {
 
 double Labeller::Impl::gateOf(int i, bool after_ik) const {
   const auto I = static_cast<std::size_t>(i);
-  if (!have_velocity && !after_ik) return opt.gate_max;  // no velocity: the prediction may lag
+  // No velocity (or the marker's limb was relabelled): the prediction may lag.
+  if ((!have_velocity || jumped_marker[I]) && !after_ik) return opt.gate_max;
   if (unseen[I] == 0) return opt.gate_radius;
   // A hidden marker on a link that is seen moves with it; one on an unseen link may be anywhere
   // the link went.
@@ -417,6 +469,8 @@ void Labeller::reset() {
   std::fill(s.region_cooldown.begin(), s.region_cooldown.end(), 0);
   std::fill(s.region_backoff.begin(), s.region_backoff.end(), 1);
   s.limb_cooldown = s.swap_cooldown = 0;
+  std::fill(s.jumped_marker.begin(), s.jumped_marker.end(), 0);
+  std::fill(s.jumped_joint.begin(), s.jumped_joint.end(), 0);
 }
 
 const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time) {
@@ -460,6 +514,8 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
     }
     s.markerPositions(s.q_pred, true, s.pred);
     for (int i = 0; i < m; ++i) s.gate[static_cast<std::size_t>(i)] = s.gateOf(i, false);
+    std::fill(s.jumped_marker.begin(), s.jumped_marker.end(), 0);
+    std::fill(s.jumped_joint.begin(), s.jumped_joint.end(), 0);
     s.assign(s.pred, s.gate, n);
     out.rigid_rejections = s.rigidCheck(n);
     int assigned = 0;

@@ -82,13 +82,17 @@ struct Labeller::Impl {
   std::vector<int> region_cooldown;  // frames until a region may be searched again
   std::vector<int> region_backoff;   // its wait after a failed search, in limb_search_interval
   int limb_cooldown = 0;             // frames until any region may be searched
-  bool relabelled = false;           // this frame's limb search or swap check changed labels
-  std::vector<char> in_region;       // per marker, for the region being searched
-  std::vector<char> point_used;      // per point: labelled (limbSearch)
+  bool relabelled = false;           // this frame's swap check changed labels (the whole pose jumps)
+  // A limb relabelled this frame: its joints lose their velocity, its markers' gates open next
+  // frame; the rest of the body keeps its prediction.
+  std::vector<char> jumped_joint, jumped_marker;
+  std::vector<char> in_region;   // per marker, for the region being searched
+  std::vector<char> point_used;  // per point: labelled (limbSearch)
   std::vector<int> limb_saved_mp, limb_best_mp;
   Configuration limb_q, limb_start, limb_best_q;
   std::vector<int> prior_joints;                 // unlocked rotational joints (posePrior)
   std::vector<LabellerModel::Pair> close_pairs;  // nearby markers on near links (swapCheck)
+  std::vector<double> crowd;                     // m × m: crowding distance of two markers (m)
   std::size_t swap_next = 0;
   int swap_cooldown = 0;
 
@@ -96,8 +100,8 @@ struct Labeller::Impl {
   void ensurePoints(int n);
   /// World positions of the marker frames at q into `out` (plus residual offsets when asked).
   void markerPositions(const Configuration& q, bool with_residual, std::vector<Vector3d>& out);
-  /// Optimal gated assignment of markers to pts: mp[i] = point or −1. Returns Σ cost (d² or
-  /// gate² for a gap).
+  /// Optimal gated assignment of markers to pts: mp[i] = point or −1. Returns Σ cost (d²/gate²,
+  /// 1 for a gap).
   /// Points with point_taken set are skipped when `skip_taken`.
   double assign(const std::vector<Vector3d>& target, const std::vector<double>& gates, int n, bool skip_taken = false);
   /// Gate of marker i this frame (m): `after_ik` for the second pass, when links labelled in this
@@ -106,14 +110,24 @@ struct Labeller::Impl {
   /// Second pass after a tracked frame's IK: hidden markers looked for at the solved pose among
   /// the points left; returns how many were added (the IK is solved again when any).
   int secondPass(int n);
-  /// Undoes assignments that break the learnt distances of their link; returns how many.
+  /// Undoes assignments that break the learnt distances of their link, then crowded ones (two
+  /// labelled points too close to be two markers); returns how many.
   int rigidCheck(int n);
+  /// True when no marker whose label differs from `before` breaks a learnt distance to a partner
+  /// on its link whose label stays, or crowds another labelled point (a limb search's candidate
+  /// labels).
+  bool consistentChange(const std::vector<int>& before) const;
+  /// The crowding distance of markers i and j (m).
+  [[nodiscard]] double crowdOf(int i, int j) const {
+    return crowd[static_cast<std::size_t>(i) * static_cast<std::size_t>(m) + static_cast<std::size_t>(j)];
+  }
   /// Marker IK on the assigned points (mp), the posture tasks pulling towards `prior`; false
   /// when too few markers are assigned.
   bool solveIk(const Configuration& prior);
   /// Drives the IK from a start pose to a rigid placement, then refines; returns the fit score.
   double refine(const Hypothesis& h, int n);
-  /// The refinement's fit: Σ over markers of min(IK marker error², gate²), gate² for a gap.
+  /// The refinement's fit: Σ over markers of min(IK marker error², gate²), gate² for a gap
+  /// (init_refine_gate).
   double fitScore() const;
   /// Tries swapping the labels of nearby marker pairs of the chosen initialisation (see .cpp).
   void swapSearch(double score);

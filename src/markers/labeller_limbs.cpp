@@ -43,6 +43,8 @@ void Labeller::Impl::buildRegions() {
   region_cooldown.assign(regions.size(), 0);
   region_backoff.assign(regions.size(), 1);
   in_region.assign(static_cast<std::size_t>(m), 0);
+  jumped_marker.assign(static_cast<std::size_t>(m), 0);
+  jumped_joint.assign(static_cast<std::size_t>(model.numJoints()), 0);
   limb_saved_mp.resize(static_cast<std::size_t>(m));
   limb_best_mp.resize(static_cast<std::size_t>(m));
   limb_q = limb_start = limb_best_q = lm->reference;
@@ -51,10 +53,17 @@ void Labeller::Impl::buildRegions() {
     if (!(lm->lower[j] == lm->upper[j]) && (type == JointType::Revolute || type == JointType::Continuous))
       prior_joints.push_back(j);
   }
-  // Close pairs: markers a few cm apart at the reference pose (a wrist bar's two markers).
+  // Close pairs: markers a few cm apart at the reference pose (a wrist bar's two markers); the
+  // crowding distances: half of every pair's distance at the reference pose, at most crowd_distance.
+  std::vector<Vector3d> x(static_cast<std::size_t>(m));
+  markerPositions(lm->reference, false, x);
+  crowd.assign(static_cast<std::size_t>(m) * static_cast<std::size_t>(m), 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j)
+      if (i != j)
+        crowd[static_cast<std::size_t>(i) * static_cast<std::size_t>(m) + static_cast<std::size_t>(j)] = std::min(
+            opt.crowd_distance, 0.5 * (x[static_cast<std::size_t>(i)] - x[static_cast<std::size_t>(j)]).norm());
   if (opt.swap_check_distance > 0.0) {
-    std::vector<Vector3d> x(static_cast<std::size_t>(m));
-    markerPositions(lm->reference, false, x);
     for (int i = 0; i < m; ++i)
       for (int j = i + 1; j < m; ++j)
         if (nearLinks(lm->link[static_cast<std::size_t>(i)], lm->link[static_cast<std::size_t>(j)]) &&
@@ -147,8 +156,25 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
       if (mp[static_cast<std::size_t>(i)] >= 0)
         ++assigned, point_used[static_cast<std::size_t>(mp[static_cast<std::size_t>(i)])] = 1;
     if (assigned >= n) return relabelled;  // no point left to search among
-    // Flagged: a marker far from its model place, or a gap with a point left within limb_gate
-    // of where the model puts it (a marker hidden with nothing near is just hidden).
+    // Flagged: a marker far from its model place, or a gap with a point left within limb_gate of
+    // where the model puts it (a marker hidden with nothing near is just hidden; a limb mostly
+    // gaps may have been solved far from its points: twice that). A point crowding a labelled one
+    // does not count: it is most likely a ghost beside that marker, and a search would give it to
+    // the hidden marker.
+    int gaps = 0;
+    for (int i : region.markers) gaps += mp[static_cast<std::size_t>(i)] < 0;
+    const double near = 2 * gaps >= static_cast<int>(region.markers.size()) ? 2.0 * opt.limb_gate
+                        : tracking                                          ? opt.gate_max
+                                                                            : opt.limb_gate;
+    auto crowded = [&](int p) {
+      for (int j = 0; j < m; ++j) {
+        const int q = mp[static_cast<std::size_t>(j)];
+        if (q >= 0 && (pts[static_cast<std::size_t>(p)] - pts[static_cast<std::size_t>(q)]).squaredNorm() <
+                          opt.crowd_distance * opt.crowd_distance)
+          return true;
+      }
+      return false;
+    };
     bool flagged = false;
     for (int i : region.markers) {
       const auto I = static_cast<std::size_t>(i);
@@ -164,7 +190,7 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
       const Vector3d x = ik.modelMarker(i);
       for (int p = 0; p < n && !flagged; ++p)
         flagged = !point_used[static_cast<std::size_t>(p)] &&
-                  (pts[static_cast<std::size_t>(p)] - x).squaredNorm() < opt.limb_gate * opt.limb_gate;
+                  (pts[static_cast<std::size_t>(p)] - x).squaredNorm() < near * near && !crowded(p);
     }
     if (!flagged) continue;
     ++searched;
@@ -182,14 +208,24 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
     const double base = fitScore() + posePrior(limb_q);
     double best = base;
     bool found = false;
-    // Starts of the region's joints: where they are, the reference pose's, the zero pose's.
-    for (int s = 0; s < 3; ++s) {
+    // Starts of the region's joints: where they are, the reference pose's, the zero pose's, and
+    // the middle of their bounds (a knee bent half-way: the trial on a stair step starts at 97°).
+    for (int s = 0; s < 4; ++s) {
       limb_start = limb_q;
-      if (s > 0)
+      if (s == 1 || s == 2)
         for (int j : region.joints) limb_start.joints[j] = startPose(s - 1).joints[j];
+      if (s == 3) {
+        bool bounded = false;
+        for (int j : region.joints)
+          if (std::isfinite(lm->lower[j]) && std::isfinite(lm->upper[j])) {
+            limb_start.joints[j] = 0.5 * (lm->lower[j] + lm->upper[j]);
+            bounded = true;
+          }
+        if (!bounded) break;
+      }
       const double score = limbRefine(limb_start, n) + posePrior(ik.state());
       // Only a relabelling counts: the same labels in another pose are the same answer.
-      if (score < 0.98 * best && mp != limb_saved_mp) {
+      if (score < 0.98 * best && mp != limb_saved_mp && consistentChange(limb_saved_mp)) {
         best = score;
         found = true;
         limb_best_mp = mp;
@@ -200,7 +236,8 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
       mp = limb_best_mp;
       ik.setState(limb_best_q);
       ++relabelled;
-      this->relabelled = true;
+      for (int j : region.joints) jumped_joint[static_cast<std::size_t>(j)] = 1;
+      for (int i : region.markers) jumped_marker[static_cast<std::size_t>(i)] = 1;
       ++out.relabelled;
       region_cooldown[k] = 0;
       region_backoff[k] = 1;

@@ -115,6 +115,11 @@ Model makeHuman(const HumanModelOptions& options, bool full66) {
                    d.toe_length})
     if (!std::isfinite(v) || v < 0.0 || v > 2.0)
       throw InvalidArgument("human model: every segment dimension must be finite and within [0, 2] m");
+  if (full66 && options.clinical_limits &&
+      !(options.limit_margin_deg >= 0.0 && options.limit_margin_deg <= 180.0 && options.extra_axis_limit_deg > 0.0 &&
+        options.extra_axis_limit_deg <= 180.0))
+    throw InvalidArgument(
+        "human66 clinical limits: limit_margin_deg must be within [0, 180] and extra_axis_limit_deg within (0, 180]");
   const std::vector<detail::SegmentInertial> inertials = detail::humanSegmentInertials(d, options.mass, options.sex);
   auto inertialOf = [&](const std::string& link) {
     for (const auto& s : inertials)
@@ -124,18 +129,26 @@ Model makeHuman(const HumanModelOptions& options, bool full66) {
   ModelBuilder b(full66 ? "human66" : "human48", "Pelvis", options.base, inertialOf("Pelvis"));
   for (const SegmentJoint& s : segmentTable(d)) {
     std::vector<Dof> dofs = s.dofs48;
-    if (full66) dofs = {{'x', 0, 0}, {'y', 0, 0}, {'z', 0, 0}};
+    if (full66) {
+      // x, y, z; an axis human48 has keeps its limits (used with clinical_limits).
+      const double e = options.extra_axis_limit_deg, w = options.limit_margin_deg;
+      dofs = {{'x', -e, e}, {'y', -e, e}, {'z', -e, e}};
+      for (const Dof& d48 : s.dofs48)
+        for (Dof& d : dofs)
+          if (d.axis == d48.axis) d = {d.axis, d48.lower_deg - w, d48.upper_deg + w};
+    }
+    const bool limited = !full66 || options.clinical_limits;
     std::string parent = s.parent;
     for (std::size_t k = 0; k < dofs.size(); ++k) {
       JointSpec j;
       j.name = std::string("j") + s.joint + "_rot" + dofs[k].axis;
-      j.type = full66 ? JointType::Continuous : JointType::Revolute;
+      j.type = limited ? JointType::Revolute : JointType::Continuous;
       j.parent = parent;
       j.child = k + 1 == dofs.size() ? std::string(s.child) : std::string(s.child) + "_f" + std::to_string(k + 1);
       if (k == 0) j.placement.p = s.offset;
       if (k + 1 == dofs.size()) j.child_inertial = inertialOf(s.child);  // dummy links stay massless
       j.axis = unitAxis(dofs[k].axis);
-      if (!full66) {
+      if (limited) {
         j.lower = dofs[k].lower_deg * kDeg;
         j.upper = dofs[k].upper_deg * kDeg;
       }

@@ -123,4 +123,73 @@ TEST(CliLabel, BadInputExitsWithTwo) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// human66 is bounded by clinical limits for labelling (its joints are continuous otherwise and the
+// IK wanders over equivalent Euler branches: the correct labels of this trial gave a clavicle at
+// -194°); --no-joint-limits keeps the continuous joints. Both label the clean trial.
+TEST(CliLabel, Human66IsBoundedUnlessAskedNot) {
+  KINETRACK_REQUIRE_SHARED(st, "data/c3d/pycgm_Static_trial.c3d");
+  KINETRACK_REQUIRE_SHARED(trial, "data/c3d/pycgm_Movement_trial.c3d");
+  KINETRACK_REQUIRE_SHARED(vsk, "data/c3d/pycgm_Test.vsk");
+  ScratchDir dir;
+  double largest[2] = {0.0, 0.0};
+  for (int k = 0; k < 2; ++k) {
+    const std::string out = dir.file("l.trc"), mot = dir.file("ik.mot"), js = dir.file("s.json");
+    std::vector<std::string> args = {"markers",
+                                     "label",
+                                     "--quiet",
+                                     "--model",
+                                     "human66",
+                                     "--markerset",
+                                     "human66_plugin_gait",
+                                     "--static",
+                                     st,
+                                     "--vsk",
+                                     vsk,
+                                     "--input",
+                                     trial,
+                                     "--strip-labels",
+                                     "--out",
+                                     out,
+                                     "--ik-out",
+                                     mot,
+                                     "--summary-json",
+                                     js};
+    if (k == 1) args.push_back("--no-joint-limits");
+    const RunResult r = runCli(args);
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    const nlohmann::json j = nlohmann::json::parse(readFile(js));
+    EXPECT_EQ(j["initialisations"], 1) << k;
+    EXPECT_EQ(j["lost_frames"], 0) << k;
+    const kinetrack::io::MotTable t = kinetrack::io::readMot(mot);
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+      if (t.columns[c].rfind("j", 0) == 0)
+        largest[k] = std::max(largest[k], t.values.col(static_cast<Eigen::Index>(c)).cwiseAbs().maxCoeff());
+  }
+  EXPECT_LE(largest[0], 195.0 + 1e-6);  // the widest bound: a shoulder's 180° + 15°
+  EXPECT_GT(largest[1], 195.0);         // continuous joints past any clinical range
+}
+
+// `experiment labelling`'s instruments: --only picks runs by "trial: scenario", --seeds repeats
+// them, --events lists every marker-frame labelled wrong or missed (none on clean data); a filter
+// matching nothing is a usage error.
+TEST(CliLabel, ExperimentOnlySeedsAndEvents) {
+  KINETRACK_REQUIRE_SHARED(osim, "data/opensim/gait2354_walk/subject01_simbody.osim");
+  KINETRACK_REQUIRE_SHARED(c3d, "data/c3d/pycgm_Movement_trial.c3d");
+  const std::string data = kinetrack::testing::sharedDir() + "/data";
+  ScratchDir dir;
+  const std::string out = dir.file("exp");
+  RunResult r = runCli({"experiment", "labelling", "--out", out, "--data", data, "--only", "gait2354 walk: clean",
+                        "--only", "GAIT2354 WALK: NOISE 1", "--seeds", "2", "--events", "--no-plot", "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("over 2 seeds"), std::string::npos) << r.out;
+  const std::string table = readFile(out + "/labelling.csv");
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 5) << table;  // header + 2 scenarios × 2 seeds
+  EXPECT_NE(table.find("gait2354 walk,noise 1 mm,102,"), std::string::npos) << table;
+  const std::string events = readFile(out + "/labelling_events.csv");
+  EXPECT_EQ(events.rfind("trial,scenario,seed,frame,time,marker,kind,took,distance_m,state,relabelled,rigid\n", 0), 0u);
+  r = runCli({"experiment", "labelling", "--out", out, "--data", data, "--only", "no such run", "--no-plot"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--only"), std::string::npos) << r.err;
+}
+
 }  // namespace

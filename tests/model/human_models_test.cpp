@@ -75,6 +75,35 @@ void expectSameTopologyAndAxes(const Model& generated, const Model& reference, c
   }
 }
 
+// human66 with clinical limits (the labeller's model): human48's limits on the axes human48 has,
+// widened by the margin, ±extra on the others; the same links and frames as the continuous one.
+TEST(HumanModels, Human66ClinicalLimits) {
+  HumanModelOptions o;
+  o.clinical_limits = true;
+  const Model m = makeHuman66(o), free = makeHuman66();
+  const Model h48 = makeHuman48();
+  EXPECT_EQ(m.numJoints(), 66);
+  EXPECT_EQ(m.numLinks(), free.numLinks());
+  constexpr double kDeg = M_PI / 180.0;
+  for (int j = 0; j < m.numJoints(); ++j) {
+    const std::string& name = m.jointName(JointId(j));
+    EXPECT_EQ(m.jointType(JointId(j)), JointType::Revolute) << name;
+    EXPECT_EQ(name, free.jointName(JointId(j)));
+    const auto j48 = h48.findJoint(name);
+    const double lo = j48 ? h48.lowerPositionLimits()[j48->value] - 15.0 * kDeg : -30.0 * kDeg;
+    const double hi = j48 ? h48.upperPositionLimits()[j48->value] + 15.0 * kDeg : 30.0 * kDeg;
+    EXPECT_NEAR(m.lowerPositionLimits()[j], lo, 1e-12) << name;
+    EXPECT_NEAR(m.upperPositionLimits()[j], hi, 1e-12) << name;
+  }
+  EXPECT_NEAR(m.upperPositionLimits()[m.jointId("jRightKnee_roty").value], 150.0 * kDeg, 1e-12);
+  EXPECT_NEAR(m.lowerPositionLimits()[m.jointId("jRightKnee_rotx").value], -30.0 * kDeg, 1e-12);
+  o.extra_axis_limit_deg = 0.0;
+  EXPECT_THROW((void)makeHuman66(o), InvalidArgument);
+  o.extra_axis_limit_deg = 30.0;
+  o.limit_margin_deg = -1.0;
+  EXPECT_THROW((void)makeHuman66(o), InvalidArgument);
+}
+
 TEST(HumanModels, Human66Structure) {
   const Model m = makeHuman66();
   EXPECT_EQ(m.name(), "human66");

@@ -161,6 +161,11 @@ struct LabellerOptions {
   /// While tracking, pairs of markers closer than this (m) at the reference pose on near links
   /// are tried swapped, one pair every limb_search_interval frames. 0 disables it.
   double swap_check_distance = 0.08;
+  /// Crowding: two labelled points closer than min(crowd_distance, half the two markers'
+  /// distance at the reference pose) are not two markers — one is a ghost beside the other (or a
+  /// hidden marker took its neighbour's ghost): the one farther from its prediction is unlabelled,
+  /// and a limb search may not produce such labels. 0 disables it.
+  double crowd_distance = 0.03;
   /// Residual offsets larger than this (m) are not kept (a wrong label must not teach the model).
   double max_residual = 0.08;
   /// Points per frame the workspace is sized for; more are handled (allocating) and counted.

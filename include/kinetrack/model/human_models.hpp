@@ -53,6 +53,15 @@ struct HumanModelOptions {
   /// Body mass (kg), 20 to 300; the model's total mass equals it (Model::totalMass()).
   double mass = kDefaultBodyMass;
   Sex sex = Sex::Male;  ///< de Leva's male or female segment parameters
+  /// human66 only: bound its joints (revolute instead of continuous) — an axis human48 has by
+  /// human48's clinical limit widened by `limit_margin_deg` on each side, the other axes (a knee's
+  /// and an elbow's x, a wrist's y, …) by ±`extra_axis_limit_deg`. Without bounds a 3-DoF
+  /// Euler joint reaches any orientation on several branches, so a wrong labelling (a foot turned
+  /// round under a heel/toe swap, a forearm rolled under a wrist-bar swap) fits as well as the
+  /// right one; the labeller uses this (markers/labeller.hpp).
+  bool clinical_limits = false;
+  double limit_margin_deg = 15.0;
+  double extra_axis_limit_deg = 30.0;
 };
 
 /// "human66" and "human48" throw InvalidArgument for a dimension outside [0, 2] m or a body mass
