@@ -84,6 +84,9 @@ struct Churn {
   int port;
   std::atomic<bool>& running;
   std::atomic<long> connected{0}, failed{0};
+  /// Garbage messages a client got onto the wire: in live mode the server reads WebSocket
+  /// messages as kinetrack-protocol input (docs/streaming.md), so each may count as a rejected input.
+  std::atomic<long> garbage_sent{0};
   void run() {
     std::mt19937 rng(5);
     for (long i = 0; running; ++i) {
@@ -103,7 +106,9 @@ struct Churn {
           case 2: {  // garbage text and a 1 MB message, then drops
             testing::WsClient c(port);
             c.send("{\"type\":\"pin\",\"frame\":");
+            ++garbage_sent;
             c.send(std::string(1 << 20, 'x'));
+            ++garbage_sent;
             c.read();
             break;
           }
@@ -288,8 +293,12 @@ int run(const Config& cfg) {
   check(summary.duplicates == faults[Duplicate], "duplicates not counted");
   check(summary.out_of_order == faults[Reorder], "late datagrams not counted");
   const long rejected = summary.truncated + summary.oversized + summary.malformed + summary.unsupported;
-  check(rejected == faults[Malformed] + faults[Truncated] + faults[Oversized] + faults[Huge] + faults[Garbage],
-        "rejected datagrams " + std::to_string(rejected) + " != injected");
+  const long injected = faults[Malformed] + faults[Truncated] + faults[Oversized] + faults[Huge] + faults[Garbage];
+  // Every injected datagram rejected; beyond them only the churn clients' garbage WebSocket
+  // messages (live mode reads WebSocket messages as input), at most one rejection each.
+  check(rejected >= injected && rejected <= injected + churn.garbage_sent.load(),
+        "rejected inputs " + std::to_string(rejected) + " not within injected datagrams " + std::to_string(injected) +
+            " + garbage WebSocket messages " + std::to_string(churn.garbage_sent.load()));
   // RSS: the sample after the warm-up (the first quarter, at least 20 s: every kind of client
   // has come and gone once, a stalled client's queue has filled) against the last one.
   std::size_t warm = rss.size() / 4;
