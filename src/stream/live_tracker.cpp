@@ -241,39 +241,36 @@ DatagramResult MarkerLiveTracker::onDatagram(std::span<const std::uint8_t> bytes
   return DatagramResult::Tracked;
 }
 
-std::size_t MarkerLiveTracker::frameCapacity() const {
-  const Model& m = model();
-  return 512 + 32 * static_cast<std::size_t>(m.numJoints() + 7) + 200 * static_cast<std::size_t>(m.numLinks()) +
-         128 * names_.size();
-}
-
-void MarkerLiveTracker::encodeFrame(double latency_us, std::string& out) const {
-  out.clear();
+FrameMessage LiveInput::frameMessage(double latency_us) const {
   FrameMessage m;
   m.seq = seq_;
   m.source_time = source_time_;
   m.latency_us = latency_us;
   m.status = status_;
-  appendFrameJson(model(), state(), data(), m, names_, obs_, out);
+  return m;
+}
+
+std::size_t LiveInput::messageCapacity(const Model& m, std::size_t names) {
+  return 512 + 32 * static_cast<std::size_t>(m.numJoints() + 7) + 200 * static_cast<std::size_t>(m.numLinks()) +
+         128 * names;
+}
+
+std::size_t MarkerLiveTracker::frameCapacity() const { return messageCapacity(model(), names_.size()); }
+
+void MarkerLiveTracker::encodeFrame(double latency_us, std::string& out) const {
+  out.clear();
+  appendFrameJson(model(), state(), data(), frameMessage(latency_us), names_, obs_, out);
 }
 
 std::string MarkerLiveTracker::hello(const std::string& model_name) const {
   return helloJson(model(), model_name, false, rate_hz_, KtpKind::Markers, names_);
 }
 
-std::size_t LiveTracker::frameCapacity() const {
-  return 512 + 32 * static_cast<std::size_t>(model_->numJoints() + 7) +
-         200 * static_cast<std::size_t>(model_->numLinks()) + 128 * plan_.bindings.size();
-}
+std::size_t LiveTracker::frameCapacity() const { return messageCapacity(*model_, plan_.bindings.size()); }
 
 void LiveTracker::encodeFrame(double latency_us, std::string& out) const {
   out.clear();
-  FrameMessage m;
-  m.seq = seq_;
-  m.source_time = source_time_;
-  m.latency_us = latency_us;
-  m.status = status_;
-  appendFrameJson(*model_, tracker_->state(), data_, m, target_names_, target_p_, out);
+  appendFrameJson(*model_, tracker_->state(), data_, frameMessage(latency_us), target_names_, target_p_, out);
 }
 
 namespace {

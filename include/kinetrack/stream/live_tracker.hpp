@@ -21,6 +21,8 @@
 
 namespace kinetrack::stream {
 
+struct FrameMessage;  // below: the viewer protocol's frame header
+
 /// Counters of a live run (read from other threads: atomics).
 struct LiveCounters {
   std::atomic<long> datagrams{0}, frames{0}, truncated{0}, oversized{0}, malformed{0}, unsupported{0};
@@ -87,6 +89,10 @@ class LiveInput {
   /// Orders a parsed frame (sequence number, then strictly increasing time): Tracked when it is
   /// to be tracked (seq and source time recorded), else Duplicate / OutOfOrder, counted.
   DatagramResult admit(std::uint32_t seq, double time);
+  /// The frame message's header fields of the last tracked frame.
+  [[nodiscard]] FrameMessage frameMessage(double latency_us) const;
+  /// Bytes a frame message of `model` naming `names` targets or markers needs (frameCapacity()).
+  static std::size_t messageCapacity(const Model& model, std::size_t names);
 
   LiveCounters counters_;
   FrameSequencer sequencer_;
