@@ -9,7 +9,8 @@
 //                         UDP → tracked → its frame message read by a WebSocket client (Beast);
 //                         one iteration = one frame; counters p50_us, p99_us, max_us over the run
 //   BM_KtpParseBinary     parse one 23-segment KTP poses message, binary (peer: BM_MxtpParse)
-//   BM_KtpParseJson       the same frame as KTP JSON text
+//   BM_KtpParseJson       the same frame as KTP JSON text, scanned in place (peer:
+//                         BM_KtpParseJsonNlohmannDocument, the text parsed into a document)
 //   BM_KtpRoundTrip/T     as BM_LoopbackRoundTrip with a KTP poses message, transport T: 0 UDP
 //                         binary, 1 UDP JSON, 2 WebSocket binary, 3 WebSocket JSON (the same
 //                         client sends and reads)
@@ -26,6 +27,7 @@
 #include <boost/beast/websocket.hpp>
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -240,6 +242,22 @@ void BM_KtpParseBinary(benchmark::State& state) { parseKtp(state, true); }
 void BM_KtpParseJson(benchmark::State& state) { parseKtp(state, false); }
 BENCHMARK(BM_KtpParseBinary);
 BENCHMARK(BM_KtpParseJson);
+
+// Peer: the same JSON texts parsed into a nlohmann-json document (what the KTP JSON reader did
+// before it scanned in place); the fields are not even read out.
+void BM_KtpParseJsonNlohmannDocument(benchmark::State& state) {
+  const Fixture& fx = fixture();
+  if (fx.datagrams.empty()) return state.SkipWithError("../shared/data/mvnx/test_mocap.mvnx not found");
+  std::vector<std::vector<std::uint8_t>> messages;
+  for (const auto& f : fx.ktp) messages.push_back(ktpMessage(*f, fx.capture.clip.segment_names, false));
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto doc = nlohmann::json::parse(messages[i].begin(), messages[i].end(), nullptr, false);
+    benchmark::DoNotOptimize(doc.size());
+    i = (i + 1) % messages.size();
+  }
+}
+BENCHMARK(BM_KtpParseJsonNlohmannDocument);
 
 void BM_KtpRoundTrip(benchmark::State& state) {
   namespace asio = boost::asio;

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # libFuzzer campaign over the file readers (issue 20; docs/hardening.md).
-# Usage: scripts/fuzz.sh [--runs N] [--seconds S] [--smoke] [READER...]
+# Usage: scripts/fuzz.sh [--runs N] [--seconds S] [--max-len BYTES] [--smoke] [READER...]
 #   Builds build-fuzz/ with clang-14 (-fsanitize=fuzzer,address,undefined; KINETRACK_FUZZ=ON),
 #   then runs each harness fuzz_<reader> for N executions (default 10000) or S seconds at most
 #   (default 60), seeded with the matching files of ../shared and the project, the corpus kept in
 #   build-fuzz/corpus/<reader>. Readers: bvh mvnx trc mot c3d osim urdf setup segment_map
-#   marker_set qtm ktp (default: all; ktp = the kinetrack input protocol parser, seeded from
-#   fuzz/seeds/ktp). Exit 1 at the first finding (crash, leak, sanitizer report,
-#   timeout); the reproducer is build-fuzz/findings/<reader>/.
+#   marker_set qtm ktp mxtp (default: all; ktp = the kinetrack input protocol parser, mxtp = the
+#   Xsens MVN streaming parser, seeded from fuzz/seeds/ktp and fuzz/seeds/mxtp). Exit 1 at the
+#   first finding (crash, leak, sanitizer report, timeout); the reproducer is
+#   build-fuzz/findings/<reader>/.
+#   --max-len: the longest input libFuzzer makes (default 1048576); seeds are cut to it, so a
+#   small value (8192) trades the whole-file seeds for 10–100× more executions per second.
 #   --smoke: the CI smoke (ctest fuzz.smoke): each harness from its seeds only, in a throw-away
 #   corpus (the campaign's corpus is left alone), findings in build-fuzz/findings-smoke/<reader>;
 #   exit 77 (skipped) with a message when clang-14 or its libFuzzer runtime is not installed.
@@ -15,20 +18,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=10000
 seconds=60
+max_len=1048576
 readers=()
 smoke=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift ;;
     --seconds) seconds="$2"; shift ;;
+    --max-len) max_len="$2"; shift ;;
     --smoke) smoke=1 ;;
-    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
     *) readers+=("$1") ;;
   esac
   shift
 done
-all=(bvh mvnx trc mot c3d osim urdf setup segment_map marker_set qtm ktp)
+all=(bvh mvnx trc mot c3d osim urdf setup segment_map marker_set qtm ktp mxtp)
 [ ${#readers[@]} -eq 0 ] && readers=("${all[@]}")
 
 if ! command -v clang++-14 >/dev/null 2>&1 ||
@@ -60,6 +65,7 @@ seeds() {  # the seed files of a reader
     marker_set) find maps/markersets -name '*.json' ;;
     qtm) find "$shared/data" -name '*.tsv' ;;
     ktp) find fuzz/seeds/ktp -type f ;;
+    mxtp) find fuzz/seeds/mxtp -type f ;;
   esac 2>/dev/null
 }
 
@@ -80,7 +86,7 @@ for r in "${readers[@]}"; do
   for f in $(seeds "$r"); do ln -sf "$(realpath "$f")" "$seed/"; done
   echo "== fuzz_$r: $(ls "$seed" | wc -l) seeds, $runs runs or ${seconds} s"
   if ! "$build/fuzz/fuzz_$r" "$corpus" "$seed" -runs="$runs" -max_total_time="$seconds" -timeout=10 \
-       -rss_limit_mb=2048 -max_len=1048576 -artifact_prefix="$findings/" -print_final_stats=1 \
+       -rss_limit_mb=2048 -max_len="$max_len" -artifact_prefix="$findings/" -print_final_stats=1 \
        > "$log" 2>&1; then
     echo "fuzz_$r: FINDING (see $log and $findings/)"; status=1
   fi

@@ -66,10 +66,11 @@ void printSummary(const stream::ServerSummary& s, bool interactive) {
     rows.push_back({"out of order (dropped)", row(s.out_of_order)});
     rows.push_back({"samples never received", row(s.skipped)});
     rows.push_back({"solver failures", row(s.failed)});
-    rows.push_back({"UDP joint states sent", row(s.udp_messages)});
+    rows.push_back({"WebSocket inputs dropped (tracker behind)", row(s.inputs_dropped)});
   } else {
     rows.push_back({"pin-and-drag frames", row(s.frames)});
   }
+  rows.push_back({"UDP joint states sent", row(s.udp_messages)});
   rows.push_back({"WebSocket clients", row(s.clients)});
   rows.push_back({"WebSocket messages sent", row(s.ws_messages)});
   rows.push_back({"client queue drops", row(s.dropped)});

@@ -220,4 +220,6 @@ void MuscleForceSolver::solve(const Configuration& q, const VectorXd& v, const V
   if (out.max_residual > 1e-6 * std::max(1.0, tau.cwiseAbs().maxCoeff())) out.feasible = false;
 }
 
+void releaseThreadSolverMemory() { glp_free_env(); }
+
 }  // namespace kinetrack::muscles

@@ -169,6 +169,7 @@ MuscleTrialResult solveMuscleTrial(std::shared_ptr<const MusclePaths> paths, con
       } catch (...) {
         errors[static_cast<std::size_t>(t)] = std::current_exception();
       }
+      releaseThreadSolverMemory();  // block's solver is gone; GLPK's environment of this thread too
     });
   try {
     block(0, bound(1), true);

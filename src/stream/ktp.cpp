@@ -1,5 +1,5 @@
-// The kinetrack input protocol (KTP) v1: binary (little-endian, every length checked before a
-// read) and JSON (nlohmann-json, every field checked by name and type) forms of one frame.
+// The kinetrack input protocol (KTP) v1: the binary form (little-endian, every length checked
+// before a read), the checks both forms share, and the encoders. The JSON reader: ktp_json.cpp.
 #include "kinetrack/stream/ktp.hpp"
 
 #include <fmt/format.h>
@@ -16,9 +16,63 @@
 #include <string_view>
 
 #include "kinetrack/core/errors.hpp"
+#include "ktp_internal.hpp"
 
 namespace kinetrack::stream {
+
+namespace detail {
+
+const char* ktpItemsKey(KtpKind k) { return k == KtpKind::Poses ? "segments" : "markers"; }
+
+ParseStatus ktpFail(KtpFrame& f, ParseStatus s, const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(f.error.data(), f.error.size(), fmt, args);
+  va_end(args);
+  return s;
+}
+
+ParseStatus ktpCheckItem(KtpFrame& f, int i, std::size_t names, std::bitset<kKtpMaxItems>& seen) {
+  const KtpItem& it = f.items[static_cast<std::size_t>(i)];
+  const char* key = ktpItemsKey(f.kind);
+  if (it.index < 0 || static_cast<std::size_t>(it.index) >= names)
+    return ktpFail(f, ParseStatus::Malformed, "%s[%d]: index %d outside the server's %zu %s", key, i, it.index, names,
+                   key);
+  if (seen.test(static_cast<std::size_t>(it.index)))
+    return ktpFail(f, ParseStatus::Malformed, "%s[%d]: index %d given twice", key, i, it.index);
+  seen.set(static_cast<std::size_t>(it.index));
+  for (double v : it.p)
+    if (!std::isfinite(v)) return ktpFail(f, ParseStatus::Malformed, "%s[%d].p: not finite", key, i);
+  if (f.kind == KtpKind::Poses) {
+    double n2 = 0.0;
+    for (double v : it.q) {
+      if (!std::isfinite(v)) return ktpFail(f, ParseStatus::Malformed, "%s[%d].q: not finite", key, i);
+      n2 += v * v;
+    }
+    if (std::abs(n2 - 1.0) > 1e-3)
+      return ktpFail(f, ParseStatus::Malformed, "%s[%d].q: squared norm %.6g, expected 1 (w, x, y, z)", key, i, n2);
+  }
+  return ParseStatus::Ok;
+}
+
+ParseStatus ktpCheckKind(KtpFrame& f, int kind, KtpKind expected) {
+  if (kind != 1 && kind != 2)
+    return ktpFail(f, ParseStatus::Malformed, "kind %d: expected 1 (poses) or 2 (markers)", kind);
+  f.kind = static_cast<KtpKind>(kind);
+  if (f.kind != expected)
+    return ktpFail(f, ParseStatus::Unsupported, "a %s message: this server takes %s", toString(f.kind),
+                   toString(expected));
+  return ParseStatus::Ok;
+}
+
+}  // namespace detail
+
 namespace {
+
+using detail::ktpCheckItem;
+using detail::ktpCheckKind;
+using detail::ktpFail;
+using detail::ktpItemsKey;
 
 std::uint16_t readU16(const std::uint8_t* b) { return static_cast<std::uint16_t>(b[0] | (b[1] << 8U)); }
 std::uint32_t readU32(const std::uint8_t* b) {
@@ -43,175 +97,47 @@ void writeU64(std::uint8_t* b, std::uint64_t v) {
 }
 void writeF32(std::uint8_t* b, double v) { writeU32(b, std::bit_cast<std::uint32_t>(static_cast<float>(v))); }
 
-const char* itemsKey(KtpKind k) { return k == KtpKind::Poses ? "segments" : "markers"; }
 std::size_t recordSize(KtpKind k) { return k == KtpKind::Poses ? kKtpPoseRecordSize : kKtpMarkerRecordSize; }
-
-/// Records a reason in f.error and returns `s` (no allocation: a fixed buffer).
-[[gnu::format(printf, 3, 4)]] ParseStatus fail(KtpFrame& f, ParseStatus s, const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(f.error.data(), f.error.size(), fmt, args);
-  va_end(args);
-  return s;
-}
-
-/// Range, duplicate, finiteness and unit-quaternion checks of one decoded record (both forms).
-ParseStatus checkItem(KtpFrame& f, int i, std::size_t names, std::bitset<kKtpMaxItems>& seen) {
-  const KtpItem& it = f.items[static_cast<std::size_t>(i)];
-  const char* key = itemsKey(f.kind);
-  if (it.index < 0 || static_cast<std::size_t>(it.index) >= names)
-    return fail(f, ParseStatus::Malformed, "%s[%d]: index %d outside the server's %zu %s", key, i, it.index, names,
-                key);
-  if (seen.test(static_cast<std::size_t>(it.index)))
-    return fail(f, ParseStatus::Malformed, "%s[%d]: index %d given twice", key, i, it.index);
-  seen.set(static_cast<std::size_t>(it.index));
-  for (double v : it.p)
-    if (!std::isfinite(v)) return fail(f, ParseStatus::Malformed, "%s[%d].p: not finite", key, i);
-  if (f.kind == KtpKind::Poses) {
-    double n2 = 0.0;
-    for (double v : it.q) {
-      if (!std::isfinite(v)) return fail(f, ParseStatus::Malformed, "%s[%d].q: not finite", key, i);
-      n2 += v * v;
-    }
-    if (std::abs(n2 - 1.0) > 1e-3)
-      return fail(f, ParseStatus::Malformed, "%s[%d].q: squared norm %.6g, expected 1 (w, x, y, z)", key, i, n2);
-  }
-  return ParseStatus::Ok;
-}
-
-ParseStatus checkKind(KtpFrame& f, int kind, KtpKind expected) {
-  if (kind != 1 && kind != 2)
-    return fail(f, ParseStatus::Malformed, "kind %d: expected 1 (poses) or 2 (markers)", kind);
-  f.kind = static_cast<KtpKind>(kind);
-  if (f.kind != expected)
-    return fail(f, ParseStatus::Unsupported, "a %s message: this server takes %s", toString(f.kind),
-                toString(expected));
-  return ParseStatus::Ok;
-}
 
 ParseStatus parseBinary(std::span<const std::uint8_t> bytes, KtpKind expected, std::size_t names, KtpFrame& f) {
   if (bytes.size() > kKtpMaxBinary)
-    return fail(f, ParseStatus::Oversized, "%zu bytes: more than the largest message (%zu)", bytes.size(),
-                kKtpMaxBinary);
+    return ktpFail(f, ParseStatus::Oversized, "%zu bytes: more than the largest message (%zu)", bytes.size(),
+                   kKtpMaxBinary);
   if (bytes.size() < kKtpHeaderSize)
-    return fail(f, ParseStatus::Truncated, "%zu bytes: shorter than the %zu-byte header", bytes.size(), kKtpHeaderSize);
+    return ktpFail(f, ParseStatus::Truncated, "%zu bytes: shorter than the %zu-byte header", bytes.size(),
+                   kKtpHeaderSize);
   const std::uint8_t* b = bytes.data();
   if (b[4] != kKtpVersion)
-    return fail(f, ParseStatus::Unsupported, "version %d: this server speaks version %d", b[4], kKtpVersion);
-  if (const ParseStatus s = checkKind(f, b[5], expected); s != ParseStatus::Ok) return s;
+    return ktpFail(f, ParseStatus::Unsupported, "version %d: this server speaks version %d", b[4], kKtpVersion);
+  if (const ParseStatus s = ktpCheckKind(f, b[5], expected); s != ParseStatus::Ok) return s;
   const std::size_t count = readU16(b + 6);
   f.seq = readU32(b + 8);
-  if (readU32(b + 12) != 0) return fail(f, ParseStatus::Malformed, "reserved header bytes 12..15 not zero");
+  if (readU32(b + 12) != 0) return ktpFail(f, ParseStatus::Malformed, "reserved header bytes 12..15 not zero");
   f.time = readF64(b + 16);
   if (!std::isfinite(f.time) || f.time < 0.0)
-    return fail(f, ParseStatus::Malformed, "time %g: expected a finite time >= 0 s", f.time);
+    return ktpFail(f, ParseStatus::Malformed, "time %g: expected a finite time >= 0 s", f.time);
   if (count > kKtpMaxItems)
-    return fail(f, ParseStatus::Malformed, "count %zu: more than %zu records", count, kKtpMaxItems);
+    return ktpFail(f, ParseStatus::Malformed, "count %zu: more than %zu records", count, kKtpMaxItems);
   const std::size_t rec = recordSize(f.kind), expected_size = kKtpHeaderSize + count * rec;
   if (bytes.size() < expected_size)
-    return fail(f, ParseStatus::Truncated, "%zu bytes: the header announces %zu records (%zu bytes)", bytes.size(),
-                count, expected_size);
+    return ktpFail(f, ParseStatus::Truncated, "%zu bytes: the header announces %zu records (%zu bytes)", bytes.size(),
+                   count, expected_size);
   if (bytes.size() > expected_size)
-    return fail(f, ParseStatus::Oversized, "%zu bytes: the header announces %zu records (%zu bytes)", bytes.size(),
-                count, expected_size);
+    return ktpFail(f, ParseStatus::Oversized, "%zu bytes: the header announces %zu records (%zu bytes)", bytes.size(),
+                   count, expected_size);
   std::bitset<kKtpMaxItems> seen;
   const std::uint8_t* r = b + kKtpHeaderSize;
   for (std::size_t i = 0; i < count; ++i, r += rec) {
     KtpItem& it = f.items[i];
     it.index = readU16(r);
     if (readU16(r + 2) != 0)
-      return fail(f, ParseStatus::Malformed, "%s[%zu]: reserved bytes not zero", itemsKey(f.kind), i);
+      return ktpFail(f, ParseStatus::Malformed, "%s[%zu]: reserved bytes not zero", ktpItemsKey(f.kind), i);
     for (std::size_t k = 0; k < 3; ++k) it.p[k] = readF32(r + 4 + 4 * k);
     if (f.kind == KtpKind::Poses)
       for (std::size_t k = 0; k < 4; ++k) it.q[k] = readF32(r + 16 + 4 * k);
-    if (const ParseStatus s = checkItem(f, static_cast<int>(i), names, seen); s != ParseStatus::Ok) return s;
+    if (const ParseStatus s = ktpCheckItem(f, static_cast<int>(i), names, seen); s != ParseStatus::Ok) return s;
   }
   f.count = static_cast<int>(count);
-  return ParseStatus::Ok;
-}
-
-/// Reads `n` numbers of the JSON array `j` into `out`; false when it is not such an array.
-template <std::size_t N>
-bool readNumbers(const nlohmann::json& j, std::array<double, N>& out) {
-  if (!j.is_array() || j.size() != N) return false;
-  for (std::size_t k = 0; k < N; ++k) {
-    if (!j[k].is_number()) return false;
-    out[k] = j[k].get<double>();
-  }
-  return true;
-}
-
-ParseStatus parseJson(std::span<const std::uint8_t> bytes, KtpKind expected, std::span<const std::string> names,
-                      KtpFrame& f) {
-  if (bytes.size() > kKtpMaxJson)
-    return fail(f, ParseStatus::Oversized, "%zu bytes of JSON: more than %zu", bytes.size(), kKtpMaxJson);
-  const auto* text = reinterpret_cast<const char*>(bytes.data());
-  // nlohmann-json stops at a NUL byte as at the end of the text: what follows would be ignored.
-  if (const void* nul = std::memchr(text, '\0', bytes.size()); nul != nullptr)
-    return fail(f, ParseStatus::Malformed, "not JSON: a NUL byte at offset %td", static_cast<const char*>(nul) - text);
-  const nlohmann::json j = nlohmann::json::parse(text, text + bytes.size(), nullptr, false);
-  if (j.is_discarded()) return fail(f, ParseStatus::Malformed, "not JSON");
-  if (!j.is_object()) return fail(f, ParseStatus::Malformed, "expected a JSON object");
-  for (const auto& [key, value] : j.items())
-    if (key != "type" && key != "version" && key != "seq" && key != "time" && key != "segments" && key != "markers")
-      return fail(f, ParseStatus::Malformed, "unknown field '%.40s' (type, version, seq, time, segments|markers)",
-                  key.c_str());
-  const auto type = j.find("type");
-  if (type == j.end() || !type->is_string())
-    return fail(f, ParseStatus::Malformed, "'type': expected \"poses\" or \"markers\"");
-  const auto& t = type->get_ref<const std::string&>();
-  int kind = 0;
-  if (t == "poses") kind = 1;
-  if (t == "markers") kind = 2;
-  if (kind == 0)
-    return fail(f, ParseStatus::Malformed, "'type' \"%.40s\": expected \"poses\" or \"markers\"", t.c_str());
-  const auto version = j.find("version");
-  if (version == j.end() || !version->is_number_integer())
-    return fail(f, ParseStatus::Malformed, "'version': expected an integer (%d)", kKtpVersion);
-  if (version->get<long long>() != kKtpVersion)
-    return fail(f, ParseStatus::Unsupported, "version %lld: this server speaks version %d", version->get<long long>(),
-                kKtpVersion);
-  if (const ParseStatus s = checkKind(f, kind, expected); s != ParseStatus::Ok) return s;
-  const auto seq = j.find("seq");
-  if (seq == j.end() || !seq->is_number_integer() || seq->get<long long>() < 0 ||
-      seq->get<long long>() > static_cast<long long>(UINT32_MAX))
-    return fail(f, ParseStatus::Malformed, "'seq': expected an integer in [0, 4294967295]");
-  f.seq = static_cast<std::uint32_t>(seq->get<long long>());
-  const auto time = j.find("time");
-  if (time == j.end() || !time->is_number() || !std::isfinite(time->get<double>()) || time->get<double>() < 0.0)
-    return fail(f, ParseStatus::Malformed, "'time': expected a finite number of seconds >= 0");
-  f.time = time->get<double>();
-  const char* key = itemsKey(f.kind);
-  const char* other = f.kind == KtpKind::Poses ? "markers" : "segments";
-  if (j.contains(other)) return fail(f, ParseStatus::Malformed, "'%s' in a %s message", other, t.c_str());
-  const auto items = j.find(key);
-  if (items == j.end() || !items->is_array())
-    return fail(f, ParseStatus::Malformed, "'%s': expected an array of records", key);
-  if (items->size() > kKtpMaxItems)
-    return fail(f, ParseStatus::Malformed, "'%s': %zu records, more than %zu", key, items->size(), kKtpMaxItems);
-  std::bitset<kKtpMaxItems> seen;
-  int i = 0;
-  for (const nlohmann::json& r : *items) {
-    if (!r.is_object()) return fail(f, ParseStatus::Malformed, "%s[%d]: expected an object", key, i);
-    for (const auto& [k, v] : r.items())
-      if (k != "name" && k != "p" && (k != "q" || f.kind != KtpKind::Poses))
-        return fail(f, ParseStatus::Malformed, "%s[%d]: unknown field '%.40s'", key, i, k.c_str());
-    const auto name = r.find("name");
-    if (name == r.end() || !name->is_string())
-      return fail(f, ParseStatus::Malformed, "%s[%d]: 'name': expected a string", key, i);
-    const auto& n = name->get_ref<const std::string&>();
-    const auto at = std::find(names.begin(), names.end(), n);
-    if (at == names.end()) return fail(f, ParseStatus::Malformed, "%s[%d]: unknown name '%.40s'", key, i, n.c_str());
-    KtpItem& it = f.items[static_cast<std::size_t>(i)];
-    it.index = static_cast<int>(at - names.begin());
-    if (!r.contains("p") || !readNumbers(r["p"], it.p))
-      return fail(f, ParseStatus::Malformed, "%s[%d].p: expected [x, y, z] in m", key, i);
-    if (f.kind == KtpKind::Poses && (!r.contains("q") || !readNumbers(r["q"], it.q)))
-      return fail(f, ParseStatus::Malformed, "%s[%d].q: expected [w, x, y, z]", key, i);
-    if (const ParseStatus s = checkItem(f, i, names.size(), seen); s != ParseStatus::Ok) return s;
-    ++i;
-  }
-  f.count = i;
   return ParseStatus::Ok;
 }
 
@@ -234,12 +160,12 @@ ParseStatus parseKtp(std::span<const std::uint8_t> bytes, KtpKind expected, std:
   out.error[0] = '\0';
   const std::size_t n = std::min(names.size(), kKtpMaxItems);
   if (bytes.size() >= 4 && std::memcmp(bytes.data(), "KTRK", 4) == 0) return parseBinary(bytes, expected, n, out);
-  if (looksLikeKtp(bytes)) return parseJson(bytes, expected, names.first(n), out);
+  if (looksLikeKtp(bytes)) return detail::parseKtpJson(bytes, expected, names.first(n), out);
   // A short prefix of the magic is a truncated binary message; anything else is not ours.
   if (!bytes.empty() && bytes.size() < 4 && std::memcmp(bytes.data(), "KTRK", bytes.size()) == 0)
-    return fail(out, ParseStatus::Truncated, "%zu bytes: shorter than the %zu-byte header", bytes.size(),
-                kKtpHeaderSize);
-  return fail(out, ParseStatus::Malformed, "neither a binary KTP message (\"KTRK\") nor a JSON object");
+    return ktpFail(out, ParseStatus::Truncated, "%zu bytes: shorter than the %zu-byte header", bytes.size(),
+                   kKtpHeaderSize);
+  return ktpFail(out, ParseStatus::Malformed, "neither a binary KTP message (\"KTRK\") nor a JSON object");
 }
 
 std::size_t encodeKtp(const KtpFrame& f, std::span<std::uint8_t> out) {
@@ -272,7 +198,7 @@ void encodeKtpJson(const KtpFrame& f, std::span<const std::string> names, std::s
   out.clear();
   auto o = std::back_inserter(out);
   fmt::format_to(o, R"({{"type":"{}","version":{},"seq":{},"time":{},"{}":[)", toString(f.kind), kKtpVersion, f.seq,
-                 f.time, itemsKey(f.kind));
+                 f.time, ktpItemsKey(f.kind));
   for (int i = 0; i < f.count; ++i) {
     const KtpItem& it = f.items[static_cast<std::size_t>(i)];
     if (it.index < 0 || static_cast<std::size_t>(it.index) >= names.size())

@@ -161,7 +161,7 @@ struct Server::Impl {
   std::vector<LatencyRecord> records;  ///< reserved to options.latency_records: push_back never allocates
   std::atomic<bool> stopping{false};
   const Clock::time_point started = Clock::now();  ///< run time counts from construction
-  std::atomic<long> clients{0}, client_errors{0}, ws_messages{0}, udp_messages{0};
+  std::atomic<long> clients{0}, client_errors{0}, ws_messages{0}, udp_messages{0}, inputs_dropped{0};
 
   asio::io_context io;
   tcp::acceptor acceptor{io};
@@ -332,6 +332,22 @@ void Server::Impl::openSockets() {
                           " (WebSocket/HTTP, --port): " + ec.message());
   event_fd = ::eventfd(0, EFD_CLOEXEC);
   if (event_fd < 0) throw InvalidArgument("serve: eventfd failed");
+  // Frames go out as UDP datagrams in both modes: a pin-and-drag session can drive a robot too.
+  if (!options.udp_out.empty()) {
+    const auto colon = options.udp_out.rfind(':');
+    out_addr.sin_family = AF_INET;
+    int port = 0;
+    try {
+      port = colon == std::string::npos ? 0 : std::stoi(options.udp_out.substr(colon + 1));
+    } catch (const std::exception&) {
+      port = 0;
+    }
+    if (port <= 0 || port > 65535 ||
+        ::inet_pton(AF_INET, options.udp_out.substr(0, colon).c_str(), &out_addr.sin_addr) != 1)
+      throw InvalidArgument("serve: --udp-out must be IPv4:port, got '" + options.udp_out + "'");
+    out_addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    out_fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  }
   if (!live) return;
   input_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (input_fd < 0) throw InvalidArgument("serve: eventfd failed");
@@ -349,21 +365,6 @@ void Server::Impl::openSockets() {
   ::setsockopt(udp_fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
   timeval tv{0, 100000};
   ::setsockopt(udp_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  if (!options.udp_out.empty()) {
-    const auto colon = options.udp_out.rfind(':');
-    out_addr.sin_family = AF_INET;
-    int port = 0;
-    try {
-      port = colon == std::string::npos ? 0 : std::stoi(options.udp_out.substr(colon + 1));
-    } catch (const std::exception&) {
-      port = 0;
-    }
-    if (port <= 0 || port > 65535 ||
-        ::inet_pton(AF_INET, options.udp_out.substr(0, colon).c_str(), &out_addr.sin_addr) != 1)
-      throw InvalidArgument("serve: --udp-out must be IPv4:port, got '" + options.udp_out + "'");
-    out_addr.sin_port = htons(static_cast<std::uint16_t>(port));
-    out_fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  }
 }
 
 void Server::Impl::publish(const std::string& msg) {
@@ -410,7 +411,7 @@ void Server::Impl::onClientInput(const std::string& bytes, const std::shared_ptr
   {
     const std::lock_guard lock(input_mutex);
     if (input_size == inputs.size()) {  // the tracker is behind: the newest input is dropped, counted
-      ++counters().dropped;
+      ++inputs_dropped;
       return;
     }
     Input& slot = inputs[(input_head + input_size) % inputs.size()];
@@ -514,6 +515,9 @@ void Server::Impl::interactiveLoop() {
     m.drags = drags;
     msg.clear();
     appendFrameJson(*model, ik->state(), *ik_data, m, {}, {}, msg);
+    if (out_fd >= 0 &&
+        ::sendto(out_fd, msg.data(), msg.size(), 0, reinterpret_cast<const sockaddr*>(&out_addr), sizeof out_addr) >= 0)
+      ++udp_messages;
     publish(msg);
     latency.add(microsSince(t0));
   }
@@ -636,6 +640,7 @@ ServerSummary Server::summary() const {
   r.client_errors = s.client_errors;
   r.ws_messages = s.ws_messages;
   r.udp_messages = s.udp_messages;
+  r.inputs_dropped = s.inputs_dropped;
   r.latency_p50_us = s.latency.quantile(0.5);
   r.latency_p99_us = s.latency.quantile(0.99);
   r.latency_max_us = s.latency.max();

@@ -127,7 +127,9 @@ TEST(ServeCli, ReplayKtpOverWebSocketAndJsonOverUdpWithFaults) {
   KINETRACK_REQUIRE_SHARED(mvnx, "data/mvnx/test_mocap.mvnx");
   for (const bool json : {false, true}) {
     const ScratchDir dir;
-    ServeProcess serve(dir, "--layout " + shellQuote(mvnx));
+    // --queue: room for every input message even when the tracker falls behind (a sanitizer build
+    // on a loaded machine), so the counts below are exact.
+    ServeProcess serve(dir, "--layout " + shellQuote(mvnx) + " --queue 4096");
     ASSERT_TRUE(serve.started()) << serve.banner();
     std::vector<std::string> args{"replay", "--input",       mvnx,      "--protocol", json ? "ktp-json" : "ktp",
                                   "--rate", "480",           "--loops", "2",          "--faults",

@@ -149,11 +149,40 @@ TEST(Server, PortInUseIsAClearError) {
   }
 }
 
+/// A UDP socket bound to an ephemeral loopback port, with a receive timeout.
+struct UdpReceiver {
+  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  int port = 0;
+  UdpReceiver() {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    port = ntohs(addr.sin_port);
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  ~UdpReceiver() { ::close(fd); }
+  UdpReceiver(const UdpReceiver&) = delete;
+  UdpReceiver& operator=(const UdpReceiver&) = delete;
+  /// The next datagram as text, empty on timeout.
+  std::string receive() const {
+    std::string buf(1 << 16, '\0');
+    const auto n = ::recv(fd, buf.data(), buf.size(), 0);
+    buf.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    return buf;
+  }
+};
+
 TEST(Server, InteractivePinAndDragAnswersClientsAndSurvivesGarbage) {
   const Model model = io::loadModel(modelSpec("human66")).model;
   Configuration q0(model);
   ServerOptions o = ephemeral();
   o.interactive_rate = 200.0;
+  const UdpReceiver robot;  // --udp-out: the dragged pose also goes out as UDP datagrams
+  o.udp_out = "127.0.0.1:" + std::to_string(robot.port);
   Server server(model, q0, o);
   ServerSummary summary;
   std::thread runner([&] { summary = server.run(false); });
@@ -188,12 +217,21 @@ TEST(Server, InteractivePinAndDragAnswersClientsAndSurvivesGarbage) {
   const auto& f = last["links"][static_cast<std::size_t>(foot.value)];
   EXPECT_LT((Vector3d(h[0], h[1], h[2]) - target).norm(), 0.01);
   EXPECT_LT((Vector3d(f[0], f[1], f[2]) - foot0).norm(), 1e-3);
+  const json datagram = json::parse(robot.receive(), nullptr, false);
+  ASSERT_FALSE(datagram.is_discarded());
+  EXPECT_EQ(datagram["type"], "frame");
+  EXPECT_EQ(datagram["q"].size(), last["q"].size());
   c.send(R"({"type":"reset"})");
   for (int i = 0; i < 20; ++i) last = c.readType("frame");
   EXPECT_TRUE(last["pins"].empty());
   server.stop();
   runner.join();
   EXPECT_EQ(summary.client_errors, 5);
+  EXPECT_GT(summary.udp_messages, 400);
+
+  ServerOptions bad = ephemeral();
+  bad.udp_out = "127.0.0.1";
+  EXPECT_THROW(Server(model, q0, bad), InvalidArgument);
 }
 
 /// GET `target` from the server; returns (status, body).

@@ -93,4 +93,10 @@ class MuscleForceSolver {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Frees the LP solver's (GLPK's) per-thread environment. A thread of your own that ran
+/// MuscleForceSolvers calls it once their last one is destroyed, before the thread ends; without
+/// it each such thread leaves ~47 KB behind (LeakSanitizer reports it). The solver objects are
+/// tied to the thread that made them: build, use and destroy them on one thread.
+void releaseThreadSolverMemory();
+
 }  // namespace kinetrack::muscles

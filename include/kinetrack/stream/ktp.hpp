@@ -16,8 +16,8 @@
 // order, or the marker set's markers in order. A marker absent from a frame is missing in it.
 //
 // Parsing never trusts a length field and never throws: every fault is a ParseStatus with a
-// reason naming the field. The binary parser and both encoders' binary form do not allocate; the
-// JSON parser builds a document (nlohmann-json) and allocates.
+// reason naming the field. Neither parser allocates (the JSON form is scanned in place, strict
+// RFC 8259, a key given twice refused), nor does the binary encoder.
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -41,6 +41,8 @@ struct ServerSummary {
   long datagrams = 0, frames = 0, truncated = 0, oversized = 0, malformed = 0, unsupported = 0;
   long duplicates = 0, out_of_order = 0, skipped = 0, gaps = 0, failed = 0, dropped = 0;
   long clients = 0, client_errors = 0, ws_messages = 0, udp_messages = 0;
+  /// WebSocket input messages dropped because the tracking thread was --queue messages behind.
+  long inputs_dropped = 0;
   double latency_p50_us = 0, latency_p99_us = 0, latency_max_us = 0;
   double seconds = 0;
 };
