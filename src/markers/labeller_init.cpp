@@ -2,9 +2,9 @@
 // nothing is known but the model. Two stages:
 //   1. rigid search: the model's markers at a start pose (the reference pose, and the last solved
 //      pose when there is one), turned about `up` by each of init_headings yaw hypotheses and
-//      moved onto the cloud's median (and ± init_vertical_offset along `up`); each hypothesis alternates a gated optimal assignment with
-//      the best yaw + translation for it (a Kabsch fit restricted to rotations about `up`);
-//      the least-cost hypothesis wins;
+//      moved onto the cloud's median (and ± init_vertical_offset along `up`); each hypothesis alternates a gated
+//      optimal assignment with the best yaw + translation for it (a Kabsch fit restricted to rotations about `up`); the
+//      least-cost hypothesis wins;
 //   2. articulated refinement: the IK pose is driven to that rigid placement (steps of at most
 //      45° so Gauss–Newton follows), then assignment ↔ marker IK alternate with a gate shrinking
 //      from init_gate to init_refine_gate, so limbs away from the start pose are found.
