@@ -153,7 +153,8 @@ struct LabellerOptions {
   /// markers, heel and toe) and keep a swap that fits clearly better.
   bool init_swap_search = true;
   /// Weight (m² per rad² or per m²) of a coordinate task pulling every unlocked joint towards its
-  /// predicted value: it holds joints no labelled marker observes (a torso whose markers are all
+  /// value at the IK's warm start (the last pose; the extrapolated one with
+  /// PredictionSpace::Joints): it holds joints no labelled marker observes (a torso whose markers are all
   /// hidden) instead of letting them drift; 1e-4 moves a joint that markers observe by far less
   /// than 0.01°. 0 disables it.
   double posture_weight = 1e-4;
