@@ -88,8 +88,9 @@ struct Row {
   double us_median = 0.0, us_p95 = 0.0;
 };
 
-// The labeller's IK (same markers, bounds, posture prior towards the constant-velocity
-// prediction) on the scenario's points with their true labels, from the same start (the
+// The labeller's IK (same markers, bounds, warm start and posture prior as the labeller's: the
+// last pose, or its constant-velocity extrapolation with PredictionSpace::Joints) on the
+// scenario's points with their true labels, from the same start (the
 // labeller's first solved pose): the joint angles had every label been right. The prior matters
 // on a redundant model (human66's spine and shoulders fit the same markers in many poses).
 std::vector<Configuration> trueLabelIk(const markers::LabellerModel& lm, const markers::ScenarioTrial& s,
@@ -97,6 +98,7 @@ std::vector<Configuration> trueLabelIk(const markers::LabellerModel& lm, const m
   const Model& model = *lm.model;
   ik::MarkerIk ik = markers::makeMarkerIk(lm);
   const double weight = markers::LabellerOptions{}.posture_weight;
+  const bool joint_space = markers::LabellerOptions{}.prediction == markers::PredictionSpace::Joints;
   std::vector<int> joints;
   for (int j = 0; j < model.numJoints(); ++j)
     if (!(lm.lower[j] == lm.upper[j])) ik.addCoordinateTask(model.jointName(JointId(j)), weight), joints.push_back(j);
@@ -113,8 +115,14 @@ std::vector<Configuration> trueLabelIk(const markers::LabellerModel& lm, const m
     for (std::size_t p = 0; p < pts.size(); ++p)
       if (s.truth[off + p] >= 0) target[static_cast<std::size_t>(s.truth[off + p])] = pts[p], ++present;
     if (present >= 3) {
-      difference(model, prev, curr, nu);
-      integrate(model, curr, nu, 1.0, pred);
+      // The labeller's warm start and posture target: the last pose (marker-space prediction)
+      // or its extrapolation on the configuration manifold.
+      if (joint_space) {
+        difference(model, prev, curr, nu);
+        integrate(model, curr, nu, 1.0, pred);
+      } else {
+        pred = curr;
+      }
       for (std::size_t k = 0; k < joints.size(); ++k) values[k] = pred.joints[joints[k]];
       ik.setState(pred);
       (void)ik.solve(target, values);

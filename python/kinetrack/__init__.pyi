@@ -501,7 +501,13 @@ def markers_ik(model: Union[str, Model], markers: str, setup: str = "", start: O
                height: Optional[float] = None) -> dict[str, Any]: ...
 
 # --- labelling of unlabelled markers (docs/labelling.md) --------------------------------------
+class PredictionSpace:
+    markers: PredictionSpace
+    joints: PredictionSpace
+
 class LabellerOptions:
+    prediction: PredictionSpace
+    init_vertical_offset: float
     gate_radius: float
     gate_growth: float
     gate_max: float

@@ -94,6 +94,10 @@ py::dict trialDict(const markers::LabelTrialResult& r, const io::PointCloud& clo
 }  // namespace
 
 void bindLabeller(py::module_& m) {
+  py::enum_<markers::PredictionSpace>(m, "PredictionSpace",
+                                      "Where the labeller's constant-velocity prediction extrapolates.")
+      .value("markers", markers::PredictionSpace::Markers, "every marker's world position (default)")
+      .value("joints", markers::PredictionSpace::Joints, "the pose on the configuration manifold");
   py::class_<markers::LabellerOptions> opt(m, "LabellerOptions",
                                            "Options of Labeller (gates in m; docs/labelling.md explains each).");
   opt.def_readwrite("gate_radius", &markers::LabellerOptions::gate_radius, "m")
@@ -104,7 +108,10 @@ void bindLabeller(py::module_& m) {
       .def_readwrite("rigid_learning_rate", &markers::LabellerOptions::rigid_learning_rate)
       .def_readwrite("lost_fraction", &markers::LabellerOptions::lost_fraction)
       .def_readwrite("reinit_after", &markers::LabellerOptions::reinit_after, "s")
+      .def_readwrite("prediction", &markers::LabellerOptions::prediction, "a PredictionSpace")
       .def_readwrite("init_headings", &markers::LabellerOptions::init_headings)
+      .def_readwrite("init_vertical_offset", &markers::LabellerOptions::init_vertical_offset,
+                     "m; the rigid fits also start this far above and below the cloud's median; 0: only there")
       .def_readwrite("init_gate", &markers::LabellerOptions::init_gate, "m")
       .def_readwrite("init_refine_rounds", &markers::LabellerOptions::init_refine_rounds)
       .def_readwrite("init_refine_gate", &markers::LabellerOptions::init_refine_gate, "m")

@@ -90,6 +90,16 @@ def test_limb_search_options_and_relabelled_count():
             out = labeller.label(present, times[f])
             assert out["relabelled"] == 0  # a clean walk: nothing to search again
             assert out["assigned"] == 31
+    assert opts.prediction == kt.PredictionSpace.markers and opts.init_vertical_offset == pytest.approx(0.2)
+    joints = kt.LabellerOptions(prediction=kt.PredictionSpace.joints, init_vertical_offset=0.0)
+    assert joints.prediction == kt.PredictionSpace.joints and joints.init_vertical_offset == 0.0
+    labeller = kt.Labeller(osim, markers=worn, options=joints)
+    for f in range(10):
+        present = pos[f][~np.isnan(pos[f]).any(axis=1)]
+        assert labeller.label(present, times[f])["assigned"] == 31
+    bad = kt.LabellerOptions(init_vertical_offset=-0.1)
+    with pytest.raises(ValueError, match="init_vertical_offset"):
+        kt.Labeller(osim, markers=worn, options=bad)
     bad = kt.LabellerOptions()
     bad.limb_gate = 0.0
     with pytest.raises(ValueError, match="limb_gate"):

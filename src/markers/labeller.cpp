@@ -49,6 +49,8 @@ void checkOptions(const LabellerOptions& o) {
         "LabellerOptions: limb_error, limb_gate > 0, limb_search_interval >= 1, limb_max_per_frame, "
         "init_pose_weight and swap_check_distance >= 0");
   if (o.max_points < 1) throw InvalidArgument("LabellerOptions: max_points must be >= 1");
+  if (!(o.init_vertical_offset >= 0.0) || !std::isfinite(o.init_vertical_offset))
+    throw InvalidArgument("LabellerOptions: init_vertical_offset must be finite and >= 0");
   if (!(o.crowd_distance >= 0.0)) throw InvalidArgument("LabellerOptions: crowd_distance must be >= 0");
 }
 
@@ -103,7 +105,8 @@ Labeller::Impl::Impl(std::shared_ptr<const LabellerModel> model, const LabellerO
   model_markers.resize(M);
   targets.resize(M);
   best_mp.resize(M);
-  hypotheses.reserve(static_cast<std::size_t>(2 * opt.init_headings));
+  // Starts (reference, zero, last pose) × headings × vertical placements.
+  hypotheses.reserve(static_cast<std::size_t>(3 * opt.init_headings * (opt.init_vertical_offset > 0.0 ? 3 : 1)));
   init_q = lm->reference;
   zero = Configuration(*lm->model);
   zero.base_position = lm->reference.base_position;  // a fixed base stays where it is
@@ -504,15 +507,27 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
   s.relabelled = false;
 
   if (s.started) {
-    // Predict: constant velocity on the configuration manifold, scaled by the frame steps.
+    // Predict at constant velocity, scaled by the frame steps: the markers in the world (default)
+    // or the pose on the configuration manifold.
     if (s.have_velocity && s.t_curr > s.t_prev) {
       const double ratio = std::min((time - s.t_curr) / (s.t_curr - s.t_prev), 4.0);
-      difference(*s.lm->model, s.q_prev, s.q_curr, s.nu);
-      integrate(*s.lm->model, s.q_curr, s.nu, ratio, s.q_pred);
+      if (s.opt.prediction == PredictionSpace::Markers) {
+        // x̂ = x(q_k) + s·(x(q_k) − x(q_{k−1})), the current residual offsets at both poses (a
+        // relabelled limb's joints have q_{k−1} = q_k: no velocity). Joint-space wander that
+        // does not move the markers does not move the prediction either.
+        s.q_pred = s.q_curr;
+        s.markerPositions(s.q_prev, true, s.targets);
+        s.markerPositions(s.q_curr, true, s.pred);
+        for (std::size_t i = 0; i < static_cast<std::size_t>(m); ++i) s.pred[i] += ratio * (s.pred[i] - s.targets[i]);
+      } else {
+        difference(*s.lm->model, s.q_prev, s.q_curr, s.nu);
+        integrate(*s.lm->model, s.q_curr, s.nu, ratio, s.q_pred);
+        s.markerPositions(s.q_pred, true, s.pred);
+      }
     } else {
       s.q_pred = s.q_curr;
+      s.markerPositions(s.q_pred, true, s.pred);
     }
-    s.markerPositions(s.q_pred, true, s.pred);
     for (int i = 0; i < m; ++i) s.gate[static_cast<std::size_t>(i)] = s.gateOf(i, false);
     std::fill(s.jumped_marker.begin(), s.jumped_marker.end(), 0);
     std::fill(s.jumped_joint.begin(), s.jumped_joint.end(), 0);

@@ -2,9 +2,9 @@
 // nothing is known but the model. Two stages:
 //   1. rigid search: the model's markers at a start pose (the reference pose, and the last solved
 //      pose when there is one), turned about `up` by each of init_headings yaw hypotheses and
-//      moved onto the cloud's median; each hypothesis alternates a gated optimal assignment with
-//      the best yaw + translation for it (a Kabsch fit restricted to rotations about `up`);
-//      the least-cost hypothesis wins;
+//      moved onto the cloud's median (and ± init_vertical_offset along `up`); each hypothesis alternates a gated
+//      optimal assignment with the best yaw + translation for it (a Kabsch fit restricted to rotations about `up`); the
+//      least-cost hypothesis wins;
 //   2. articulated refinement: the IK pose is driven to that rigid placement (steps of at most
 //      45° so Gauss–Newton follows), then assignment ↔ marker IK alternate with a gate shrinking
 //      from init_gate to init_refine_gate, so limbs away from the start pose are found.
@@ -85,10 +85,16 @@ bool Labeller::Impl::initialise(int n) {
     Vector3d cm = Vector3d::Zero();
     for (const Vector3d& x : model_markers) cm += x;
     cm /= m;
-    for (int h = 0; h < opt.init_headings; ++h) {
+    // Each heading from the cloud's median and, when init_vertical_offset > 0, moved up and down
+    // by it: an ICP-like fit from one start can lock onto points one marker spacing above or
+    // below the right ones (gait2354's first frame with ghosts: thigh markers on the shank's).
+    const int placements = opt.init_vertical_offset > 0.0 ? 3 : 1;
+    for (int hv = 0; hv < opt.init_headings * placements; ++hv) {
+      const int h = hv % opt.init_headings, v = hv / opt.init_headings;
+      const double dz = v == 0 ? 0.0 : v == 1 ? opt.init_vertical_offset : -opt.init_vertical_offset;
       RigidFit fit;
       fit.theta = 2.0 * M_PI * h / opt.init_headings;
-      fit.t = centre - yawRotation(up, fit.theta) * cm;
+      fit.t = centre - yawRotation(up, fit.theta) * cm + dz * up;
       double cost = 0.0;
       for (int it = 0; it <= opt.init_rigid_iterations; ++it) {
         const Matrix3d R = yawRotation(up, fit.theta);

@@ -119,28 +119,43 @@ TEST(Labeller, GaitWalkCleanShuffledIsAllCorrect) {
 }
 
 // The target case: 2 mm noise, 5 % dropouts, 3 ghosts per frame (2 within 3 cm of a
-// marker, 1 uniform), over three seeds. Goal ≥ 99.5 %: met on average; the first frames are
-// labelled right since the per-limb re-search (docs/labelling.md gives the figures per seed).
+// marker, 1 uniform), over the experiment's five seeds (`experiment labelling --seeds 5`). Goal
+// ≥ 99.5 % on the mean (Release: 99.84 / 99.12 / 99.95 / 99.89 / 99.20 %, mean 99.60 %). Seeds 112
+// and 412 lost their first frame before the rigid fits also started ±init_vertical_offset along
+// the vertical (the fit from the cloud's median locked onto points one marker spacing off): with
+// the offset 0 they still do.
 TEST(Labeller, GaitWalkNoiseDropoutsAndGhosts) {
   KINETRACK_GAIT(g);
   double sum = 0.0;
-  for (std::uint64_t seed : {1, 2, 3}) {
-    const LabellingScore sc =
-        run(g, {.seed = seed, .noise_sigma = 0.002, .dropout_fraction = 0.05, .ghosts_uniform = 1, .ghosts_near = 2});
+  for (std::uint64_t seed : {12, 112, 212, 312, 412}) {
+    const ScenarioOptions o{
+        .seed = seed, .noise_sigma = 0.002, .dropout_fraction = 0.05, .ghosts_uniform = 1, .ghosts_near = 2};
+    LabelTrialResult r;
+    const LabellingScore sc = run(g, o, &r);
     EXPECT_GE(sc.accuracy(), 0.985) << "seed " << seed << ": " << sc.correct << "/" << sc.present;
     EXPECT_LE(sc.ghosts_labelled, sc.ghost_points / 100) << "seed " << seed;
+    EXPECT_NE(r.frames.front().state, TrackState::Lost) << "seed " << seed;
+    RecordProperty("seed " + std::to_string(seed), std::to_string(sc.accuracy()));
     sum += sc.accuracy();
+    if (seed == 112 || seed == 412) {
+      LabellerOptions median_only;
+      median_only.init_vertical_offset = 0.0;
+      const ScenarioTrial s = makeScenario(g.trial, g.model->names, o);
+      EXPECT_EQ(labelTrial(g.model, s.cloud, median_only).frames.front().state, TrackState::Lost) << "seed " << seed;
+    }
   }
-  EXPECT_GE(sum / 3.0, 0.995);  // measured 99.93 / 99.66 / 98.96 %
+  RecordProperty("mean", std::to_string(sum / 5.0));
+  EXPECT_GE(sum / 5.0, 0.995);
 }
 
-// Beyond the goals: 3 mm, 20 % dropouts in runs up to 1 s, 5 ghosts.
+// Beyond the goals: 3 mm, 20 % dropouts in runs up to 1 s, 5 ghosts (Release: 99.28 / 98.99 %).
 TEST(Labeller, GaitWalkHeavyDropoutsAndFiveGhosts) {
   KINETRACK_GAIT(g);
   for (std::uint64_t seed : {1, 2}) {
     const LabellingScore sc =
         run(g, {.seed = seed, .noise_sigma = 0.003, .dropout_fraction = 0.2, .ghosts_uniform = 2, .ghosts_near = 3});
-    EXPECT_GE(sc.accuracy(), 0.9) << "seed " << seed << ": " << sc.correct << "/" << sc.present;
+    EXPECT_GE(sc.accuracy(), 0.97) << "seed " << seed << ": " << sc.correct << "/" << sc.present;
+    RecordProperty("seed " + std::to_string(seed), std::to_string(sc.accuracy()));
   }
 }
 
@@ -195,8 +210,9 @@ TEST(Labeller, PlugInGaitOnHuman66CleanShuffledIsAllCorrect) {
 // 97°) and noise or ghosts beside markers make limbs go wrong (a wrist bar swapped, an arm's labels
 // shifted along its points). With the per-limb re-search and the swap check they come back;
 // without, they stay wrong. Each case runs two seeds of the experiment's scenario and is judged
-// on the mean, with margins both ways (Release: noise 3 mm 99.75 % with, 71.5 % without; 3 ghosts
-// near 99.90 % with, 92.3 % without; the means are in the XML report): a few marker-frames that
+// on the mean, with margins both ways (Release, marker-space prediction: noise 3 mm 100 % with,
+// 94.1 % without; 3 ghosts near 99.91 % with, 97.1 % without — 99.75 / 71.5 and 99.90 / 92.3 %
+// with the joint-space prediction; the means are in the XML report): a few marker-frames that
 // flip with floating-point rounding (Debug against Release) cannot change the verdict. Also: no
 // allocation per frame while limbs are re-searched and pairs swapped.
 TEST(Labeller, PlugInGaitNoisyLimbsAreSearchedAgain) {
@@ -230,7 +246,7 @@ TEST(Labeller, PlugInGaitNoisyLimbsAreSearchedAgain) {
     RecordProperty(std::string(c.name) + " with", std::to_string(with));
     RecordProperty(std::string(c.name) + " without", std::to_string(without));
     EXPECT_GE(with, 0.99) << c.name;
-    EXPECT_LE(without, 0.96) << c.name;
+    EXPECT_LE(without, 0.985) << c.name;
     EXPECT_GT(relabelled, 0) << c.name;
   }
   // No allocation while tracking, limb searches and swap checks included.
@@ -251,25 +267,37 @@ TEST(Labeller, PlugInGaitNoisyLimbsAreSearchedAgain) {
 }
 
 // The target case on Plug-in Gait / human66: 2 mm noise, 5 % dropouts in runs, 3 ghosts a
-// frame (2 within 3 cm of markers), three of the experiment's seeds (Release: 99.90 / 99.32 /
-// 99.79 %; a fourth, 212, gives 93.5 %: an arm's labels shifted along its points for a second —
-// docs/labelling.md). The bar is the 99.5 % on the mean less a margin for rounding.
+// frame (2 within 3 cm of markers), the experiment's five seeds (Release: 99.93 / 99.90 / 99.88 /
+// 99.93 / 99.91 %, mean 99.91 %). The bar is the 99.5 % on the mean, 99 % for each seed.
+// Seed 212 is the failure mode the marker-space prediction fixed: with the pose extrapolated on the
+// configuration manifold (PredictionSpace::Joints, the labeller before) the left arm's joints
+// wander while LUPA is hidden, the extrapolated forearm lands 15–20 cm off, the hand markers fall
+// out of their gates and a limb search takes the arm's labels shifted by one marker for about
+// 100 frames (93.5 %).
 TEST(Labeller, PlugInGaitNoiseDropoutsAndGhosts) {
   KINETRACK_PIG(pig);
   const auto& lm = pig.model;
   const io::MarkerTrajectories& trial = pig.trial;
   double sum = 0.0;
-  for (std::uint64_t seed : {12, 112, 312}) {
+  for (std::uint64_t seed : {12, 112, 212, 312, 412}) {
     const ScenarioTrial s = makeScenario(
         trial, lm->names,
         {.seed = seed, .noise_sigma = 0.002, .dropout_fraction = 0.05, .ghosts_uniform = 1, .ghosts_near = 2});
     const LabellingScore sc = scoreLabelling(s, labelTrial(lm, s.cloud));
-    EXPECT_GE(sc.accuracy(), 0.98) << "seed " << seed << ": " << sc.correct << "/" << sc.present;
+    EXPECT_GE(sc.accuracy(), 0.99) << "seed " << seed << ": " << sc.correct << "/" << sc.present;
     EXPECT_LE(sc.ghosts_labelled, sc.ghost_points / 50) << "seed " << seed;
     RecordProperty("seed " + std::to_string(seed), std::to_string(sc.accuracy()));
     sum += sc.accuracy();
+    if (seed == 212) {
+      LabellerOptions joints;
+      joints.prediction = PredictionSpace::Joints;
+      const double before = scoreLabelling(s, labelTrial(lm, s.cloud, joints)).accuracy();
+      RecordProperty("seed 212, joint-space prediction", std::to_string(before));
+      EXPECT_LE(before, 0.97);
+    }
   }
-  EXPECT_GE(sum / 3.0, 0.99);
+  RecordProperty("mean", std::to_string(sum / 5.0));
+  EXPECT_GE(sum / 5.0, 0.995);
 }
 
 // Synthetic: human48 with markers on every segment, a smooth motion walking off with a turn; the

@@ -2,10 +2,11 @@
 // Real-time labelling of unlabelled optical markers, closed with marker IK (SPEC §5, behaviour
 // capture; issue 16). Per frame, causally (past frames only):
 //
-//   1. predict every marker from the model: the last solved pose extrapolated at constant velocity
-//      (q̂ = q_k ⊕ s·(q_k ⊖ q_{k−1}), s the ratio of the frame steps), plus the marker's residual
-//      offset (its last measured position minus the model's, kept in its link frame, so a
-//      marker that sits off its model place is predicted where it really is);
+//   1. predict every marker from the model: its place at the last solved pose extrapolated at
+//      constant velocity in the world (x̂ = x(q_k) + s·(x(q_k) − x(q_{k−1})), s the ratio of the
+//      frame steps), x including the marker's residual offset (its last measured position minus
+//      the model's, kept in its link frame, so a marker that sits off its model place is
+//      predicted where it really is);
 //   2. gate: a point is a candidate for a marker within gate_radius of its prediction (the gate
 //      grows while the marker is unseen); at most max_candidates per marker;
 //   3. assign by an optimal assignment (AssignmentSolver, the Hungarian method) on squared
@@ -83,7 +84,21 @@ LabellerModel labellerModel(const io::OpenSimModel& osim, const std::vector<std:
 LabellerModel labellerModel(std::shared_ptr<const Model> model, const io::MarkerSet& set,
                             const Configuration& reference = {});
 
+/// Where the constant-velocity prediction extrapolates.
+enum class PredictionSpace {
+  /// Every marker's world position: x̂ = x(q_k) + s·(x(q_k) − x(q_{k−1})); the IK warm-starts from
+  /// q_k. Joint-space wander the markers do not see (a redundant arm, Euler angles near gimbal
+  /// lock) does not move the prediction.
+  Markers,
+  /// The pose on the configuration manifold: q̂ = q_k ⊕ s·(q_k ⊖ q_{k−1}), markers at q̂; the IK
+  /// warm-starts from q̂. Kept for comparison: on Plug-in Gait / human66 the arm's joints wander
+  /// while a marker is hidden and the extrapolated pose puts the forearm 15–20 cm off.
+  Joints,
+};
+
 struct LabellerOptions {
+  /// Prediction of the next frame's markers (see PredictionSpace).
+  PredictionSpace prediction = PredictionSpace::Markers;
   /// Gate radius (m) of a marker seen in the last frame, or of a hidden marker whose link is
   /// seen (its prediction follows the link) ...
   double gate_radius = 0.05;
@@ -115,6 +130,10 @@ struct LabellerOptions {
   /// Initialisation: heading hypotheses (yaw steps of 360°/n), rigid iterations per hypothesis,
   /// gate of the rigid fit (m), articulated refinement rounds and their final gate (m).
   int init_headings = 12;
+  /// Each heading's rigid fit also starts moved by ± this (m) along `up` (0: only at the cloud's
+  /// median): a fit started at the median can lock onto the points one marker spacing above or
+  /// below (thigh markers on the shank's, …), a local minimum the refinement does not leave.
+  double init_vertical_offset = 0.2;
   int init_rigid_iterations = 8;
   double init_gate = 0.40;
   int init_refine_rounds = 30;
@@ -134,7 +153,8 @@ struct LabellerOptions {
   /// markers, heel and toe) and keep a swap that fits clearly better.
   bool init_swap_search = true;
   /// Weight (m² per rad² or per m²) of a coordinate task pulling every unlocked joint towards its
-  /// predicted value: it holds joints no labelled marker observes (a torso whose markers are all
+  /// value at the IK's warm start (the last pose; the extrapolated one with
+  /// PredictionSpace::Joints): it holds joints no labelled marker observes (a torso whose markers are all
   /// hidden) instead of letting them drift; 1e-4 moves a joint that markers observe by far less
   /// than 0.01°. 0 disables it.
   double posture_weight = 1e-4;
