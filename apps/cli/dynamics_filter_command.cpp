@@ -239,6 +239,28 @@ void estimateBelt(const FilterCliConfig& cfg, const std::vector<ContactBody>& fe
   };
   const Vector3d belt(median(vx), median(vy), median(vz));
   if (belt.norm() < 0.2) return;
+  // On a treadmill the body stays in place: the feet's mean position does not travel. Over
+  // ground (a run: the height rule alone also takes swing feet skimming the floor) it travels
+  // about as fast as the "belt" and the ground is still.
+  std::optional<Vector3d> first, last;
+  double t0 = 0.0, t1 = 0.0;
+  for (std::size_t k = 0; k < in.q.size(); ++k) {
+    if (!in.derivatives.valid[k]) continue;
+    forwardKinematics(m, d, in.q[k]);
+    Vector3d mid = Vector3d::Zero();
+    for (const ContactBody& b : feet) mid += d.link[static_cast<std::size_t>(b.link.value)].p / double(nc);
+    mid -= mid.dot(in.up) * in.up;
+    if (!first) first = mid, t0 = in.t[k];
+    last = mid, t1 = in.t[k];
+  }
+  const double travel = t1 > t0 ? (*last - *first).norm() / (t1 - t0) : 0.0;
+  if (travel > 0.5 * belt.norm()) {
+    in.ground_note += fmt::format(
+        "; still (the feet travel at {:.2f} m/s: not a treadmill, although the feet near the ground move at "
+        "{:.2f} m/s)",
+        travel, belt.norm());
+    return;
+  }
   in.ground.velocity = belt;
   in.ground_note +=
       fmt::format("; moving at ({:.3f}, {:.3f}, {:.3f}) m/s (a treadmill: median velocity of the feet in contact)",
@@ -260,8 +282,8 @@ void putOnSlope(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet
     if (!in.derivatives.valid[k]) continue;
     forwardKinematics(m, d, in.q[k]);
     for (std::size_t b = 0; b < nc; ++b)
-      in.contact[k * nc + b] =
-          touchesGround(m, d, feet[b], in.derivatives.velocity[k], in.ground, cfg.contact_height, cfg.contact_speed, J);
+      in.contact[k * nc + b] = touchesGround(m, d, feet[b], in.derivatives.velocity[k], in.ground, cfg.contact_height,
+                                             cfg.contact_speed, J, DynamicsFilterOptions{}.contact_point_tolerance);
   }
   const Vector3d p0 = in.q.front().base_position;
   Vector3d dir = in.q.back().base_position - p0;
@@ -351,6 +373,7 @@ int runFilter(const FilterCliConfig& cfg) {
   o.contact_height = cfg.contact_height;
   o.contact_speed = cfg.contact_speed;
   o.force_tracking = cfg.force_tracking;
+  o.pin_contacts = !cfg.no_pin;
   o.ground = in.ground;
   o.gravity = in.gravity;
   o.unactuated = in.unactuated;
@@ -419,6 +442,9 @@ void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
       ->capture_default_str();
   cmd->add_option("--ground-height", cfg->ground_height, "ground height along up (m); default: from plates or feet");
   cmd->add_flag("--no-skyhook", cfg->no_skyhook, "no skyhook control of the head");
+  cmd->add_flag("--no-pin", cfg->no_pin,
+                "contacts approach their anchor by Baumgarte damping (40/s) instead of losing their velocity "
+                "within the step (they may slide for a few frames after touch-down)");
   cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
   cmd->callback([&action, cfg] {
     action = [cfg] {

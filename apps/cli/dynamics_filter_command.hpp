@@ -21,12 +21,13 @@ struct FilterCliConfig {
   double slope_deg = 0.0;
   double cutoff = 6.0;  ///< Hz, zero-lag low-pass of the reference before differentiating (0: none)
   double friction = 0.8;
-  double contact_height = 0.03, contact_speed = 0.4;
+  double contact_height = 0.05, contact_speed = 0.8;
   double kp = 100.0, kd = 20.0;
   double force_tracking = 0.0;
   double grf_threshold = 20.0;  ///< N, a plate's normal force above which its foot is in contact
   double ground_height = std::numeric_limits<double>::quiet_NaN();
   bool no_skyhook = false;
+  bool no_pin = false;  ///< contacts by Baumgarte damping only (DynamicsFilterOptions::pin_contacts off)
   bool quiet = false;
 };
 
@@ -57,7 +58,9 @@ struct FilterReport {
   double residual_moment_rms_before = 0, residual_moment_rms_after = 0, residual_moment_max_before = 0,
          residual_moment_max_after = 0;
   double joint_change_rms_deg = 0, joint_change_max_deg = 0, base_change_rms_m = 0;
-  double foot_slide_mm = 0, foot_slide_input_mm = 0;  ///< mean speed of feet in contact (mm/s), filtered / input
+  /// Mean speed along the ground of the touching sole points of feet in contact (mm/s), filtered /
+  /// input; the same of the feet's link origins (the ankle: moves while the foot rolls).
+  double foot_slide_mm = 0, foot_slide_input_mm = 0, foot_slide_origin_mm = 0, foot_slide_origin_input_mm = 0;
   int frames = 0, frames_in_contact = 0, frames_binding = 0, frames_unilateral = 0, frames_friction = 0;
   int status_count[5] = {0, 0, 0, 0, 0};
   double step_us_p50 = 0, step_us_p95 = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "dynamics_filter_command.hpp"
@@ -33,26 +34,51 @@ double rms(const std::vector<double>& x) {
 
 double maxOf(const std::vector<double>& x) { return x.empty() ? 0.0 : *std::max_element(x.begin(), x.end()); }
 
-// Mean speed (m/s) of each contact body's origin along the ground, relative to the surface (a
-// treadmill's belt), over consecutive contact frames.
-double slideSpeed(const FilterInput& in, const FilteredMotion& out, bool filtered) {
+// Mean speed (m/s) along the ground, relative to the surface (a treadmill's belt), of the feet in
+// contact over consecutive frames, at their contact points: in the filtered motion the sole
+// points that carry force (normal force > 1e-3 of the weight at the first frame), in the input
+// those within the filter's contact_point_tolerance of the foot's lowest point (a rolling foot's
+// ankle moves, its touching edge should not); with `origin`, at the link origins (the ankles).
+// Frame pairs across a reset or an invalid reference (the state jumps) are left out.
+double slideSpeed(const FilterInput& in, const FilteredMotion& out, bool filtered, bool origin) {
   const Model& m = *in.model;
   const std::size_t nc = out.frames.empty() ? 0 : out.frames[0].in_contact.size();
+  const double tolerance = DynamicsFilterOptions{}.contact_point_tolerance;
+  const double loaded = 1e-3 * m.totalMass() * in.gravity.norm();
+  const std::vector<ContactBody> feet = footContacts(m, in.up);
   Data d0(m), d1(m);
   double sum = 0.0;
   int count = 0;
   for (std::size_t k = 0; k + 1 < out.frames.size(); ++k) {
     const DynamicsFilterFrame &a = out.frames[k], &b = out.frames[k + 1];
-    if (a.status == FilterStatus::InvalidReference || b.status == FilterStatus::InvalidReference) continue;
+    if (a.status == FilterStatus::InvalidReference || b.status == FilterStatus::InvalidReference ||
+        a.status == FilterStatus::Reset)
+      continue;
     bool any = false;
     for (std::size_t c = 0; c < nc; ++c) any = any || (a.in_contact[c] && b.in_contact[c]);
     if (!any) continue;
     forwardKinematics(m, d0, filtered ? a.q : in.q[k]);
     forwardKinematics(m, d1, filtered ? b.q : in.q[k + 1]);
-    for (std::size_t c = 0; c < nc; ++c) {
+    std::size_t first = 0;  // the body's first contact point
+    for (std::size_t c = 0; c < nc; first += feet[c].points.size(), ++c) {
       if (!(a.in_contact[c] && b.in_contact[c])) continue;
       const auto l = static_cast<std::size_t>(a.wrenches[c].link.value);
-      Vector3d dp = d1.link[l].p - d0.link[l].p - (in.t[k + 1] - in.t[k]) * in.ground.velocity;
+      const Transform &X0 = d0.link[l], &X1 = d1.link[l];
+      Vector3d point = Vector3d::Zero();  // link frame
+      if (!origin) {
+        double lowest = std::numeric_limits<double>::infinity();
+        for (const Vector3d& p : feet[c].points) lowest = std::min(lowest, in.ground.height(X0.p + X0.R * p));
+        int n = 0;
+        for (std::size_t i = 0; i < feet[c].points.size(); ++i) {
+          const Vector3d& p = feet[c].points[i];
+          const bool on = filtered ? a.point_forces[first + i].dot(in.ground.normal) > loaded
+                                   : in.ground.height(X0.p + X0.R * p) <= lowest + tolerance;
+          if (on) point += p, ++n;
+        }
+        if (n == 0) continue;  // held but unloaded
+        point /= n;
+      }
+      Vector3d dp = X1.p + X1.R * point - X0.p - X0.R * point - (in.t[k + 1] - in.t[k]) * in.ground.velocity;
       dp -= dp.dot(in.ground.normal) * in.ground.normal;
       sum += dp.norm() / (in.t[k + 1] - in.t[k]);
       ++count;
@@ -115,8 +141,10 @@ FilterReport summarize(const FilterInput& in, const FilteredMotion& out) {
   r.joint_change_rms_deg = rms(change);
   for (const double c : change) r.joint_change_max_deg = std::max(r.joint_change_max_deg, std::abs(c));
   r.base_change_rms_m = rms(base);
-  r.foot_slide_mm = 1000.0 * slideSpeed(in, out, true);
-  r.foot_slide_input_mm = 1000.0 * slideSpeed(in, out, false);
+  r.foot_slide_mm = 1000.0 * slideSpeed(in, out, true, false);
+  r.foot_slide_input_mm = 1000.0 * slideSpeed(in, out, false, false);
+  r.foot_slide_origin_mm = 1000.0 * slideSpeed(in, out, true, true);
+  r.foot_slide_origin_input_mm = 1000.0 * slideSpeed(in, out, false, true);
   if (!us.empty()) {
     const metrics::Summary s = metrics::summarize(us);
     r.step_us_p50 = s.median;
@@ -153,8 +181,10 @@ void printFilterSummary(const FilterCliConfig& cfg, const FilterInput& in, const
              cfg.friction);
   fmt::print("  {:<26} {:.2f} deg RMS, {:.1f} deg max (rotational joints); {:.4f} m RMS (base / translations)\n",
              "change vs input", r.joint_change_rms_deg, r.joint_change_max_deg, r.base_change_rms_m);
-  fmt::print("  {:<26} {:.1f} mm/s filtered, {:.1f} mm/s input (mean, feet in contact)\n", "foot slide",
-             r.foot_slide_mm, r.foot_slide_input_mm);
+  fmt::print(
+      "  {:<26} {:.1f} mm/s filtered, {:.1f} mm/s input (mean, touching sole points of feet in contact); "
+      "link origin {:.1f} / {:.1f} mm/s\n",
+      "foot slide", r.foot_slide_mm, r.foot_slide_input_mm, r.foot_slide_origin_mm, r.foot_slide_origin_input_mm);
   if (!r.plate_rms.empty())
     fmt::print("  {:<26} {:.1f} / {:.1f} / {:.1f} N RMS (x / y / z, both feet summed)\n", "contact force vs plates",
                r.plate_rms[0], r.plate_rms[1], r.plate_rms[2]);
@@ -180,6 +210,8 @@ void writeFilterJson(const std::string& path, const FilterCliConfig& cfg, const 
   j["base_change_rms_m"] = r.base_change_rms_m;
   j["foot_slide_mm_per_s"] = r.foot_slide_mm;
   j["foot_slide_input_mm_per_s"] = r.foot_slide_input_mm;
+  j["foot_slide_origin_mm_per_s"] = r.foot_slide_origin_mm;
+  j["foot_slide_origin_input_mm_per_s"] = r.foot_slide_origin_input_mm;
   j["frames_in_contact"] = r.frames_in_contact;
   j["frames_constraints_binding"] = r.frames_binding;
   j["frames_unilateral_binding"] = r.frames_unilateral;

@@ -89,7 +89,7 @@ void bindDynamicsFilter(py::module_& m) {
       .def(py::init([](std::shared_ptr<Model> model, std::optional<py::list> contacts, py::object head,
                        const std::string& contact_source, double friction, double kp, double kd, double contact_height,
                        double contact_speed, ArrayLike ground_normal, double ground_offset, ArrayLike gravity,
-                       std::optional<std::vector<int>> unactuated, bool residual_before) {
+                       std::optional<std::vector<int>> unactuated, bool residual_before, bool pin_contacts) {
              DynamicsFilterOptions o;
              if (!head.is_none()) o.head = toLinkId(*model, head);
              if (contact_source != "detect" && contact_source != "given")
@@ -105,6 +105,7 @@ void bindDynamicsFilter(py::module_& m) {
              if (!gravity.is_none()) o.gravity = toVector3(gravity, "gravity");
              if (unactuated) o.unactuated = *unactuated;
              o.residual_before = residual_before;
+             o.pin_contacts = pin_contacts;
              std::vector<ContactBody> c = contacts ? contactsFromList(*model, *contacts) : footContacts(*model);
              auto f = std::make_unique<PyDynamicsFilter>();
              f->filter = std::make_unique<DynamicsFilter>(model, std::move(c), o);
@@ -115,11 +116,13 @@ void bindDynamicsFilter(py::module_& m) {
            }),
            py::arg("model"), py::arg("contacts") = py::none(), py::arg("head") = py::none(),
            py::arg("contact_source") = "detect", py::arg("friction") = 0.8, py::arg("kp") = 100.0, py::arg("kd") = 20.0,
-           py::arg("contact_height") = 0.03, py::arg("contact_speed") = 0.4, py::arg("ground_normal") = py::none(),
+           py::arg("contact_height") = 0.05, py::arg("contact_speed") = 0.8, py::arg("ground_normal") = py::none(),
            py::arg("ground_offset") = 0.0, py::arg("gravity") = py::none(), py::arg("unactuated") = py::none(),
-           py::arg("residual_before") = true,
+           py::arg("residual_before") = true, py::arg("pin_contacts") = true,
            "contacts: list of {'link', 'points'} (default foot_contacts(model)); head: link for the skyhook (None: "
-           "off); kp (1/s²), kd (1/s): feedback on every coordinate; friction μ; contact thresholds (m, m/s).")
+           "off); kp (1/s²), kd (1/s): feedback on every coordinate; friction μ; contact thresholds (m, m/s); "
+           "pin_contacts: held contacts lose their velocity within the step (no slide; False: Baumgarte "
+           "contact_kd).")
       .def(
           "reset",
           [](PyDynamicsFilter& f, ArrayLike q, ArrayLike v) {

@@ -33,19 +33,26 @@ Vector6d unitWrench(const Vector3d& axis, const Vector3d& p, const Vector3d& o) 
 }  // namespace
 
 bool touchesGround(const Model& model, const Data& data, const ContactBody& body, const VectorXd& v,
-                   const GroundPlane& ground, double height, double speed, Matrix6Xd& J) {
+                   const GroundPlane& ground, double height, double speed, Matrix6Xd& J, double point_tolerance) {
   frameJacobian(model, data, model.linkFrame(body.link), J);
   const Transform& X = data.link[static_cast<std::size_t>(body.link.value)];
   const Vector6d V = J * v;  // (v_o; ω)
   double lowest = kInf;
+  for (const Vector3d& p : body.points) lowest = std::min(lowest, ground.height(X.p + X.R * p));
+  if (!(lowest <= height)) return false;
+  // The speed of the touching points only (within point_tolerance of the lowest): at heel strike
+  // and toe-off the touching edge is still while the rest of the sole swings.
   Vector3d mean_velocity = Vector3d::Zero();
+  int touching = 0;
   for (const Vector3d& p : body.points) {
     const Vector3d r = X.R * p;
-    lowest = std::min(lowest, ground.height(X.p + r));
+    if (!(ground.height(X.p + r) <= lowest + point_tolerance)) continue;
     mean_velocity += V.head<3>() + V.tail<3>().cross(r);
+    ++touching;
   }
-  mean_velocity /= static_cast<double>(body.points.size());
-  return lowest <= height && (mean_velocity - ground.velocity).norm() <= speed;
+  if (touching == 0) return false;  // a NaN tolerance
+  mean_velocity /= static_cast<double>(touching);
+  return (mean_velocity - ground.velocity).norm() <= speed;
 }
 
 // Scratch of one filter, sized at construction (step() allocates nothing).
@@ -110,6 +117,7 @@ struct DynamicsFilter::Work {
   std::vector<std::uint8_t> point_on, point_was_on;  // per contact point: carries force
   std::vector<Vector3d> centroid;  // per body in point mode: the touching points' centroid (link frame)
   double mass = 0.0;
+  double kp_c = 0.0, kd_c = 0.0;  // contact gains of this step (1/s², 1/s)
 };
 
 DynamicsFilter::DynamicsFilter(std::shared_ptr<const Model> model, std::vector<ContactBody> contacts,
@@ -121,7 +129,7 @@ DynamicsFilter::DynamicsFilter(std::shared_ptr<const Model> model, std::vector<C
   // Options.
   for (const double g :
        {o.kp_base, o.kd_base, o.kp_joint, o.kd_joint, o.kp_head, o.kd_head, o.head_damping, o.force_regularisation,
-        o.force_tracking, o.contact_height, o.contact_speed, o.contact_kp, o.contact_kd})
+        o.force_tracking, o.contact_height, o.contact_speed, o.contact_point_tolerance, o.contact_kp, o.contact_kd})
     if (!std::isfinite(g) || g < 0.0)
       throw InvalidArgument("DynamicsFilter: gains, weights and thresholds must be finite and >= 0");
   if (!(o.weight_base > 0.0) || !(o.weight_joint > 0.0) || !std::isfinite(o.weight_base) ||
@@ -244,7 +252,7 @@ void DynamicsFilter::detectContacts(const VectorXd& v_ref, std::span<const std::
       continue;
     }
     frame_.in_contact[b] = touchesGround(m, w.kin_ref, body, v_ref, options_.ground, options_.contact_height,
-                                         options_.contact_speed, w.J_c_ref[b]);
+                                         options_.contact_speed, w.J_c_ref[b], options_.contact_point_tolerance);
   }
 }
 
@@ -366,7 +374,7 @@ void DynamicsFilter::buildContactRows() {
       err << X.p - w.anchor[b].p, so3::log(X.R * w.anchor[b].R.transpose());
       vel.noalias() = J * w.v;
       vel.head<3>() -= options_.ground.velocity;  // relative to the (moving) surface
-      Vector6d target = -options_.contact_kd * vel - options_.contact_kp * err - bias;
+      Vector6d target = -w.kd_c * vel - w.kp_c * err - bias;
       target.noalias() -= J * ad;
       w.G.middleRows(r0, 6) = J;
       w.c.segment<6>(r0) = target;
@@ -382,7 +390,7 @@ void DynamicsFilter::buildContactRows() {
       w.G.middleRows(r0 + 3, 3).setZero();
       const Vector3d vp = v_o + omega.cross(r) - options_.ground.velocity;
       const Vector3d bias_p = bias.head<3>() + alpha.cross(r) + omega.cross(omega.cross(r));
-      Vector3d target = -options_.contact_kd * vp - options_.contact_kp * (p - w.anchor[b].p) - bias_p;
+      Vector3d target = -w.kd_c * vp - w.kp_c * (p - w.anchor[b].p) - bias_p;
       target.noalias() -= Jp * ad;
       w.c.segment<3>(r0) = target;
       w.c.segment<3>(r0 + 3).setZero();
@@ -606,6 +614,11 @@ const DynamicsFilterFrame& DynamicsFilter::step(const Configuration& q_ref, cons
   updateAnchors();
   fr.active_contacts = static_cast<int>(std::count(fr.in_contact.begin(), fr.in_contact.end(), std::uint8_t{1}));
   desiredAcceleration(qr, vr, ar);
+  // Pinned contacts: the contact rows remove the held velocity within this step (K_d = 1/Δt, and
+  // K_p at most 1/Δt² so the position error decays without overshoot), so that after the
+  // semi-implicit step the held point moves only by the K_p correction: no slide.
+  w.kd_c = options_.pin_contacts ? 1.0 / dt : options_.contact_kd;
+  w.kp_c = options_.pin_contacts ? std::min(options_.contact_kp, 1.0 / (dt * dt)) : options_.contact_kp;
   buildContactRows();
   solveForces(valid ? measured : std::span<const ExternalWrench>{});
   if (options_.residual_before) residualBefore(qr, vr, ar);

@@ -20,6 +20,7 @@ const char* toString(FilterStatus s) {
     case FilterStatus::NoContact: return "no_contact";
     case FilterStatus::InvalidReference: return "invalid_reference";
     case FilterStatus::SolverLimit: return "solver_limit";
+    case FilterStatus::Reset: return "reset";
   }
   return "?";
 }

@@ -6,6 +6,7 @@
 // per-frame status and finite output; step() does not allocate.
 #include <gtest/gtest.h>
 
+#include <Eigen/Geometry>
 #include <Eigen/QR>
 #include <cmath>
 #include <memory>
@@ -14,15 +15,14 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/dynamics/assembly.hpp"
 #include "kinetrack/dynamics/dynamics_filter.hpp"
-#include "kinetrack/dynamics/simulator.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/model_builder.hpp"
 #include "testing/alloc_guard.hpp"
+#include "testing/filter_fixtures.hpp"
 #include "testing/format.hpp"
 
 namespace kinetrack {
@@ -30,50 +30,9 @@ namespace {
 
 std::shared_ptr<const Model> human() { return std::make_shared<const Model>(makeBuiltinModel("human66")); }
 
-// The zero pose with the knees bent (straight knees make the welded feet's constraints
-// singular), standing with its soles on z = 0.
-Configuration standing(const Model& m, const std::vector<ContactBody>& feet) {
-  Configuration q(m);
-  for (const char* side : {"Right", "Left"}) {
-    q.joints[m.jointId(std::string("j") + side + "Hip_roty").value] = -0.25;
-    q.joints[m.jointId(std::string("j") + side + "Knee_roty").value] = 0.5;
-    q.joints[m.jointId(std::string("j") + side + "Ankle_roty").value] = -0.25;
-  }
-  Data d(m);
-  forwardKinematics(m, d, q);
-  double lowest = 1e9;
-  for (const ContactBody& b : feet)
-    for (const Vector3d& p : b.points) {
-      const Transform& X = d.link[static_cast<std::size_t>(b.link.value)];
-      lowest = std::min(lowest, (X.p + X.R * p).z());
-    }
-  q.base_position.z() = -lowest;
-  return q;
-}
-
-// A reference around the standing pose: every joint and the base sway with sines of
-// `amplitude` (rad, and amplitude/10 m for the base position), frequencies 0.5–1.5 Hz.
-std::vector<Configuration> swaying(const Model& m, const Configuration& q0, int n, double dt, double amplitude,
-                                   unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> freq(0.5, 1.5), phase(0.0, 2.0 * M_PI);
-  VectorXd f(m.nv()), ph(m.nv());
-  for (int i = 0; i < m.nv(); ++i) f[i] = freq(rng), ph[i] = phase(rng);
-  std::vector<Configuration> q(static_cast<std::size_t>(n), q0);
-  for (int k = 0; k < n; ++k) {
-    VectorXd delta(m.nv());
-    for (int i = 0; i < m.nv(); ++i) delta[i] = amplitude * std::sin(2.0 * M_PI * f[i] * k * dt + ph[i]);
-    delta.head<3>() *= 0.1;
-    integrate(m, q0, delta, 1.0, q[static_cast<std::size_t>(k)]);
-  }
-  return q;
-}
-
-std::vector<double> times(int n, double dt) {
-  std::vector<double> t(static_cast<std::size_t>(n));
-  for (int k = 0; k < n; ++k) t[static_cast<std::size_t>(k)] = k * dt;
-  return t;
-}
+using testing::standing;
+using testing::swaying;
+using testing::times;
 
 TEST(DynamicsFilter, FootContactsOfTheBuiltInHumanLieOnTheSole) {
   const auto m = human();
@@ -92,24 +51,18 @@ TEST(DynamicsFilter, FootContactsOfTheBuiltInHumanLieOnTheSole) {
   EXPECT_THROW(footContacts(ModelBuilder("bare", "base", BaseType::Floating).build()), InvalidArgument);
 }
 
-// The filter's output against forward dynamics, over 1 s of a swaying stance whose right foot
-// lifts at 0.6 s:
-//  - every frame, ABA at the filtered state under τ (actuated rows; the base gets nothing) and
-//    the contact wrenches gives the filter's ν̇, and the semi-implicit Euler step gives the next
-//    frame: the motion is exactly what these torques and forces produce;
-//  - a forward simulation driven by the torques alone, the welded feet as loop closures of the
-//    assembly forward dynamics (Baumgarte at ω = 20/s, as the filter's contact_kp = 400,
-//    contact_kd = 40), reproduces the filtered motion to 1e-6 and its contact forces to 1e-3 N
-//    over the first 0.15 s. Not longer: a standing body under prescribed torques is unstable
-//    (the knees buckle), rounding errors grow about 1.45× per 5 ms step (~75/s), so no run
-//    reproduces 1 s of stance open loop; a 1 s flight does (next test), docs/dynamics_filter.md.
-TEST(DynamicsFilter, ForwardDynamicsUnderItsTorquesAndContactForcesReproducesTheFilteredMotion) {
+// The filter's output against forward dynamics, frame by frame, over 1 s of a swaying stance
+// whose right foot lifts at 0.6 s: ABA at the filtered state under τ (actuated rows; the base
+// gets nothing) and the contact wrenches gives the filter's ν̇, and the semi-implicit Euler step
+// gives the next frame: the motion is exactly what these torques and forces produce. Whole runs
+// open loop: dynamics_filter_replay_test.cpp.
+TEST(DynamicsFilter, AbaAtEveryFrameUnderItsTorquesAndContactForcesGivesTheFilteredMotion) {
   const auto m = human();
   const std::vector<ContactBody> feet = footContacts(*m);
   DynamicsFilterOptions o;
   o.contact_source = ContactSource::Given;
   o.head = m->linkId("Head");
-  o.snap_to_ground = false;         // weld where the feet are, as LoopClosure::holding does
+  o.snap_to_ground = false;         // weld where the feet are
   o.contact_point_tolerance = 1.0;  // every point touches: welds throughout
   DynamicsFilter filter(m, feet, o);
   const double dt = 0.005;
@@ -117,8 +70,6 @@ TEST(DynamicsFilter, ForwardDynamicsUnderItsTorquesAndContactForcesReproducesThe
   const auto q = swaying(*m, standing(*m, feet), n, dt, 0.08, 3);
   std::vector<std::uint8_t> flags;
   for (int k = 0; k < n; ++k) flags.insert(flags.end(), {std::uint8_t(k < 120 ? 1 : 0), std::uint8_t(1)});
-  // From rest: the welds' Baumgarte terms (classical accelerations here, spatial ones in the
-  // assembly) then agree, as the feet never move.
   filter.reset(q[0], VectorXd::Zero(m->nv()));
   const FilteredMotion out = filterMotion(filter, q, times(n, dt), flags);
   ASSERT_EQ(out.frames.size(), static_cast<std::size_t>(n));
@@ -143,79 +94,9 @@ TEST(DynamicsFilter, ForwardDynamicsUnderItsTorquesAndContactForcesReproducesThe
   EXPECT_LT(worst_acc, 1e-7);
   EXPECT_LT(worst_step, 1e-9);
   EXPECT_LT(worst_residual, 1e-6);
-  // The whole second by forward simulation: torques in, contact forces out of the closures.
-  constexpr int kHorizon = 30;  // 0.15 s
-  Simulator sim(*m, Integrator::SemiImplicitEuler);
-  sim.setState(out.frames[0].q, out.frames[0].v);
-  auto closures = [&](bool right) {
-    AssemblyOptions a;
-    a.refinement_steps = 1;  // light toes on heavy feet (docs/dynamics.md, "Accuracy")
-    for (std::size_t b = 0; b < feet.size(); ++b)
-      if (b == 1 || right)
-        a.loops.push_back(LoopClosure::holding(*m, out.frames[0].q, feet[b].name, m->linkFrame(feet[b].link)));
-    return a;
-  };
-  sim.setAssembly(closures(true));
-  double worst = 0.0, worst_force = 0.0;
-  for (int k = 0; k + 1 < n; ++k) {
-    const DynamicsFilterFrame& f = out.frames[static_cast<std::size_t>(k)];
-    VectorXd tau = f.tau;
-    tau.head<6>().setZero();
-    sim.step(dt, tau);
-    // The closures' forces at the state the step started from, against the filter's.
-    Vector3d total = Vector3d::Zero(), filtered = Vector3d::Zero();
-    for (const Vector6d& c : sim.assemblyData()->closure_force) total += c.tail<3>();
-    for (const ExternalWrench& w : f.wrenches) filtered += w.force;
-    worst_force = std::max(worst_force, (total.cwiseAbs() - filtered.cwiseAbs()).cwiseAbs().maxCoeff());
-    VectorXd e(m->nv());
-    difference(*m, out.frames[static_cast<std::size_t>(k + 1)].q, sim.configuration(), e);
-    worst = std::max(worst, e.cwiseAbs().maxCoeff());
-    if (k + 1 == kHorizon) break;
-  }
-  RecordProperty("max_state_difference_0.15s", testing::sci(worst));
-  RecordProperty("max_contact_force_difference_n", testing::sci(worst_force));
-  EXPECT_LT(worst, 1e-6);
-  EXPECT_LT(worst_force, 1e-3);
   // The contacts did work: the stance foot carries about the weight.
   EXPECT_NEAR(out.frames[150].wrenches[1].force.z(), m->totalMass() * 9.80665, 0.3 * m->totalMass() * 9.80665);
   EXPECT_EQ(out.frames[150].in_contact[0], 0);
-}
-
-// In flight (no contact; gravity drives no internal motion) ABA under the filter's torques alone,
-// integrated open loop, reproduces the filtered motion to 1e-6 for 0.5 s of a gentle sway
-// (0.03 rad); past that the open-loop run's own sensitivity (light segments under prescribed
-// torques, rounding growing ~40/s) takes over: the per-frame check above is the 1 s proof.
-TEST(DynamicsFilter, AbaUnderItsTorquesReproducesHalfASecondOfFlightOpenLoop) {
-  const auto m = human();
-  const std::vector<ContactBody> feet = footContacts(*m);
-  DynamicsFilterOptions o;
-  o.contact_source = ContactSource::Given;
-  o.head = m->linkId("Head");
-  DynamicsFilter filter(m, feet, o);
-  const double dt = 0.005;
-  const int n = 201;
-  auto q = swaying(*m, standing(*m, feet), n, dt, 0.03, 11);
-  for (int k = 0; k < n; ++k) q[static_cast<std::size_t>(k)].base_position.z() += 2.0 * k * dt - 4.9 * k * dt * k * dt;
-  const std::vector<std::uint8_t> none(static_cast<std::size_t>(2 * n), 0);
-  const FilteredMotion out = filterMotion(filter, q, times(n, dt), none);
-  Simulator sim(*m, Integrator::SemiImplicitEuler);
-  sim.setState(out.frames[0].q, out.frames[0].v);
-  double worst = 0.0, residual = 0.0;
-  for (int k = 0; k + 1 < n; ++k) {
-    const DynamicsFilterFrame& f = out.frames[static_cast<std::size_t>(k)];
-    EXPECT_EQ(f.status, FilterStatus::NoContact);
-    VectorXd tau = f.tau;
-    residual = std::max(residual, tau.head<6>().cwiseAbs().maxCoeff());
-    tau.head<6>().setZero();
-    sim.step(dt, tau, f.wrenches);
-    VectorXd e(m->nv());
-    difference(*m, out.frames[static_cast<std::size_t>(k + 1)].q, sim.configuration(), e);
-    worst = std::max(worst, e.cwiseAbs().maxCoeff());
-    if (k + 1 == 100) break;  // 0.5 s
-  }
-  RecordProperty("max_state_difference_0.5s", testing::sci(worst));
-  EXPECT_LT(worst, 1e-6);
-  EXPECT_LT(residual, 1e-6);
 }
 
 // Where the reference is physically infeasible the residual before is large, after it is zero,
@@ -272,6 +153,7 @@ TEST(DynamicsFilter, AgreesWithTheLiteralWeightedPseudoInverseAndNullSpaceReduct
   DynamicsFilterOptions o;
   o.contact_source = ContactSource::Given;
   o.contact_kp = o.contact_kd = 0.0;
+  o.pin_contacts = false;  // Eq. 2's contact rows as they are: J_c ν̇ + J̇_c ν = 0
   o.residual_before = false;
   DynamicsFilter filter(m, feet, o);
   std::mt19937_64 rng(5);
@@ -333,6 +215,90 @@ TEST(DynamicsFilter, AgreesWithTheLiteralWeightedPseudoInverseAndNullSpaceReduct
   RecordProperty("difference", testing::sci((change - f.change).norm()));
   EXPECT_GT(change.norm(), 0.1);  // not a trivial zero
   EXPECT_LT((change - f.change).norm(), 1e-5 * change.norm());
+}
+
+// The Detect rule measures the speed of the touching points only: a foot striking with its heel
+// (toe up by more than the point tolerance) while rolling about the heel is in contact — the
+// heel is still — although the mean speed of all four sole points is above the threshold.
+TEST(DynamicsFilter, DetectionTakesTheSpeedOfTheTouchingPoints) {
+  const auto m = human();
+  const std::vector<ContactBody> feet = footContacts(*m);
+  const ContactBody& right = feet[0];
+  Configuration q = standing(*m, feet);
+  Data d(*m);
+  forwardKinematics(*m, d, q);
+  const Transform& X = d.link[static_cast<std::size_t>(right.link.value)];
+  const Vector3d h0 = X.p + X.R * right.points[2], h1 = X.p + X.R * right.points[3];
+  const Vector3d c = 0.5 * (h0 + h1), axis = (h0 - h1).normalized();
+  // Turn the whole figure about the heel line so that the ball rises by ~6 cm.
+  for (const double sign : {1.0, -1.0}) {
+    const Matrix3d R = Eigen::AngleAxisd(sign * 0.3, axis).toRotationMatrix();
+    Configuration turned = q;
+    turned.base_rotation = R * q.base_rotation;
+    turned.base_position = c + R * (q.base_position - c);
+    forwardKinematics(*m, d, turned);
+    const Transform& Y = d.link[static_cast<std::size_t>(right.link.value)];
+    if ((Y.p + Y.R * right.points[0]).z() > c.z() + 0.04) {
+      q = turned;
+      break;
+    }
+  }
+  forwardKinematics(*m, d, q);
+  const Transform& Y = d.link[static_cast<std::size_t>(right.link.value)];
+  ASSERT_GT((Y.p + Y.R * right.points[0]).z(), c.z() + 0.04);  // toe up
+  GroundPlane ground;
+  ground.offset = c.z();
+  // Rolling about the heel line at 6 rad/s: the heel still, the ball at ~1.1 m/s.
+  const Vector3d omega = 6.0 * axis;
+  VectorXd v = VectorXd::Zero(m->nv());
+  v.head<3>() = omega.cross(q.base_position - c);
+  v.segment<3>(3) = omega;
+  Matrix6Xd J(6, m->nv());
+  const double tolerance = DynamicsFilterOptions{}.contact_point_tolerance;
+  EXPECT_TRUE(touchesGround(*m, d, right, v, ground, 0.03, 0.4, J, tolerance));
+  EXPECT_FALSE(touchesGround(*m, d, right, v, ground, 0.03, 0.4, J));  // all points: mean ~0.57 m/s
+  const Vector3d ball = Y.p + Y.R * right.points[0];
+  EXPECT_GT(omega.cross(ball - c).norm(), 0.8);  // the ball does move
+  ground.offset = c.z() - 0.05;                  // the heel 5 cm up: not in contact at 3 cm
+  EXPECT_FALSE(touchesGround(*m, d, right, v, ground, 0.03, 0.4, J, tolerance));
+}
+
+// A figure sliding sideways at 0.5 m/s when its feet are set down: pinned contacts stop the feet
+// within the first step (a plastic touch-down), Baumgarte damping alone (40/s) lets them slide on
+// for a few frames (3.6 mm after the touch-down step, 2.6e-6 m pinned).
+TEST(DynamicsFilter, PinnedContactsDoNotSlideAfterTouchDown) {
+  const auto m = human();
+  const std::vector<ContactBody> feet = footContacts(*m);
+  const Configuration q = standing(*m, feet);
+  const double dt = 1.0 / 120.0;
+  VectorXd v0 = VectorXd::Zero(m->nv());
+  v0[1] = 0.5;  // base sideways
+  const VectorXd zero = VectorXd::Zero(m->nv());
+  const std::uint8_t both[2] = {1, 1};
+  double slide[2] = {0.0, 0.0};
+  for (const bool pin : {true, false}) {
+    DynamicsFilterOptions o;
+    o.contact_source = ContactSource::Given;
+    o.pin_contacts = pin;
+    o.contact_point_tolerance = 1.0;  // welds
+    DynamicsFilter filter(m, feet, o);
+    filter.reset(q, v0);
+    Data d(*m);
+    Vector3d first = Vector3d::Zero();
+    for (int k = 0; k < 13; ++k) {
+      const DynamicsFilterFrame& f = filter.step(q, zero, zero, dt, both);
+      ASSERT_EQ(f.status, FilterStatus::Ok);
+      if (k == 0) continue;  // the touch-down step
+      forwardKinematics(*m, d, f.q);
+      const Vector3d p = d.link[static_cast<std::size_t>(feet[0].link.value)].p;
+      if (k == 1) first = p;
+      slide[pin ? 0 : 1] = std::max(slide[pin ? 0 : 1], (p - first).head<2>().norm());
+    }
+  }
+  RecordProperty("slide_pinned_m", testing::sci(slide[0]));
+  RecordProperty("slide_baumgarte_m", testing::sci(slide[1]));
+  EXPECT_LT(slide[0], 1e-4);
+  EXPECT_GT(slide[1], 2e-3);
 }
 
 TEST(DynamicsFilter, BadInputGivesAStatusAndFiniteOutput) {

@@ -15,7 +15,8 @@
 //        s.t.      M_U (ν̇ᵈ + Δν̇) + h_U = (Σ J_cᵀ P f)_U        (unactuated rows of Eq. 1: no residual)
 //                  J_c (ν̇ᵈ + Δν̇) + J̇_c ν = a_c                   (contact rows of Eq. 1)
 //                  f_n ≥ 0, |f_t1|, |f_t2| ≤ μ f_n at every contact point (friction pyramid)
-//      f the point forces of the contact points (ground frame), P their map to the link wrench.
+//      f the point forces of the contact points (ground frame), P their map to the link wrench;
+//      a_c = −K_d J_c ν − K_p e − J̇_c ν with K_d = 1/Δt when contacts are pinned (no slide).
 //      Without the inequalities and with ε → 0 this is Eq. 3–5: the weighted pseudo-inverse
 //      solution space of Eq. 2 with the acceleration change reduced over its null space (the
 //      test suite checks the two against each other). Δν̇ is eliminated in closed form (its
@@ -25,6 +26,7 @@
 //      contact wrenches reproduces the filtered motion).
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -70,17 +72,21 @@ std::vector<ContactBody> footContacts(const Model& model, const Vector3d& up = V
 /// Where the contact set of each frame comes from.
 enum class ContactSource : std::uint8_t {
   /// From the reference motion: a body is in contact when its lowest point is at most
-  /// `contact_height` above the ground and its points' mean speed at most `contact_speed`.
+  /// `contact_height` above the ground and its touching points (within
+  /// `contact_point_tolerance` of the lowest) move at most `contact_speed` (their mean).
   Detect,
   /// Given per frame by the caller (force-plate intervals, annotations).
   Given,
 };
 
-/// The Detect rule for one body: its lowest point at most `height` (m) above `ground` and its
-/// points' mean speed at most `speed` (m/s), at the kinematics `data` (forwardKinematics done)
-/// with velocity ν (nv). `J` is scratch (6 × nv). Does not allocate.
+/// The Detect rule for one body: its lowest point at most `height` (m) above `ground` and the
+/// mean speed (relative to the ground's surface) of its touching points — those within
+/// `point_tolerance` (m) of the lowest; infinity: all points — at most `speed` (m/s), at the
+/// kinematics `data` (forwardKinematics done) with velocity ν (nv). `J` is scratch (6 × nv).
+/// Does not allocate.
 bool touchesGround(const Model& model, const Data& data, const ContactBody& body, const VectorXd& v,
-                   const GroundPlane& ground, double height, double speed, Matrix6Xd& J);
+                   const GroundPlane& ground, double height, double speed, Matrix6Xd& J,
+                   double point_tolerance = std::numeric_limits<double>::infinity());
 
 /// Gains and weights of the filter; every field states its unit.
 struct DynamicsFilterOptions {
@@ -107,8 +113,8 @@ struct DynamicsFilterOptions {
   double friction = 0.8;  ///< μ of the friction pyramid (|f_t| ≤ μ f_n per tangent axis)
   // Contacts.
   ContactSource contact_source = ContactSource::Detect;
-  double contact_height = 0.03;  ///< m, Detect: lowest point at most this high above the ground
-  double contact_speed = 0.4;    ///< m/s, Detect: mean speed of the points at most this
+  double contact_height = 0.05;  ///< m, Detect: lowest point at most this high above the ground
+  double contact_speed = 0.8;    ///< m/s, Detect: mean speed of the touching points at most this
   /// m: the points of a body in contact within this height of its lowest point carry force; with
   /// three or more the link is welded (6 rows), with one or two (heel strike, toe-off: the foot
   /// rolls) only their centroid is held (3 rows).
@@ -117,7 +123,13 @@ struct DynamicsFilterOptions {
   /// state) restarts the filter from the reference (FilterStatus::Reset).
   double max_deviation = 1.0;
   double contact_kp = 400.0;  ///< 1/s², Baumgarte stiffness of the weld to the touch-down pose
-  double contact_kd = 40.0;   ///< 1/s
+  double contact_kd = 40.0;   ///< 1/s (unused with pin_contacts)
+  /// Pin held contacts: the contact rows remove the held point's (a weld: the link's) velocity
+  /// relative to the surface within the step, K_d = 1/Δt and K_p capped at 1/Δt², so that the
+  /// filtered contact does not slide (a touch-down is a plastic impact). false: contact_kd, a
+  /// critically damped approach over ~1/ω (ω = 20/s by default) that lets a foot touching down
+  /// with speed slide on for a few frames.
+  bool pin_contacts = true;
   /// The touch-down pose is moved along the ground normal so that the lowest point lies on the
   /// ground (the weld then pulls the foot onto it); false keeps the pose as it is.
   bool snap_to_ground = true;
