@@ -431,7 +431,13 @@ int runReplay(const ReplayConfig& cfg) {
   }
   progress.update(static_cast<int>(std::min<long>(total, std::numeric_limits<int>::max())));
   if (fd >= 0) ::close(fd);
-  if (ws) std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the server's last answers
+  if (ws) {  // the server's answers to the bad messages: each one is answered; wait (at most 5 s) for them
+    const long expected = counts[0] + counts[1] + counts[2];
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    while (ws->errors() < expected && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<std::vector<std::string>> rows{{"quantity", "value"}};
   rows.push_back({"input", cfg.input});
