@@ -19,7 +19,11 @@ inline void cpuRelax() {
 WorkerPool::WorkerPool(int threads, double spin_microseconds) : spin_microseconds_(spin_microseconds) {
   const int workers = threads > 1 ? threads - 1 : 0;
   workers_.reserve(static_cast<std::size_t>(workers));
-  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { workerLoop(); });
+  // Each worker starts from the generation before any run: a thread that starts after the first
+  // run() was opened must still see that run as new (reading the generation on the thread itself
+  // made such a late worker skip the first run: a pool used for one run stayed serial).
+  const std::uint64_t start = generation_.load(std::memory_order_acquire);
+  for (int i = 0; i < workers; ++i) workers_.emplace_back([this, start] { workerLoop(start); });
 }
 
 WorkerPool::~WorkerPool() {
@@ -70,9 +74,8 @@ void WorkerPool::run(int count, Task task, void* context) {
   next_.store(kClosed, std::memory_order_relaxed);  // late workers of this run claim nothing
 }
 
-void WorkerPool::workerLoop() {
+void WorkerPool::workerLoop(std::uint64_t seen) {
   using Clock = std::chrono::steady_clock;
-  std::uint64_t seen = generation_.load(std::memory_order_acquire);
   const auto spin =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::micro>(spin_microseconds_));
   for (;;) {

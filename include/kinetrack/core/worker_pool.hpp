@@ -35,7 +35,7 @@ class WorkerPool {
  private:
   static constexpr int kClosed = 1 << 30;  // next_ between runs: every claim fails
 
-  void workerLoop();
+  void workerLoop(std::uint64_t seen);
   void drain();
 
   std::vector<std::thread> workers_;
