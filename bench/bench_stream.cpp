@@ -162,6 +162,15 @@ void BM_FileTrackerFrame(benchmark::State& state) {
 }
 BENCHMARK(BM_FileTrackerFrame);
 
+/// Counters p50_us, p99_us and max_us of the per-frame round trips `us` (µs).
+void reportPercentiles(benchmark::State& state, std::vector<double>& us) {
+  std::sort(us.begin(), us.end());
+  const auto at = [&](double q) { return us[std::min(us.size() - 1, static_cast<std::size_t>(q * us.size()))]; };
+  state.counters["p50_us"] = at(0.5);
+  state.counters["p99_us"] = at(0.99);
+  state.counters["max_us"] = us.back();
+}
+
 void BM_LoopbackRoundTrip(benchmark::State& state) {
   namespace asio = boost::asio;
   namespace websocket = boost::beast::websocket;
@@ -204,11 +213,7 @@ void BM_LoopbackRoundTrip(benchmark::State& state) {
   ::close(fd);
   server.stop();
   runner.join();
-  std::sort(us.begin(), us.end());
-  const auto at = [&](double q) { return us[std::min(us.size() - 1, static_cast<std::size_t>(q * us.size()))]; };
-  state.counters["p50_us"] = at(0.5);
-  state.counters["p99_us"] = at(0.99);
-  state.counters["max_us"] = us.back();
+  reportPercentiles(state, us);
 }
 BENCHMARK(BM_LoopbackRoundTrip)->Iterations(2240)->UseRealTime();
 
@@ -224,11 +229,17 @@ std::vector<std::uint8_t> ktpMessage(const kt::stream::KtpFrame& f, const std::v
   return {text.begin(), text.end()};
 }
 
+/// Every fixture frame as a KTP poses message, binary or JSON.
+std::vector<std::vector<std::uint8_t>> ktpMessages(const Fixture& fx, bool binary) {
+  std::vector<std::vector<std::uint8_t>> messages;
+  for (const auto& f : fx.ktp) messages.push_back(ktpMessage(*f, fx.capture.clip.segment_names, binary));
+  return messages;
+}
+
 void parseKtp(benchmark::State& state, bool binary) {
   const Fixture& fx = fixture();
   if (fx.datagrams.empty()) return state.SkipWithError("../shared/data/mvnx/test_mocap.mvnx not found");
-  std::vector<std::vector<std::uint8_t>> messages;
-  for (const auto& f : fx.ktp) messages.push_back(ktpMessage(*f, fx.capture.clip.segment_names, binary));
+  const std::vector<std::vector<std::uint8_t>> messages = ktpMessages(fx, binary);
   auto out = std::make_unique<kt::stream::KtpFrame>();
   std::size_t i = 0;
   for (auto _ : state) {
@@ -248,8 +259,7 @@ BENCHMARK(BM_KtpParseJson);
 void BM_KtpParseJsonNlohmannDocument(benchmark::State& state) {
   const Fixture& fx = fixture();
   if (fx.datagrams.empty()) return state.SkipWithError("../shared/data/mvnx/test_mocap.mvnx not found");
-  std::vector<std::vector<std::uint8_t>> messages;
-  for (const auto& f : fx.ktp) messages.push_back(ktpMessage(*f, fx.capture.clip.segment_names, false));
+  const std::vector<std::vector<std::uint8_t>> messages = ktpMessages(fx, false);
   std::size_t i = 0;
   for (auto _ : state) {
     const auto doc = nlohmann::json::parse(messages[i].begin(), messages[i].end(), nullptr, false);
@@ -311,11 +321,7 @@ void BM_KtpRoundTrip(benchmark::State& state) {
   ::close(fd);
   server.stop();
   runner.join();
-  std::sort(us.begin(), us.end());
-  const auto at = [&](double q) { return us[std::min(us.size() - 1, static_cast<std::size_t>(q * us.size()))]; };
-  state.counters["p50_us"] = at(0.5);
-  state.counters["p99_us"] = at(0.99);
-  state.counters["max_us"] = us.back();
+  reportPercentiles(state, us);
 }
 BENCHMARK(BM_KtpRoundTrip)->DenseRange(0, 3)->Iterations(2240)->UseRealTime();
 

@@ -272,7 +272,7 @@ class Scanner {
         ++p_;
         in_object[static_cast<std::size_t>(depth++)] = c == '{';
         if (!eat(c == '{' ? '}' : ']')) {
-          if (c == '{' && !member()) return false;
+          if (c == '{' && !key(nullptr)) return false;
           opened = true;
         } else {
           --depth;
@@ -285,7 +285,7 @@ class Scanner {
       for (;;) {
         if (depth == 0) return true;
         if (eat(',')) {
-          if (in_object[static_cast<std::size_t>(depth - 1)] && !member()) return false;
+          if (in_object[static_cast<std::size_t>(depth - 1)] && !key(nullptr)) return false;
           break;
         }
         if (!eat(in_object[static_cast<std::size_t>(depth - 1)] ? '}' : ']'))
@@ -295,9 +295,9 @@ class Scanner {
     }
   }
 
-  /// `"key":` at the cursor, the key decoded into `key`.
-  bool key(Text& key) {
-    if (!string(&key)) return false;
+  /// `"key":` at the cursor, the key decoded into `out` when it is not null.
+  bool key(Text* out) {
+    if (!string(out)) return false;
     return eat(':') || bad("expected ':' after a key");
   }
 
@@ -308,11 +308,6 @@ class Scanner {
       error_at_ = offset();
     }
     return false;
-  }
-
-  bool member() {
-    if (!string(nullptr)) return false;
-    return eat(':') || bad("expected ':' after a key");
   }
 
   bool scalar(char c) {
@@ -420,7 +415,7 @@ ParseStatus parseKtpJson(std::span<const std::uint8_t> bytes, KtpKind expected, 
   Text key;
   if (!s.eat('}')) {
     do {
-      s.key(key);
+      s.key(&key);
       std::size_t field = 0;
       while (field < kFields && !key.is(kFieldNames[field])) ++field;
       if (field == kFields)
@@ -490,7 +485,7 @@ ParseStatus parseKtpJson(std::span<const std::uint8_t> bytes, KtpKind expected, 
     std::size_t name_at = kAbsent, p_at = kAbsent, q_at = kAbsent;
     if (!s.eat('}')) {
       do {
-        s.key(key);
+        s.key(&key);
         std::size_t* slot = key.is("name") ? &name_at : key.is("p") ? &p_at : key.is("q") && poses ? &q_at : nullptr;
         if (slot == nullptr)
           return ktpFail(f, ParseStatus::Malformed, "%s[%d]: unknown field '%.40s'", items_key, i, key.data.data());

@@ -176,6 +176,8 @@ struct Server::Impl {
 
   void openSockets();
   void publish(const std::string& msg);
+  /// The frame message as one datagram to --udp-out (when given), counted when sent.
+  void sendUdpOut(const std::string& msg);
   void trackingLoop();
   void interactiveLoop();
   void wakeIo() const {
@@ -367,6 +369,12 @@ void Server::Impl::openSockets() {
   ::setsockopt(udp_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
 
+void Server::Impl::sendUdpOut(const std::string& msg) {
+  if (out_fd >= 0 &&
+      ::sendto(out_fd, msg.data(), msg.size(), 0, reinterpret_cast<const sockaddr*>(&out_addr), sizeof out_addr) >= 0)
+    ++udp_messages;
+}
+
 void Server::Impl::publish(const std::string& msg) {
   {
     const std::lock_guard lock(queues_mutex);
@@ -385,9 +393,7 @@ void Server::Impl::trackOne(std::span<const std::uint8_t> bytes, Clock::time_poi
   }
   if (r != DatagramResult::Tracked && r != DatagramResult::Gap) return;
   live->encodeFrame(microsSince(t0), msg);
-  if (out_fd >= 0 &&
-      ::sendto(out_fd, msg.data(), msg.size(), 0, reinterpret_cast<const sockaddr*>(&out_addr), sizeof out_addr) >= 0)
-    ++udp_messages;
+  sendUdpOut(msg);
   publish(msg);
   const double us = microsSince(t0);
   latency.add(us);
@@ -515,9 +521,7 @@ void Server::Impl::interactiveLoop() {
     m.drags = drags;
     msg.clear();
     appendFrameJson(*model, ik->state(), *ik_data, m, {}, {}, msg);
-    if (out_fd >= 0 &&
-        ::sendto(out_fd, msg.data(), msg.size(), 0, reinterpret_cast<const sockaddr*>(&out_addr), sizeof out_addr) >= 0)
-      ++udp_messages;
+    sendUdpOut(msg);
     publish(msg);
     latency.add(microsSince(t0));
   }
