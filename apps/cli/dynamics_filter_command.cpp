@@ -6,10 +6,13 @@
 // and a plot.
 #include <fmt/format.h>
 
+#include <Eigen/Geometry>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -128,7 +131,10 @@ void loadMotion(const FilterCliConfig& cfg, FilterInput& in) {
 }
 
 // Force plates: each enabled force of the ExternalLoads applies to a contact body (by link name);
-// a body is in contact where its plate's normal force exceeds --grf-threshold.
+// a body is in contact where its plate's normal force exceeds --grf-threshold. For an OpenSim
+// model the wrenches are those `kinetrack dynamics id --loads` applies (OpenSimIdSolver, at the
+// reference's pose), else the forces and points must be expressed in ground. Several forces on
+// one body are summed into one wrench at the first one's point.
 void loadPlates(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet, FilterInput& in) {
   const io::ExternalLoads loads = io::readExternalLoads(cfg.grf);
   const Model& m = *in.model;
@@ -142,10 +148,12 @@ void loadPlates(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet
     if (body_of[f] < 0)
       throw UsageError(fmt::format("{}:{}: ExternalForce '{}' is applied to '{}', which is not a contact body ({})",
                                    cfg.grf, s.line, s.name, s.applied_to_body, names));
-    if (s.force_expressed_in_body != "ground" || (!s.point_identifier.empty() && s.point_expressed_in_body != "ground"))
-      throw UsageError(
-          fmt::format("{}:{}: ExternalForce '{}': only forces and points expressed in ground are supported", cfg.grf,
-                      s.line, s.name));
+    if (!in.osim &&
+        (s.force_expressed_in_body != "ground" || (!s.point_identifier.empty() && s.point_expressed_in_body != "ground")))
+      throw UsageError(fmt::format(
+          "{}:{}: ExternalForce '{}': only forces and points expressed in ground are supported for a non-OpenSim "
+          "model",
+          cfg.grf, s.line, s.name));
   }
   const std::size_t n = in.t.size(), nc = feet.size();
   if (in.t.front() < loads.firstTime() - 1e-6 || in.t.back() > loads.lastTime() + 1e-6)
@@ -153,22 +161,38 @@ void loadPlates(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet
                                  loads.firstTime(), loads.lastTime(), in.t.front(), in.t.back()));
   in.contact.assign(n * nc, 0);
   in.plates.assign(n, std::vector<ExternalWrench>(nc));
+  std::optional<biomech::OpenSimIdSolver> id;
+  if (in.osim) id.emplace(*in.osim, &loads);
   std::vector<io::ExternalForceSample> samples(loads.forces.size());
+  std::vector<ExternalWrench> ground(loads.forces.size());
   double height_sum = 0.0;
   int height_count = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    loads.sample(std::clamp(in.t[k], loads.firstTime(), loads.lastTime()), samples);
+    const double t = std::clamp(in.t[k], loads.firstTime(), loads.lastTime());
+    loads.sample(t, samples);
+    const std::vector<ExternalWrench>* wrenches = &ground;
+    if (id) {
+      wrenches = &id->externalWrenches(t, in.q[k]);
+    } else {
+      for (std::size_t f = 0; f < samples.size(); ++f) {
+        ground[f].force = samples[f].force;
+        ground[f].moment = samples[f].torque;
+        ground[f].point = samples[f].point;  // no point: at the origin of ground
+      }
+    }
+    std::vector<std::uint8_t> first(nc, 1);
     for (std::size_t b = 0; b < nc; ++b) in.plates[k][b].link = feet[b].link;
     for (std::size_t f = 0; f < samples.size(); ++f) {
       const auto b = static_cast<std::size_t>(body_of[f]);
+      const ExternalWrench& e = (*wrenches)[f];
       ExternalWrench& w = in.plates[k][b];
-      w.force += samples[f].force;
-      w.point = samples[f].has_point ? samples[f].point : w.point;
-      w.moment += samples[f].torque;
-      if (samples[f].force.dot(in.up) > cfg.grf_threshold) {
+      if (first[b]) w.point = e.point, first[b] = 0;
+      w.force += e.force;
+      w.moment += e.moment + (e.point - w.point).cross(e.force);
+      if (e.force.dot(in.up) > cfg.grf_threshold) {
         in.contact[k * nc + b] = 1;
         if (samples[f].has_point) {
-          height_sum += samples[f].point.dot(in.up);
+          height_sum += e.point.dot(in.up);
           ++height_count;
         }
       }
@@ -353,12 +377,36 @@ void writeOutputs(const FilterCliConfig& cfg, const FilterInput& in, const Filte
   }
 }
 
+// --start / --end: the frames within the time range, after the input's low-pass and derivatives
+// over the whole motion (as OpenSim's tools select their range).
+void selectTimeRange(const FilterCliConfig& cfg, FilterInput& in) {
+  if (!std::isfinite(cfg.time_start) && !std::isfinite(cfg.time_end)) return;
+  std::vector<std::size_t> keep;
+  for (std::size_t k = 0; k < in.t.size(); ++k)
+    if (in.t[k] >= cfg.time_start - 1e-6 && in.t[k] <= cfg.time_end + 1e-6) keep.push_back(k);
+  if (keep.size() < 2)
+    throw UsageError(fmt::format("--start {:g} --end {:g}: {} frame(s) of the input's {:g} … {:g} s; need 2",
+                                 cfg.time_start, cfg.time_end, keep.size(), in.t.front(), in.t.back()));
+  const auto pick = [&](auto& v) {
+    std::remove_reference_t<decltype(v)> out;
+    out.reserve(keep.size());
+    for (const std::size_t k : keep) out.push_back(v[k]);
+    v = std::move(out);
+  };
+  pick(in.t);
+  pick(in.q);
+  pick(in.derivatives.velocity);
+  pick(in.derivatives.acceleration);
+  pick(in.derivatives.valid);
+}
+
 int runFilter(const FilterCliConfig& cfg) {
   if (!std::isfinite(cfg.slope_deg) || std::abs(cfg.slope_deg) >= 45.0)
     throw UsageError("--slope-deg must be within (-45, 45) degrees");
   if (!(cfg.friction > 0.0)) throw UsageError("--friction must be > 0");
   FilterInput in;
   loadMotion(cfg, in);
+  selectTimeRange(cfg, in);
   const Model& m = *in.model;
   const std::vector<ContactBody> feet = footContacts(m, in.up);
   if (!cfg.grf.empty()) loadPlates(cfg, feet, in);
@@ -366,13 +414,19 @@ int runFilter(const FilterCliConfig& cfg) {
   estimateBelt(cfg, feet, in);
   if (cfg.slope_deg != 0.0) putOnSlope(cfg, feet, in);
   DynamicsFilterOptions o;
-  o.kp_base = o.kp_joint = cfg.kp;
-  o.kd_base = o.kd_joint = cfg.kd;
+  o.kp_joint = cfg.kp;
+  o.kd_joint = cfg.kd;
+  o.kp_base = std::isfinite(cfg.kp_base) ? cfg.kp_base : cfg.kp;
+  o.kd_base = std::isfinite(cfg.kd_base) ? cfg.kd_base : cfg.kd;
   if (!cfg.no_skyhook) o.head = in.head;
   o.friction = cfg.friction;
   o.contact_height = cfg.contact_height;
   o.contact_speed = cfg.contact_speed;
   o.force_tracking = cfg.force_tracking;
+  const bool apply = !cfg.grf.empty() && cfg.grf_mode == "apply";
+  o.contact_forces = apply ? ContactForces::Measured : ContactForces::Solved;
+  o.residual_softness = cfg.residual_softness;
+  o.weighting = cfg.weighting == "inertia" ? ChangeWeighting::InertiaDiagonal : ChangeWeighting::Constant;
   o.pin_contacts = !cfg.no_pin;
   o.ground = in.ground;
   o.gravity = in.gravity;
@@ -383,7 +437,8 @@ int runFilter(const FilterCliConfig& cfg) {
   if (!cfg.quiet) bar.emplace(static_cast<int>(in.q.size()), true);
   const FilteredMotion out =
       filterMotion(filter, in.q, in.t, in.derivatives, in.contact,
-                   cfg.force_tracking > 0.0 ? std::span(in.plates) : std::span<const std::vector<ExternalWrench>>{},
+                   cfg.force_tracking > 0.0 || apply ? std::span(in.plates)
+                                                     : std::span<const std::vector<ExternalWrench>>{},
                    [&](int done, int) {
                      if (bar) bar->update(done);
                    });
@@ -418,6 +473,22 @@ void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
   cmd->add_option("--grf", cfg->grf,
                   "OpenSim ExternalLoads XML (force plates): contacts where a plate's normal force exceeds "
                   "--grf-threshold, and the plates to compare with");
+  cmd->add_option("--grf-mode", cfg->grf_mode,
+                  "with --grf: apply = the plates' wrenches are applied as known loads and only the accelerations "
+                  "change so that the pelvis/base balances (OpenSim RRA's adjustment); contacts = the plates give "
+                  "contact intervals only and the filter solves its own contact forces (the seed's filter)")
+      ->check(CLI::IsMember({"apply", "contacts"}))
+      ->capture_default_str();
+  cmd->add_option("--weighting", cfg->weighting,
+                  "metric of the acceleration change: unit (every coordinate alike) or inertia (diag of the mass "
+                  "matrix: heavy joints change less)")
+      ->check(CLI::IsMember({"unit", "inertia"}))
+      ->capture_default_str();
+  cmd->add_option("--residual-softness", cfg->residual_softness,
+                  "0: the base balances exactly; > 0: a residual of softness x mass x 1 m/s^2 costs as much as "
+                  "1 m/s^2 of acceleration change (RRA's residual actuators; dimensionless)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--grf-threshold", cfg->grf_threshold, "plate normal force meaning contact (N)")
       ->capture_default_str();
   cmd->add_option("--slope-deg", cfg->slope_deg,
@@ -431,12 +502,18 @@ void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
   cmd->add_option("--plot", cfg->plot, "PNG: residuals before/after, contact forces (vs the plates)");
   cmd->add_option("--cutoff", cfg->cutoff, "zero-lag low-pass of the input before differentiating (Hz; 0: none)")
       ->capture_default_str();
+  cmd->add_option("--start", cfg->time_start, "first time filtered (s; the input is low-passed over its whole length)");
+  cmd->add_option("--end", cfg->time_end, "last time filtered (s)");
   cmd->add_option("--friction", cfg->friction, "friction coefficient of the pyramid")->capture_default_str();
   cmd->add_option("--contact-height", cfg->contact_height, "contact detection: sole height above ground (m)")
       ->capture_default_str();
   cmd->add_option("--contact-speed", cfg->contact_speed, "contact detection: sole speed (m/s)")->capture_default_str();
   cmd->add_option("--kp", cfg->kp, "feedback stiffness on every coordinate (1/s^2)")->capture_default_str();
   cmd->add_option("--kd", cfg->kd, "feedback damping on every coordinate (1/s)")->capture_default_str();
+  cmd->add_option("--kp-base", cfg->kp_base,
+                  "feedback stiffness on the base / unactuated (OpenSim pelvis) coordinates (1/s^2; default --kp)");
+  cmd->add_option("--kd-base", cfg->kd_base,
+                  "feedback damping on the base / unactuated coordinates (1/s; default --kd)");
   cmd->add_option("--force-tracking", cfg->force_tracking,
                   "weight pulling the contact wrenches towards the plates (dimensionless; needs --grf)")
       ->capture_default_str();
@@ -449,6 +526,8 @@ void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
   cmd->callback([&action, cfg] {
     action = [cfg] {
       if (cfg->force_tracking > 0.0 && cfg->grf.empty()) throw UsageError("--force-tracking needs --grf");
+      if (cfg->force_tracking > 0.0 && cfg->grf_mode == "apply")
+        throw UsageError("--force-tracking pulls solved contact forces to the plates: it needs --grf-mode contacts");
       return runFilter(*cfg);
     };
   });

@@ -19,11 +19,19 @@ struct FilterCliConfig {
   ModelSpec model;
   std::string input, grf, out, torques, summary_json, report_csv, plot, plot_script;
   double slope_deg = 0.0;
+  double time_start = -std::numeric_limits<double>::infinity();  ///< s, --start
+  double time_end = std::numeric_limits<double>::infinity();     ///< s, --end
   double cutoff = 6.0;  ///< Hz, zero-lag low-pass of the reference before differentiating (0: none)
   double friction = 0.8;
   double contact_height = 0.05, contact_speed = 0.8;
   double kp = 100.0, kd = 20.0;
+  /// Base / unactuated coordinates' gains (1/s², 1/s); NaN: kp, kd.
+  double kp_base = std::numeric_limits<double>::quiet_NaN(), kd_base = std::numeric_limits<double>::quiet_NaN();
   double force_tracking = 0.0;
+  /// With --grf: "apply" (ContactForces::Measured) or "contacts" (plates give intervals only).
+  std::string grf_mode = "apply";
+  std::string weighting = "unit";
+  double residual_softness = 0.0;  ///< DynamicsFilterOptions::residual_softness  ///< "unit" or "inertia" (ChangeWeighting)
   double grf_threshold = 20.0;  ///< N, a plate's normal force above which its foot is in contact
   double ground_height = std::numeric_limits<double>::quiet_NaN();
   bool no_skyhook = false;

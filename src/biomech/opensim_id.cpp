@@ -201,6 +201,42 @@ OpenSimIdSolver::OpenSimIdSolver(const io::OpenSimModel& model, const io::Extern
   wrenches_.resize(bound_.size());
 }
 
+void OpenSimIdSolver::sampleLoads(double t, const Configuration& q) {
+  const Model& m = *model_->model;
+  loads_->sample(t, samples_);
+  if (needs_frames_) forwardKinematics(m, kinematics_, q);
+  const auto placement = [&](FrameId f) -> const Transform& { return updateFramePlacement(m, kinematics_, f); };
+  for (std::size_t k = 0; k < bound_.size(); ++k) {
+    const BoundForce& b = bound_[k];
+    const io::ExternalForceSample& s = samples_[k];
+    ExternalWrench& w = wrenches_[k];
+    w.link = b.link;
+    w.force = s.force;
+    w.moment = s.torque;
+    if (b.force_frame.valid()) {
+      const Matrix3d& R = placement(b.force_frame).R;
+      w.force = R * s.force;
+      w.moment = R * s.torque;
+    }
+    if (!s.has_point) {
+      w.point = placement(b.applied).p;
+    } else if (b.point_frame.valid()) {
+      const Transform& T = placement(b.point_frame);
+      w.point = T.p + T.R * s.point;
+    } else {
+      w.point = s.point;
+    }
+  }
+}
+
+const std::vector<ExternalWrench>& OpenSimIdSolver::externalWrenches(double t, const Configuration& q) {
+  const Model& m = *model_->model;
+  if (q.joints.size() != m.numJoints())
+    throw InvalidArgument("OpenSimIdSolver::externalWrenches: expected " + std::to_string(m.numJoints()) + " joints");
+  if (loads_) sampleLoads(t, q);
+  return wrenches_;
+}
+
 const Eigen::VectorXd& OpenSimIdSolver::solve(double t, const Eigen::Ref<const Eigen::VectorXd>& q,
                                               const Eigen::Ref<const Eigen::VectorXd>& qd,
                                               const Eigen::Ref<const Eigen::VectorXd>& qdd) {
@@ -214,32 +250,7 @@ const Eigen::VectorXd& OpenSimIdSolver::solve(double t, const Eigen::Ref<const E
     v_[j] = qd[c];
     a_[j] = qdd[c];
   }
-  if (loads_) {
-    loads_->sample(t, samples_);
-    if (needs_frames_) forwardKinematics(m, kinematics_, config_);
-    const auto placement = [&](FrameId f) -> const Transform& { return updateFramePlacement(m, kinematics_, f); };
-    for (std::size_t k = 0; k < bound_.size(); ++k) {
-      const BoundForce& b = bound_[k];
-      const io::ExternalForceSample& s = samples_[k];
-      ExternalWrench& w = wrenches_[k];
-      w.link = b.link;
-      w.force = s.force;
-      w.moment = s.torque;
-      if (b.force_frame.valid()) {
-        const Matrix3d& R = placement(b.force_frame).R;
-        w.force = R * s.force;
-        w.moment = R * s.torque;
-      }
-      if (!s.has_point) {
-        w.point = placement(b.applied).p;
-      } else if (b.point_frame.valid()) {
-        const Transform& T = placement(b.point_frame);
-        w.point = T.p + T.R * s.point;
-      } else {
-        w.point = s.point;
-      }
-    }
-  }
+  if (loads_) sampleLoads(t, config_);
   const VectorXd& tau = rnea(m, dynamics_, config_, v_, a_, wrenches_, model_->gravity);
   for (Eigen::Index c = 0; c < nc; ++c) out_[c] = tau[model_->coordinates[static_cast<std::size_t>(c)].joint.value];
   return out_;

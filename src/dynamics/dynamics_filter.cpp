@@ -11,6 +11,7 @@
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
+#include "dynamics_filter_work.hpp"
 
 namespace kinetrack {
 
@@ -55,71 +56,6 @@ bool touchesGround(const Model& model, const Data& data, const ContactBody& body
   return (mean_velocity - ground.velocity).norm() <= speed;
 }
 
-// Scratch of one filter, sized at construction (step() allocates nothing).
-struct DynamicsFilter::Work {
-  Work(const Model& m, int nu, int nc, int np)
-      : dyn(m),
-        dyn_ref(m),
-        kin_ref(m),
-        q(m),
-        q_hold(m),
-        v(VectorXd::Zero(m.nv())),
-        v_hold(VectorXd::Zero(m.nv())),
-        a_hold(VectorXd::Zero(m.nv())),
-        h(VectorXd::Zero(m.nv())),
-        diff(VectorXd::Zero(m.nv())),
-        kp(VectorXd::Zero(m.nv())),
-        kd(VectorXd::Zero(m.nv())),
-        winv(VectorXd::Zero(m.nv())),
-        J_head(Matrix6Xd::Zero(6, m.nv())),
-        J_head_ref(Matrix6Xd::Zero(6, m.nv())),
-        J_c(static_cast<std::size_t>(nc), Matrix6Xd::Zero(6, m.nv())),
-        J_c_ref(static_cast<std::size_t>(nc), Matrix6Xd::Zero(6, m.nv())),
-        G(MatrixXd::Zero(nu + 6 * nc, m.nv())),
-        GW(MatrixXd::Zero(nu + 6 * nc, m.nv())),
-        K(MatrixXd::Zero(nu + 6 * nc, nu + 6 * nc)),
-        llt(nu + 6 * nc),
-        c(VectorXd::Zero(nu + 6 * nc)),
-        lambda(VectorXd::Zero(nu + 6 * nc)),
-        D(MatrixXd::Zero(nu + 6 * nc, 3 * np)),
-        Dref(MatrixXd::Zero(nu, 3 * np)),
-        P(MatrixXd::Zero(6 * nc, 3 * np)),
-        w_meas(VectorXd::Zero(6 * nc)),
-        tau_ref(VectorXd::Zero(nu)),
-        problem(3 * np, 4 * np),
-        before(3 * np, 4 * np),
-        f(VectorXd::Zero(3 * np)),
-        f_before(VectorXd::Zero(3 * np)),
-        anchor(static_cast<std::size_t>(nc)),
-        was_active(static_cast<std::size_t>(nc), 0),
-        point_on(static_cast<std::size_t>(np), 0),
-        point_was_on(static_cast<std::size_t>(np), 0),
-        centroid(static_cast<std::size_t>(nc), Vector3d::Zero()) {}
-
-  DynamicsData dyn, dyn_ref;  // at the filter's state; at the reference (residual_before)
-  Data kin_ref;               // kinematics of the reference (detection, skyhook)
-  Configuration q, q_hold;    // the filter's state q; the last valid reference
-  VectorXd v, v_hold, a_hold, h, diff, kp, kd, winv;
-  bool has_hold = false;
-  Matrix6Xd J_head, J_head_ref;
-  std::vector<Matrix6Xd> J_c, J_c_ref;
-  MatrixXd G, GW, K;
-  Eigen::LLT<MatrixXd> llt;
-  VectorXd c, lambda;
-  MatrixXd D, Dref, P;
-  VectorXd w_meas, tau_ref;
-  qp::Problem problem, before;
-  std::unique_ptr<qp::Solver> solver, solver_before;
-  VectorXd f, f_before;
-  Matrix3d T = Matrix3d::Identity();                 // ground frame: columns t1, t2, n
-  std::vector<Transform> anchor;                     // weld: the link's pose; point: anchor.p the point's
-  std::vector<std::uint8_t> was_active;              // per body: the last frame's mode (0, 3 or 6 rows)
-  std::vector<std::uint8_t> point_on, point_was_on;  // per contact point: carries force
-  std::vector<Vector3d> centroid;  // per body in point mode: the touching points' centroid (link frame)
-  double mass = 0.0;
-  double kp_c = 0.0, kd_c = 0.0;  // contact gains of this step (1/s², 1/s)
-};
-
 DynamicsFilter::DynamicsFilter(std::shared_ptr<const Model> model, std::vector<ContactBody> contacts,
                                const DynamicsFilterOptions& options)
     : model_(std::move(model)), contacts_(std::move(contacts)), options_(options) {
@@ -128,7 +64,7 @@ DynamicsFilter::DynamicsFilter(std::shared_ptr<const Model> model, std::vector<C
   const DynamicsFilterOptions& o = options_;
   // Options.
   for (const double g :
-       {o.kp_base, o.kd_base, o.kp_joint, o.kd_joint, o.kp_head, o.kd_head, o.head_damping, o.force_regularisation,
+       {o.residual_softness, o.kp_base, o.kd_base, o.kp_joint, o.kd_joint, o.kp_head, o.kd_head, o.head_damping, o.force_regularisation,
         o.force_tracking, o.contact_height, o.contact_speed, o.contact_point_tolerance, o.contact_kp, o.contact_kd})
     if (!std::isfinite(g) || g < 0.0)
       throw InvalidArgument("DynamicsFilter: gains, weights and thresholds must be finite and >= 0");
@@ -136,6 +72,10 @@ DynamicsFilter::DynamicsFilter(std::shared_ptr<const Model> model, std::vector<C
       !std::isfinite(o.weight_joint))
     throw InvalidArgument("DynamicsFilter: acceleration-change weights must be finite and > 0");
   if (!(o.max_deviation > 0.0)) throw InvalidArgument("DynamicsFilter: max_deviation must be > 0");
+  if (o.contact_forces == ContactForces::Measured && o.force_tracking > 0.0)
+    throw InvalidArgument(
+        "DynamicsFilter: force_tracking pulls solved contact forces towards the measured ones; with "
+        "ContactForces::Measured the measured ones are applied (set force_tracking to 0)");
   if (!(o.friction > 0.0) || !std::isfinite(o.friction))
     throw InvalidArgument("DynamicsFilter: friction coefficient must be finite and > 0");
   if (!o.ground.normal.allFinite() || std::abs(o.ground.normal.norm() - 1.0) > 1e-9 ||
@@ -182,8 +122,10 @@ DynamicsFilter::DynamicsFilter(std::shared_ptr<const Model> model, std::vector<C
   w.kd.setConstant(o.kd_joint);
   w.kp.head(nb).setConstant(o.kp_base);
   w.kd.head(nb).setConstant(o.kd_base);
+  for (const int u : unactuated_) w.kp[u] = o.kp_base, w.kd[u] = o.kd_base;  // an OpenSim pelvis
   w.winv.setConstant(1.0 / o.weight_joint);
   for (const int u : unactuated_) w.winv[u] = 1.0 / o.weight_base;
+  w.winv_const = w.winv;
   // Ground frame: tangents t1, t2 and the normal n.
   const Vector3d n = o.ground.normal;
   Vector3d t1 = n.cross(Vector3d::UnitX());
@@ -223,6 +165,7 @@ DynamicsFilter::DynamicsFilter(std::shared_ptr<const Model> model, std::vector<C
   for (int b = 0; b < nc; ++b)
     fr.wrenches[static_cast<std::size_t>(b)].link = contacts_[static_cast<std::size_t>(b)].link;
   fr.point_forces.assign(static_cast<std::size_t>(np), Vector3d::Zero());
+  for (int b = 0; b < nc; ++b) w.ext[static_cast<std::size_t>(b)].link = contacts_[static_cast<std::size_t>(b)].link;
 }
 
 void DynamicsFilter::reset(const Configuration& q, const VectorXd& v) {
@@ -406,10 +349,16 @@ void DynamicsFilter::buildContactRows() {
     }
   }
   // K = G W⁻¹ Gᵀ (inactive contact rows are zero: unit diagonal there, λ = 0 for them).
+  if (options_.weighting == ChangeWeighting::InertiaDiagonal)
+    for (int i = 0; i < m.nv(); ++i) w.winv[i] = w.winv_const[i] / std::max(M(i, i), 1e-9);
   w.GW.noalias() = w.G * w.winv.asDiagonal();
   w.K.noalias() = w.GW * w.G.transpose();
+  // A soft residual (residual_softness σ > 0): the unactuated rows may keep a residual s at the
+  // cost ½‖s‖²/(σm)² (RRA's residual actuators); eliminating s adds (σm)² to their diagonal.
+  if (options_.residual_softness > 0.0)
+    w.K.diagonal().head(nu).array() += std::pow(options_.residual_softness * w.mass, 2);
   for (std::size_t b = 0; b < contacts_.size(); ++b)
-    if (!frame_.in_contact[b])
+    if (w.was_active[b] == 0)
       w.K.block<6, 6>(nu + 6 * static_cast<int>(b), nu + 6 * static_cast<int>(b)).setIdentity();
   w.llt.compute(w.K);
   // Dependent rows (two welded feet with straight knees): damp, more until it factorises.
@@ -536,8 +485,9 @@ void DynamicsFilter::finish(double dt) {
   // τ = M ν̇ + h − Σ J_cᵀ w; contact wrenches at the link origins, point forces in the world.
   fr.tau = w.h;
   fr.tau.noalias() += w.dyn.mass_matrix * fr.acceleration;
+  if (options_.contact_forces == ContactForces::Measured) finishMeasured();  // h has them
   int x = 0;
-  for (std::size_t b = 0; b < contacts_.size(); ++b) {
+  for (std::size_t b = 0; b < contacts_.size() && options_.contact_forces == ContactForces::Solved; ++b) {
     ExternalWrench& e = fr.wrenches[b];
     const Transform& X = w.dyn.kinematics.link[static_cast<std::size_t>(contacts_[b].link.value)];
     e.point = X.p;
@@ -579,6 +529,10 @@ const DynamicsFilterFrame& DynamicsFilter::step(const Configuration& q_ref, cons
     throw InvalidArgument("DynamicsFilter::step: expected " + std::to_string(nc) + " contact flags, got " +
                           std::to_string(contact.size()));
   const bool track = options_.force_tracking > 0.0;
+  const bool apply = options_.contact_forces == ContactForces::Measured;
+  if (apply && measured.size() != nc)
+    throw InvalidArgument("DynamicsFilter::step: ContactForces::Measured needs " + std::to_string(nc) +
+                          " measured wrenches (one per contact body), got " + std::to_string(measured.size()));
   if (track && !measured.empty() && measured.size() != nc)
     throw InvalidArgument("DynamicsFilter::step: expected " + std::to_string(nc) + " measured wrenches, got " +
                           std::to_string(measured.size()));
@@ -608,10 +562,13 @@ const DynamicsFilterFrame& DynamicsFilter::step(const Configuration& q_ref, cons
   // Dynamics at the filter's state: M, h, and (from the same RNEA) the links' velocities and
   // bias accelerations for J̇ν; kinematics of the reference.
   crba(m, w.dyn, w.q);
-  w.h = nonlinearEffects(m, w.dyn, w.q, w.v, options_.gravity);
+  if (apply)
+    applyMeasured(measured, valid);  // h − Σ Jᵀ w_meas
+  else
+    w.h = nonlinearEffects(m, w.dyn, w.q, w.v, options_.gravity);
   forwardKinematics(m, w.kin_ref, qr);
   detectContacts(vr, valid ? contact : std::span<const std::uint8_t>(fr.in_contact));
-  updateAnchors();
+  if (!apply) updateAnchors();  // measured loads: no contact rows
   fr.active_contacts = static_cast<int>(std::count(fr.in_contact.begin(), fr.in_contact.end(), std::uint8_t{1}));
   desiredAcceleration(qr, vr, ar);
   // Pinned contacts: the contact rows remove the held velocity within this step (K_d = 1/Δt, and
@@ -620,8 +577,13 @@ const DynamicsFilterFrame& DynamicsFilter::step(const Configuration& q_ref, cons
   w.kd_c = options_.pin_contacts ? 1.0 / dt : options_.contact_kd;
   w.kp_c = options_.pin_contacts ? std::min(options_.contact_kp, 1.0 / (dt * dt)) : options_.contact_kp;
   buildContactRows();
-  solveForces(valid ? measured : std::span<const ExternalWrench>{});
-  if (options_.residual_before) residualBefore(qr, vr, ar);
+  if (apply) {
+    w.f.setZero();
+    fr.qp_iterations = 0;
+  } else {
+    solveForces(valid ? measured : std::span<const ExternalWrench>{});
+  }
+  if (options_.residual_before) apply ? residualBeforeMeasured(qr, vr, ar) : residualBefore(qr, vr, ar);
   finish(dt);
   if (fr.status == FilterStatus::Ok && fr.active_contacts == 0) fr.status = FilterStatus::NoContact;
   if (!valid) fr.status = FilterStatus::InvalidReference;

@@ -85,12 +85,19 @@ class OpenSimIdSolver {
                                const Eigen::Ref<const Eigen::VectorXd>& qdd);
   /// The world wrenches of the last solve().
   [[nodiscard]] const std::vector<ExternalWrench>& wrenches() const { return wrenches_; }
+  /// The external loads alone at time t, as solve() applies them (one world wrench per enabled
+  /// ExternalForce, file order: force at the point, plus the free torque), with the model posed at
+  /// q (used only for forces or points expressed in a body). Empty without loads. Throws
+  /// InvalidArgument when t is outside the loads' time range or q has the wrong size. Does not
+  /// allocate.
+  const std::vector<ExternalWrench>& externalWrenches(double t, const Configuration& q);
 
  private:
   struct BoundForce {
     LinkId link;
     FrameId applied, force_frame, point_frame;  ///< invalid = ground
   };
+  void sampleLoads(double t, const Configuration& q);
   const io::OpenSimModel* model_;
   const io::ExternalLoads* loads_;
   std::vector<BoundForce> bound_;

@@ -88,11 +88,36 @@ bool touchesGround(const Model& model, const Data& data, const ContactBody& body
                    const GroundPlane& ground, double height, double speed, Matrix6Xd& J,
                    double point_tolerance = std::numeric_limits<double>::infinity());
 
+/// Where the contact forces come from.
+enum class ContactForces : std::uint8_t {
+  /// The filter's own: contacts are link-to-world constraints, their forces a QP over the
+  /// friction pyramid (the seed's Eq. 1–5).
+  Solved,
+  /// Measured (force plates): step()'s `measured` wrenches enter Eq. 1 as known external loads
+  /// on the contact links and the filter changes only the accelerations, so that the unactuated
+  /// rows balance, M_U ν̇ + h_U = (Σ J_kᵀ w_meas,k)_U — what OpenSim's RRA does (kinematics
+  /// adjusted, measured forces kept). No contact rows: the feet follow their reference through
+  /// the feedback (A) only.
+  Measured,
+};
+
+/// The metric W of the acceleration change ½‖Δν̇‖²_W (Eq. 3's weighted pseudo-inverse).
+enum class ChangeWeighting : std::uint8_t {
+  /// W = diag(weight_base, weight_joint): every coordinate alike (rad/s² next to m/s²).
+  Constant,
+  /// W = diag(M(q)) × the same weights, updated every step: each coordinate's change weighted
+  /// by the inertia it moves (kg m², kg), so that heavy proximal joints (lumbar, hips) change
+  /// less than light distal ones for the same acceleration.
+  InertiaDiagonal,
+};
+
 /// Gains and weights of the filter; every field states its unit.
 struct DynamicsFilterOptions {
   // (A) resolved-acceleration feedback (seed: "feedback controller used in resolved acceleration
   // control applied to all the joints including the 6 DOF of the body joint").
-  double kp_base = 100.0;   ///< 1/s², base position and orientation (floating base)
+  /// 1/s², base position and orientation (floating base) and every unactuated coordinate (an
+  /// OpenSim model's pelvis coordinates)
+  double kp_base = 100.0;
   double kd_base = 20.0;    ///< 1/s
   double kp_joint = 100.0;  ///< 1/s², every joint coordinate (also unactuated joints)
   double kd_joint = 20.0;   ///< 1/s
@@ -104,6 +129,16 @@ struct DynamicsFilterOptions {
   // (B) weights of the solution space (Eq. 3's weighted pseudo-inverse).
   double weight_base = 1.0;   ///< weight of the acceleration change of unactuated coordinates
   double weight_joint = 1.0;  ///< weight of the acceleration change of actuated coordinates
+  ChangeWeighting weighting = ChangeWeighting::Constant;
+  /// σ (dimensionless, ≥ 0): 0 = the unactuated rows balance exactly (no residual); σ > 0 lets
+  /// them keep a residual s at the cost ½‖s‖²/(σm)² next to ½‖Δν̇‖²_W (m the total mass), as
+  /// OpenSim RRA's weighted residual actuators do: a residual of σ·m·1 m/s² (N, or N m) costs
+  /// as much as a change of 1 m/s² (rad/s²) in one unit-weight coordinate. With measured loads
+  /// a constant offset in them (a mass-centre error, plate calibration) otherwise has to be
+  /// absorbed by the kinematics (the whole body's momentum is fixed by the loads).
+  double residual_softness = 0.0;
+  /// Solved: the filter's contact forces (QP); Measured: step()'s `measured` wrenches applied.
+  ContactForces contact_forces = ContactForces::Solved;
   /// ε: contact forces penalised as ε‖f‖²/m² next to ‖Δν̇‖² (m the total mass; dimensionless).
   /// Small: the acceleration change is reduced first (Eq. 4–5), the forces are then least.
   double force_regularisation = 1e-6;
@@ -201,8 +236,9 @@ class DynamicsFilter {
 
   /// One frame: reference configuration, velocity and acceleration (nv), the step Δt > 0 (s) to
   /// the next frame; `contact` (one flag per contact body) with ContactSource::Given, else
-  /// ignored (may be empty); `measured` (one wrench per contact body, world frame) when
-  /// force_tracking > 0, else may be empty. The first step after construction starts from the
+  /// ignored (may be empty); `measured` (one wrench per contact body, world frame: force at a
+  /// point plus a free moment; its `link` is ignored, the body's link is used) required with
+  /// ContactForces::Measured, used when force_tracking > 0, else may be empty. The first step after construction starts from the
   /// reference (reset(q_ref, ν_ref)). Non-finite reference values or measured wrenches give
   /// FilterStatus::InvalidReference and the last valid reference is held (zero velocity and
   /// acceleration); the output stays finite. Throws InvalidArgument for wrong sizes or Δt ≤ 0.
@@ -221,6 +257,10 @@ class DynamicsFilter {
   void solveForces(std::span<const ExternalWrench> measured);
   void residualBefore(const Configuration& q_ref, const VectorXd& v_ref, const VectorXd& a_ref);
   void finish(double dt);
+  // ContactForces::Measured (dynamics_filter_measured.cpp).
+  void applyMeasured(std::span<const ExternalWrench> measured, bool valid);
+  void residualBeforeMeasured(const Configuration& q_ref, const VectorXd& v_ref, const VectorXd& a_ref);
+  void finishMeasured();
 
   std::shared_ptr<const Model> model_;
   std::vector<ContactBody> contacts_;
