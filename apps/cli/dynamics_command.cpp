@@ -218,6 +218,9 @@ void addDynamicsCommand(CLI::App& app, Action& action) {
                  "external loads file)");
   id->add_option("--reference", osim->reference,
                  "OpenSim model only: an ID result .sto to compare with (per-column RMS table)");
+  id->add_option("--com-offset", osim->com_offset,
+                 "OpenSim model only: BODY:X,Y,Z moves the body's mass centre by (X, Y, Z) m in its frame (the offset "
+                 "`dynamics filter --adjust-com` reports)");
   id->add_option("--plot", osim->plot, "OpenSim model only: PNG overlay of ours vs --reference");
   id->add_option("--degrees", osim->degrees, "OpenSim model only: motion angles in degrees: auto (header), yes, no")
       ->check(CLI::IsMember({"auto", "yes", "no"}))
@@ -245,8 +248,8 @@ void addDynamicsCommand(CLI::App& app, Action& action) {
       return;
     }
     action = [cfg, osim] {
-      if (!osim->loads.empty() || !osim->setup.empty() || !osim->reference.empty())
-        throw UsageError("--loads, --setup and --reference apply to an OpenSim model (--model M.osim)");
+      if (!osim->loads.empty() || !osim->setup.empty() || !osim->reference.empty() || !osim->com_offset.empty())
+        throw UsageError("--loads, --setup, --reference and --com-offset apply to an OpenSim model (--model M.osim)");
       return runInverseDynamics(*cfg);
     };
   });

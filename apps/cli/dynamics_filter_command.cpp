@@ -18,6 +18,7 @@
 
 #include "dynamics_filter_command.hpp"
 #include "kinetrack/biomech/opensim_id.hpp"
+#include "kinetrack/dynamics/com_adjustment.hpp"
 #include "kinetrack/dynamics/trajectory.hpp"
 #include "kinetrack/io/external_loads.hpp"
 #include "kinetrack/io/force_csv.hpp"
@@ -400,6 +401,22 @@ void selectTimeRange(const FilterCliConfig& cfg, FilterInput& in) {
   pick(in.derivatives.valid);
 }
 
+// --adjust-com BODY: RRA's mass-centre adjustment from the reference motion and the plates, the
+// model replaced by the adjusted one before filtering.
+void adjustCom(const FilterCliConfig& cfg, FilterInput& in) {
+  const Model& m = *in.model;
+  const auto link = m.findLink(cfg.adjust_com);
+  if (!link) throw UsageError("--adjust-com: model " + m.name() + " has no body '" + cfg.adjust_com + "'");
+  if (in.plates.empty()) throw UsageError("--adjust-com needs the measured loads (--grf)");
+  std::vector<int> unactuated = in.unactuated;
+  if (unactuated.empty()) unactuated = {0, 1, 2, 3, 4, 5};
+  in.com = estimateComAdjustment(m, *link, in.q, in.derivatives, in.plates, unactuated, in.moment_rows, in.gravity,
+                                 in.up);
+  in.com_body = cfg.adjust_com;
+  in.model = std::make_shared<const Model>(withComOffset(m, *link, in.com->offset));
+  if (in.osim) in.osim->model = in.model;
+}
+
 int runFilter(const FilterCliConfig& cfg) {
   if (!std::isfinite(cfg.slope_deg) || std::abs(cfg.slope_deg) >= 45.0)
     throw UsageError("--slope-deg must be within (-45, 45) degrees");
@@ -410,28 +427,32 @@ int runFilter(const FilterCliConfig& cfg) {
   const Model& m = *in.model;
   const std::vector<ContactBody> feet = footContacts(m, in.up);
   if (!cfg.grf.empty()) loadPlates(cfg, feet, in);
+  if (!cfg.adjust_com.empty()) adjustCom(cfg, in);
   placeGround(cfg, feet, in);
   estimateBelt(cfg, feet, in);
   if (cfg.slope_deg != 0.0) putOnSlope(cfg, feet, in);
-  DynamicsFilterOptions o;
-  o.kp_joint = cfg.kp;
-  o.kd_joint = cfg.kd;
-  o.kp_base = std::isfinite(cfg.kp_base) ? cfg.kp_base : cfg.kp;
-  o.kd_base = std::isfinite(cfg.kd_base) ? cfg.kd_base : cfg.kd;
+  const bool apply = !cfg.grf.empty() && cfg.grf_mode == "apply";
+  // Gains not given: DynamicsFilterOptions::measuredLoads()'s with the plates applied, else the defaults.
+  DynamicsFilterOptions o = apply ? DynamicsFilterOptions::measuredLoads() : DynamicsFilterOptions{};
+  const auto given = [](double x, double fallback) { return std::isfinite(x) ? x : fallback; };
+  o.kp_joint = given(cfg.kp, o.kp_joint);
+  o.kd_joint = given(cfg.kd, o.kd_joint);
+  o.kp_base = given(cfg.kp_base, std::isfinite(cfg.kp) ? cfg.kp : o.kp_base);
+  o.kd_base = given(cfg.kd_base, std::isfinite(cfg.kd) ? cfg.kd : o.kd_base);
+  o.residual_softness = given(cfg.residual_softness, o.residual_softness);
   if (!cfg.no_skyhook) o.head = in.head;
   o.friction = cfg.friction;
   o.contact_height = cfg.contact_height;
   o.contact_speed = cfg.contact_speed;
   o.force_tracking = cfg.force_tracking;
-  const bool apply = !cfg.grf.empty() && cfg.grf_mode == "apply";
   o.contact_forces = apply ? ContactForces::Measured : ContactForces::Solved;
-  o.residual_softness = cfg.residual_softness;
   o.weighting = cfg.weighting == "inertia" ? ChangeWeighting::InertiaDiagonal : ChangeWeighting::Constant;
   o.pin_contacts = !cfg.no_pin;
   o.ground = in.ground;
   o.gravity = in.gravity;
   o.unactuated = in.unactuated;
   o.contact_source = in.contact.empty() ? ContactSource::Detect : ContactSource::Given;
+  in.options = o;
   DynamicsFilter filter(in.model, feet, o);
   std::optional<ProgressBar> bar;
   if (!cfg.quiet) bar.emplace(static_cast<int>(in.q.size()), true);
@@ -486,9 +507,9 @@ void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
       ->capture_default_str();
   cmd->add_option("--residual-softness", cfg->residual_softness,
                   "0: the base balances exactly; > 0: a residual of softness x mass x 1 m/s^2 costs as much as "
-                  "1 m/s^2 of acceleration change (RRA's residual actuators; dimensionless)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+                  "1 m/s^2 of acceleration change (RRA's residual actuators; dimensionless; default 0, 0.03 with "
+                  "--grf-mode apply)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--grf-threshold", cfg->grf_threshold, "plate normal force meaning contact (N)")
       ->capture_default_str();
   cmd->add_option("--slope-deg", cfg->slope_deg,
@@ -504,16 +525,22 @@ void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
       ->capture_default_str();
   cmd->add_option("--start", cfg->time_start, "first time filtered (s; the input is low-passed over its whole length)");
   cmd->add_option("--end", cfg->time_end, "last time filtered (s)");
+  cmd->add_option("--adjust-com", cfg->adjust_com,
+                  "with --grf: move this body's mass centre (e.g. torso) by the constant offset that removes the mean "
+                  "residual moments of the input under the plates, as OpenSim RRA does, then filter on that model");
   cmd->add_option("--friction", cfg->friction, "friction coefficient of the pyramid")->capture_default_str();
   cmd->add_option("--contact-height", cfg->contact_height, "contact detection: sole height above ground (m)")
       ->capture_default_str();
   cmd->add_option("--contact-speed", cfg->contact_speed, "contact detection: sole speed (m/s)")->capture_default_str();
-  cmd->add_option("--kp", cfg->kp, "feedback stiffness on every coordinate (1/s^2)")->capture_default_str();
-  cmd->add_option("--kd", cfg->kd, "feedback damping on every coordinate (1/s)")->capture_default_str();
+  cmd->add_option("--kp", cfg->kp,
+                  "feedback stiffness on every coordinate (1/s^2; default 100, 900 on the joints with --grf-mode "
+                  "apply)");
+  cmd->add_option("--kd", cfg->kd, "feedback damping on every coordinate (1/s; default 20, 60 with --grf-mode apply)");
   cmd->add_option("--kp-base", cfg->kp_base,
-                  "feedback stiffness on the base / unactuated (OpenSim pelvis) coordinates (1/s^2; default --kp)");
+                  "feedback stiffness on the base / unactuated (OpenSim pelvis) coordinates (1/s^2; default --kp, 10 "
+                  "with --grf-mode apply)");
   cmd->add_option("--kd-base", cfg->kd_base,
-                  "feedback damping on the base / unactuated coordinates (1/s; default --kd)");
+                  "feedback damping on the base / unactuated coordinates (1/s; default --kd, 6 with --grf-mode apply)");
   cmd->add_option("--force-tracking", cfg->force_tracking,
                   "weight pulling the contact wrenches towards the plates (dimensionless; needs --grf)")
       ->capture_default_str();
@@ -526,6 +553,7 @@ void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
   cmd->callback([&action, cfg] {
     action = [cfg] {
       if (cfg->force_tracking > 0.0 && cfg->grf.empty()) throw UsageError("--force-tracking needs --grf");
+      if (!cfg->adjust_com.empty() && cfg->grf.empty()) throw UsageError("--adjust-com needs --grf");
       if (cfg->force_tracking > 0.0 && cfg->grf_mode == "apply")
         throw UsageError("--force-tracking pulls solved contact forces to the plates: it needs --grf-mode contacts");
       return runFilter(*cfg);

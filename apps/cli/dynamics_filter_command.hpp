@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "kinetrack/dynamics/com_adjustment.hpp"
 #include "kinetrack/dynamics/dynamics_filter.hpp"
 #include "kinetrack/io/opensim.hpp"
 #include "kinetrack/io/opensim_model.hpp"
@@ -24,14 +25,16 @@ struct FilterCliConfig {
   double cutoff = 6.0;  ///< Hz, zero-lag low-pass of the reference before differentiating (0: none)
   double friction = 0.8;
   double contact_height = 0.05, contact_speed = 0.8;
-  double kp = 100.0, kd = 20.0;
+  /// Feedback gains (1/s², 1/s); NaN: DynamicsFilterOptions' defaults, or measuredLoads()'s.
+  double kp = std::numeric_limits<double>::quiet_NaN(), kd = std::numeric_limits<double>::quiet_NaN();
   /// Base / unactuated coordinates' gains (1/s², 1/s); NaN: kp, kd.
   double kp_base = std::numeric_limits<double>::quiet_NaN(), kd_base = std::numeric_limits<double>::quiet_NaN();
   double force_tracking = 0.0;
   /// With --grf: "apply" (ContactForces::Measured) or "contacts" (plates give intervals only).
   std::string grf_mode = "apply";
   std::string weighting = "unit";
-  double residual_softness = 0.0;  ///< DynamicsFilterOptions::residual_softness  ///< "unit" or "inertia" (ChangeWeighting)
+  std::string adjust_com;  ///< body whose mass centre is adjusted (RRA), empty: none
+  double residual_softness = std::numeric_limits<double>::quiet_NaN();  ///< NaN: the mode's default  ///< "unit" or "inertia" (ChangeWeighting)
   double grf_threshold = 20.0;  ///< N, a plate's normal force above which its foot is in contact
   double ground_height = std::numeric_limits<double>::quiet_NaN();
   bool no_skyhook = false;
@@ -57,6 +60,9 @@ struct FilterInput {
   std::vector<std::vector<ExternalWrench>> plates;  ///< per frame, per body: the measured wrench (GRF)
   GroundPlane ground;
   std::string ground_note;
+  DynamicsFilterOptions options;     ///< what the filter ran with (for the report)
+  std::optional<ComAdjustment> com;  ///< --adjust-com: the offset applied to com_body
+  std::string com_body;
 };
 
 /// Per-frame results and the summary numbers.

@@ -160,11 +160,30 @@ void printFilterSummary(const FilterCliConfig& cfg, const FilterInput& in, const
   fmt::print("dynamics filter of {} on {} ({} DoF, {:.2f} kg)\n", cfg.input, m.name(), m.nv(), m.totalMass());
   fmt::print("  {:<26} {}\n", "input", in.kind);
   fmt::print("  {:<26} {}\n", "ground", in.ground_note);
+  fmt::print("  {:<26} joints {:g} /s², {:g} /s; base {:g} /s², {:g} /s; weighting {}\n", "feedback gains",
+             in.options.kp_joint, in.options.kd_joint, in.options.kp_base, in.options.kd_base, cfg.weighting);
   fmt::print("  {:<26} {}\n", "contacts",
              cfg.slope_deg != 0.0 ? "scheduled on the level reference (height + speed rule)"
              : !cfg.grf.empty()   ? fmt::format("force plates {} (normal force > {:g} N)", cfg.grf, cfg.grf_threshold)
                                   : fmt::format("detected: sole within {:g} m of the ground, speed <= {:g} m/s",
                                                 cfg.contact_height, cfg.contact_speed));
+  if (!cfg.grf.empty())
+    fmt::print("  {:<26} {}\n", "plate loads",
+               cfg.grf_mode == "apply"
+                   ? fmt::format("applied (measured), the accelerations balance the base; residual softness {:g}",
+                                 in.options.residual_softness)
+                   : std::string("contact intervals only: the filter solves its own contact forces"));
+  if (in.com) {
+    const Vector3d& d = in.com->offset;
+    std::string before, after;
+    for (const int r : in.moment_rows) {
+      before += fmt::format("{}{:.2f}", before.empty() ? "" : ", ", in.com->mean_before[r]);
+      after += fmt::format("{}{:.2f}", after.empty() ? "" : ", ", in.com->mean_after[r]);
+    }
+    fmt::print("  {:<26} {} mass centre moved by ({:.4f}, {:.4f}, {:.4f}) m (its frame); mean residual moments "
+               "({}) -> ({}) N m over {} frames\n",
+               "mass-centre adjustment", in.com_body, d.x(), d.y(), d.z(), before, after, in.com->frames);
+  }
   std::vector<std::vector<std::string>> rows = {{"", "before (RMS / max)", "after (RMS / max)"}};
   rows.push_back({"residual force (N)",
                   fmt::format("{:.2f} / {:.2f}", r.residual_force_rms_before, r.residual_force_max_before),
@@ -226,6 +245,22 @@ void writeFilterJson(const std::string& path, const FilterCliConfig& cfg, const 
   j["time_per_frame_us_p95"] = r.step_us_p95;
   j["slope_deg"] = cfg.slope_deg;
   if (!r.plate_rms.empty()) j["contact_force_vs_plates_rms_n"] = r.plate_rms;
+  if (!cfg.grf.empty()) {
+    j["grf_mode"] = cfg.grf_mode;
+  }
+  const DynamicsFilterOptions& o = in.options;
+  j["residual_softness"] = o.residual_softness;
+  j["gains"] = {{"kp_joint", o.kp_joint}, {"kd_joint", o.kd_joint}, {"kp_base", o.kp_base}, {"kd_base", o.kd_base}};
+  j["weighting"] = cfg.weighting;
+  if (in.com) {
+    std::vector<double> before, after;
+    for (const int r : in.moment_rows) before.push_back(in.com->mean_before[r]), after.push_back(in.com->mean_after[r]);
+    j["com_adjustment"] = {{"body", in.com_body},
+                           {"offset_m", {in.com->offset.x(), in.com->offset.y(), in.com->offset.z()}},
+                           {"mean_residual_moment_before_nm", before},
+                           {"mean_residual_moment_after_nm", after},
+                           {"frames", in.com->frames}};
+  }
   io::writeFileAtomically(path, j.dump(2) + "\n");
 }
 

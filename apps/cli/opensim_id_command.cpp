@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdio>
+#include <memory>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -13,6 +15,7 @@
 
 #include "cli_common.hpp"
 #include "kinetrack/biomech/opensim_id.hpp"
+#include "kinetrack/dynamics/com_adjustment.hpp"
 #include "opensim_id_command.hpp"
 #include "plotting.hpp"
 #include "text_table.hpp"
@@ -25,7 +28,19 @@ int runOpenSimInverseDynamics(const OpenSimIdConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
   std::optional<io::IdSetup> setup;
   if (!cfg.setup.empty()) setup = io::readIdSetup(cfg.setup);
-  const io::OpenSimModel model = io::readOpenSimModel(cfg.model);
+  io::OpenSimModel model = io::readOpenSimModel(cfg.model);
+  if (!cfg.com_offset.empty()) {
+    // BODY:X,Y,Z — the mass-centre offset `kinetrack dynamics filter --adjust-com` reports.
+    const auto colon = cfg.com_offset.find(':');
+    Vector3d d;
+    const std::string body = cfg.com_offset.substr(0, colon);
+    if (colon == std::string::npos ||
+        std::sscanf(cfg.com_offset.c_str() + colon + 1, "%lf,%lf,%lf", &d.x(), &d.y(), &d.z()) != 3 || !d.allFinite())
+      throw UsageError("--com-offset: expected BODY:X,Y,Z (m, the body's frame), got '" + cfg.com_offset + "'");
+    const auto link = model.model->findLink(body);
+    if (!link) throw UsageError("--com-offset: " + cfg.model + " has no body '" + body + "'");
+    model.model = std::make_shared<const Model>(withComOffset(*model.model, *link, d));
+  }
   const io::MotTable motion = io::readMot(cfg.motion);
   std::string loads_file = cfg.loads;
   if (loads_file.empty() && setup && !setup->external_loads_file.empty())

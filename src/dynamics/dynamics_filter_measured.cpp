@@ -10,6 +10,18 @@
 
 namespace kinetrack {
 
+DynamicsFilterOptions DynamicsFilterOptions::measuredLoads() {
+  DynamicsFilterOptions o;
+  o.contact_forces = ContactForces::Measured;
+  o.contact_source = ContactSource::Given;
+  o.kp_joint = 900.0;
+  o.kd_joint = 60.0;
+  o.kp_base = 10.0;
+  o.kd_base = 6.0;
+  o.residual_softness = 0.03;
+  return o;
+}
+
 // h − Σ J_kᵀ w_meas,k at the filter's state (RNEA with ν̇ = 0 and the measured wrenches on the
 // contact links), into w.h; the wrenches of an invalid frame are the last valid ones.
 void DynamicsFilter::applyMeasured(std::span<const ExternalWrench> measured, bool valid) {

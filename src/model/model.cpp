@@ -1,5 +1,8 @@
 #include "kinetrack/model/model.hpp"
 
+#include <cmath>
+#include <string>
+
 #include "kinetrack/core/errors.hpp"
 
 namespace kinetrack {
@@ -61,6 +64,19 @@ std::optional<FrameId> Model::findFrame(std::string_view name) const {
 double Model::totalMass() const {
   double m = 0.0;
   for (const Inertial& in : inertials_) m += in.mass;
+  return m;
+}
+
+Model Model::withInertial(LinkId l, const Inertial& inertial) const {
+  if (!l.valid() || l.value >= numLinks())
+    throw InvalidArgument("Model::withInertial: link id " + std::to_string(l.value) + " out of range (model '" + name_ +
+                          "' has " + std::to_string(numLinks()) + " links)");
+  if (!std::isfinite(inertial.mass) || inertial.mass < 0.0 || !inertial.com.allFinite() ||
+      !inertial.inertia.allFinite())
+    throw InvalidArgument("Model::withInertial: link '" + link_names_[static_cast<std::size_t>(l.value)] +
+                          "': mass must be finite and >= 0, centre of mass and inertia finite");
+  Model m = *this;
+  m.inertials_[static_cast<std::size_t>(l.value)] = inertial;
   return m;
 }
 

@@ -180,6 +180,17 @@ struct DynamicsFilterOptions {
   /// contact forces, a second dynamics pass and QP at the reference): costs about a third more.
   bool residual_before = true;
   qp::Options qp;
+
+  /// The preset for measured loads (force plates), tuned on OpenSim's gait2354 walk
+  /// (docs/dynamics_filter.md, "Measured loads"): contact_forces = Measured, contact_source =
+  /// Given; joints stiff, kp_joint 900 /s², kd_joint 60 /s (critically damped, ω = 30 /s ≈ 4.8 Hz,
+  /// below the 6 Hz input low-pass): a persistent acceleration change d leaves a joint error of
+  /// only d/kp, so the posture is kept; the base (OpenSim pelvis) soft, kp_base 10 /s², kd_base
+  /// 6 /s (ω ≈ 3.2 /s): the whole body's translation and rotation, fixed by the loads, carry the
+  /// change; residual_softness 0.03 (a residual of 0.03 m × 1 m/s² ≈ 2 N for 73 kg costs as much
+  /// as 1 m/s² of change): constant offsets of the loads or the model stay a small residual
+  /// instead of a drift that grows with time.
+  static DynamicsFilterOptions measuredLoads();
 };
 
 /// Outcome of one frame.

@@ -112,6 +112,10 @@ class Model {
   [[nodiscard]] const Inertial& inertial(LinkId l) const { return inertials_[l.value]; }
   /// Sum of the link masses (kg); 0 for a kinematic model.
   [[nodiscard]] double totalMass() const;
+  /// A copy with link l's mass properties replaced (e.g. OpenSim RRA's mass-centre adjustment).
+  /// Throws InvalidArgument for an unknown link, a negative or non-finite mass, or a non-finite
+  /// centre of mass or inertia.
+  [[nodiscard]] Model withInertial(LinkId l, const Inertial& inertial) const;
 
   // --- joints -------------------------------------------------------------------------------
   [[nodiscard]] JointType jointType(JointId j) const { return joint_type_[j.value]; }
