@@ -67,8 +67,9 @@ ComAdjustment estimateComAdjustment(const Model& model, LinkId link, std::span<c
     }
   const Matrix3d& R = kin.link[static_cast<std::size_t>(link.value)].R;
   (R.transpose() * up.normalized()).cwiseAbs().maxCoeff(&out.axis_kept);
-  // The mean residual is affine in δ: its derivative along each adjusted axis by a finite
-  // difference of 1 cm (exact up to rounding), then least squares over the moment rows.
+  // The mean residual is nearly affine in δ (the first moment enters linearly, the rotational
+  // inertia about the joint origins quadratically): Gauss–Newton from δ = 0, the Jacobian along
+  // each adjusted axis by central differences of 1 cm (exact for a quadratic), three iterations.
   constexpr double h = 0.01;
   const auto rows = static_cast<Eigen::Index>(moment_rows.size());
   Eigen::MatrixXd A(rows, 2);
@@ -76,21 +77,28 @@ ComAdjustment estimateComAdjustment(const Model& model, LinkId link, std::span<c
   int axes[2], na = 0;
   for (int a = 0; a < 3; ++a)
     if (a != out.axis_kept) axes[na++] = a;
-  for (int j = 0; j < 2; ++j) {
-    int frames = 0;
-    const VectorXd mean = meanResidual(withComOffset(model, link, h * Vector3d::Unit(axes[j])), q, d, loads,
-                                       unactuated, gravity, frames);
-    for (Eigen::Index r = 0; r < rows; ++r) {
-      const int e = moment_rows[static_cast<std::size_t>(r)];
-      A(r, j) = (mean[e] - out.mean_before[e]) / h;
+  VectorXd mean = out.mean_before;
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    for (int j = 0; j < 2; ++j) {
+      int frames = 0;
+      const Vector3d e = h * Vector3d::Unit(axes[j]);
+      const VectorXd plus =
+          meanResidual(withComOffset(model, link, out.offset + e), q, d, loads, unactuated, gravity, frames);
+      const VectorXd minus =
+          meanResidual(withComOffset(model, link, out.offset - e), q, d, loads, unactuated, gravity, frames);
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        const int k = moment_rows[static_cast<std::size_t>(r)];
+        A(r, j) = (plus[k] - minus[k]) / (2.0 * h);
+      }
     }
+    for (Eigen::Index r = 0; r < rows; ++r) b[r] = -mean[moment_rows[static_cast<std::size_t>(r)]];
+    const Eigen::Vector2d x = A.colPivHouseholderQr().solve(b);
+    out.offset[axes[0]] += x[0];
+    out.offset[axes[1]] += x[1];
+    int frames = 0;
+    mean = meanResidual(withComOffset(model, link, out.offset), q, d, loads, unactuated, gravity, frames);
   }
-  for (Eigen::Index r = 0; r < rows; ++r) b[r] = -out.mean_before[moment_rows[static_cast<std::size_t>(r)]];
-  const Eigen::Vector2d x = A.colPivHouseholderQr().solve(b);
-  out.offset[axes[0]] = x[0];
-  out.offset[axes[1]] = x[1];
-  int frames = 0;
-  out.mean_after = meanResidual(withComOffset(model, link, out.offset), q, d, loads, unactuated, gravity, frames);
+  out.mean_after = mean;
   return out;
 }
 

@@ -22,8 +22,9 @@ struct ComAdjustment {
 /// The offset δ of `link`'s centre of mass, along the two link axes most nearly horizontal (at
 /// the first valid frame: a vertical shift changes no gravity moment), that minimises in least
 /// squares the mean over the valid frames of the residual moments — the entries `moment_rows` of
-/// the unactuated generalised forces (RNEA of q, ν, ν̇ with `loads[k]`, any links) — the residual
-/// being linear in δ. Throws InvalidArgument for sizes that disagree, an invalid link, a link
+/// the unactuated generalised forces (RNEA of q, ν, ν̇ with `loads[k]`, any links): three
+/// Gauss–Newton steps from δ = 0 (the residual is affine in δ but for the rotational inertia about
+/// the joints, quadratic in δ and small). Throws InvalidArgument for sizes that disagree, an invalid link, a link
 /// without mass, fewer than two moment rows or no valid frame.
 ComAdjustment estimateComAdjustment(const Model& model, LinkId link, std::span<const Configuration> q,
                                     const TrajectoryDerivatives& derivatives,
