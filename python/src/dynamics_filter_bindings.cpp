@@ -4,6 +4,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "kinetrack/dynamics/com_adjustment.hpp"
 #include "kinetrack/dynamics/dynamics_filter.hpp"
 
 namespace kinetrack::python {
@@ -61,13 +62,37 @@ py::dict frameDict(const Model& m, const DynamicsFilterFrame& f) {
   return d;
 }
 
+// Wrenches from rows (fx, fy, fz, px, py, pz, mx, my, mz): world force at a world point plus a
+// free moment; `links` one per row.
+void readWrenches(const double* rows, const std::vector<LinkId>& links, std::vector<ExternalWrench>& out) {
+  out.resize(links.size());
+  for (std::size_t b = 0; b < links.size(); ++b) {
+    const double* r = rows + 9 * b;
+    out[b].link = links[b];
+    out[b].force = Vector3d(r[0], r[1], r[2]);
+    out[b].point = Vector3d(r[3], r[4], r[5]);
+    out[b].moment = Vector3d(r[6], r[7], r[8]);
+  }
+}
+
 // kinetrack.DynamicsFilter: the C++ filter plus converted inputs.
 struct PyDynamicsFilter {
   std::unique_ptr<DynamicsFilter> filter;
   Configuration q;
   VectorXd v, a;
   std::vector<std::uint8_t> flags;
+  std::vector<ExternalWrench> measured;
+  std::vector<LinkId> links;  // of the contact bodies
 };
+
+const std::vector<ExternalWrench>& measuredOf(PyDynamicsFilter& f, const py::object& measured) {
+  f.measured.clear();
+  if (measured.is_none()) return f.measured;
+  const auto n = static_cast<py::ssize_t>(f.links.size());
+  const auto w = checkedArray(measured, {n, 9}, "measured");
+  readWrenches(w.data(), f.links, f.measured);
+  return f.measured;
+}
 
 }  // namespace
 
@@ -87,17 +112,31 @@ void bindDynamicsFilter(py::module_& m) {
       "reference, skyhook on the head, the least acceleration change (weighted, Eq. 3–5) that removes the residual "
       "base wrench with unilateral contact forces inside a friction pyramid, forward integration.")
       .def(py::init([](std::shared_ptr<Model> model, std::optional<py::list> contacts, py::object head,
-                       const std::string& contact_source, double friction, double kp, double kd, double contact_height,
+                       const std::string& contact_source, double friction, std::optional<double> kp,
+                       std::optional<double> kd, double contact_height,
                        double contact_speed, ArrayLike ground_normal, double ground_offset, ArrayLike gravity,
-                       std::optional<std::vector<int>> unactuated, bool residual_before, bool pin_contacts) {
-             DynamicsFilterOptions o;
+                       std::optional<std::vector<int>> unactuated, bool residual_before, bool pin_contacts,
+                       const std::string& contact_forces, const std::string& weighting,
+                       std::optional<double> residual_softness, std::optional<double> kp_base,
+                       std::optional<double> kd_base) {
+             if (contact_forces != "solved" && contact_forces != "measured")
+               throw py::value_error("contact_forces must be 'solved' or 'measured'");
+             if (weighting != "unit" && weighting != "inertia")
+               throw py::value_error("weighting must be 'unit' or 'inertia'");
+             // Measured loads start from DynamicsFilterOptions::measuredLoads() (gains, softness).
+             DynamicsFilterOptions o =
+                 contact_forces == "measured" ? DynamicsFilterOptions::measuredLoads() : DynamicsFilterOptions{};
+             o.weighting = weighting == "inertia" ? ChangeWeighting::InertiaDiagonal : ChangeWeighting::Constant;
+             if (residual_softness) o.residual_softness = *residual_softness;
              if (!head.is_none()) o.head = toLinkId(*model, head);
              if (contact_source != "detect" && contact_source != "given")
                throw py::value_error("contact_source must be 'detect' or 'given'");
              o.contact_source = contact_source == "given" ? ContactSource::Given : ContactSource::Detect;
              o.friction = friction;
-             o.kp_base = o.kp_joint = kp;
-             o.kd_base = o.kd_joint = kd;
+             if (kp) o.kp_joint = *kp;
+             if (kd) o.kd_joint = *kd;
+             if (kp_base || kp) o.kp_base = kp_base ? *kp_base : *kp;
+             if (kd_base || kd) o.kd_base = kd_base ? *kd_base : *kd;
              o.contact_height = contact_height;
              o.contact_speed = contact_speed;
              if (!ground_normal.is_none()) o.ground.normal = toVector3(ground_normal, "ground_normal");
@@ -108,6 +147,7 @@ void bindDynamicsFilter(py::module_& m) {
              o.pin_contacts = pin_contacts;
              std::vector<ContactBody> c = contacts ? contactsFromList(*model, *contacts) : footContacts(*model);
              auto f = std::make_unique<PyDynamicsFilter>();
+             for (const ContactBody& b : c) f->links.push_back(b.link);
              f->filter = std::make_unique<DynamicsFilter>(model, std::move(c), o);
              f->q = Configuration(*model);
              f->v = VectorXd::Zero(model->nv());
@@ -115,14 +155,21 @@ void bindDynamicsFilter(py::module_& m) {
              return f;
            }),
            py::arg("model"), py::arg("contacts") = py::none(), py::arg("head") = py::none(),
-           py::arg("contact_source") = "detect", py::arg("friction") = 0.8, py::arg("kp") = 100.0, py::arg("kd") = 20.0,
+           py::arg("contact_source") = "detect", py::arg("friction") = 0.8, py::arg("kp") = py::none(),
+           py::arg("kd") = py::none(),
            py::arg("contact_height") = 0.05, py::arg("contact_speed") = 0.8, py::arg("ground_normal") = py::none(),
            py::arg("ground_offset") = 0.0, py::arg("gravity") = py::none(), py::arg("unactuated") = py::none(),
-           py::arg("residual_before") = true, py::arg("pin_contacts") = true,
+           py::arg("residual_before") = true, py::arg("pin_contacts") = true, py::arg("contact_forces") = "solved",
+           py::arg("weighting") = "unit", py::arg("residual_softness") = py::none(), py::arg("kp_base") = py::none(),
+           py::arg("kd_base") = py::none(),
            "contacts: list of {'link', 'points'} (default foot_contacts(model)); head: link for the skyhook (None: "
-           "off); kp (1/s²), kd (1/s): feedback on every coordinate; friction μ; contact thresholds (m, m/s); "
-           "pin_contacts: held contacts lose their velocity within the step (no slide; False: Baumgarte "
-           "contact_kd).")
+           "off); kp (1/s²), kd (1/s): feedback on every coordinate (default 100, 20), kp_base, kd_base on the base "
+           "(default kp, kd); friction μ; contact thresholds (m, m/s); pin_contacts: held contacts lose their "
+           "velocity within the step (no slide; False: Baumgarte contact_kd). contact_forces='measured': the "
+           "measured wrenches given to step/filter_motion are applied as known loads and only the accelerations "
+           "change to balance the base (OpenSim RRA's adjustment; gains default to the measured-loads preset: joints "
+           "900, 60; base 10, 6; residual_softness 0.03); weighting 'unit' or 'inertia' (diag of the mass matrix); "
+           "residual_softness σ ≥ 0: a base residual of σ·mass·1 m/s² costs as much as 1 m/s² of change (0: exact).")
       .def(
           "reset",
           [](PyDynamicsFilter& f, ArrayLike q, ArrayLike v) {
@@ -135,22 +182,27 @@ void bindDynamicsFilter(py::module_& m) {
       .def(
           "step",
           [](PyDynamicsFilter& f, ArrayLike q, ArrayLike v, ArrayLike a, double dt,
-             std::optional<std::vector<int>> contact) {
+             std::optional<std::vector<int>> contact, py::object measured) {
             const Model& model = f.filter->model();
             readConfiguration(model, q, f.q);
             f.v = toVector(v, model.nv(), "v");
             f.a = toVector(a, model.nv(), "a");
             f.flags.clear();
             if (contact) f.flags.assign(contact->begin(), contact->end());
-            return frameDict(model, f.filter->step(f.q, f.v, f.a, dt, f.flags));
+            const std::vector<ExternalWrench>& w = measuredOf(f, measured);
+            return frameDict(model, f.filter->step(f.q, f.v, f.a, dt, f.flags, w));
           },
           py::arg("q"), py::arg("v"), py::arg("a"), py::arg("dt"), py::arg("contact") = py::none(),
-          "One frame (reference q, v, a; step dt s; contact flags per body with contact_source='given'): dict with "
+          py::arg("measured") = py::none(),
+          "One frame (reference q, v, a; step dt s; contact flags per body with contact_source='given'; measured "
+          "(bodies, 9): per contact body fx, fy, fz (N), px, py, pz (m), mx, my, mz (N m), world frame, required "
+          "with contact_forces='measured'): dict with "
           "status, q, v, acceleration, tau, residual_before, residual_after (unactuated rows), in_contact, "
           "contact_forces (bodies, 3) N, binding_unilateral, binding_friction.");
   m.def(
       "filter_motion",
-      [](PyDynamicsFilter& f, ArrayLike qs, ArrayLike times, std::optional<std::vector<int>> contact) {
+      [](PyDynamicsFilter& f, ArrayLike qs, ArrayLike times, std::optional<std::vector<int>> contact,
+         py::object measured) {
         const Model& model = f.filter->model();
         const auto Q = checkedArray(qs, {-1, nq(model)}, "qs");
         const auto n = Q.shape(0);
@@ -161,7 +213,14 @@ void bindDynamicsFilter(py::module_& m) {
         const std::vector<double> tv(t.data(), t.data() + n);
         std::vector<std::uint8_t> flags;
         if (contact) flags.assign(contact->begin(), contact->end());
-        const FilteredMotion out = released([&] { return filterMotion(*f.filter, q, tv, flags); });
+        std::vector<std::vector<ExternalWrench>> loads;
+        if (!measured.is_none()) {
+          const auto nb = static_cast<py::ssize_t>(f.links.size());
+          const auto w = checkedArray(measured, {n, nb, 9}, "measured");
+          loads.resize(static_cast<std::size_t>(n));
+          for (py::ssize_t k = 0; k < n; ++k) readWrenches(w.data() + k * nb * 9, f.links, loads[static_cast<std::size_t>(k)]);
+        }
+        const FilteredMotion out = released([&] { return filterMotion(*f.filter, q, tv, flags, loads); });
         const auto nu = static_cast<py::ssize_t>(f.filter->unactuated().size());
         py::array_t<double> qo({n, static_cast<py::ssize_t>(nq(model))}),
             tau({n, static_cast<py::ssize_t>(model.nv())}), rb({n, nu}), ra({n, nu});
@@ -183,8 +242,50 @@ void bindDynamicsFilter(py::module_& m) {
         return d;
       },
       py::arg("filter"), py::arg("qs"), py::arg("times"), py::arg("contact") = py::none(),
-      "A whole motion (qs (n, nq), times (n,) s; contact flags (n·bodies,) with contact_source='given'; "
+      py::arg("measured") = py::none(),
+      "A whole motion (qs (n, nq), times (n,) s; contact flags (n·bodies,) with contact_source='given'; measured "
+      "(n, bodies, 9) wrenches as in DynamicsFilter.step; "
       "derivatives by central differences): dict q (n, nq), tau (n, nv), residual_before/after (n, nu), status.");
+  m.def(
+      "estimate_com_adjustment",
+      [](std::shared_ptr<Model> model, py::object link, ArrayLike qs, ArrayLike times, ArrayLike loads,
+         std::vector<py::object> load_links, std::optional<std::vector<int>> unactuated,
+         std::optional<std::vector<int>> moment_rows, ArrayLike gravity, ArrayLike up) {
+        const Model& mm = *model;
+        const auto Q = checkedArray(qs, {-1, nq(mm)}, "qs");
+        const auto n = Q.shape(0);
+        const VectorXd t = toVector(times, n, "times");
+        std::vector<Configuration> q(static_cast<std::size_t>(n), Configuration(mm));
+        for (py::ssize_t k = 0; k < n; ++k) readConfiguration(mm, Q.data() + k * nq(mm), q[static_cast<std::size_t>(k)]);
+        std::vector<LinkId> links;
+        for (const py::object& l : load_links) links.push_back(toLinkId(mm, l));
+        const auto nl = static_cast<py::ssize_t>(links.size());
+        const auto w = checkedArray(loads, {n, nl, 9}, "loads");
+        std::vector<std::vector<ExternalWrench>> wl(static_cast<std::size_t>(n));
+        for (py::ssize_t k = 0; k < n; ++k) readWrenches(w.data() + k * nl * 9, links, wl[static_cast<std::size_t>(k)]);
+        const std::vector<int> u = unactuated ? *unactuated : std::vector<int>{0, 1, 2, 3, 4, 5};
+        const std::vector<int> rows = moment_rows ? *moment_rows : std::vector<int>{3, 4, 5};
+        const std::vector<double> tv(t.data(), t.data() + n);
+        const TrajectoryDerivatives d = differentiate(mm, q, tv);
+        const ComAdjustment c = estimateComAdjustment(
+            mm, toLinkId(mm, link), q, d, wl, u, rows, gravity.is_none() ? kStandardGravity : toVector3(gravity, "gravity"),
+            up.is_none() ? Vector3d::UnitZ() : toVector3(up, "up"));
+        py::dict out;
+        out["offset"] = toNumpy(c.offset);
+        out["axis_kept"] = c.axis_kept;
+        out["mean_before"] = toNumpy(c.mean_before);
+        out["mean_after"] = toNumpy(c.mean_after);
+        out["frames"] = c.frames;
+        return out;
+      },
+      py::arg("model"), py::arg("link"), py::arg("qs"), py::arg("times"), py::arg("loads"), py::arg("load_links"),
+      py::arg("unactuated") = py::none(), py::arg("moment_rows") = py::none(), py::arg("gravity") = py::none(),
+      py::arg("up") = py::none(),
+      "OpenSim RRA's mass-centre adjustment: the constant offset (m, link frame; the link axis nearest `up` kept) "
+      "of `link`'s centre of mass that removes the mean residual moments of the motion (qs (n, nq), times) under "
+      "`loads` (n, k, 9: fx, fy, fz, px, py, pz, mx, my, mz per wrench, on `load_links`). unactuated: residual "
+      "rows (default the floating base's 0–5), moment_rows: which of them are moments (default 3, 4, 5). Returns "
+      "dict offset, axis_kept, mean_before, mean_after, frames.");
 }
 
 }  // namespace kinetrack::python

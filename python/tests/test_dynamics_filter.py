@@ -98,3 +98,75 @@ def test_pinned_contacts_stop_a_sliding_foot(human):
         slide[pin] = np.linalg.norm(p - p[0], axis=1).max()
     assert slide[True] < 1e-4
     assert slide[False] > 2e-3
+
+
+def _plates(model, feet, q0, n):
+    """Plates carrying the weight, split between the feet, a little off what a still stance needs:
+    rows fx, fy, fz, px, py, pz, mx, my, mz per foot (world)."""
+    data = kt.Data(model)
+    kt.forward_kinematics(model, data, q0)
+    weight = 73.0 * 9.80665
+    w = np.zeros((n, 2, 9))
+    for b, foot in enumerate(feet):
+        R, p = kt.frame_placement(model, data, model.frame_id(foot["link"]))
+        under = R @ (0.5 * (foot["points"][0] + foot["points"][2])) + p
+        for k in range(n):
+            share = 0.5 + 0.2 * np.sin(0.1 * k) * (1 if b == 0 else -1)
+            w[k, b, :3] = [4.0, -3.0, share * weight]
+            w[k, b, 3:6] = [under[0], under[1], 0.0]
+            w[k, b, 8] = 0.5
+    return w
+
+
+def test_measured_loads_are_applied_and_balance_the_base(human):
+    """contact_forces='measured': the plates are applied as they are (the reported contact forces
+    are the measured ones), the base residual is zero with residual_softness=0 and small but
+    not zero with the preset's 0.03, and a wrong measured shape raises."""
+    model, feet, q0 = human
+    n, dt = 60, 0.01
+    qs = np.tile(q0, (n, 1))
+    qs[:, 0] += 0.02 * np.sin(2 * np.pi * np.arange(n) * dt)  # sway forward and back
+    t = np.arange(n) * dt
+    w = _plates(model, feet, q0, n)
+    flags = [1] * (2 * n)
+    exact = kt.DynamicsFilter(model, contact_source="given", contact_forces="measured", residual_softness=0.0)
+    out = kt.filter_motion(exact, qs, t, contact=flags, measured=w)
+    assert set(out["status"]) == {"ok"}
+    assert np.abs(out["residual_after"]).max() < 1e-6
+    assert np.linalg.norm(out["residual_before"][:, :3], axis=1).max() > 5.0  # plates ≠ what the sway needs
+    soft = kt.DynamicsFilter(model, contact_source="given", contact_forces="measured")  # the preset, σ = 0.03
+    out_soft = kt.filter_motion(soft, qs, t, contact=flags, measured=w)
+    assert 1e-6 < np.abs(out_soft["residual_after"]).max() < np.abs(out_soft["residual_before"]).max()
+    one = kt.DynamicsFilter(model, contact_source="given", contact_forces="measured")
+    fr = one.step(qs[0], np.zeros(model.nv), np.zeros(model.nv), dt, contact=[1, 1], measured=w[0])
+    assert np.allclose(fr["contact_forces"], w[0, :, :3])
+    with pytest.raises(ValueError):
+        one.step(qs[0], np.zeros(model.nv), np.zeros(model.nv), dt, contact=[1, 1], measured=w[0, :1])
+    with pytest.raises(ValueError):
+        one.step(qs[0], np.zeros(model.nv), np.zeros(model.nv), dt, contact=[1, 1])  # measured missing
+    with pytest.raises(ValueError):
+        kt.DynamicsFilter(model, contact_forces="plates")
+    with pytest.raises(ValueError):
+        kt.DynamicsFilter(model, contact_forces="measured", residual_softness=-1.0)
+
+
+def test_com_adjustment_finds_the_offset_the_loads_imply(human):
+    """A still figure held up by its weight acting 1 cm in front of its mass centre: the mean
+    residual moment is weight × 1 cm, and moving the Head's mass centre forward (by ~1 cm ×
+    total / head mass) removes it; the head's vertical axis is not adjusted."""
+    model, _, q0 = human
+    n, dt = 30, 0.01
+    qs = np.tile(q0, (n, 1))
+    t = np.arange(n) * dt
+    c = kt.center_of_mass(model, kt.DynamicsData(model), q0)
+    weight = 73.0 * 9.80665
+    loads = np.zeros((n, 1, 9))
+    loads[:, 0, 2] = weight
+    loads[:, 0, 3:6] = c + [0.01, 0.0, 0.0]
+    out = kt.estimate_com_adjustment(model, "Head", qs, t, loads, ["Pelvis"])
+    assert out["frames"] == n
+    assert abs(np.linalg.norm(out["mean_before"][3:]) - 0.01 * weight) < 0.05 * 0.01 * weight
+    assert np.abs(out["mean_after"][3:]).max() < 1e-6 * weight
+    assert out["offset"][out["axis_kept"]] == 0.0
+    with pytest.raises(ValueError):
+        kt.estimate_com_adjustment(model, "Head", qs, t, loads[:5], ["Pelvis"])
