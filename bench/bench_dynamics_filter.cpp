@@ -4,6 +4,7 @@
 // RNEA and QP at the reference). Peers in the same binary, on the same states: what any
 // dynamics-based filter pays at least per frame — CRBA + RNEA (M and h at the state) — and the
 // inverse dynamics of the reference alone (RNEA), the per-frame work of `kinetrack dynamics id`.
+// And the step with measured loads (the plates applied, no contact QP).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -88,6 +89,35 @@ void BM_FilterStep(benchmark::State& state) {
   state.SetLabel(o.residual_before ? "two contacts, skyhook, residual_before" : "two contacts, skyhook");
 }
 BENCHMARK(BM_FilterStep)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// Measured loads (ContactForces::Measured, the --grf default): the plates' wrenches applied,
+// only the accelerations change (no contact rows, no QP): RNEA with the wrenches for h, one
+// Cholesky of the unactuated rows; with residual_before, the reference's RNEA with the loads.
+void BM_FilterStepMeasured(benchmark::State& state) {
+  const Stream& s = stream();
+  kt::DynamicsFilterOptions o = kt::DynamicsFilterOptions::measuredLoads();
+  o.head = s.model->linkId("Head");
+  o.residual_before = state.range(0) != 0;
+  kt::DynamicsFilter filter(s.model, s.feet, o);
+  const std::uint8_t both[2] = {1, 1};
+  std::vector<kt::ExternalWrench> plates(2);
+  const double weight = s.model->totalMass() * 9.80665;
+  std::size_t k = 0;
+  for (auto _ : state) {
+    for (int b = 0; b < 2; ++b) {  // half the weight per foot, under the ankle, a small shear
+      plates[static_cast<std::size_t>(b)].force = kt::Vector3d(3.0, 0.0, 0.5 * weight + 20.0 * std::sin(0.1 * k));
+      plates[static_cast<std::size_t>(b)].point = kt::Vector3d(0.05, b == 0 ? -0.1 : 0.1, 0.0);
+    }
+    const kt::DynamicsFilterFrame& f = filter.step(s.q[k], s.v[k], s.a[k], 1.0 / 240.0, both, plates);
+    benchmark::DoNotOptimize(f.tau.data());
+    if (++k == s.q.size()) {
+      k = 0;
+      filter.reset(s.q[0], s.v[0]);
+    }
+  }
+  state.SetLabel(o.residual_before ? "measured loads, skyhook, residual_before" : "measured loads, skyhook");
+}
+BENCHMARK(BM_FilterStepMeasured)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 void BM_CrbaRnea(benchmark::State& state) {
   const Stream& s = stream();
