@@ -1,7 +1,8 @@
 // `kinetrack dynamics filter`: a motion (joint CSV, OpenSim coordinates with an .osim model, or a
 // BVH clip tracked on the model first) through the Nakamura dynamics filter (NAK Eq. 1–5,
 // kinetrack/dynamics/dynamics_filter.hpp), contacts detected from the motion, given by force
-// plates (--grf) or, on a slope (--slope-deg, the seed's Fig. 6), scheduled from the level walk.
+// plates (--grf: their wrenches applied by default, --grf-mode apply, or their intervals only) or, on
+// a slope (--slope-deg, the seed's Fig. 6), scheduled from the level walk.
 // Writes the filtered motion in the input's layout, torques, a summary, JSON, a per-frame report
 // and a plot.
 #include <fmt/format.h>
@@ -149,8 +150,8 @@ void loadPlates(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet
     if (body_of[f] < 0)
       throw UsageError(fmt::format("{}:{}: ExternalForce '{}' is applied to '{}', which is not a contact body ({})",
                                    cfg.grf, s.line, s.name, s.applied_to_body, names));
-    if (!in.osim &&
-        (s.force_expressed_in_body != "ground" || (!s.point_identifier.empty() && s.point_expressed_in_body != "ground")))
+    if (!in.osim && (s.force_expressed_in_body != "ground" ||
+                     (!s.point_identifier.empty() && s.point_expressed_in_body != "ground")))
       throw UsageError(fmt::format(
           "{}:{}: ExternalForce '{}': only forces and points expressed in ground are supported for a non-OpenSim "
           "model",
@@ -410,8 +411,8 @@ void adjustCom(const FilterCliConfig& cfg, FilterInput& in) {
   if (in.plates.empty()) throw UsageError("--adjust-com needs the measured loads (--grf)");
   std::vector<int> unactuated = in.unactuated;
   if (unactuated.empty()) unactuated = {0, 1, 2, 3, 4, 5};
-  in.com = estimateComAdjustment(m, *link, in.q, in.derivatives, in.plates, unactuated, in.moment_rows, in.gravity,
-                                 in.up);
+  in.com =
+      estimateComAdjustment(m, *link, in.q, in.derivatives, in.plates, unactuated, in.moment_rows, in.gravity, in.up);
   in.com_body = cfg.adjust_com;
   in.model = std::make_shared<const Model>(withComOffset(m, *link, in.com->offset));
   if (in.osim) in.osim->model = in.model;
@@ -456,13 +457,12 @@ int runFilter(const FilterCliConfig& cfg) {
   DynamicsFilter filter(in.model, feet, o);
   std::optional<ProgressBar> bar;
   if (!cfg.quiet) bar.emplace(static_cast<int>(in.q.size()), true);
-  const FilteredMotion out =
-      filterMotion(filter, in.q, in.t, in.derivatives, in.contact,
-                   cfg.force_tracking > 0.0 || apply ? std::span(in.plates)
-                                                     : std::span<const std::vector<ExternalWrench>>{},
-                   [&](int done, int) {
-                     if (bar) bar->update(done);
-                   });
+  const FilteredMotion out = filterMotion(
+      filter, in.q, in.t, in.derivatives, in.contact,
+      cfg.force_tracking > 0.0 || apply ? std::span(in.plates) : std::span<const std::vector<ExternalWrench>>{},
+      [&](int done, int) {
+        if (bar) bar->update(done);
+      });
   writeOutputs(cfg, in, out);
   const FilterReport r = summarize(in, out);
   printFilterSummary(cfg, in, r);

@@ -34,7 +34,8 @@ struct FilterCliConfig {
   std::string grf_mode = "apply";
   std::string weighting = "unit";
   std::string adjust_com;  ///< body whose mass centre is adjusted (RRA), empty: none
-  double residual_softness = std::numeric_limits<double>::quiet_NaN();  ///< NaN: the mode's default  ///< "unit" or "inertia" (ChangeWeighting)
+  double residual_softness = std::numeric_limits<double>::quiet_NaN();  ///< NaN: the mode's default  ///< "unit" or
+                                                                        ///< "inertia" (ChangeWeighting)
   double grf_threshold = 20.0;  ///< N, a plate's normal force above which its foot is in contact
   double ground_height = std::numeric_limits<double>::quiet_NaN();
   bool no_skyhook = false;

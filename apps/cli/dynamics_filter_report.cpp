@@ -180,9 +180,10 @@ void printFilterSummary(const FilterCliConfig& cfg, const FilterInput& in, const
       before += fmt::format("{}{:.2f}", before.empty() ? "" : ", ", in.com->mean_before[r]);
       after += fmt::format("{}{:.2f}", after.empty() ? "" : ", ", in.com->mean_after[r]);
     }
-    fmt::print("  {:<26} {} mass centre moved by ({:.4f}, {:.4f}, {:.4f}) m (its frame); mean residual moments "
-               "({}) -> ({}) N m over {} frames\n",
-               "mass-centre adjustment", in.com_body, d.x(), d.y(), d.z(), before, after, in.com->frames);
+    fmt::print(
+        "  {:<26} {} mass centre moved by ({:.4f}, {:.4f}, {:.4f}) m (its frame); mean residual moments "
+        "({}) -> ({}) N m over {} frames\n",
+        "mass-centre adjustment", in.com_body, d.x(), d.y(), d.z(), before, after, in.com->frames);
   }
   std::vector<std::vector<std::string>> rows = {{"", "before (RMS / max)", "after (RMS / max)"}};
   rows.push_back({"residual force (N)",

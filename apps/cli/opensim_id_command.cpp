@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdio>
-#include <memory>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>

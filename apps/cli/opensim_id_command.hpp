@@ -12,7 +12,7 @@ struct OpenSimIdConfig {
   std::string reference;  ///< an ID .sto to compare with (OpenSim's)
   std::string plot;       ///< PNG overlay of ours vs the reference
   std::string plot_script;
-  std::string com_offset;  ///< BODY:X,Y,Z — move the body's mass centre (m, its frame) first
+  std::string com_offset;        ///< BODY:X,Y,Z — move the body's mass centre (m, its frame) first
   std::string degrees = "auto";  ///< motion angles: auto (header) | yes | no
   double cutoff = -1.0;
   bool cutoff_given = false;

@@ -113,12 +113,11 @@ void bindDynamicsFilter(py::module_& m) {
       "base wrench with unilateral contact forces inside a friction pyramid, forward integration.")
       .def(py::init([](std::shared_ptr<Model> model, std::optional<py::list> contacts, py::object head,
                        const std::string& contact_source, double friction, std::optional<double> kp,
-                       std::optional<double> kd, double contact_height,
-                       double contact_speed, ArrayLike ground_normal, double ground_offset, ArrayLike gravity,
-                       std::optional<std::vector<int>> unactuated, bool residual_before, bool pin_contacts,
-                       const std::string& contact_forces, const std::string& weighting,
-                       std::optional<double> residual_softness, std::optional<double> kp_base,
-                       std::optional<double> kd_base) {
+                       std::optional<double> kd, double contact_height, double contact_speed, ArrayLike ground_normal,
+                       double ground_offset, ArrayLike gravity, std::optional<std::vector<int>> unactuated,
+                       bool residual_before, bool pin_contacts, const std::string& contact_forces,
+                       const std::string& weighting, std::optional<double> residual_softness,
+                       std::optional<double> kp_base, std::optional<double> kd_base) {
              if (contact_forces != "solved" && contact_forces != "measured")
                throw py::value_error("contact_forces must be 'solved' or 'measured'");
              if (weighting != "unit" && weighting != "inertia")
@@ -156,12 +155,11 @@ void bindDynamicsFilter(py::module_& m) {
            }),
            py::arg("model"), py::arg("contacts") = py::none(), py::arg("head") = py::none(),
            py::arg("contact_source") = "detect", py::arg("friction") = 0.8, py::arg("kp") = py::none(),
-           py::arg("kd") = py::none(),
-           py::arg("contact_height") = 0.05, py::arg("contact_speed") = 0.8, py::arg("ground_normal") = py::none(),
-           py::arg("ground_offset") = 0.0, py::arg("gravity") = py::none(), py::arg("unactuated") = py::none(),
-           py::arg("residual_before") = true, py::arg("pin_contacts") = true, py::arg("contact_forces") = "solved",
-           py::arg("weighting") = "unit", py::arg("residual_softness") = py::none(), py::arg("kp_base") = py::none(),
-           py::arg("kd_base") = py::none(),
+           py::arg("kd") = py::none(), py::arg("contact_height") = 0.05, py::arg("contact_speed") = 0.8,
+           py::arg("ground_normal") = py::none(), py::arg("ground_offset") = 0.0, py::arg("gravity") = py::none(),
+           py::arg("unactuated") = py::none(), py::arg("residual_before") = true, py::arg("pin_contacts") = true,
+           py::arg("contact_forces") = "solved", py::arg("weighting") = "unit",
+           py::arg("residual_softness") = py::none(), py::arg("kp_base") = py::none(), py::arg("kd_base") = py::none(),
            "contacts: list of {'link', 'points'} (default foot_contacts(model)); head: link for the skyhook (None: "
            "off); kp (1/s²), kd (1/s): feedback on every coordinate (default 100, 20), kp_base, kd_base on the base "
            "(default kp, kd); friction μ; contact thresholds (m, m/s); pin_contacts: held contacts lose their "
@@ -218,7 +216,8 @@ void bindDynamicsFilter(py::module_& m) {
           const auto nb = static_cast<py::ssize_t>(f.links.size());
           const auto w = checkedArray(measured, {n, nb, 9}, "measured");
           loads.resize(static_cast<std::size_t>(n));
-          for (py::ssize_t k = 0; k < n; ++k) readWrenches(w.data() + k * nb * 9, f.links, loads[static_cast<std::size_t>(k)]);
+          for (py::ssize_t k = 0; k < n; ++k)
+            readWrenches(w.data() + k * nb * 9, f.links, loads[static_cast<std::size_t>(k)]);
         }
         const FilteredMotion out = released([&] { return filterMotion(*f.filter, q, tv, flags, loads); });
         const auto nu = static_cast<py::ssize_t>(f.filter->unactuated().size());
@@ -256,7 +255,8 @@ void bindDynamicsFilter(py::module_& m) {
         const auto n = Q.shape(0);
         const VectorXd t = toVector(times, n, "times");
         std::vector<Configuration> q(static_cast<std::size_t>(n), Configuration(mm));
-        for (py::ssize_t k = 0; k < n; ++k) readConfiguration(mm, Q.data() + k * nq(mm), q[static_cast<std::size_t>(k)]);
+        for (py::ssize_t k = 0; k < n; ++k)
+          readConfiguration(mm, Q.data() + k * nq(mm), q[static_cast<std::size_t>(k)]);
         std::vector<LinkId> links;
         for (const py::object& l : load_links) links.push_back(toLinkId(mm, l));
         const auto nl = static_cast<py::ssize_t>(links.size());
@@ -267,9 +267,10 @@ void bindDynamicsFilter(py::module_& m) {
         const std::vector<int> rows = moment_rows ? *moment_rows : std::vector<int>{3, 4, 5};
         const std::vector<double> tv(t.data(), t.data() + n);
         const TrajectoryDerivatives d = differentiate(mm, q, tv);
-        const ComAdjustment c = estimateComAdjustment(
-            mm, toLinkId(mm, link), q, d, wl, u, rows, gravity.is_none() ? kStandardGravity : toVector3(gravity, "gravity"),
-            up.is_none() ? Vector3d::UnitZ() : toVector3(up, "up"));
+        const ComAdjustment c =
+            estimateComAdjustment(mm, toLinkId(mm, link), q, d, wl, u, rows,
+                                  gravity.is_none() ? kStandardGravity : toVector3(gravity, "gravity"),
+                                  up.is_none() ? Vector3d::UnitZ() : toVector3(up, "up"));
         py::dict out;
         out["offset"] = toNumpy(c.offset);
         out["axis_kept"] = c.axis_kept;

@@ -6,12 +6,12 @@
 #include <limits>
 #include <string>
 
+#include "dynamics_filter_work.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
-#include "dynamics_filter_work.hpp"
 
 namespace kinetrack {
 
@@ -63,9 +63,9 @@ DynamicsFilter::DynamicsFilter(std::shared_ptr<const Model> model, std::vector<C
   const Model& m = *model_;
   const DynamicsFilterOptions& o = options_;
   // Options.
-  for (const double g :
-       {o.residual_softness, o.kp_base, o.kd_base, o.kp_joint, o.kd_joint, o.kp_head, o.kd_head, o.head_damping, o.force_regularisation,
-        o.force_tracking, o.contact_height, o.contact_speed, o.contact_point_tolerance, o.contact_kp, o.contact_kd})
+  for (const double g : {o.residual_softness, o.kp_base, o.kd_base, o.kp_joint, o.kd_joint, o.kp_head, o.kd_head,
+                         o.head_damping, o.force_regularisation, o.force_tracking, o.contact_height, o.contact_speed,
+                         o.contact_point_tolerance, o.contact_kp, o.contact_kd})
     if (!std::isfinite(g) || g < 0.0)
       throw InvalidArgument("DynamicsFilter: gains, weights and thresholds must be finite and >= 0");
   if (!(o.weight_base > 0.0) || !(o.weight_joint > 0.0) || !std::isfinite(o.weight_base) ||
@@ -358,8 +358,7 @@ void DynamicsFilter::buildContactRows() {
   if (options_.residual_softness > 0.0)
     w.K.diagonal().head(nu).array() += std::pow(options_.residual_softness * w.mass, 2);
   for (std::size_t b = 0; b < contacts_.size(); ++b)
-    if (w.was_active[b] == 0)
-      w.K.block<6, 6>(nu + 6 * static_cast<int>(b), nu + 6 * static_cast<int>(b)).setIdentity();
+    if (w.was_active[b] == 0) w.K.block<6, 6>(nu + 6 * static_cast<int>(b), nu + 6 * static_cast<int>(b)).setIdentity();
   w.llt.compute(w.K);
   // Dependent rows (two welded feet with straight knees): damp, more until it factorises.
   const double scale = w.K.diagonal().cwiseAbs().maxCoeff();

@@ -78,8 +78,7 @@ TEST(DynamicsFilterMeasured, AppliesTheMeasuredLoadsAndBalancesTheBase) {
       const ExternalWrench& e = loads[static_cast<std::size_t>(k)][b];
       const ExternalWrench& r = f.wrenches[b];
       worst_wrench = std::max(worst_wrench, (r.force - e.force).norm());
-      worst_wrench =
-          std::max(worst_wrench, (r.moment - (e.moment + (e.point - r.point).cross(e.force))).norm());
+      worst_wrench = std::max(worst_wrench, (r.moment - (e.moment + (e.point - r.point).cross(e.force))).norm());
     }
     // ABA under the actuated torques (the base gets nothing) and the measured wrenches.
     VectorXd tau = f.tau;
@@ -189,9 +188,7 @@ TEST(DynamicsFilterMeasured, ComAdjustmentRecoversAHiddenMassCentreOffset) {
   Data kin(*m);
   forwardKinematics(*m, kin, q[0]);
   int vertical = 0;
-  (kin.link[static_cast<std::size_t>(chest.value)].R.transpose() * Vector3d::UnitZ())
-      .cwiseAbs()
-      .maxCoeff(&vertical);
+  (kin.link[static_cast<std::size_t>(chest.value)].R.transpose() * Vector3d::UnitZ()).cwiseAbs().maxCoeff(&vertical);
   Vector3d truth(0.03, 0.03, 0.03);
   truth[vertical] = 0.0;
   truth[(vertical + 2) % 3] = -0.02;

@@ -249,8 +249,8 @@ class DynamicsFilter {
   /// the next frame; `contact` (one flag per contact body) with ContactSource::Given, else
   /// ignored (may be empty); `measured` (one wrench per contact body, world frame: force at a
   /// point plus a free moment; its `link` is ignored, the body's link is used) required with
-  /// ContactForces::Measured, used when force_tracking > 0, else may be empty. The first step after construction starts from the
-  /// reference (reset(q_ref, ν_ref)). Non-finite reference values or measured wrenches give
+  /// ContactForces::Measured, used when force_tracking > 0, else may be empty. The first step after construction starts
+  /// from the reference (reset(q_ref, ν_ref)). Non-finite reference values or measured wrenches give
   /// FilterStatus::InvalidReference and the last valid reference is held (zero velocity and
   /// acceleration); the output stays finite. Throws InvalidArgument for wrong sizes or Δt ≤ 0.
   const DynamicsFilterFrame& step(const Configuration& q_ref, const VectorXd& v_ref, const VectorXd& a_ref, double dt,
