@@ -10,7 +10,9 @@
 #   first finding (crash, leak, sanitizer report, timeout); the reproducer is
 #   build-fuzz/findings/<reader>/.
 #   --max-len: the longest input libFuzzer makes (default 1048576); seeds are cut to it, so a
-#   small value (8192) trades the whole-file seeds for 10–100× more executions per second.
+#   small value (8192) trades the whole-file seeds for 10–100× more executions per second; the
+#   compact seeds (scripts/fuzz_seeds.py: the shared files shortened to 3 frames, still valid)
+#   keep the readers' whole path covered at such a limit.
 #   --smoke: the CI smoke (ctest fuzz.smoke): each harness from its seeds only, in a throw-away
 #   corpus (the campaign's corpus is left alone), findings in build-fuzz/findings-smoke/<reader>;
 #   exit 77 (skipped) with a message when clang-14 or its libFuzzer runtime is not installed.
@@ -27,7 +29,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift ;;
     --max-len) max_len="$2"; shift ;;
     --smoke) smoke=1 ;;
-    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,18p "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
     *) readers+=("$1") ;;
   esac
@@ -51,7 +53,16 @@ for r in "${readers[@]}"; do targets+=(--target "fuzz_$r"); done
 cmake --build "$build" -j2 "${targets[@]}"
 
 shared=../shared
+# Compact seeds: the shared files shortened to 3 frames (frame counts patched) or, for models, a
+# few of each element (scripts/fuzz_seeds.py), so that a small --max-len keeps valid inputs.
+compact="$build/seeds-compact"
+if [ ! -d "$compact" ] && [ -x /usr/bin/python3 ] && [ -d "$shared/data" ]; then
+  mkdir -p "$build"
+  tmp=$(mktemp -d "$build/seeds-compact.XXXXXX")  # two campaigns at once: the first rename wins
+  /usr/bin/python3 scripts/fuzz_seeds.py "$shared" "$tmp" && mv -T "$tmp" "$compact" 2>/dev/null || rm -rf "$tmp"
+fi
 seeds() {  # the seed files of a reader
+  [ -d "$compact/$1" ] && find "$compact/$1" -type f
   case "$1" in
     bvh) find "$shared/data" -name '*.bvh' -size -400k ;;
     mvnx) find "$shared/data" -name '*.mvnx' ;;

@@ -138,12 +138,16 @@ if [ "$build" -eq 1 ]; then
   # The browser viewer is bundled with npm (npm ci + esbuild) for the tests and the full build;
   # the demo does not need it (scripts/demo.sh): no npm run there.
   with_viewer="$with_tests"
+  # The sanitizer build is for the test suite: no benchmarks (timings under ASan mean nothing).
+  with_bench="$with_tests"
+  if [ "$sanitize" = ON ]; then with_bench=OFF; fi
   run cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DKINETRACK_SANITIZE="$sanitize" \
-    -DKINETRACK_BUILD_TESTS="$with_tests" -DKINETRACK_BUILD_BENCH="$with_tests" -DKINETRACK_PYTHON="$with_python" \
+    -DKINETRACK_BUILD_TESTS="$with_tests" -DKINETRACK_BUILD_BENCH="$with_bench" -DKINETRACK_PYTHON="$with_python" \
     -DKINETRACK_VIEWER="$with_viewer"
   build_args=(--build "$build_dir" -j "$(nproc)")
   what="kinetrack"
-  if [ "$with_tests" = ON ]; then what="kinetrack, tests, benchmarks"; fi
+  if [ "$with_tests" = ON ]; then what="kinetrack, tests"; fi
+  if [ "$with_bench" = ON ]; then what="$what, benchmarks"; fi
   if [ "$with_python" = ON ]; then what="$what and the Python module"; fi
   if [ ${#targets[@]} -gt 0 ]; then
     build_args+=(--target "${targets[@]}")

@@ -36,7 +36,10 @@ int runDemo(const DemoConfig& cfg) {
       "kinetrack demo: a synthetic {:.0f} s walk at {:.0f} Hz (23 segment poses, no files) tracked on {} "
       "({} DoF, body height {:.2f} m) from its zero pose\n\n",
       cfg.duration, cfg.rate, model.name(), model.numJoints(), cfg.height);
-  const auto [capture, setup] = track::syntheticWalkJob(model, cfg.duration, cfg.rate);
+  // Named members rather than a structured binding: clang 14 cannot capture bindings in a lambda.
+  const auto job = track::syntheticWalkJob(model, cfg.duration, cfg.rate);
+  const auto& capture = job.first;
+  const auto& setup = job.second;
   const track::Retargeting& plan = setup.plan;
 
   std::optional<io::JointCsvWriter> writer;
