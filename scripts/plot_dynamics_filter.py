@@ -48,7 +48,8 @@ def main(argv):
     fig, axes = plt.subplots(4, 1, figsize=(9, 10), dpi=110, sharex=True)
     floor = 1e-9
     for ax, key, unit in ((axes[0], "force", "N"), (axes[1], "moment", "N m")):
-        ax.semilogy(t, [max(r[f"{key}_before"], floor) for r in rows], label="before (reference, best feasible contacts)")
+        ax.semilogy(t, [max(r[f"{key}_before"], floor) for r in rows],
+                    label="before (reference; with the plates, or the best feasible contacts)")
         ax.semilogy(t, [max(r[f"{key}_after"], floor) for r in rows], label="after the filter")
         ax.set_ylabel(f"|residual {key}| [{unit}]")
         ax.grid(True, alpha=0.3)
