@@ -449,6 +449,8 @@ int runFilter(const FilterCliConfig& cfg) {
   o.contact_forces = apply ? ContactForces::Measured : ContactForces::Solved;
   o.weighting = cfg.weighting == "inertia" ? ChangeWeighting::InertiaDiagonal : ChangeWeighting::Constant;
   o.pin_contacts = !cfg.no_pin;
+  o.anchor_at_reference = cfg.anchor_at_reference;
+  if (std::isfinite(cfg.weight_base)) o.weight_base = cfg.weight_base;
   o.ground = in.ground;
   o.gravity = in.gravity;
   o.unactuated = in.unactuated;
@@ -549,6 +551,10 @@ void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
   cmd->add_flag("--no-pin", cfg->no_pin,
                 "contacts approach their anchor by Baumgarte damping (40/s) instead of losing their velocity "
                 "within the step (they may slide for a few frames after touch-down)");
+  cmd->add_flag("--anchor-at-reference", cfg->anchor_at_reference,
+                "anchor a new contact at the reference's foot pose (not the filtered one): capture feet that slide "
+                "do not make the figure drift");
+  cmd->add_option("--weight-base", cfg->weight_base, "weight of the base's acceleration change (default 1)");
   cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
   cmd->callback([&action, cfg] {
     action = [cfg] {

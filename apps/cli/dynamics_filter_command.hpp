@@ -39,7 +39,9 @@ struct FilterCliConfig {
   double grf_threshold = 20.0;  ///< N, a plate's normal force above which its foot is in contact
   double ground_height = std::numeric_limits<double>::quiet_NaN();
   bool no_skyhook = false;
-  bool no_pin = false;  ///< contacts by Baumgarte damping only (DynamicsFilterOptions::pin_contacts off)
+  bool no_pin = false;               ///< contacts by Baumgarte damping only (DynamicsFilterOptions::pin_contacts off)
+  bool anchor_at_reference = false;  ///< DynamicsFilterOptions::anchor_at_reference
+  double weight_base = std::numeric_limits<double>::quiet_NaN();  ///< NaN: the default
   bool quiet = false;
 };
 

@@ -117,7 +117,8 @@ void bindDynamicsFilter(py::module_& m) {
                        double ground_offset, ArrayLike gravity, std::optional<std::vector<int>> unactuated,
                        bool residual_before, bool pin_contacts, const std::string& contact_forces,
                        const std::string& weighting, std::optional<double> residual_softness,
-                       std::optional<double> kp_base, std::optional<double> kd_base) {
+                       std::optional<double> kp_base, std::optional<double> kd_base, double weight_base,
+                       bool anchor_at_reference) {
              if (contact_forces != "solved" && contact_forces != "measured")
                throw py::value_error("contact_forces must be 'solved' or 'measured'");
              if (weighting != "unit" && weighting != "inertia")
@@ -127,6 +128,8 @@ void bindDynamicsFilter(py::module_& m) {
                  contact_forces == "measured" ? DynamicsFilterOptions::measuredLoads() : DynamicsFilterOptions{};
              o.weighting = weighting == "inertia" ? ChangeWeighting::InertiaDiagonal : ChangeWeighting::Constant;
              if (residual_softness) o.residual_softness = *residual_softness;
+             o.weight_base = weight_base;
+             o.anchor_at_reference = anchor_at_reference;
              if (!head.is_none()) o.head = toLinkId(*model, head);
              if (contact_source != "detect" && contact_source != "given")
                throw py::value_error("contact_source must be 'detect' or 'given'");
@@ -160,6 +163,7 @@ void bindDynamicsFilter(py::module_& m) {
            py::arg("unactuated") = py::none(), py::arg("residual_before") = true, py::arg("pin_contacts") = true,
            py::arg("contact_forces") = "solved", py::arg("weighting") = "unit",
            py::arg("residual_softness") = py::none(), py::arg("kp_base") = py::none(), py::arg("kd_base") = py::none(),
+           py::arg("weight_base") = 1.0, py::arg("anchor_at_reference") = false,
            "contacts: list of {'link', 'points'} (default foot_contacts(model)); head: link for the skyhook (None: "
            "off); kp (1/s²), kd (1/s): feedback on every coordinate (default 100, 20), kp_base, kd_base on the base "
            "(default kp, kd); friction μ; contact thresholds (m, m/s); pin_contacts: held contacts lose their "
@@ -167,7 +171,9 @@ void bindDynamicsFilter(py::module_& m) {
            "measured wrenches given to step/filter_motion are applied as known loads and only the accelerations "
            "change to balance the base (OpenSim RRA's adjustment; gains default to the measured-loads preset: joints "
            "900, 60; base 10, 6; residual_softness 0.03); weighting 'unit' or 'inertia' (diag of the mass matrix); "
-           "residual_softness σ ≥ 0: a base residual of σ·mass·1 m/s² costs as much as 1 m/s² of change (0: exact).")
+           "residual_softness σ ≥ 0: a base residual of σ·mass·1 m/s² costs as much as 1 m/s² of change (0: exact); "
+           "weight_base: weight of the base's acceleration change (joints 1); anchor_at_reference: new contacts "
+           "anchored at the reference's foot pose.")
       .def(
           "reset",
           [](PyDynamicsFilter& f, ArrayLike q, ArrayLike v) {

@@ -148,6 +148,9 @@ def test_measured_loads_are_applied_and_balance_the_base(human):
         kt.DynamicsFilter(model, contact_forces="plates")
     with pytest.raises(ValueError):
         kt.DynamicsFilter(model, contact_forces="measured", residual_softness=-1.0)
+    with pytest.raises(ValueError):
+        kt.DynamicsFilter(model, weight_base=0.0)
+    assert kt.DynamicsFilter(model, weight_base=10.0, anchor_at_reference=True) is not None
 
 
 def test_com_adjustment_finds_the_offset_the_loads_imply(human):

@@ -253,6 +253,10 @@ TEST(CliDynamicsFilter, BadInputExitsWithTwo) {
       {{"dynamics", "filter", "--model", "human66", "--input", broken, "--out", out, "--slope-deg", "80"},
        "--slope-deg"},
       {{"dynamics", "filter", "--model", "human66", "--input", broken, "--out", out, "--force-tracking", "1"}, "--grf"},
+      {{"dynamics", "filter", "--model", "human66", "--input", broken, "--out", out, "--residual-softness", "-1"},
+       "--residual-softness"},
+      {{"dynamics", "filter", "--model", "human66", "--input", broken, "--out", out, "--grf-mode", "plates"},
+       "--grf-mode"},
   };
   for (const auto& c : cases) {
     const RunResult r = runCli(c.args);
