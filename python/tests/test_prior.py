@@ -131,5 +131,10 @@ def test_sparse_dynamical_ik_tracks_three_targets_with_the_prior(human66, human4
     assert out["orientation_error"] < 1e-2
     with pytest.raises(ValueError, match="dt must be finite"):
         ik.solve(data.frame_positions[ids], data.frame_rotations[ids], 0.0)
+    # A target orientation that is not a rotation is refused like a NaN: the state stays.
+    before = out["q"].copy()
+    scaled = data.frame_rotations[ids] * 1e9
+    refused = ik.solve(data.frame_positions[ids], scaled, 1.0 / 60.0)
+    assert np.isnan(refused["position_error"]) and np.array_equal(refused["q"], before)
     with pytest.raises(ValueError, match="learned on model"):
         kt.prior.SparseDynamicalIk(human48, targets, prior)

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/ik/tasks.hpp"
 
 namespace kinetrack::prior {
 
@@ -52,7 +53,7 @@ GpmFrameResult GradientProjectionIk::solve(const std::array<Transform, 2>& targe
     throw InvalidArgument("GradientProjectionIk::solve: GP needs a prior");
   if (!theta.allFinite()) throw InvalidArgument("GradientProjectionIk::solve: θ is not finite");
   for (const Transform& t : target)
-    if (!t.p.allFinite() || !t.R.allFinite()) {
+    if (!t.p.allFinite() || !ik::isRotation(t.R)) {  // refused: θ stays, the errors are NaN
       result.position_error = result.orientation_error = std::numeric_limits<double>::quiet_NaN();
       return result;
     }

@@ -9,6 +9,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/ik/tasks.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
@@ -149,7 +150,7 @@ SparseFrameResult SparsePriorIk::solve(std::span<const Transform> targets, bool 
     throw InvalidArgument("SparsePriorIk::solve: expected " + std::to_string(frames_.size()) + " targets, got " +
                           std::to_string(targets.size()));
   for (const Transform& t : targets)
-    if (!t.p.allFinite() || !t.R.allFinite()) {
+    if (!t.p.allFinite() || !ik::isRotation(t.R)) {  // refused: the state stays, the errors are NaN
       r.position_error = r.orientation_error = std::numeric_limits<double>::quiet_NaN();
       return r;
     }

@@ -5,6 +5,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/ik/tasks.hpp"
 #include "kinetrack/track/frame_solver.hpp"
 
 namespace kinetrack::prior {
@@ -79,7 +80,7 @@ SparseFrameResult SparseDynamicalIk::solve(std::span<const Transform> targets, d
   if (!(dt > 0.0) || !std::isfinite(dt)) throw InvalidArgument("SparseDynamicalIk::solve: dt must be finite and > 0");
   SparseFrameResult r;
   for (const Transform& t : targets)
-    if (!t.p.allFinite() || !t.R.allFinite()) {  // as SparsePriorIk: the state stays, the errors are NaN
+    if (!t.p.allFinite() || !ik::isRotation(t.R)) {  // as SparsePriorIk: the state stays, the errors are NaN
       r.position_error = r.orientation_error = std::numeric_limits<double>::quiet_NaN();
       return r;
     }

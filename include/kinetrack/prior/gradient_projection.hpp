@@ -42,7 +42,8 @@ class GradientProjectionIk {
   GradientProjectionIk(const UpperBodyModel& model, const DensityPrior* prior, const GpmOptions& options = {});
 
   /// One frame: moves θ (in/out) toward the hand targets (base frame). Throws InvalidArgument
-  /// for GradientProjection without a prior. A non-finite target leaves θ unchanged (result errors NaN).
+  /// for GradientProjection without a prior. A target that is not finite or whose R is not a
+  /// rotation (ik::isRotation) leaves θ unchanged (result errors NaN).
   GpmFrameResult solve(const std::array<Transform, 2>& target, Vector25d& theta, IkMethod method);
 
   [[nodiscard]] const GpmOptions& options() const { return options_; }

@@ -86,7 +86,8 @@ class SparsePriorIk {
   [[nodiscard]] int numTargets() const { return static_cast<int>(frames_.size()); }
 
   /// One frame toward `targets` (world poses, one per target frame, in constructor order).
-  /// A non-finite target leaves the state unchanged (errors NaN).
+  /// A target that is not finite or whose R is not a rotation (ik::isRotation) leaves the state
+  /// unchanged (errors NaN).
   SparseFrameResult solve(std::span<const Transform> targets, bool use_prior);
 
  private:

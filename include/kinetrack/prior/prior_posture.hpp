@@ -59,8 +59,9 @@ class SparseDynamicalIk {
   [[nodiscard]] const DynamicalIk& solver() const { return ik_; }
   /// One DYN step of `dt` toward `targets` (world poses, one per target frame, in constructor
   /// order): position_error is the largest target position error after the step, fallbacks the
-  /// prior groups in an empty cell. A non-finite target leaves the state unchanged (errors NaN);
-  /// throws InvalidArgument for a wrong number of targets or dt not finite and > 0.
+  /// prior groups in an empty cell. A target that is not finite or whose R is not a rotation
+  /// (ik::isRotation) leaves the state unchanged (errors NaN); throws InvalidArgument for a wrong number of targets or
+  /// dt not finite and > 0.
   SparseFrameResult solve(std::span<const Transform> targets, double dt);
 
  private:
