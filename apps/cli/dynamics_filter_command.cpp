@@ -418,6 +418,10 @@ void adjustCom(const FilterCliConfig& cfg, FilterInput& in) {
   if (in.osim) in.osim->model = in.model;
 }
 
+// The CLI's default weight of the base's acceleration change for a floating base with solved
+// contacts (dimensionless, the joints' weight being 1).
+constexpr double kCapturedMotionWeightBase = 100.0;
+
 int runFilter(const FilterCliConfig& cfg) {
   if (!std::isfinite(cfg.slope_deg) || std::abs(cfg.slope_deg) >= 45.0)
     throw UsageError("--slope-deg must be within (-45, 45) degrees");
@@ -426,11 +430,21 @@ int runFilter(const FilterCliConfig& cfg) {
   loadMotion(cfg, in);
   selectTimeRange(cfg, in);
   const Model& m = *in.model;
-  const std::vector<ContactBody> feet = footContacts(m, in.up);
+  std::vector<ContactBody> feet = footContacts(m, in.up);
   if (!cfg.grf.empty()) loadPlates(cfg, feet, in);
   if (!cfg.adjust_com.empty()) adjustCom(cfg, in);
   placeGround(cfg, feet, in);
   estimateBelt(cfg, feet, in);
+  // --sole stance: the soles as the (level) reference puts its feet down flat; before the slope,
+  // which only moves the reference along up.
+  in.sole = cfg.sole == "auto" ? (in.osim ? "model" : "stance") : cfg.sole;
+  if (in.sole == "stance") {
+    GroundPlane level = in.ground;
+    level.normal = in.up.normalized();
+    feet = fitSolesToStance(*in.model, std::move(feet), in.q, in.t, level);
+  }
+  for (const ContactBody& f : feet) in.sole_tilt_deg.push_back(soleTilt(*in.model, f, in.up) * 180.0 / M_PI);
+  in.feet = feet;
   if (cfg.slope_deg != 0.0) putOnSlope(cfg, feet, in);
   const bool apply = !cfg.grf.empty() && cfg.grf_mode == "apply";
   // Gains not given: DynamicsFilterOptions::measuredLoads()'s with the plates applied, else the defaults.
@@ -450,7 +464,15 @@ int runFilter(const FilterCliConfig& cfg) {
   o.weighting = cfg.weighting == "inertia" ? ChangeWeighting::InertiaDiagonal : ChangeWeighting::Constant;
   o.pin_contacts = !cfg.no_pin;
   o.anchor_at_reference = cfg.anchor_at_reference;
-  if (std::isfinite(cfg.weight_base)) o.weight_base = cfg.weight_base;
+  // A floating base (built-in humans: BVH, joint CSV) with the filter's own contacts: the base's
+  // acceleration change weighted 100 (docs/dynamics_filter.md, "Captured BVH walks"): with unit
+  // weights the least change that balances the base rows is mostly base acceleration (it moves
+  // the whole mass), and the captured walks fell behind the capture until reset; with the soles
+  // fitted (--sole stance) the joints carry it at 1.6° RMS. OpenSim pelvis coordinates keep 1
+  // (gait2354 with --grf-mode contacts: 3.6° → 4.6° joint change at 100).
+  o.weight_base = std::isfinite(cfg.weight_base) ? cfg.weight_base
+                  : (!in.osim && !apply)         ? kCapturedMotionWeightBase
+                                                 : o.weight_base;
   o.ground = in.ground;
   o.gravity = in.gravity;
   o.unactuated = in.unactuated;
@@ -554,7 +576,14 @@ void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
   cmd->add_flag("--anchor-at-reference", cfg->anchor_at_reference,
                 "anchor a new contact at the reference's foot pose (not the filtered one): capture feet that slide "
                 "do not make the figure drift");
-  cmd->add_option("--weight-base", cfg->weight_base, "weight of the base's acceleration change (default 1)");
+  cmd->add_option("--sole", cfg->sole,
+                  "contact soles: stance (tilted to the reference's flat stances, fitSolesToStance), model (the "
+                  "model's zero pose) or auto (stance for built-in humans, model for OpenSim models)")
+      ->check(CLI::IsMember({"auto", "stance", "model"}))
+      ->capture_default_str();
+  cmd->add_option("--weight-base", cfg->weight_base,
+                  "weight of the base's acceleration change, joints 1 (default: 100 for a floating base with solved "
+                  "contacts, 1 for an OpenSim pelvis or with the plates applied)");
   cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
   cmd->callback([&action, cfg] {
     action = [cfg] {

@@ -42,6 +42,10 @@ struct FilterCliConfig {
   bool no_pin = false;               ///< contacts by Baumgarte damping only (DynamicsFilterOptions::pin_contacts off)
   bool anchor_at_reference = false;  ///< DynamicsFilterOptions::anchor_at_reference
   double weight_base = std::numeric_limits<double>::quiet_NaN();  ///< NaN: the default
+  /// "stance" (fitSolesToStance: the soles tilted to the reference's flat stances), "model"
+  /// (footContacts at the zero pose, the only choice until 2026-11-25) or "auto": stance for the
+  /// built-in humans (retargeted captures), model for OpenSim models
+  std::string sole = "auto";
   bool quiet = false;
 };
 
@@ -66,6 +70,9 @@ struct FilterInput {
   DynamicsFilterOptions options;     ///< what the filter ran with (for the report)
   std::optional<ComAdjustment> com;  ///< --adjust-com: the offset applied to com_body
   std::string com_body;
+  std::vector<ContactBody> feet;      ///< the contact bodies the filter ran with (--sole)
+  std::string sole;                   ///< the soles used: "stance" or "model"
+  std::vector<double> sole_tilt_deg;  ///< per foot: the sole's tilt against the model's zero pose
 };
 
 /// Per-frame results and the summary numbers.

@@ -45,7 +45,7 @@ double slideSpeed(const FilterInput& in, const FilteredMotion& out, bool filtere
   const std::size_t nc = out.frames.empty() ? 0 : out.frames[0].in_contact.size();
   const double tolerance = DynamicsFilterOptions{}.contact_point_tolerance;
   const double loaded = 1e-3 * m.totalMass() * in.gravity.norm();
-  const std::vector<ContactBody> feet = footContacts(m, in.up);
+  const std::vector<ContactBody> feet = in.feet.empty() ? footContacts(m, in.up) : in.feet;
   Data d0(m), d1(m);
   double sum = 0.0;
   int count = 0;
@@ -160,8 +160,14 @@ void printFilterSummary(const FilterCliConfig& cfg, const FilterInput& in, const
   fmt::print("dynamics filter of {} on {} ({} DoF, {:.2f} kg)\n", cfg.input, m.name(), m.nv(), m.totalMass());
   fmt::print("  {:<26} {}\n", "input", in.kind);
   fmt::print("  {:<26} {}\n", "ground", in.ground_note);
-  fmt::print("  {:<26} joints {:g} /s², {:g} /s; base {:g} /s², {:g} /s; weighting {}\n", "feedback gains",
-             in.options.kp_joint, in.options.kd_joint, in.options.kp_base, in.options.kd_base, cfg.weighting);
+  fmt::print("  {:<26} joints {:g} /s², {:g} /s; base {:g} /s², {:g} /s; weighting {}, base change weight {:g}\n",
+             "feedback gains", in.options.kp_joint, in.options.kd_joint, in.options.kp_base, in.options.kd_base,
+             cfg.weighting, in.options.weight_base);
+  if (!in.sole_tilt_deg.empty()) {
+    std::string tilts;
+    for (const double d : in.sole_tilt_deg) tilts += fmt::format("{}{:.1f}°", tilts.empty() ? "" : ", ", d);
+    fmt::print("  {:<26} {} (tilted {} from the model's zero pose)\n", "soles", in.sole, tilts);
+  }
   fmt::print("  {:<26} {}\n", "contacts",
              cfg.slope_deg != 0.0 ? "scheduled on the level reference (height + speed rule)"
              : !cfg.grf.empty()   ? fmt::format("force plates {} (normal force > {:g} N)", cfg.grf, cfg.grf_threshold)
@@ -253,6 +259,9 @@ void writeFilterJson(const std::string& path, const FilterCliConfig& cfg, const 
   j["residual_softness"] = o.residual_softness;
   j["gains"] = {{"kp_joint", o.kp_joint}, {"kd_joint", o.kd_joint}, {"kp_base", o.kp_base}, {"kd_base", o.kd_base}};
   j["weighting"] = cfg.weighting;
+  j["weight_base"] = o.weight_base;
+  j["sole"] = in.sole;
+  j["sole_tilt_deg"] = in.sole_tilt_deg;
   if (in.com) {
     std::vector<double> before, after;
     for (const int r : in.moment_rows) before.push_back(in.com->mean_before[r]), after.push_back(in.com->mean_after[r]);

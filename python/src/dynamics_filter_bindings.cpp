@@ -106,6 +106,41 @@ void bindDynamicsFilter(py::module_& m) {
       py::arg("model"), py::arg("up") = py::none(),
       "The two feet of a built-in human or OpenSim gait model: list of {'name', 'link', 'points' (4, 3) m in the "
       "link frame}. Raises ValueError for other models.");
+  m.def(
+      "fit_soles_to_stance",
+      [](std::shared_ptr<Model> model, const py::list& contacts, ArrayLike qs, ArrayLike times, ArrayLike up,
+         ArrayLike ground_velocity, double still_speed, int min_frames) {
+        const Model& mm = *model;
+        const auto Q = checkedArray(qs, {-1, nq(mm)}, "qs");
+        const auto n = Q.shape(0);
+        const VectorXd t = toVector(times, n, "times");
+        std::vector<Configuration> q(static_cast<std::size_t>(n), Configuration(mm));
+        for (py::ssize_t k = 0; k < n; ++k)
+          readConfiguration(mm, Q.data() + k * nq(mm), q[static_cast<std::size_t>(k)]);
+        const std::vector<double> tv(t.data(), t.data() + n);
+        GroundPlane g;
+        if (!up.is_none()) g.normal = toVector3(up, "up").normalized();
+        if (!ground_velocity.is_none()) g.velocity = toVector3(ground_velocity, "ground_velocity");
+        return contactsToList(mm,
+                              fitSolesToStance(mm, contactsFromList(mm, contacts), q, tv, g, still_speed, min_frames));
+      },
+      py::arg("model"), py::arg("contacts"), py::arg("qs"), py::arg("times"), py::arg("up") = py::none(),
+      py::arg("ground_velocity") = py::none(), py::arg("still_speed") = 0.15, py::arg("min_frames") = 5,
+      "The contacts' soles refitted to the motion qs (n, nq) at times (n,) s: per body, the mean ground normal "
+      "(up) in the link frame over the frames where its origin moves at most still_speed m/s (relative to "
+      "ground_velocity) is the sole's normal; the points are moved along it onto the plane through the lowest "
+      "(bodies with fewer than min_frames such frames unchanged). Same list layout as foot_contacts. ValueError "
+      "for bad sizes, times not increasing, still_speed <= 0.");
+  m.def(
+      "sole_tilt",
+      [](std::shared_ptr<Model> model, const py::dict& contact, ArrayLike up) {
+        py::list one;
+        one.append(contact);
+        const Vector3d u = up.is_none() ? Vector3d::UnitZ() : toVector3(up, "up");
+        return soleTilt(*model, contactsFromList(*model, one)[0], u);
+      },
+      py::arg("model"), py::arg("contact"), py::arg("up") = py::none(),
+      "Tilt (rad) of a contact's sole plane against the model's zero-pose sole (normal up).");
   py::class_<PyDynamicsFilter>(
       m, "DynamicsFilter",
       "Nakamura's dynamics filter (docs/dynamics_filter.md): per frame, resolved-acceleration feedback to the "

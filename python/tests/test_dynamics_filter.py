@@ -173,3 +173,28 @@ def test_com_adjustment_finds_the_offset_the_loads_imply(human):
     assert out["offset"][out["axis_kept"]] == 0.0
     with pytest.raises(ValueError):
         kt.estimate_com_adjustment(model, "Head", qs, t, loads[:5], ["Pelvis"])
+
+
+def test_soles_fitted_to_a_pitched_stance(human):
+    """fit_soles_to_stance: a figure standing pitched 15 deg toe down gets soles tilted 15 deg in the
+    foot frame (sole_tilt), flat on the ground at that pose; bad arguments raise."""
+    model, feet, q0 = human
+    q = q0.copy()
+    half = np.radians(15.0) / 2.0
+    q[3:7] = [np.cos(half), 0.0, np.sin(half), 0.0]  # base quaternion (w, x, y, z): pitch about y
+    qs = np.tile(q, (10, 1))
+    t = np.arange(10) * 0.01
+    fitted = kt.fit_soles_to_stance(model, feet, qs, t)
+    assert [f["link"] for f in fitted] == ["RightFoot", "LeftFoot"]
+    data = kt.Data(model)
+    kt.forward_kinematics(model, data, q)
+    for before, after in zip(feet, fitted):
+        assert kt.sole_tilt(model, before) == pytest.approx(0.0, abs=1e-9)
+        assert np.degrees(kt.sole_tilt(model, after)) == pytest.approx(15.0, abs=1e-6)
+        R, p = kt.frame_placement(model, data, model.frame_id(after["link"]))
+        z = (after["points"] @ R.T + p)[:, 2]
+        assert np.ptp(z) < 1e-9
+    with pytest.raises(ValueError):
+        kt.fit_soles_to_stance(model, feet, qs, t, still_speed=0.0)
+    with pytest.raises(ValueError):
+        kt.fit_soles_to_stance(model, feet, qs, np.zeros(10))

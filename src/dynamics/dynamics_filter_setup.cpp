@@ -4,6 +4,10 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
+#include <vector>
+
+#include <Eigen/Eigenvalues>
 #include <string>
 
 #include "kinetrack/core/errors.hpp"
@@ -102,6 +106,69 @@ std::vector<ContactBody> footContacts(const Model& model, const Vector3d& up) {
   throw InvalidArgument("footContacts: model '" + model.name() +
                         "' has neither RightFoot/RightToe/LeftFoot/LeftToe (built-in human models) nor "
                         "calcn_r/toes_r/calcn_l/toes_l (OpenSim gait models) links");
+}
+
+std::vector<ContactBody> fitSolesToStance(const Model& model, std::vector<ContactBody> contacts,
+                                          std::span<const Configuration> q, std::span<const double> times,
+                                          const GroundPlane& ground, double still_speed, int min_frames) {
+  if (q.size() != times.size())
+    throw InvalidArgument("fitSolesToStance: " + std::to_string(q.size()) + " configurations but " +
+                          std::to_string(times.size()) + " times");
+  if (q.size() < 3) throw InvalidArgument("fitSolesToStance: needs at least 3 frames");
+  if (!(still_speed > 0.0) || !std::isfinite(still_speed))
+    throw InvalidArgument("fitSolesToStance: still_speed must be finite and > 0 (m/s)");
+  for (std::size_t k = 1; k < times.size(); ++k)
+    if (!(times[k] > times[k - 1])) throw InvalidArgument("fitSolesToStance: times must increase");
+  const std::size_t n = q.size(), nb = contacts.size();
+  // Link placements of every body at every frame.
+  std::vector<std::vector<Matrix3d>> R(nb, std::vector<Matrix3d>(n));
+  std::vector<std::vector<Vector3d>> p(nb, std::vector<Vector3d>(n));
+  Data data(model);
+  for (std::size_t k = 0; k < n; ++k) {
+    forwardKinematics(model, data, q[k]);
+    for (std::size_t b = 0; b < nb; ++b) {
+      const auto& X = data.link[static_cast<std::size_t>(contacts[b].link.value)];
+      R[b][k] = X.R;
+      p[b][k] = X.p;
+    }
+  }
+  const Vector3d up = ground.normal.normalized();
+  for (std::size_t b = 0; b < nb; ++b) {
+    ContactBody& body = contacts[b];
+    if (body.points.empty()) continue;
+    Vector3d sum = Vector3d::Zero();
+    int still = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t a = k == 0 ? 0 : k - 1, c = k + 1 == n ? k : k + 1;
+      Vector3d vel = (p[b][c] - p[b][a]) / (times[c] - times[a]) - ground.velocity;
+      vel -= vel.dot(up) * up;  // along the surface
+      const double vz = ((p[b][c] - p[b][a]) / (times[c] - times[a])).dot(up);
+      if (!R[b][k].allFinite() || !vel.allFinite() || std::hypot(vel.norm(), vz) > still_speed) continue;
+      sum += R[b][k].transpose() * up;
+      ++still;
+    }
+    if (still < min_frames || sum.norm() < 1e-9) continue;
+    const Vector3d u = sum.normalized();  // the ground normal in the link frame, flat stance
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const Vector3d& x : body.points) lowest = std::min(lowest, u.dot(x));
+    for (Vector3d& x : body.points) x -= (u.dot(x) - lowest) * u;
+  }
+  return contacts;
+}
+
+double soleTilt(const Model& model, const ContactBody& body, const Vector3d& up) {
+  if (body.points.size() < 3) throw InvalidArgument("soleTilt: '" + body.name + "' has fewer than 3 points");
+  Vector3d mean = Vector3d::Zero();
+  for (const Vector3d& x : body.points) mean += x;
+  mean /= static_cast<double>(body.points.size());
+  Eigen::Matrix3d S = Eigen::Matrix3d::Zero();
+  for (const Vector3d& x : body.points) S += (x - mean) * (x - mean).transpose();
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(S);
+  const Vector3d normal = eig.eigenvectors().col(0);  // smallest spread
+  Data neutral(model);
+  forwardKinematics(model, neutral, Configuration(model));
+  const Vector3d u = neutral.link[static_cast<std::size_t>(body.link.value)].R.transpose() * up.normalized();
+  return std::acos(std::min(1.0, std::abs(normal.dot(u))));
 }
 
 namespace {

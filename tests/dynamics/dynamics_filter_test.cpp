@@ -51,6 +51,44 @@ TEST(DynamicsFilter, FootContactsOfTheBuiltInHumanLieOnTheSole) {
   EXPECT_THROW(footContacts(ModelBuilder("bare", "base", BaseType::Floating).build()), InvalidArgument);
 }
 
+// fitSolesToStance: a figure standing pitched 15° toe down (the whole body, so the feet too)
+// gets soles tilted 15° in the foot frame, lying flat on the ground at that pose, their lowest
+// point kept; a foot that never stands still keeps the model's sole; bad input throws.
+TEST(DynamicsFilter, SolesFittedToAPitchedStanceLieFlatOnTheGround) {
+  const auto m = human();
+  const std::vector<ContactBody> feet = footContacts(*m);
+  Configuration q(*m);
+  q.base_rotation = Eigen::AngleAxisd(15.0 * M_PI / 180.0, Vector3d::UnitY()).toRotationMatrix();
+  std::vector<Configuration> qs(10, q);
+  std::vector<double> t(10);
+  for (int k = 0; k < 10; ++k) t[static_cast<std::size_t>(k)] = 0.01 * k;
+  const std::vector<ContactBody> fitted = fitSolesToStance(*m, feet, qs, t, GroundPlane{});
+  ASSERT_EQ(fitted.size(), 2u);
+  Data d(*m);
+  forwardKinematics(*m, d, q);
+  for (std::size_t b = 0; b < 2; ++b) {
+    EXPECT_NEAR(soleTilt(*m, feet[b]), 0.0, 1e-9);
+    EXPECT_NEAR(soleTilt(*m, fitted[b]) * 180.0 / M_PI, 15.0, 1e-6);
+    const Transform& X = d.link[static_cast<std::size_t>(feet[b].link.value)];
+    double low_before = 1e9, low_after = 1e9, high_after = -1e9;
+    for (const Vector3d& p : feet[b].points) low_before = std::min(low_before, (X.p + X.R * p).z());
+    for (const Vector3d& p : fitted[b].points) {
+      low_after = std::min(low_after, (X.p + X.R * p).z());
+      high_after = std::max(high_after, (X.p + X.R * p).z());
+    }
+    EXPECT_NEAR(low_after, low_before, 1e-12);
+    EXPECT_NEAR(high_after, low_after, 1e-12);  // flat on the ground at the stance pose
+  }
+  // Moving at 1 m/s in every frame: never still, the soles stay the model's.
+  for (int k = 0; k < 10; ++k) qs[static_cast<std::size_t>(k)].base_position.x() = 0.01 * k;
+  const std::vector<ContactBody> moving = fitSolesToStance(*m, feet, qs, t, GroundPlane{}, 0.15);
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t i = 0; i < feet[b].points.size(); ++i) EXPECT_EQ(moving[b].points[i], feet[b].points[i]);
+  EXPECT_THROW(fitSolesToStance(*m, feet, qs, std::vector<double>(9, 0.0), GroundPlane{}), InvalidArgument);
+  EXPECT_THROW(fitSolesToStance(*m, feet, qs, std::vector<double>(10, 0.0), GroundPlane{}), InvalidArgument);
+  EXPECT_THROW(fitSolesToStance(*m, feet, qs, t, GroundPlane{}, 0.0), InvalidArgument);
+}
+
 // The filter's output against forward dynamics, frame by frame, over 1 s of a swaying stance
 // whose right foot lifts at 0.6 s: ABA at the filtered state under τ (actuated rows; the base
 // gets nothing) and the contact wrenches gives the filter's ν̇, and the semi-implicit Euler step

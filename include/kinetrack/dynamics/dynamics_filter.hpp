@@ -69,6 +69,24 @@ struct ContactBody {
 /// Throws InvalidArgument naming the links it looked for otherwise.
 std::vector<ContactBody> footContacts(const Model& model, const Vector3d& up = Vector3d::UnitZ());
 
+/// The soles of `contacts` refitted to how a motion puts its feet down: for each body, the
+/// frames where its link origin moves at most `still_speed` (m/s, relative to `ground`'s
+/// surface; central differences over `times`, s) are its flat stances; the mean of the ground
+/// normal seen in the link frame over those frames is the sole's normal, and every point is moved
+/// along it onto the plane through the lowest of them (their footprint seen along that normal is
+/// kept). Why: a capture retargeted onto a model may hold its feet pitched against the model's
+/// zero pose (the Bandai walk on human66: 17° toe down while standing), so that only the ball
+/// points of the model's sole touch — a contact without a support polygon along the foot, and a
+/// figure that falls backward over the balls (docs/dynamics_filter.md). A body with fewer than
+/// `min_frames` still frames is left as it is. Throws InvalidArgument for sizes that differ,
+/// fewer than 3 frames, times not increasing, or still_speed ≤ 0.
+std::vector<ContactBody> fitSolesToStance(const Model& model, std::vector<ContactBody> contacts,
+                                          std::span<const Configuration> q, std::span<const double> times,
+                                          const GroundPlane& ground, double still_speed = 0.15, int min_frames = 5);
+/// Tilt (rad) between each body's sole normal and the one footContacts gives at the zero pose
+/// (`up`): how far fitSolesToStance moved the sole plane.
+double soleTilt(const Model& model, const ContactBody& body, const Vector3d& up = Vector3d::UnitZ());
+
 /// Where the contact set of each frame comes from.
 enum class ContactSource : std::uint8_t {
   /// From the reference motion: a body is in contact when its lowest point is at most
