@@ -11,6 +11,7 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/joint_csv.hpp"
 #include "kinetrack/io/model_source.hpp"
+#include "kinetrack/model/human_models.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/viewer/viewer.hpp"
 
@@ -104,7 +105,7 @@ TEST(Viewer, RejectsAResultOfAnotherModelAndAMismatchedCapture) {
   KINETRACK_REQUIRE_SHARED(bvh, kWalk);
   ScratchDir dir;
   const Tracked t = trackWalk(dir, bvh);
-  const Model human48 = io::loadModel({.model = "human48"}).model;
+  const Model human48 = makeBuiltinModel("human48");
   try {
     (void)viewer::buildViewerData(human48, t.result);
     FAIL() << "expected InvalidArgument";
