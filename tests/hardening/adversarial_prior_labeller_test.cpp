@@ -203,52 +203,44 @@ bool sameState(const Configuration& a, const Configuration& b) {
 
 class AdversarialSparsePrior : public ::testing::TestWithParam<Attack> {};
 
-TEST_P(AdversarialSparsePrior, SparsePriorIkOnHuman66) {
+// One attacked stream through a sparse solver: `solve(ik, targets, f)` runs frame f.
+template <class Ik, class Solve>
+void runSparseStream(Ik& ik, Attack attack, std::uint64_t seed, const std::string& what, Solve solve) {
   const SparseCase& c = sparseCase();
   const Model& m = *c.model;
-  prior::SparsePriorIk ik(c.model, kSparseTargets, &c.prior);
   ik.setState(c.walk.front());
   Data d(m);
-  AttackPlan plan(GetParam(), 43);
+  AttackPlan plan(attack, seed);
   std::vector<std::uint8_t> hit(kSparseTargets.size());
   std::array<Transform, 3> targets{};
   Tally tally;
   for (int f = 0; f < kAdversarialFrames; ++f) {
     attackSparse(plan, c, d, f, hit, targets);
     const Configuration before = ik.state();
-    const prior::SparseFrameResult r = ik.solve(targets, (f / 50) % 2 == 1);
+    const prior::SparseFrameResult r = solve(ik, targets, f);
     if (validTargets(targets))
       tally.addStatus(r.fallbacks > 0 ? 1 : 0), tally.checkOutput({r.position_error, r.orientation_error});
     else
       tally.addRefused(), expectRefused(r, sameState(before, ik.state()), f);
     tally.checkState(m, ik.state(), f);
   }
-  tally.expectClean(kAdversarialFrames, std::string("sparse prior IK ") + attackName(GetParam()));
+  tally.expectClean(kAdversarialFrames, what + " " + attackName(plan.attack()));
   std::cout << tally.summary() << " (1 = a prior group fell back), worst limit excess " << tally.limit_excess << '\n';
 }
 
+TEST_P(AdversarialSparsePrior, SparsePriorIkOnHuman66) {
+  prior::SparsePriorIk ik(sparseCase().model, kSparseTargets, &sparseCase().prior);
+  runSparseStream(ik, GetParam(), 43, "sparse prior IK",
+                  [](prior::SparsePriorIk& s, const std::array<Transform, 3>& t, int f) {
+                    return s.solve(t, (f / 50) % 2 == 1);  // the prior on and off every 50 frames
+                  });
+}
+
 TEST_P(AdversarialSparsePrior, DynWithThePriorOnHuman66) {
-  const SparseCase& c = sparseCase();
-  const Model& m = *c.model;
-  prior::SparseDynamicalIk ik(c.model, kSparseTargets, &c.prior);
-  ik.setState(c.walk.front());
-  Data d(m);
-  AttackPlan plan(GetParam(), 47);
-  std::vector<std::uint8_t> hit(kSparseTargets.size());
-  std::array<Transform, 3> targets{};
-  Tally tally;
-  for (int f = 0; f < kAdversarialFrames; ++f) {
-    attackSparse(plan, c, d, f, hit, targets);
-    const Configuration before = ik.state();
-    const prior::SparseFrameResult r = ik.solve(targets, 1.0 / 30.0);
-    if (validTargets(targets))
-      tally.addStatus(r.fallbacks > 0 ? 1 : 0), tally.checkOutput({r.position_error, r.orientation_error});
-    else
-      tally.addRefused(), expectRefused(r, sameState(before, ik.state()), f);
-    tally.checkState(m, ik.state(), f);
-  }
-  tally.expectClean(kAdversarialFrames, std::string("DYN + prior ") + attackName(GetParam()));
-  std::cout << tally.summary() << " (1 = a prior group fell back), worst limit excess " << tally.limit_excess << '\n';
+  prior::SparseDynamicalIk ik(sparseCase().model, kSparseTargets, &sparseCase().prior);
+  runSparseStream(
+      ik, GetParam(), 47, "DYN + prior",
+      [](prior::SparseDynamicalIk& s, const std::array<Transform, 3>& t, int) { return s.solve(t, 1.0 / 30.0); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Attacks, AdversarialSparsePrior, ::testing::ValuesIn(kAttacks), AttackName());
