@@ -45,12 +45,19 @@ if ! command -v clang++-14 >/dev/null 2>&1 ||
 fi
 
 build=build-fuzz
+launcher=()  # ccache when the machine has it (a fresh machine may not)
+command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# Two campaigns at once (one reader per core) share the build: one configures and builds at a time.
+mkdir -p "$build"
+exec 9>"$build/.build.lock"
+flock 9
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
   -DCMAKE_C_COMPILER=clang-14 -DKINETRACK_FUZZ=ON -DKINETRACK_BUILD_TESTS=OFF -DKINETRACK_BUILD_BENCH=OFF \
-  -DKINETRACK_PYTHON=OFF -DKINETRACK_MPI=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=ccache > /dev/null
+  -DKINETRACK_PYTHON=OFF -DKINETRACK_MPI=OFF "${launcher[@]}" > /dev/null
 targets=()
 for r in "${readers[@]}"; do targets+=(--target "fuzz_$r"); done
 cmake --build "$build" -j2 "${targets[@]}"
+flock -u 9
 
 shared=../shared
 # Compact seeds: the shared files shortened to 3 frames (frame counts patched) or, for models, a
