@@ -8,9 +8,9 @@ of 562). This script writes, for each reader, the same files shortened to a few 
 frame counts patched so they stay valid) or, for models, to a few of each element, into
 OUTDIR/<reader>/. For the fuzzer's speed (executions per second fall with the input's size) they
 also lose what the readers never read: MVNX sensors, joints and per-frame angles, most of a C3D
-parameter section's DESCRIPTIONS text, an .osim model's left side. Six small C3D files written
-here (Intel, DEC and MIPS; float and integer data) join them: the shared C3D files are all Intel
-floats. scripts/fuzz.sh calls it; the outputs live in the build tree, never in the
+parameter section's DESCRIPTIONS text, an .osim model's left side; URDF robots are cut to their
+first dozen links. Six small C3D files written here (Intel, DEC and MIPS; float and integer data)
+join them: the shared C3D files are all Intel floats. scripts/fuzz.sh calls it; the outputs live in the build tree, never in the
 project (the originals are ../shared's).
 
 Usage: scripts/fuzz_seeds.py SHARED OUTDIR [--frames N]
@@ -149,6 +149,46 @@ def osim(path: Path, keep: int) -> bytes | None:
                 objects.remove(child)
     drop_left_side(root)
     for e in root.iter():  # indentation
+        if e.text is not None and not e.text.strip():
+            e.text = None
+        if e.tail is not None and not e.tail.strip():
+            e.tail = None
+    return xml_bytes(tree)
+
+
+def urdf(path: Path, keep: int) -> bytes | None:
+    """The robot cut to its first links: the first 4 * `keep` links of the file and the joints
+    between them (still one tree: the files list links root first), the visual and collision
+    shapes of the first `keep` of them, at most `keep` sensors, no <gazebo> or <transmission>
+    extensions (the reader never reads them), no indentation. The human-gazebo and iCub files
+    are 50-170 KB, 30-100 KB even without their shapes; cut like this, 3-6 KB."""
+    tree = ET.parse(path)
+    root = tree.getroot()
+    links = [e.get("name") for e in root.findall("link")][: 4 * keep]
+    kept = set(links)
+    # A link stays if it is among the first ones and the root or reached from a kept parent.
+    children = {}
+    for j in root.findall("joint"):
+        p, c = j.find("parent"), j.find("child")
+        if p is not None and c is not None:
+            children[c.get("link")] = p.get("link")
+    kept = {n for n in kept if n not in children or children[n] in kept}
+    for child in list(root):
+        drop = child.tag in ("gazebo", "transmission")
+        if child.tag == "link":
+            drop = child.get("name") not in kept
+        elif child.tag == "joint":
+            p, c = child.find("parent"), child.find("child")
+            drop = p is None or c is None or p.get("link") not in kept or c.get("link") not in kept
+        if drop:
+            root.remove(child)
+    for sensor in root.findall("sensor")[keep:]:
+        root.remove(sensor)
+    for link in root.findall("link")[keep:]:
+        for child in list(link):
+            if child.tag in ("visual", "collision"):
+                link.remove(child)
+    for e in root.iter():
         if e.text is not None and not e.text.strip():
             e.text = None
         if e.tail is not None and not e.tail.strip():
@@ -459,6 +499,7 @@ READERS = {
     "mvnx": ("*.mvnx", mvnx),
     "osim": ("*.osim", osim),
     "c3d": ("*.c3d", c3d_small),
+    "urdf": ("*.urdf", urdf),
 }
 
 
