@@ -9,9 +9,10 @@ frame counts patched so they stay valid) or, for models, to a few of each elemen
 OUTDIR/<reader>/. For the fuzzer's speed (executions per second fall with the input's size) they
 also lose what the readers never read: MVNX sensors, joints and per-frame angles, most of a C3D
 parameter section's DESCRIPTIONS text, an .osim model's left side; URDF robots are cut to their
-first dozen links. Six small C3D files written here (Intel, DEC and MIPS; float and integer data)
-join them: the shared C3D files are all Intel floats. scripts/fuzz.sh calls it; the outputs live in the build tree, never in the
-project (the originals are ../shared's).
+first dozen links, a VSK subject to its parameters. Six small C3D files written here (Intel,
+DEC and MIPS; float and integer data) join them: the shared C3D files are all Intel floats.
+scripts/fuzz.sh calls it; the outputs live in the build tree, never in the project (the originals
+are ../shared's).
 
 Usage: scripts/fuzz_seeds.py SHARED OUTDIR [--frames N]
 """
@@ -189,6 +190,25 @@ def urdf(path: Path, keep: int) -> bytes | None:
             if child.tag in ("visual", "collision"):
                 link.remove(child)
     for e in root.iter():
+        if e.text is not None and not e.text.strip():
+            e.text = None
+        if e.tail is not None and not e.tail.strip():
+            e.tail = None
+    return xml_bytes(tree)
+
+
+def vsk(path: Path, keep: int) -> bytes | None:
+    """The subject's <Parameters> only (the reader reads nothing else: skeleton, marker set and
+    sticks go), each parameter with its NAME, VALUE and PRIOR; 62 KB become about 6 KB."""
+    tree = ET.parse(path)
+    root = tree.getroot()
+    for child in list(root):
+        if child.tag != "Parameters":
+            root.remove(child)
+    for e in root.iter():
+        for attribute in list(e.attrib):
+            if e is not root and attribute not in ("NAME", "VALUE", "PRIOR"):
+                del e.attrib[attribute]
         if e.text is not None and not e.text.strip():
             e.text = None
         if e.tail is not None and not e.tail.strip():
@@ -500,6 +520,7 @@ READERS = {
     "osim": ("*.osim", osim),
     "c3d": ("*.c3d", c3d_small),
     "urdf": ("*.urdf", urdf),
+    "vsk": ("*.vsk", vsk),
 }
 
 
