@@ -175,8 +175,8 @@ void readWith(const std::string& path, const std::string& text) {
 #elif defined(KINETRACK_FUZZ_IS_c3d)
   // The options from the input's last byte: every option path, one read per execution.
   const unsigned char last = text.empty() ? 0 : static_cast<unsigned char>(text.back());
-  (void)io::readC3d(path, {.z_up = (last & 1) == 0, .keep_virtual_points = (last & 2) != 0,
-                           .keep_unlabeled = (last & 4) != 0});
+  (void)io::readC3d(
+      path, {.z_up = (last & 1) == 0, .keep_virtual_points = (last & 2) != 0, .keep_unlabeled = (last & 4) != 0});
 #elif defined(KINETRACK_FUZZ_IS_osim)
   try {
     (void)io::readOpenSimModel(path);
