@@ -85,6 +85,15 @@ def qtm(path: Path, frames: int) -> bytes | None:
     return "".join(out).encode("utf-8", "surrogateescape")
 
 
+def drop_indentation(root: ET.Element) -> None:
+    """Empties the whitespace-only text and tails (the indentation) of every element."""
+    for e in root.iter():
+        if e.text is not None and not e.text.strip():
+            e.text = None
+        if e.tail is not None and not e.tail.strip():
+            e.tail = None
+
+
 def xml_bytes(tree: ET.ElementTree) -> bytes:
     return ET.tostring(tree.getroot(), encoding="utf-8", xml_declaration=True)
 
@@ -118,11 +127,7 @@ def mvnx(path: Path, frames: int) -> bytes | None:
         if parent.tag.endswith("points"):
             for child in list(parent)[3:]:
                 parent.remove(child)
-    for e in tree.getroot().iter():
-        if e.text is not None and not e.text.strip():
-            e.text = None
-        if e.tail is not None and not e.tail.strip():
-            e.tail = None
+    drop_indentation(tree.getroot())
     return xml_bytes(tree)
 
 
@@ -149,11 +154,7 @@ def osim(path: Path, keep: int) -> bytes | None:
             for child in list(objects)[4:]:
                 objects.remove(child)
     drop_left_side(root)
-    for e in root.iter():  # indentation
-        if e.text is not None and not e.text.strip():
-            e.text = None
-        if e.tail is not None and not e.tail.strip():
-            e.tail = None
+    drop_indentation(root)
     return xml_bytes(tree)
 
 
@@ -189,17 +190,13 @@ def urdf(path: Path, keep: int) -> bytes | None:
         for child in list(link):
             if child.tag in ("visual", "collision"):
                 link.remove(child)
-    for e in root.iter():
-        if e.text is not None and not e.text.strip():
-            e.text = None
-        if e.tail is not None and not e.tail.strip():
-            e.tail = None
+    drop_indentation(root)
     return xml_bytes(tree)
 
 
 def vsk(path: Path, keep: int) -> bytes | None:
     """The subject's <Parameters> only (the reader reads nothing else: skeleton, marker set and
-    sticks go), each parameter with its NAME, VALUE and PRIOR; 62 KB become about 6 KB."""
+    sticks go), each parameter with its NAME, VALUE and PRIOR; 62 KB become 11.5 KB."""
     tree = ET.parse(path)
     root = tree.getroot()
     for child in list(root):
@@ -209,10 +206,7 @@ def vsk(path: Path, keep: int) -> bytes | None:
         for attribute in list(e.attrib):
             if e is not root and attribute not in ("NAME", "VALUE", "PRIOR"):
                 del e.attrib[attribute]
-        if e.text is not None and not e.text.strip():
-            e.text = None
-        if e.tail is not None and not e.tail.strip():
-            e.tail = None
+    drop_indentation(root)
     return xml_bytes(tree)
 
 
