@@ -87,7 +87,9 @@ class Validator {
     }
     if (links_.empty()) fail(robot, "the robot has no <link>");
     std::set<std::string> joints;
-    std::map<std::string, std::string> parent_of;
+    std::map<std::string, std::string> parent_of;       // child link -> its parent joint
+    std::map<std::string, std::string> parent_link_of;  // child link -> its parent link
+    std::map<std::string, const tinyxml2::XMLElement*> joint_of_child;
     for (auto* j = robot->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint")) {
       const char* name = j->Attribute("name");
       if (!name || !*name) fail(j, "<joint> without a name");
@@ -116,6 +118,8 @@ class Validator {
       if (parent_of.count(child))
         fail(j, owner + ": link '" + child + "' already has parent joint '" + parent_of[child] + "'");
       parent_of[child] = name;
+      parent_link_of[child] = parent;
+      joint_of_child[child] = j;
       if (auto* o = j->FirstChildElement("origin")) {
         numbers(o, "xyz", 3, owner);
         numbers(o, "rpy", 3, owner);
@@ -166,6 +170,18 @@ class Validator {
       fail(robot, roots.empty() ? "the joints form a cycle: no root link"
                                 : "the model has " + std::to_string(roots.size()) + " root links (" + list +
                                       "); a URDF must be a single tree");
+    }
+    // One root and one parent per link can still hide a cycle that never reaches the root
+    // (a -> b -> a beside the tree). urdfdom would build it as a ring of shared pointers and
+    // leak it (found by fuzzing); every link's chain of parents must end at the root.
+    for (const auto& l : links_) {
+      std::string at = l;
+      for (std::size_t steps = 0; parent_link_of.count(at); ++steps) {
+        if (steps > links_.size())
+          fail(joint_of_child[l], "joint '" + parent_of[l] + "': link '" + l +
+                                      "' is on a cycle of joints that never reaches the root link '" + roots[0] + "'");
+        at = parent_link_of[at];
+      }
     }
   }
 

@@ -367,6 +367,12 @@ TEST(UrdfErrors, RevoluteWithoutLimit) {
 
 TEST(UrdfErrors, TwoRootLinks) { expectParseError("two_roots.urdf", 2, {"2 root links", "base", "floating_box"}); }
 
+// Found by fuzzing: one root and one parent per link, but a -> b -> a beside the tree. urdfdom
+// leaked the ring; the reader now refuses it at the cycle's joint.
+TEST(UrdfErrors, ACycleDetachedFromTheRoot) {
+  expectParseError("detached_cycle.urdf", 17, {"joint 'b_to_a'", "link 'a'", "cycle", "root link 'base'"});
+}
+
 TEST(UrdfErrors, InMemoryTextUsesTheSourceName) {
   const std::string xml =
       "<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n"
