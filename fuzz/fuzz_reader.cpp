@@ -90,6 +90,16 @@ const std::string& tempPath() {
   return model;
 }
 
+/// Runs `read`; a refusal (ParseError, InvalidArgument) ends it, anything else escapes.
+template <class Read>
+void ignoringRefusals(const Read& read) {
+  try {
+    read();
+  } catch (const kinetrack::ParseError&) {
+  } catch (const kinetrack::InvalidArgument&) {
+  }
+}
+
 /// A finding that is not a crash: reported on stderr and aborted, so libFuzzer keeps the input.
 [[noreturn, maybe_unused]] void finding(const std::string& what) {
   std::fprintf(stderr, "fuzz_%s: %s\n", KINETRACK_FUZZ_STR(KINETRACK_FUZZ_READER), what.c_str());
@@ -140,19 +150,10 @@ void trackAndCheck(const Model& model, const track::Capture& capture, const trac
 void readCapture(const std::string& path) {
   track::Capture capture = track::loadCapture(path);
   std::optional<track::TrackSetup> own;
-  if (capture.bvh) {
-    try {  // --model from-clip, with the file's own joint values as ground truth
-      own = track::setupFromClip(capture, io::BvhUnits::Auto, true);
-    } catch (const kinetrack::ParseError&) {
-    } catch (const kinetrack::InvalidArgument&) {
-    }
-  }
+  // --model from-clip, with the file's own joint values as ground truth
+  if (capture.bvh) ignoringRefusals([&] { own = track::setupFromClip(capture, io::BvhUnits::Auto, true); });
   std::optional<track::TrackSetup> on_human;
-  try {
-    on_human = track::setupOnModel(human66(), capture, "auto");
-  } catch (const kinetrack::ParseError&) {
-  } catch (const kinetrack::InvalidArgument&) {
-  }
+  ignoringRefusals([&] { on_human = track::setupOnModel(human66(), capture, "auto"); });
   // Planned on the whole clip (calibration, ground truth), tracked on its first frames.
   keepFirstFrames(capture.clip, own ? &own->truth : nullptr);
   if (own) trackAndCheck(own->model, capture, *own, &own->truth);
@@ -178,27 +179,16 @@ void readWith(const std::string& path, const std::string& text) {
   (void)io::readC3d(
       path, {.z_up = (last & 1) == 0, .keep_virtual_points = (last & 2) != 0, .keep_unlabeled = (last & 4) != 0});
 #elif defined(KINETRACK_FUZZ_IS_osim)
-  try {
-    (void)io::readOpenSimModel(path);
-  } catch (const kinetrack::ParseError&) {
-  } catch (const kinetrack::InvalidArgument&) {
-  }
+  ignoringRefusals([&] { (void)io::readOpenSimModel(path); });
   (void)io::parseOpenSimMuscles(text, "fuzz.osim");
 #elif defined(KINETRACK_FUZZ_IS_urdf)
   (void)path;
   (void)io::parseUrdf(text, "fuzz.urdf");
 #elif defined(KINETRACK_FUZZ_IS_setup)
   // Each reader refuses the others' root elements quickly; the seeds hold every kind.
-  const auto tryRead = [](const auto& read) {
-    try {
-      read();
-    } catch (const kinetrack::ParseError&) {
-    } catch (const kinetrack::InvalidArgument&) {
-    }
-  };
-  tryRead([&] { (void)io::parseIkSetup(text, "fuzz_Setup_IK.xml"); });
-  tryRead([&] { (void)io::parseIdSetup(text, "fuzz_Setup_ID.xml"); });
-  tryRead([&] { (void)io::parseExternalLoadsSpec(text, "fuzz_ExternalLoads.xml"); });
+  ignoringRefusals([&] { (void)io::parseIkSetup(text, "fuzz_Setup_IK.xml"); });
+  ignoringRefusals([&] { (void)io::parseIdSetup(text, "fuzz_Setup_ID.xml"); });
+  ignoringRefusals([&] { (void)io::parseExternalLoadsSpec(text, "fuzz_ExternalLoads.xml"); });
   (void)io::readStaticOptimizationSetup(path);
 #elif defined(KINETRACK_FUZZ_IS_segment_map)
   (void)text;
@@ -227,10 +217,10 @@ void readWith(const std::string& path, const std::string& text) {
   (void)path;
   const io::WrenchTrajectory w = io::parseWrenchCsv(text, "fuzz.csv");
   (void)io::bindWrenchBodies(w, human66());
-  std::vector<double> times;  // the file's range sampled at 4 points and one past each end
+  std::vector<double> times;  // the file's range: its ends, two points inside, one time past each end
   if (!w.times.empty()) {
-    const double a = w.times.front(), b = w.times.back();
-    for (double s : {-0.5, 0.0, 0.3, 0.7, 1.0, 1.5}) times.push_back(a + s * (b - a) + (s < 0 ? -1 : s > 1 ? 1 : 0));
+    const double a = w.times.front(), b = w.times.back(), d = b - a;
+    times = {a - 1.0 - 0.5 * d, a, a + 0.3 * d, a + 0.7 * d, b, b + 1.0 + 0.5 * d};
   }
   (void)io::resampleWrenches(w, times, io::WrenchOutside::Zero);
 #elif defined(KINETRACK_FUZZ_IS_point_csv)
@@ -239,10 +229,7 @@ void readWith(const std::string& path, const std::string& text) {
 #elif defined(KINETRACK_FUZZ_IS_vsk)
   (void)path;
   const io::VskSubject subject = io::parseVsk(text, "fuzz.vsk");
-  try {
-    (void)subject.height();
-  } catch (const kinetrack::InvalidArgument&) {
-  }
+  ignoringRefusals([&] { (void)subject.height(); });
   (void)subject.mass();
 #endif
 }
@@ -256,10 +243,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::fwrite(data, 1, size, f);
     std::fclose(f);
   }
-  try {
-    readWith(path, text);
-  } catch (const kinetrack::ParseError&) {
-  } catch (const kinetrack::InvalidArgument&) {
-  }
+  ignoringRefusals([&] { readWith(path, text); });
   return 0;
 }

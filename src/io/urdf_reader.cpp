@@ -87,9 +87,11 @@ class Validator {
     }
     if (links_.empty()) fail(robot, "the robot has no <link>");
     std::set<std::string> joints;
-    std::map<std::string, std::string> parent_of;       // child link -> its parent joint
-    std::map<std::string, std::string> parent_link_of;  // child link -> its parent link
-    std::map<std::string, const tinyxml2::XMLElement*> joint_of_child;
+    struct ParentJoint {
+      std::string joint, link;  // the joint's name and its parent link
+      const tinyxml2::XMLElement* element = nullptr;
+    };
+    std::map<std::string, ParentJoint> parent_of;  // child link -> its parent joint
     for (auto* j = robot->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint")) {
       const char* name = j->Attribute("name");
       if (!name || !*name) fail(j, "<joint> without a name");
@@ -116,10 +118,8 @@ class Validator {
       const std::string child = link_ref("child");
       if (parent == child) fail(j, owner + ": parent and child are the same link '" + parent + "'");
       if (parent_of.count(child))
-        fail(j, owner + ": link '" + child + "' already has parent joint '" + parent_of[child] + "'");
-      parent_of[child] = name;
-      parent_link_of[child] = parent;
-      joint_of_child[child] = j;
+        fail(j, owner + ": link '" + child + "' already has parent joint '" + parent_of[child].joint + "'");
+      parent_of[child] = {name, parent, j};
       if (auto* o = j->FirstChildElement("origin")) {
         numbers(o, "xyz", 3, owner);
         numbers(o, "rpy", 3, owner);
@@ -176,11 +176,12 @@ class Validator {
     // leak it (found by fuzzing); every link's chain of parents must end at the root.
     for (const auto& l : links_) {
       std::string at = l;
-      for (std::size_t steps = 0; parent_link_of.count(at); ++steps) {
+      for (std::size_t steps = 0; parent_of.count(at); ++steps) {
         if (steps > links_.size())
-          fail(joint_of_child[l], "joint '" + parent_of[l] + "': link '" + l +
-                                      "' is on a cycle of joints that never reaches the root link '" + roots[0] + "'");
-        at = parent_link_of[at];
+          fail(parent_of[l].element, "joint '" + parent_of[l].joint + "': link '" + l +
+                                         "' is on a cycle of joints that never reaches the root link '" + roots[0] +
+                                         "'");
+        at = parent_of[at].link;
       }
     }
   }
