@@ -47,8 +47,8 @@ if ! command -v clang++-14 >/dev/null 2>&1 ||
 fi
 
 build=build-fuzz
-launcher=()  # ccache when the machine has it (a fresh machine may not)
-command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+launcher=()  # ccache when the machine has it, with paths relative to the checkout
+l=$(scripts/ccache_launcher.sh) && [ -n "$l" ] && launcher=("$l")
 # Two campaigns at once (one reader per core) share the build: one configures and builds at a time.
 mkdir -p "$build"
 exec 9>"$build/.build.lock"

@@ -82,6 +82,7 @@ packages=(
   libeigen3-dev liburdfdom-dev libtinyxml2-dev libconsole-bridge-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev libboost-dev
   coinor-libipopt-dev libglpk-dev
+  ccache
 )
 # Tests, benchmarks and their oracles (KDL, MuJoCo and DART: peers of our rigid-body dynamics; DART's
 # URDF loader is the separate libdart-utils-urdf-dev), the plots, the format check, and the Python
@@ -141,9 +142,11 @@ if [ "$build" -eq 1 ]; then
   # The sanitizer build is for the test suite: no benchmarks (timings under ASan mean nothing).
   with_bench="$with_tests"
   if [ "$sanitize" = ON ]; then with_bench=OFF; fi
+  launcher=()  # ccache, with paths relative to the checkout (scripts/ccache_launcher.sh)
+  l=$(scripts/ccache_launcher.sh) && [ -n "$l" ] && launcher=("$l")
   run cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DKINETRACK_SANITIZE="$sanitize" \
     -DKINETRACK_BUILD_TESTS="$with_tests" -DKINETRACK_BUILD_BENCH="$with_bench" -DKINETRACK_PYTHON="$with_python" \
-    -DKINETRACK_VIEWER="$with_viewer"
+    -DKINETRACK_VIEWER="$with_viewer" "${launcher[@]}"
   build_args=(--build "$build_dir" -j "$(nproc)")
   what="kinetrack"
   if [ "$with_tests" = ON ]; then what="kinetrack, tests"; fi

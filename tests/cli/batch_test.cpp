@@ -69,7 +69,7 @@ std::string mpiCommand(int ranks, const std::vector<std::string>& args) {
   // of the same tests keep it on.
   std::string cmd = "ASAN_OPTIONS=detect_leaks=0 " + shellQuote(KINETRACK_TEST_MPIEXEC) +
                     " -x ASAN_OPTIONS --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " " +
-                    shellQuote(KINETRACK_CLI_PATH) + " batch --mpi";
+                    shellQuote(kinetrack::testing::cliPath()) + " batch --mpi";
   for (const std::string& a : args) cmd += " " + shellQuote(a);
   return cmd;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Running the `kinetrack` binary from tests: capture stdout, stderr and the exit status, and
-// scratch directories unique to a test. KINETRACK_CLI_PATH is the binary (tests/CMakeLists.txt).
+// scratch directories unique to a test. testing::cliPath() is the binary.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "testing/shared_paths.hpp"
 
 namespace kinetrack::testing {
 
@@ -71,7 +72,7 @@ inline RunResult runCli(const std::vector<std::string>& args, const fs::path& cw
       fs::temp_directory_path() / ("kinetrack_cli_run_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   const std::string out = base.string() + ".out", err = base.string() + ".err";
   std::string cmd = cwd.empty() ? std::string() : "cd " + shellQuote(cwd.string()) + " && ";
-  cmd += shellQuote(KINETRACK_CLI_PATH);
+  cmd += shellQuote(kinetrack::testing::cliPath());
   for (const auto& a : args) cmd.append(" ").append(shellQuote(a));
   cmd.append(" >").append(shellQuote(out)).append(" 2>").append(shellQuote(err));
   const int raw = std::system(cmd.c_str());

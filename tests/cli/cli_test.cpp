@@ -1,4 +1,4 @@
-// End-to-end tests of the `kinetrack` command-line tool: runs the built binary (KINETRACK_CLI_PATH)
+// End-to-end tests of the `kinetrack` command-line tool: runs the built binary (testing::cliPath())
 // through the shell and checks exit status, stdout (text and JSON) and stderr.
 #include <gtest/gtest.h>
 

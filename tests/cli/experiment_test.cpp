@@ -1,5 +1,5 @@
 // End-to-end tests of `kinetrack experiment convergence` (DYN Fig. 8): runs the built binary
-// (KINETRACK_CLI_PATH) and checks the CSV's shape, the physics it records (K = 0 constant, a
+// (testing::cliPath()) and checks the CSV's shape, the physics it records (K = 0 constant, a
 // moderate K converges by orders of magnitude, K·Δt ≥ 2 is reported unstable), the plot, and the
 // exit status 2 with a message for every kind of bad input.
 #include <gtest/gtest.h>
@@ -23,9 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Source-tree scripts/ (tests/data is KINETRACK_TEST_DATA).
-const fs::path kPlotScript = fs::path(KINETRACK_TEST_DATA) / ".." / ".." / "scripts" / "plot_convergence.py";
-const fs::path kSourceRoot = fs::path(KINETRACK_TEST_DATA) / ".." / "..";
+/// Source-tree scripts/.
+const fs::path kPlotScript = fs::path(kinetrack::testing::sourceDir()) / "scripts" / "plot_convergence.py";
+const fs::path kSourceRoot = fs::path(kinetrack::testing::sourceDir());
 
 using kinetrack::testing::readFile;
 using kinetrack::testing::RunResult;

@@ -21,7 +21,7 @@ struct ScratchDir : kinetrack::testing::ScratchDir {
   ScratchDir() : kinetrack::testing::ScratchDir("kinetrack_retarget_") {}
 };
 
-const fs::path kScript = fs::path(KINETRACK_TEST_DATA) / ".." / ".." / "scripts" / "plot_retarget.py";
+const fs::path kScript = fs::path(kinetrack::testing::sourceDir()) / "scripts" / "plot_retarget.py";
 
 // An OpenSim model lives in a Y-up world: retargeting turns the clip onto it (model_up), so the
 // gait2354 hips follow a walk instead of sitting at their ±120° limits.

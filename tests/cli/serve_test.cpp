@@ -32,8 +32,8 @@ class ServeProcess {
       : out_(dir.file("serve.out")), err_(dir.file("serve.err")) {
     pid_ = ::fork();
     if (pid_ == 0) {
-      const std::string cmd = "exec " + shellQuote(KINETRACK_CLI_PATH) + " serve " + args + " --port 0 --udp-port 0 >" +
-                              shellQuote(out_) + " 2>" + shellQuote(err_);
+      const std::string cmd = "exec " + shellQuote(kinetrack::testing::cliPath()) + " serve " + args +
+                              " --port 0 --udp-port 0 >" + shellQuote(out_) + " 2>" + shellQuote(err_);
       ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }

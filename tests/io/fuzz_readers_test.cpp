@@ -322,7 +322,7 @@ void checkResolved(const SegmentMap& m, const std::string& text, const std::vect
 TEST(FuzzReaders, SegmentMap) {
   // The map files of maps/, then built-in maps written back with offsets and weights.
   std::vector<Fixture> files, generated;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(KINETRACK_SOURCE_DIR) + "/maps"))
+  for (const auto& e : std::filesystem::directory_iterator(kinetrack::testing::sourceDir() + "/maps"))
     if (e.path().extension() == ".json")
       files.push_back({"maps/" + e.path().filename().string(), slurp(e.path().string())});
   std::sort(files.begin(), files.end(), [](const Fixture& a, const Fixture& b) { return a.name < b.name; });

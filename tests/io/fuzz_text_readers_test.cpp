@@ -27,6 +27,7 @@
 #include "kinetrack/model/model_builder.hpp"
 #include "kinetrack/track/synthetic.hpp"
 #include "testing/mutations.hpp"
+#include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
 namespace {
@@ -192,7 +193,7 @@ TEST(FuzzReaders, Mot) {
 TEST(FuzzReaders, Urdf) {
   // The small hand-written fixtures (several deliberately broken), then real models.
   std::vector<Fixture> small;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(KINETRACK_TEST_DATA) + "/urdf"))
+  for (const auto& e : std::filesystem::directory_iterator(kinetrack::testing::testDataDir() + "/urdf"))
     small.push_back({e.path().filename().string(), slurp(e.path().string())});
   std::sort(small.begin(), small.end(), [](const Fixture& a, const Fixture& b) { return a.name < b.name; });
   const std::vector<Fixture> large = sharedFixtures(
@@ -484,7 +485,7 @@ void checkOpenSim(const OpenSimModel& m) {
 
 TEST(FuzzReaders, OpenSimModel) {
   std::vector<Fixture> small = {
-      {"synthetic_40.osim", slurp(std::string(KINETRACK_TEST_DATA) + "/opensim/synthetic_40.osim")}};
+      {"synthetic_40.osim", slurp(kinetrack::testing::testDataDir() + "/opensim/synthetic_40.osim")}};
   for (Fixture& fx : sharedFixtures({"data/opensim/arm26_inverse_dynamics/arm26.osim",
                                      "data/opensim/arm26_static_optimization/arm26.osim",
                                      "data/opensim/arm26_static_optimization/arm26_v40_opensim-models.osim"}))

@@ -8,11 +8,12 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/model/human_models.hpp"
+#include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
 namespace {
 
-const std::string kData = std::string(KINETRACK_TEST_DATA) + "/urdf/";
+const std::string kData = kinetrack::testing::testDataDir() + "/urdf/";
 
 TEST(ModelSource, BuiltinNamesWithHeightAndBase) {
   const LoadedModel a = loadModel({"human66", std::nullopt, false});

@@ -22,13 +22,14 @@
 #include "testing/finite_diff.hpp"
 #include "testing/format.hpp"
 #include "testing/mutations.hpp"
+#include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
 namespace {
 
 using testing::sci;
 
-const std::string kSynthetic = std::string(KINETRACK_TEST_DATA) + "/opensim/synthetic_40.osim";
+const std::string kSynthetic = kinetrack::testing::testDataDir() + "/opensim/synthetic_40.osim";
 
 Matrix3d rot(const Vector3d& axis, double angle) {
   return Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix();

@@ -98,7 +98,7 @@ TEST(SegmentMapBuiltin, EveryMapParsesWithCanonicalTargets) {
       EXPECT_EQ(e.weight, 1.0);
     }
     // The embedded text is the source tree's file.
-    EXPECT_EQ(asMap(readSegmentMap(std::string(KINETRACK_TEST_DATA) + "/../../maps/" + name + ".json")), asMap(m));
+    EXPECT_EQ(asMap(readSegmentMap(kinetrack::testing::sourceDir() + "/maps/" + name + ".json")), asMap(m));
   }
   EXPECT_THROW(builtinSegmentMap("nope"), InvalidArgument);
   try {

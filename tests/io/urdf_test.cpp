@@ -21,7 +21,7 @@
 namespace kinetrack {
 namespace {
 
-const std::string kData = std::string(KINETRACK_TEST_DATA) + "/urdf/";
+const std::string kData = kinetrack::testing::testDataDir() + "/urdf/";
 constexpr const char* kICub = "models/icub/iCubGazeboV2_5_model.urdf";
 
 double relDiff(const Matrix3d& a, const Matrix3d& b) {

@@ -5,6 +5,12 @@
 
 namespace kinetrack::testing {
 
+std::string sourceDir() { return KINETRACK_SOURCE_DIR; }
+
+std::string testDataDir() { return KINETRACK_SOURCE_DIR "/tests/data"; }
+
+std::string cliPath() { return KINETRACK_CLI_PATH; }
+
 std::string sharedDir() {
   namespace fs = std::filesystem;
   std::error_code ec;

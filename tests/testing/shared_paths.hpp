@@ -5,6 +5,17 @@
 
 namespace kinetrack::testing {
 
+/// Absolute path of the project's source root. The build's paths live in shared_paths.cpp alone
+/// (compile definitions of that one file), so no other test file's compile command names a
+/// directory of this checkout and ccache serves every clone (scripts/setup.sh).
+std::string sourceDir();
+
+/// Absolute path of tests/data.
+std::string testDataDir();
+
+/// The built `kinetrack` binary.
+std::string cliPath();
+
 /// Absolute path of ../shared relative to the project root, or "" when it is absent.
 std::string sharedDir();
 
