@@ -270,7 +270,9 @@ TEST_P(AdversarialLiveTracker, MxtpOnHuman66) {
   EXPECT_EQ(bad_json, 0) << "frame messages with nan or inf";
   // Well-formed datagrams are tracked: only non-finite values and unnormalised quaternions (a
   // 1e9 component) are refused by the parser.
-  if (!refusalAllowed(GetParam())) EXPECT_EQ(tally.status[0], kAdversarialFrames);
+  if (!refusalAllowed(GetParam())) {
+    EXPECT_EQ(tally.status[0], kAdversarialFrames);
+  }
   tally.expectClean(kAdversarialFrames, std::string("live tracker ") + attackName(GetParam()));
   std::cout << tally.summary() << ", worst limit excess " << tally.limit_excess << '\n';
 }

@@ -36,7 +36,8 @@ Tracked trackWalk(const ScratchDir& dir, const std::string& bvh) {
   const std::string csv = dir.file("walk_q.csv");
   const auto r = runCli({"track", "--quiet", "--model", "human66", "--input", bvh, "--out", csv});
   EXPECT_EQ(r.status, 0) << r.err;
-  Tracked t{io::loadModel({.model = "human66"}).model, io::readJointCsv(csv), track::loadCapture(bvh), {}};
+  Tracked t{
+      io::loadModel({.model = "human66", .height = {}}).model, io::readJointCsv(csv), track::loadCapture(bvh), {}};
   t.setup = track::setupOnModel(t.model, t.capture, "");
   return t;
 }
