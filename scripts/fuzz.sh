@@ -48,7 +48,7 @@ fi
 
 build=build-fuzz
 launcher=()  # ccache when the machine has it, with paths relative to the checkout
-l=$(scripts/ccache_launcher.sh) && [ -n "$l" ] && launcher=("$l")
+l=$(scripts/ccache_launcher.sh --fuzz) && [ -n "$l" ] && launcher=("$l")
 # Two campaigns at once (one reader per core) share the build: one configures and builds at a time.
 mkdir -p "$build"
 exec 9>"$build/.build.lock"
