@@ -26,6 +26,7 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/ik/pin_drag.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "viewer_protocol.hpp"
 
 namespace kinetrack::stream {
 namespace asio = boost::asio;
@@ -69,55 +70,6 @@ class ClientQueue {
   std::vector<std::string> slots_;
   std::size_t head_ = 0, size_ = 0;
 };
-
-/// A pin/drag command from a client, applied by the interactive loop.
-struct Command {
-  enum class Kind : std::uint8_t { Pin, Unpin, Drag, Release, Reset } kind = Kind::Reset;
-  FrameId frame;
-  Vector3d target = Vector3d::Zero();
-};
-
-/// Parses one client message of the viewer protocol; returns an error text or "" for a command.
-std::string parseCommand(const Model& model, const std::string& text, Command& cmd) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) return "not JSON: " + text.substr(0, 80);
-  if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
-    return "expected a JSON object with a string \"type\"";
-  const std::string type = j["type"].get<std::string>();
-  if (type == "reset") {
-    cmd.kind = Command::Kind::Reset;
-    return "";
-  }
-  if (type == "pin")
-    cmd.kind = Command::Kind::Pin;
-  else if (type == "unpin")
-    cmd.kind = Command::Kind::Unpin;
-  else if (type == "drag")
-    cmd.kind = Command::Kind::Drag;
-  else if (type == "release")
-    cmd.kind = Command::Kind::Release;
-  else
-    return "unknown message type '" + type + "' (pin, unpin, drag, release, reset)";
-  if (!j.contains("link") || !j["link"].is_string()) return "'" + type + "' needs a string \"link\"";
-  const std::string link = j["link"].get<std::string>();
-  const auto f = model.findFrame(link);
-  if (!f) return "unknown link '" + link + "'";
-  cmd.frame = *f;
-  if (cmd.kind == Command::Kind::Drag) {
-    const auto& t = j.contains("target") ? j["target"] : nlohmann::json();
-    if (!t.is_array() || t.size() != 3) return "'drag' needs \"target\": [x, y, z]";
-    for (int k = 0; k < 3; ++k) {
-      if (!t[static_cast<std::size_t>(k)].is_number()) return "'drag' target entries must be numbers";
-      cmd.target[k] = t[static_cast<std::size_t>(k)].get<double>();
-    }
-    if (!cmd.target.allFinite()) return "'drag' target must be finite";
-  }
-  return "";
-}
-
-std::string errorJson(const std::string& message) {
-  return nlohmann::json{{"type", "error"}, {"message", message}}.dump();
-}
 
 std::string_view mimeType(const std::string& path) {
   const std::string ext = std::filesystem::path(path).extension().string();
