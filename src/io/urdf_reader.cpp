@@ -66,13 +66,26 @@ class Validator {
                   std::to_string(count) + " ('" + text + "')");
   }
 
+  // A name is a table's column and a CSV header: a line break or other control character in it
+  // would split the row (and urdfdom's TinyXML reads a CR LF differently from tinyxml2).
+  void plainName(const tinyxml2::XMLElement* e, const char* kind, const char* name) const {
+    for (const char* c = name; *c; ++c)
+      if (static_cast<unsigned char>(*c) < 0x20 || *c == 0x7f)
+        fail(e, std::string(kind) + " name '" + name + "' holds a control character (byte " +
+                    std::to_string(static_cast<unsigned char>(*c)) + "); names are printable text");
+  }
+
   void validate(const tinyxml2::XMLDocument& doc) {
     const tinyxml2::XMLElement* robot = doc.RootElement();
     if (!robot || std::strcmp(robot->Name(), "robot") != 0)
       fail(robot, std::string("root element must be <robot>, found <") + (robot ? robot->Name() : "nothing") + ">");
+    if (const tinyxml2::XMLElement* extra = robot->NextSiblingElement())
+      fail(extra, std::string("a second top-level element <") + extra->Name() +
+                      "> after </robot>: a URDF document holds one <robot>");
     for (auto* l = robot->FirstChildElement("link"); l; l = l->NextSiblingElement("link")) {
       const char* name = l->Attribute("name");
       if (!name || !*name) fail(l, "<link> without a name");
+      plainName(l, "link", name);
       if (!links_.insert(name).second) fail(l, std::string("duplicate link name '") + name + "'");
       const std::string owner = std::string("link '") + name + "'";
       if (auto* in = l->FirstChildElement("inertial")) {
@@ -95,6 +108,7 @@ class Validator {
     for (auto* j = robot->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint")) {
       const char* name = j->Attribute("name");
       if (!name || !*name) fail(j, "<joint> without a name");
+      plainName(j, "joint", name);
       const std::string owner = std::string("joint '") + name + "'";
       if (!joints.insert(name).second) fail(j, "duplicate joint name '" + std::string(name) + "'");
       const char* type = j->Attribute("type");
@@ -263,8 +277,15 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
   Validator validator(source_name);
   validator.validate(doc);
 
+  // urdfdom gets the <robot> element just validated, printed back by tinyxml2, never the original
+  // text: its TinyXML reads some malformed documents differently (an XML declaration ends at its
+  // first '>' there), and a <robot> hidden from the validator could hold a cycle of joints, which
+  // urdfdom builds as a ring of shared pointers and leaks (found by fuzzing).
+  tinyxml2::XMLPrinter printer(nullptr, /*compact=*/true);
+  doc.RootElement()->Accept(&printer);
+  const std::string checked(printer.CStr(), static_cast<std::size_t>(printer.CStrSize() - 1));
   std::string messages;
-  const urdf::ModelInterfaceSharedPtr urdf_model = parseWithUrdfdom(xml, messages);
+  const urdf::ModelInterfaceSharedPtr urdf_model = parseWithUrdfdom(checked, messages);
   if (!urdf_model) throw ParseError(source_name, 0, "urdfdom rejected the model: " + messages);
 
   std::map<std::string, const tinyxml2::XMLElement*> link_xml, joint_xml;

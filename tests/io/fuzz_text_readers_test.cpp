@@ -582,9 +582,11 @@ TEST(FuzzReaders, RegressionsUrdf) {
   EXPECT_EQ(parseErrorLine([&] { parseUrdf(edited(kUrdf, "lower=\"-1\" upper=\"1\"", "lower=\"1\""), "f.urdf"); }), 6);
   // A negative mass on the root link: the builder's InvalidArgument escaped parseUrdf.
   EXPECT_GE(parseErrorLine([&] { parseUrdf(edited(kUrdf, "mass value=\"1\"", "mass value=\"-1\""), "f.urdf"); }), 0);
-  // A CRLF inside a joint name: urdfdom (TinyXML 1) reads it as LF, tinyxml2 keeps it, and the
-  // joint looked up by tinyxml2's name was null (SIGSEGV).
-  EXPECT_GE(parseErrorLine([&] { parseUrdf(edited(kUrdf, "name=\"j2\"", "name=\"j\r\n2\""), "f.urdf"); }), 0);
+  // A CRLF inside a joint name: urdfdom (TinyXML 1) and tinyxml2 read it differently, and the
+  // joint looked up by tinyxml2's name was null (SIGSEGV). A name with a control character is now
+  // refused at its element.
+  EXPECT_EQ(parseErrorLine([&] { parseUrdf(edited(kUrdf, "name=\"j2\"", "name=\"j\r\n2\""), "f.urdf"); }), 7);
+  EXPECT_EQ(parseErrorLine([&] { parseUrdf(edited(kUrdf, "name=\"a\"", "name=\"a\tb\""), "f.urdf"); }), 3);
   // A cycle apart from the root's tree (a → b → a under a lone root) passed the one-root check and
   // its joints were silently left out of the model.
   EXPECT_GE(parseErrorLine([&] {

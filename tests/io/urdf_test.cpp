@@ -373,6 +373,20 @@ TEST(UrdfErrors, ACycleDetachedFromTheRoot) {
   expectParseError("detached_cycle.urdf", 17, {"joint 'b_to_a'", "link 'a'", "cycle", "root link 'base'"});
 }
 
+// Found by fuzzing: urdfdom's TinyXML ends an XML declaration at its first '>', so it read the
+// <robot> inside this one's attribute (a cycle of joints, which it leaks) where tinyxml2 validated
+// the <robot> after it. urdfdom now gets the validated element, printed back.
+TEST(Urdf, TheRobotBuiltIsTheRobotValidated) {
+  const Model m = io::loadUrdf(kData + "declaration_hides_a_robot.urdf");
+  EXPECT_EQ(m.name(), "checked");
+  EXPECT_EQ(m.linkNames(), (std::vector<std::string>{"base", "arm"}));
+  EXPECT_EQ(m.jointNames(), (std::vector<std::string>{"shoulder"}));
+}
+
+TEST(UrdfErrors, ASecondRobotAfterTheFirst) {
+  expectParseError("two_robots.urdf", 5, {"second top-level element <robot>", "one <robot>"});
+}
+
 TEST(UrdfErrors, InMemoryTextUsesTheSourceName) {
   const std::string xml =
       "<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n"
