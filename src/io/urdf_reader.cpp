@@ -68,10 +68,11 @@ class Validator {
 
   // A name is a table's column and a CSV header: a line break or other control character in it
   // would split the row (and urdfdom's TinyXML reads a CR LF differently from tinyxml2).
+  // The message quotes the name up to that character, so that it stays on one line itself.
   void plainName(const tinyxml2::XMLElement* e, const char* kind, const char* name) const {
     for (const char* c = name; *c; ++c)
       if (static_cast<unsigned char>(*c) < 0x20 || *c == 0x7f)
-        fail(e, std::string(kind) + " name '" + name + "' holds a control character (byte " +
+        fail(e, std::string(kind) + " name '" + std::string(name, c) + "…' holds a control character (byte " +
                     std::to_string(static_cast<unsigned char>(*c)) + "); names are printable text");
   }
 
@@ -283,7 +284,7 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
   // urdfdom builds as a ring of shared pointers and leaks (found by fuzzing).
   tinyxml2::XMLPrinter printer(nullptr, /*compact=*/true);
   doc.RootElement()->Accept(&printer);
-  const std::string checked(printer.CStr(), static_cast<std::size_t>(printer.CStrSize() - 1));
+  const std::string checked = printer.CStr();
   std::string messages;
   const urdf::ModelInterfaceSharedPtr urdf_model = parseWithUrdfdom(checked, messages);
   if (!urdf_model) throw ParseError(source_name, 0, "urdfdom rejected the model: " + messages);
