@@ -2,6 +2,7 @@
 // XML helpers of the model reader (opensim_model_impl.hpp).
 #include "kinetrack/io/opensim_muscles.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -217,6 +218,13 @@ struct Reader {
       if (pw.wrap_object < 0) xml.fail(w, owner + ": PathWrap: unknown wrap object '" + object + "'");
       if (const XMLElement* r = Xml::child(w, "range")) {
         const std::vector<double> v = xml.numbers(r, owner + ": PathWrap range", 2);
+        // 1-based path-point indices, -1 for the first/last; anything else (a fraction, a value
+        // past the points, one beyond int) is refused here rather than cast (undefined behaviour).
+        const double points = static_cast<double>(m.points.size());
+        for (const double x : v)
+          if (x != std::floor(x) || x < -1.0 || x > points)
+            xml.fail(r, owner + ": PathWrap range: not two path-point indices (1 to " +
+                            std::to_string(m.points.size()) + ", or -1)");
         pw.range_begin = static_cast<int>(v[0]);
         pw.range_end = static_cast<int>(v[1]);
       }

@@ -3,6 +3,7 @@
 // reader's errors, and no allocation per frame.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <numbers>
@@ -181,6 +182,23 @@ TEST(MusclePaths, ReaderErrorsNameFileLineAndWhat) {
   std::string body = text;
   body.replace(body.find("<body>r_humerus</body>", body.find("TRIlong-P2")), 22, "<body>r_femur</body>");
   EXPECT_THROW((void)pathsFromText(body, "body.osim"), ParseError);
+  // A PathWrap range was cast to int unchecked: -8.9e55 was undefined behaviour (fuzz_osim,
+  // 2026-12-02). Fractions and indices past the path points are refused at the range's line too.
+  const std::size_t at = text.find("<range> -1 -1</range>");
+  ASSERT_NE(at, std::string::npos);
+  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  for (const char* range :
+       {"-88888888888888888888888888888888888888888888888888888881 -1", "1.5 2", "-1 99", "-2 -1"}) {
+    std::string r = text;
+    r.replace(at, 21, std::string("<range>") + range + "</range>");
+    try {
+      (void)io::parseOpenSimMuscles(r, "range.osim");
+      FAIL() << range << ": must be refused";
+    } catch (const ParseError& e) {
+      EXPECT_EQ(e.line(), line) << e.what();
+      EXPECT_NE(std::string(e.what()).find("PathWrap range"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(MusclePaths, EvaluateDoesNotAllocate) {
