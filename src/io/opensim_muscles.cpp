@@ -222,7 +222,7 @@ struct Reader {
         // past the points, one beyond int) is refused here rather than cast (undefined behaviour).
         const double points = static_cast<double>(m.points.size());
         for (const double x : v)
-          if (x != std::floor(x) || x < -1.0 || x > points)
+          if (x != std::floor(x) || x < -1.0 || x == 0.0 || x > points)
             xml.fail(r, owner + ": PathWrap range: not two path-point indices (1 to " +
                             std::to_string(m.points.size()) + ", or -1)");
         pw.range_begin = static_cast<int>(v[0]);

@@ -188,7 +188,7 @@ TEST(MusclePaths, ReaderErrorsNameFileLineAndWhat) {
   ASSERT_NE(at, std::string::npos);
   const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
   for (const char* range :
-       {"-88888888888888888888888888888888888888888888888888888881 -1", "1.5 2", "-1 99", "-2 -1"}) {
+       {"-88888888888888888888888888888888888888888888888888888881 -1", "1.5 2", "-1 99", "-2 -1", "0 2"}) {
     std::string r = text;
     r.replace(at, 21, std::string("<range>") + range + "</range>");
     try {
