@@ -263,17 +263,14 @@ constexpr int kLabellerFrames = 400;
 #endif
 
 int labellerFrames() {
-  static const int frames = [] {
-    const char* text = std::getenv("KINETRACK_LABELLER_FRAMES");
-    if (text == nullptr || *text == '\0') return kLabellerFrames;
-    char* end = nullptr;
-    const long v = std::strtol(text, &end, 10);
-    if (*end != '\0' || v < 1 || v > 1000000)
-      throw std::invalid_argument(std::string("KINETRACK_LABELLER_FRAMES: '") + text +
-                                  "' is not a frame count from 1 to 1000000");
-    return static_cast<int>(v);
-  }();
-  return frames;
+  const char* text = std::getenv("KINETRACK_LABELLER_FRAMES");
+  if (text == nullptr || *text == '\0') return kLabellerFrames;
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (*end != '\0' || v < 1 || v > 1000000)
+    throw std::invalid_argument(std::string("KINETRACK_LABELLER_FRAMES: '") + text +
+                                "' is not a frame count from 1 to 1000000");
+  return static_cast<int>(v);
 }
 
 struct LabellerCase {
