@@ -9,7 +9,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 command -v ccache >/dev/null 2>&1 || exit 0
-env="env;CCACHE_BASEDIR=$root;CCACHE_NOHASHDIR=true"
+# Precompiled headers (cmake/build_speed.cmake) are cached only with these sloppiness settings
+# (ccache's manual, "Precompiled headers").
+env="env;CCACHE_BASEDIR=$root;CCACHE_NOHASHDIR=true;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime"
 if [ "${1:-}" = --fuzz ]; then
   env="$env;CCACHE_IGNOREOPTIONS=-fsanitize-coverage-ignorelist=*;CCACHE_EXTRAFILES=$root/fuzz/coverage_ignorelist.txt"
 fi

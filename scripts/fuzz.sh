@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer campaign over the file readers (issue 20; docs/hardening.md).
-# Usage: scripts/fuzz.sh [--runs N] [--seconds S] [--max-len BYTES] [--smoke] [READER...]
+# Usage: scripts/fuzz.sh [--runs N] [--seconds S] [--max-len BYTES] [--smoke] [--build-dir DIR] [READER...]
 #   Builds build-fuzz/ with clang-14 (-fsanitize=fuzzer,address,undefined; KINETRACK_FUZZ=ON),
 #   then runs each harness fuzz_<reader> for N executions (default 10000) or S seconds at most
 #   (default 60), seeded with the matching files of ../shared and the project, the corpus kept in
@@ -17,6 +17,9 @@
 #   --smoke: the CI smoke (ctest fuzz.smoke): each harness from its seeds only, in a throw-away
 #   corpus (the campaign's corpus is left alone), findings in build-fuzz/findings-smoke/<reader>;
 #   exit 77 (skipped) with a message when clang-14 or its libFuzzer runtime is not installed.
+#   --build-dir DIR: run the harnesses of an existing build made with KINETRACK_FUZZ=ON instead
+#   of building build-fuzz/ (the sanitizer build, scripts/setup.sh --sanitize: ctest fuzz.smoke
+#   there runs what the suite's build made, at its -O1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=10000
@@ -24,13 +27,15 @@ seconds=60
 max_len=1048576
 readers=()
 smoke=0
+build_dir=
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift ;;
     --seconds) seconds="$2"; shift ;;
     --max-len) max_len="$2"; shift ;;
     --smoke) smoke=1 ;;
-    -h|--help) sed -n 2,19p "$0"; exit 0 ;;
+    --build-dir) build_dir="$2"; shift ;;
+    -h|--help) sed -n 2,22p "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
     *) readers+=("$1") ;;
   esac
@@ -46,20 +51,30 @@ if ! command -v clang++-14 >/dev/null 2>&1 ||
   exit 77
 fi
 
-build=build-fuzz
-launcher=()  # ccache when the machine has it, with paths relative to the checkout
-l=$(scripts/ccache_launcher.sh --fuzz) && [ -n "$l" ] && launcher=("$l")
-# Two campaigns at once (one reader per core) share the build: one configures and builds at a time.
-mkdir -p "$build"
-exec 9>"$build/.build.lock"
-flock 9
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DCMAKE_C_COMPILER=clang-14 -DKINETRACK_FUZZ=ON -DKINETRACK_BUILD_TESTS=OFF -DKINETRACK_BUILD_BENCH=OFF \
-  -DKINETRACK_PYTHON=OFF -DKINETRACK_MPI=OFF "${launcher[@]}" > /dev/null
-targets=()
-for r in "${readers[@]}"; do targets+=(--target "fuzz_$r"); done
-cmake --build "$build" -j2 "${targets[@]}"
-flock -u 9
+if [ -n "$build_dir" ]; then
+  build="$build_dir"
+  for r in "${readers[@]}"; do
+    if [ ! -x "$build/fuzz/fuzz_$r" ]; then
+      echo "fuzz.sh: $build/fuzz/fuzz_$r is not built (a build with KINETRACK_FUZZ=ON: scripts/setup.sh --sanitize)" >&2
+      exit 2
+    fi
+  done
+else
+  build=build-fuzz
+  launcher=()  # ccache when the machine has it, with paths relative to the checkout
+  l=$(scripts/ccache_launcher.sh --fuzz) && [ -n "$l" ] && launcher=("$l")
+  # Two campaigns at once (one reader per core) share the build: one configures and builds at a time.
+  mkdir -p "$build"
+  exec 9>"$build/.build.lock"
+  flock 9
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DCMAKE_C_COMPILER=clang-14 -DKINETRACK_FUZZ=ON -DKINETRACK_BUILD_TESTS=OFF -DKINETRACK_BUILD_BENCH=OFF \
+    -DKINETRACK_PYTHON=OFF -DKINETRACK_MPI=OFF "${launcher[@]}" > /dev/null
+  targets=()
+  for r in "${readers[@]}"; do targets+=(--target "fuzz_$r"); done
+  cmake --build "$build" -j2 "${targets[@]}"
+  flock -u 9
+fi
 
 shared=../shared
 # Compact seeds: the shared files shortened to 3 frames (frame counts patched) or, for models, a

@@ -3,10 +3,17 @@
 # packages already present are skipped), then configures and builds into ./build.
 # Usage: scripts/setup.sh [--no-build] [--build-type Release|Debug] [--sanitize] [--demo]
 #                         [--target NAME]... [--quiet [--log FILE]]
-#   --demo         only what the `kinetrack` binary needs: no test/benchmark packages (GoogleTest,
+#   Builds with Ninja, through ccache, linked by mold (docs/building.md: what each build costs
+#   and why).
+#   --sanitize     build-asan/: clang-14 with AddressSanitizer + UndefinedBehaviorSanitizer and
+#                  libFuzzer's coverage (KINETRACK_FUZZ), so that the same build holds the test
+#                  suite and the fuzz harnesses (ctest fuzz.smoke runs them; no third build)
+#   --demo         only what `kinetrack demo` needs: no test/benchmark packages (GoogleTest,
 #                  Google Benchmark, KDL, MuJoCo, DART, matplotlib, clang-format, Chromium, node/npm)
 #                  and no Python module (pybind11, numpy, pytest), configured without tests,
-#                  benchmarks, the module and the browser viewer's bundle (KINETRACK_VIEWER=OFF: no npm)
+#                  benchmarks, the module and the browser viewer's bundle (KINETRACK_VIEWER=OFF: no npm),
+#                  and the binary with the demo and model commands only (KINETRACK_CLI_COMMANDS=demo:
+#                  the tracking modules alone); a later full setup rebuilds it with every command
 #   --target NAME  build only NAME (repeatable; default: everything, tests and benchmarks too)
 #   --quiet        one line per stage and a build percentage instead of the tools' output, which
 #                  goes to the log (default <build dir>/setup.log); its tail is shown on failure
@@ -52,15 +59,15 @@ fail() {
   tail -n 40 "$log" >&2
   exit 1
 }
-# Reads the build's output: appends it to the log and shows cmake's "[ NN%]" as one line
-# (rewritten in place on a terminal; otherwise a short line at every 20 % and the final one).
+# Reads the build's output: appends it to the log and shows Ninja's "[N/M]" as a percentage on
+# one line (rewritten in place on a terminal; otherwise a short line at every 20 % and the final one).
 progress() {
   local line pct=0 shown=0 label="$1" start=$SECONDS
   if [ ! -t 1 ]; then echo "$label"; fi
   while IFS= read -r line; do
     printf '%s\n' "$line" >>"$log"
-    if [[ $line =~ ^\[\ *([0-9]+)%\] ]]; then
-      pct=${BASH_REMATCH[1]}
+    if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
+      pct=$((100 * BASH_REMATCH[1] / BASH_REMATCH[2]))
       if [ -t 1 ]; then
         printf '\r%s %3d%% (%ds)' "$label" "$pct" $((SECONDS - start))
       elif [ "$pct" -lt 100 ] && [ $((pct / 20)) -gt "$shown" ]; then
@@ -78,7 +85,7 @@ progress() {
 
 # What the library and the `kinetrack` binary need to build and run (the demo).
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake pkg-config git ninja-build mold
   libeigen3-dev liburdfdom-dev libtinyxml2-dev libconsole-bridge-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev libboost-dev
   coinor-libipopt-dev libglpk-dev
@@ -94,6 +101,8 @@ if [ "$demo" -eq 0 ]; then
     libmujoco-dev libdart-dev libdart-utils-urdf-dev
     python3 python3-matplotlib
     python3-dev python3-pybind11 python3-numpy python3-pytest
+    # `pip install .` / `pip wheel .` without an index (tests/packaging/wheel_test.sh).
+    python3-pip python3-setuptools python3-wheel python3-venv
     clang-format-14
     # Headless Chromium for the browser viewer's tests (web/, `kinetrack view`).
     chromium
@@ -142,16 +151,31 @@ if [ "$build" -eq 1 ]; then
   # The sanitizer build is for the test suite: no benchmarks (timings under ASan mean nothing).
   with_bench="$with_tests"
   if [ "$sanitize" = ON ]; then with_bench=OFF; fi
+  commands=all
+  if [ "$demo" -eq 1 ]; then commands=demo; fi
+  # The sanitizer build is clang-14's, with libFuzzer's coverage: the suite and the fuzz harnesses
+  # (ctest fuzz.smoke) from one build.
+  compiler=()
+  launcher_args=()
+  if [ "$sanitize" = ON ]; then
+    compiler=(-DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 -DKINETRACK_FUZZ=ON)
+    launcher_args=(--fuzz)
+  fi
   launcher=()  # ccache, with paths relative to the checkout (scripts/ccache_launcher.sh)
-  l=$(scripts/ccache_launcher.sh) && [ -n "$l" ] && launcher=("$l")
-  run cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DKINETRACK_SANITIZE="$sanitize" \
+  l=$(scripts/ccache_launcher.sh "${launcher_args[@]}") && [ -n "$l" ] && launcher=("$l")
+  # A build directory made by another generator (Unix Makefiles before Ninja) is configured anew.
+  if [ -f "$build_dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$build_dir/CMakeCache.txt"; then
+    rm -rf "$build_dir/CMakeCache.txt" "$build_dir/CMakeFiles"
+  fi
+  run cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DKINETRACK_SANITIZE="$sanitize" \
     -DKINETRACK_BUILD_TESTS="$with_tests" -DKINETRACK_BUILD_BENCH="$with_bench" -DKINETRACK_PYTHON="$with_python" \
-    -DKINETRACK_VIEWER="$with_viewer" "${launcher[@]}"
+    -DKINETRACK_VIEWER="$with_viewer" -DKINETRACK_CLI_COMMANDS="$commands" "${compiler[@]}" "${launcher[@]}"
   build_args=(--build "$build_dir" -j "$(nproc)")
   what="kinetrack"
   if [ "$with_tests" = ON ]; then what="kinetrack, tests"; fi
   if [ "$with_bench" = ON ]; then what="$what, benchmarks"; fi
   if [ "$with_python" = ON ]; then what="$what and the Python module"; fi
+  if [ "$sanitize" = ON ]; then what="$what and the fuzz harnesses"; fi
   if [ ${#targets[@]} -gt 0 ]; then
     build_args+=(--target "${targets[@]}")
     what="${targets[*]}"

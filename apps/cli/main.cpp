@@ -10,6 +10,7 @@
 
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/version.hpp"
 
 namespace kinetrack::cli {
 /// Registers `kinetrack experiment convergence` (experiment_command.cpp).
@@ -71,13 +72,18 @@ int main(int argc, char** argv) {
   using namespace kinetrack::cli;
 
   CLI::App app{"kinetrack: real-time whole-body motion tracking by inverse kinematics", "kinetrack"};
-  app.set_version_flag("--version", "kinetrack 0.1.0");
+  app.set_version_flag("--version", std::string("kinetrack ") + kinetrack::kVersion);
   app.require_subcommand(1);
   app.footer("Units: metres, radians, seconds; world frame Z up. Exit codes: 0 ok, 1 internal error, 2 bad input.");
 
   Action action;
   addModelCommands(app, action);
   addDemoCommand(app, action);
+#ifdef KINETRACK_CLI_DEMO_ONLY
+  app.footer(app.get_footer() +
+             "\nThis is the demo build (scripts/demo.sh: KINETRACK_CLI_COMMANDS=demo), with the model and demo "
+             "commands only; scripts/setup.sh builds every command.");
+#else
   addTrackCommand(app, action);
   addRetargetCommand(app, action);
   addExperimentCommand(app, action);
@@ -89,6 +95,7 @@ int main(int argc, char** argv) {
   addServeCommands(app, action);
   addBatchCommand(app, action);
   addMusclesCommand(app, action);
+#endif
 
   try {
     app.parse(argc, argv);

@@ -7,8 +7,7 @@ See docs/python.md for the API overview, shapes and the benchmark figures.
 """
 from ._kinetrack import *  # noqa: F401,F403
 from ._kinetrack import ParseError, __doc__ as _ext_doc  # noqa: F401
-
-__version__ = "0.1.0"
+from ._kinetrack import __version__  # noqa: F401  (the VERSION file, through kinetrack/version.hpp)
 
 import sys as _sys
 

@@ -6,6 +6,7 @@
 
 #include "bindings.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/version.hpp"
 
 namespace kinetrack::python {
 
@@ -34,6 +35,7 @@ PYBIND11_MODULE(_kinetrack, m) {
   m.doc() =
       "kinetrack: real-time whole-body motion tracking (IK, dynamics, readers) with numpy in and out.\n"
       "Units SI (m, rad, s), world Z up; quaternions are ordered (w, x, y, z). See docs/python.md.";
+  m.attr("__version__") = kinetrack::kVersion;
   kp::bindErrors(m);
   kp::bindModel(m);
   kp::bindKinematics(m);

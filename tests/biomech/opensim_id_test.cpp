@@ -14,7 +14,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::biomech {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr const char* kGait = "data/opensim/gait2354_walk/";
 constexpr const char* kArm = "data/opensim/arm26_inverse_dynamics/";
@@ -71,11 +71,11 @@ TEST(OpenSimId, Arm26MatchesOpenSimWithinItsTestTolerance) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::biomech
 
 namespace kinetrack::biomech {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 io::OpenSimModel gaitModel(const std::string& path) { return io::readOpenSimModel(path); }
 
@@ -352,5 +352,5 @@ TEST(OpenSimId, ButterworthPassesLinesAndRemovesHighFrequencies) {
   EXPECT_THROW(butterworth3ZeroLag(f, 0.0, 6.0), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::biomech

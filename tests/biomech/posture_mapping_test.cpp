@@ -15,7 +15,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::biomech {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 MatrixXd uniform(int rows, int cols, unsigned seed, double lo = -1.0, double hi = 1.0) {
   std::mt19937 rng(seed);
@@ -169,5 +169,5 @@ TEST(PolynomialMap, ApplyAllocatesNothingOnceTheBufferIsSized) {
   EXPECT_LT((out - map.applyAll(x.col(3))).cwiseAbs().maxCoeff(), 1e-12);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::biomech

@@ -10,7 +10,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::cga {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr int kSamples = 10000;
 
@@ -385,5 +385,5 @@ TEST(CgaDegenerate, CaseNames) {
   EXPECT_STREQ(toString(Case::Degenerate), "degenerate");
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::cga

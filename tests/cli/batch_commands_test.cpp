@@ -13,7 +13,7 @@
 #include "cli_runner.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::readFile;
@@ -112,4 +112,4 @@ TEST(CliBatch, OtherCommandsGiveTheSingleCommandsOutputs) {
   EXPECT_NE(r.err.find("hand trak"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

@@ -15,7 +15,7 @@
 #include "cli_runner.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::readFile;
@@ -215,4 +215,4 @@ TEST(CliBatch, KilledRankThenResumeCompletesWithIdenticalOutputs) {
 }
 #endif
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

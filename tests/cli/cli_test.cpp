@@ -17,7 +17,7 @@
 
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -436,4 +436,4 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"DemoBadModel", {"demo", "--model", "robot"}, "robot"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.label; });
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

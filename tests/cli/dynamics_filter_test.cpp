@@ -27,7 +27,7 @@
 #include "kinetrack/model/human_models.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::runCli;
@@ -300,4 +300,4 @@ TEST(CliDynamicsFilter, BadInputExitsWithTwo) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

@@ -21,7 +21,7 @@
 #include "kinetrack/model/human_models.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::runCli;
@@ -303,4 +303,4 @@ TEST(CliDynamics, WrenchFileErrorsNameFileLineAndColumn) {
   ASSERT_EQ(r.status, 0) << r.out << r.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

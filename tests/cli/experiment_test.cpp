@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -263,9 +263,9 @@ TEST(ExperimentConvergence, UnknownExperimentIsBadInput) {
   EXPECT_NE(r.err.find("convergence"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // `kinetrack experiment compare` (DYN Fig. 7, issue 5) on the real captures: every model ×
 // scenario × method present in the CSV, the table printed, bad methods rejected.
@@ -289,4 +289,4 @@ TEST(ExperimentCompare, WritesEveryCombinationAndTheTable) {
   EXPECT_NE(bad.err.find("magic"), std::string::npos) << bad.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

@@ -10,7 +10,7 @@
 #include "cli_runner.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using kinetrack::testing::readFile;
 using kinetrack::testing::runCli;
@@ -65,4 +65,4 @@ TEST(CliHand, BadInputExitsWithAMessage) {
   EXPECT_NE(r.err.find("missing.tsv"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

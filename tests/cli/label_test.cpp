@@ -16,7 +16,7 @@
 #include "kinetrack/io/opensim.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using kinetrack::testing::readFile;
 using kinetrack::testing::runCli;
@@ -192,4 +192,4 @@ TEST(CliLabel, ExperimentOnlySeedsAndEvents) {
   EXPECT_NE(r.err.find("--only"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

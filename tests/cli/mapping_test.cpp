@@ -12,7 +12,7 @@
 #include "cli_runner.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::runCli;
@@ -99,4 +99,4 @@ TEST(MappingCli, BadInputExitsTwoNamingTheFile) {
   EXPECT_NE(r.err.find("missing.osim"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

@@ -13,7 +13,7 @@
 #include "kinetrack/io/opensim.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::readFile;
@@ -137,4 +137,4 @@ TEST(CliMarkers, BadInputExitsWithTwo) {
   EXPECT_EQ(r.status, 2) << r.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

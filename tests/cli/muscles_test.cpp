@@ -12,7 +12,7 @@
 #include "kinetrack/io/opensim.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::runCli;
@@ -119,4 +119,4 @@ TEST(CliMuscles, BadInputExitsWithTheFileNamed) {
   EXPECT_NE(r.err.find("knee_angle_r"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

@@ -12,7 +12,7 @@
 #include "kinetrack/biomech/opensim_id.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::runCli;
@@ -91,4 +91,4 @@ TEST(CliOpenSimId, BadInputExitsWithTheFileNamed) {
   EXPECT_NE(r.err.find("--loads"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

@@ -10,7 +10,7 @@
 
 #include "cli_runner.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::runCli;
@@ -54,4 +54,4 @@ TEST(PinDragCli, UnknownModelExitsTwo) {
   EXPECT_EQ(r.status, 2) << r.out << r.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

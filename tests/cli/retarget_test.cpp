@@ -12,7 +12,7 @@
 #include "kinetrack/io/joint_csv.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::RunResult;
@@ -79,4 +79,4 @@ TEST(CliRetarget, BadInputExitsTwo) {
   EXPECT_FALSE(fs::exists(out));
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

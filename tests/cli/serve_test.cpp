@@ -12,10 +12,11 @@
 #include <thread>
 
 #include "cli_runner.hpp"
+#include "testing/sanitizer.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::testing {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 /// The number in the summary row `label` of a text table, or −1.
 long tableValue(const std::string& text, const std::string& label) {
@@ -123,7 +124,7 @@ TEST(ServeCli, ReplayWithFaultsIntoServeThenSigtermPrintsTheSummary) {
 // The replay rate of the KTP test: 480 Hz; 120 Hz in the sanitizer build, whose server tracks a
 // frame in ~5 ms on a loaded machine, so that UDP datagrams are not lost from a full receive buffer
 // (a loss the counts below could not tell from a miscount).
-#ifdef __SANITIZE_ADDRESS__
+#if KINETRACK_TEST_ASAN
 constexpr const char* kReplayRate = "120";
 #else
 constexpr const char* kReplayRate = "480";
@@ -223,5 +224,5 @@ TEST(ServeCli, BadInputIsAClearErrorWithExitCode2) {
   EXPECT_NE(r.err.find("ws://127.0.0.1:1/"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::testing

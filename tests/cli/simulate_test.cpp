@@ -15,7 +15,7 @@
 #include "cli_runner.hpp"
 #include "kinetrack/io/joint_csv.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::runCli;
@@ -122,4 +122,4 @@ TEST(CliExperimentAssembly, TableOneShapeAndLogDepth) {
   EXPECT_NE(r.out.find("hands held"), std::string::npos) << r.out;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

@@ -17,7 +17,7 @@
 #include "kinetrack/model/human_models.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 using kinetrack::testing::RunResult;
@@ -217,4 +217,4 @@ TEST(CliTrack, BadInputExitsTwoWithAMessageAndNoOutput) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID

@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 TEST(FastMath, SincosBatchMatchesLibmToTwoUlpOfOne) {
   std::mt19937_64 rng(11);
@@ -42,5 +42,5 @@ TEST(FastMath, SincosBatchQuadrantBoundariesAndSpecialValues) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

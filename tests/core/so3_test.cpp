@@ -5,7 +5,7 @@
 #include <random>
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 TEST(So3, ExpLogRoundTripIncludingNearZeroAndNearPi) {
   std::mt19937_64 rng(7);
@@ -55,5 +55,5 @@ TEST(So3, RpyAndQuaternionRoundTrips) {
   EXPECT_THROW(so3::fromQuaternionWxyz(Eigen::Vector4d::Zero()), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

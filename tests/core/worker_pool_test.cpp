@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace kinetrack::detail {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 /// Tasks that wait (at most 3 s) until `parties` of them are running at once.
 struct Rendezvous {
@@ -58,5 +58,5 @@ TEST(WorkerPool, EveryIndexRunsExactlyOnceOverRepeatedRuns) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::detail

@@ -23,7 +23,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 VectorXd randomVector(int n, std::mt19937_64& rng, double scale) {
   std::normal_distribution<double> g(0.0, scale);
@@ -402,5 +402,5 @@ TEST(Assembly, BadInputAndNoAllocation) {
   EXPECT_EQ(allocations, 0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

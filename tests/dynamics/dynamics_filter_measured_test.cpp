@@ -22,7 +22,7 @@
 #include "testing/format.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 std::shared_ptr<const Model> human() { return std::make_shared<const Model>(makeBuiltinModel("human66")); }
 
@@ -220,5 +220,5 @@ TEST(DynamicsFilterMeasured, ComAdjustmentRecoversAHiddenMassCentreOffset) {
   EXPECT_THROW(withComOffset(*m, chest, Vector3d(std::nan(""), 0.0, 0.0)), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

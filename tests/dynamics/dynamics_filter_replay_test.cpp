@@ -32,7 +32,7 @@
 #include "testing/format.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::sci;
 
@@ -265,5 +265,5 @@ TEST(DynamicsFilterReplay, TheRemainingDivergenceIsChaosNotAMismatch) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

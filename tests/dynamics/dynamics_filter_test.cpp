@@ -26,7 +26,7 @@
 #include "testing/format.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 std::shared_ptr<const Model> human() { return std::make_shared<const Model>(makeBuiltinModel("human66")); }
 
@@ -412,5 +412,5 @@ TEST(DynamicsFilter, StepDoesNotAllocate) {
   EXPECT_EQ(allocations, 0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -34,7 +34,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kTolerance = 1e-8;       // relative to the norm of the engine's vector / matrix
 constexpr int kTrials = 20;               // 10 random states over the joint ranges, 10 near the zero posture
@@ -143,5 +143,5 @@ INSTANTIATE_TEST_SUITE_P(
                       PeerCase{"DART_Icub_Floating", kIcub, BaseType::Floating, PeerCase::Dart}),
     caseName);
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

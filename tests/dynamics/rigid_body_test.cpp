@@ -22,7 +22,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // A physically valid random body: mass in [0.5, 5] kg, COM within 10 cm of the link origin, the
 // inertia of a solid box of random sides (principal moments satisfy the triangle inequality)
@@ -279,5 +279,5 @@ TEST(RigidBody, BuiltInHumansCarryTheirBodyMass) {
   EXPECT_LT(relErr(aba(m, d, q, v, rnea(m, d, q, v, a)), a), 1e-9);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -16,7 +16,7 @@
 #include "testing/format.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 Model massiveHuman66() {
   std::mt19937_64 rng(21);
@@ -106,5 +106,5 @@ TEST(Simulator, BadInputAndNoAllocation) {
   EXPECT_EQ(allocations, 0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

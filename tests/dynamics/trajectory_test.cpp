@@ -24,7 +24,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // q(t) = q0 ⊕ (v0 t + ½ a0 t²) with the base rotation about one axis: ν(t) = v0 + a0 t exactly.
 TEST(Trajectory, FiniteDifferencesAreExactOnAQuadraticMotion) {
@@ -356,5 +356,5 @@ TEST(Trajectory, LowPassAccelerationsConvergeAsTheCutoffRises) {
   EXPECT_LT(errors.back(), 1e-3);  // rad/s² or m/s², on accelerations of ~10
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -10,7 +10,7 @@
 #include "kinetrack/fabrik/fabrik.hpp"
 
 namespace kinetrack::fabrik {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kEps = 1e-9;
 
@@ -238,5 +238,5 @@ TEST(FabrikConstraints, ReportedErrorIsThePoseReturnedAtEveryCap) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::fabrik

@@ -11,7 +11,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::fabrik {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using test::boneLengthsHold;
 using test::straightChain;
@@ -159,5 +159,5 @@ TEST(Fabrik, BadInputThrows) {
   EXPECT_THROW(solver.solve(wrong), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::fabrik

@@ -12,7 +12,7 @@
 #include "kinetrack/model/model_builder.hpp"
 
 namespace kinetrack::fabrik {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 std::string linkOf(int j) { return "bone" + std::to_string(j); }
 
@@ -112,5 +112,5 @@ TEST(FabrikModelAngles, XyzAnglesInvertTheProduct) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::fabrik

@@ -22,7 +22,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::hand {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -234,5 +234,5 @@ TEST(HandRecording, MissingMarkerIsNamed) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::hand

@@ -23,12 +23,13 @@
 #include "kinetrack/core/types.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/model.hpp"
+#include "testing/sanitizer.hpp"
 
 namespace kinetrack::testing {
 
 // 10,000 frames per attack; 2,000 in the sanitizer build (Debug + ASan runs marker IK ~30× slower,
 // and the sanitizer looks for memory errors, which 500 cycles of every attack pattern exercise).
-#ifdef __SANITIZE_ADDRESS__
+#if KINETRACK_TEST_ASAN
 inline constexpr int kAdversarialFrames = 2000;
 #else
 inline constexpr int kAdversarialFrames = 10000;

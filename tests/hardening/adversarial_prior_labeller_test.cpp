@@ -36,6 +36,7 @@
 #include "kinetrack/track/synthetic.hpp"
 #include "prior/prior_fixtures.hpp"
 #include "testing/ik_fixtures.hpp"
+#include "testing/sanitizer.hpp"
 
 namespace kinetrack::testing {
 namespace {
@@ -256,7 +257,7 @@ INSTANTIATE_TEST_SUITE_P(Attacks, AdversarialSparsePrior, ::testing::ValuesIn(kA
 // pattern. The sanitizer build searches ~25× slower (3.3 s a frame, 267 s for 80 frames of π
 // turns beside the rest of the suite, near ctest's 300 s): 20 frames there, 5 cycles. The long
 // run of docs/hardening.md sets KINETRACK_LABELLER_FRAMES=10000 (about an hour of CPU in Release).
-#ifdef __SANITIZE_ADDRESS__
+#if KINETRACK_TEST_ASAN
 constexpr int kLabellerFrames = 20;
 #else
 constexpr int kLabellerFrames = 400;

@@ -25,7 +25,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kDeg = M_PI / 180.0;
 
@@ -619,5 +619,5 @@ TEST(DynamicalIk, ResidualIsWorldFrameAndSatisfiedTargetsGiveZeroVelocity) {
   EXPECT_LT(ik.velocity().cwiseAbs().maxCoeff(), 1e-9);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -16,7 +16,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 /// human66 in a mid-range pose (every joint well inside its limits), a position target on the
 /// right hand 2 cm away (κ = 0.5 per step) and a random posture reference.
@@ -149,5 +149,5 @@ TEST(DynamicalPosture, SettingTheReferenceAndSteppingDoNotAllocate) {
   EXPECT_EQ(allocations, 0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -26,7 +26,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -526,5 +526,5 @@ TEST(InstantaneousIk, BadArgumentsThrow) {
   EXPECT_THROW(ik.problem().derivatives(H, g), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

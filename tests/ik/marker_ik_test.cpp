@@ -22,7 +22,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -309,5 +309,5 @@ TEST(MarkerIk, RejectsBadArguments) {
   EXPECT_THROW(ik::MarkerIk(nullptr), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -25,7 +25,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 /// The 15 iCub frames of the shipped retargeting map (maps/robots/icub.json).
 const std::vector<std::string> kIcubMapFrames = {
@@ -512,5 +512,5 @@ TEST(PairwiseIk, BadArgumentsThrow) {
   EXPECT_EQ(ik.options().threads, 1);  // unchanged by the failed setOptions
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

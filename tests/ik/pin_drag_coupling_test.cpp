@@ -19,7 +19,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kDt = 0.01;
 
@@ -136,5 +136,5 @@ TEST(PinDragCoupling, UpdateWithActiveRowsDoesNotAllocate) {
   EXPECT_EQ(allocations, 0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

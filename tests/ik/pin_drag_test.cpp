@@ -19,7 +19,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kDt = 0.01;
 
@@ -360,5 +360,5 @@ TEST(PinDrag, BadInputThrowsClearly) {
   EXPECT_TRUE(ik.velocity().allFinite());
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -17,7 +17,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -167,5 +167,5 @@ TEST(Limits, ChartBoundsAndViolations) {
   EXPECT_EQ(blb, -bub);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

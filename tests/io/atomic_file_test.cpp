@@ -11,7 +11,7 @@
 #include "kinetrack/core/errors.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::readFile;
 using testing::ScratchDir;
@@ -98,5 +98,5 @@ TEST(AtomicFile, StreamingCommitsOrRemovesTheTemporary) {
   EXPECT_EQ(readFile(path), "new\n");
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

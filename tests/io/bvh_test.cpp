@@ -14,7 +14,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 struct ClipRow {
   std::string file;
@@ -207,13 +207,13 @@ TEST(Bvh, TruncatedAndCorruptedCopiesOfEveryClipFailCleanly) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io
 
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 TEST(BvhModel, ModelFromClipReproducesEveryClipExactly) {
   // Two independent paths: the BVH's own forward kinematics (bvhToClip) and kinetrack's FK of
@@ -244,5 +244,5 @@ TEST(BvhModel, ModelFromClipReproducesEveryClipExactly) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

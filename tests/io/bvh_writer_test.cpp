@@ -22,7 +22,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -181,5 +181,5 @@ TEST(BvhWriter, RejectsBadInputAndLeavesNoPartialFile) {
   EXPECT_THROW(toBvh(b.build(), {Configuration()}, 0.01), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

@@ -18,7 +18,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::C3dCpu;
 using testing::C3dSpec;
@@ -513,5 +513,5 @@ TEST(C3d, NonFiniteFloatCoordinatesAreMissing) {
   EXPECT_EQ(f.warnings[0], "2 point samples had NaN or infinite coordinates: read as missing");
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

@@ -14,7 +14,7 @@
 #include "kinetrack/model/human_models.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -37,5 +37,5 @@ TEST(ForceCsv, RowsAndNeverNaN) {
   EXPECT_FALSE(fs::exists(path + ".part"));
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

@@ -20,7 +20,7 @@
 #include "testing/mutations.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using namespace kinetrack::testing;
 
@@ -219,5 +219,5 @@ TEST(FuzzReaders, RegressionsC3d) {
   EXPECT_EQ(parseErrorLine([&] { parseBytes(b, "f.c3d"); }), 0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

@@ -30,7 +30,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using namespace kinetrack::testing;
 
@@ -476,5 +476,5 @@ TEST(FuzzReaders, RegressionsSegmentMap) {
   EXPECT_EQ(parseErrorLine([&] { parseSegmentMap(edited(map, "0.5, 0.5, 0.5, 0.5", "0, 0, 0, 0"), "m.json"); }), 4);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

@@ -30,7 +30,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::twoJointModel;
 
@@ -623,5 +623,5 @@ TEST(FuzzReaders, RegressionsTargetCsv) {
   EXPECT_EQ(t.clip.linear_velocity[0].x(), std::numeric_limits<double>::infinity());
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

@@ -19,7 +19,7 @@
 #include "testing/mutations.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::twoJointModel;
 
@@ -244,5 +244,5 @@ TEST(JointCsv, BrokenFilesNameFileLineAndColumn) {
   EXPECT_THROW(readJointCsv("/nonexistent.csv"), ParseError);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

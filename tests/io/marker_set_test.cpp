@@ -14,7 +14,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 const char* kValid = R"({
   "name": "tiny",
@@ -222,5 +222,5 @@ TEST(Vsk, Errors) {
   EXPECT_THROW((void)none.height(), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

@@ -11,7 +11,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 const std::string kData = kinetrack::testing::testDataDir() + "/urdf/";
 
@@ -69,5 +69,5 @@ TEST(ModelSource, BadHeightsAndFiles) {
   EXPECT_THROW(loadModel({kData, std::nullopt, false}), ParseError);  // a directory
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

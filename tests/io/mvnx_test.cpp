@@ -12,7 +12,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -151,5 +151,5 @@ TEST(Mvnx, TruncatedCopiesFailCleanly) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

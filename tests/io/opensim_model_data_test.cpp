@@ -24,7 +24,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::sci;
 
@@ -440,5 +440,5 @@ TEST(OpenSimModelData, ScaleMarkerSetReplacesTheModelsMarkers) {
   EXPECT_THROW(parseOpenSimMarkerSet("<OpenSimDocument Version=\"40000\"/>", "m.xml"), ParseError);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

@@ -25,7 +25,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::sci;
 
@@ -477,5 +477,5 @@ TEST(OpenSimModelLegacy, NestedJointsPlacementsAndErrors) {
             lineOf(text, "<inertia_yy>"));
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

@@ -11,7 +11,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 TEST(OpenSim, TrcWalkMarkersInMetresZUp) {
   KINETRACK_REQUIRE_SHARED(path, "data/opensim/gait2354_walk/subject01_walk1.trc");
@@ -106,5 +106,5 @@ TEST(OpenSim, BrokenMotFiles) {
   expectError("x\nendheader\nt\ta\n0\t1\n", 3, "first column must be 'time'", false);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

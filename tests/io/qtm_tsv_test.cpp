@@ -13,7 +13,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using namespace kinetrack::testing;
 
@@ -129,5 +129,5 @@ TEST(QtmTsv, SurvivesMutations) {
   KINETRACK_EXPECT_FUZZ_CLEAN(st);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

@@ -19,7 +19,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // The map each clip of CLIPS.csv must be detected as.
 const std::map<std::string, std::string> kExpectedMap = {
@@ -406,5 +406,5 @@ TEST(SegmentMapResolve, SpecsAndMissingSegments) {
   EXPECT_THROW(resolveSegmentMap({"Prop", "Camera"}, "auto"), InvalidArgument);  // nothing mapped
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

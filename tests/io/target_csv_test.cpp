@@ -12,7 +12,7 @@
 #include "kinetrack/core/so3.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -168,5 +168,5 @@ TEST(TargetCsv, WriterChecksItsInput) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

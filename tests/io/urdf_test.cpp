@@ -19,7 +19,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 const std::string kData = kinetrack::testing::testDataDir() + "/urdf/";
 constexpr const char* kICub = "models/icub/iCubGazeboV2_5_model.urdf";
@@ -403,5 +403,5 @@ TEST(UrdfErrors, InMemoryTextUsesTheSourceName) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -15,7 +15,7 @@
 #include "kinetrack/model/human_models.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -215,5 +215,5 @@ TEST(WrenchCsv, ResamplingIsLinearInTheSpatialForce) {
   EXPECT_THROW(resampleWrenches(w, decreasing), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

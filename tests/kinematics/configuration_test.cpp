@@ -16,7 +16,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // A random velocity with |ω_B| < π (uniform direction, magnitude uniform in [0, 0.999π)).
 VectorXd randomVelocity(const Model& m, std::mt19937_64& rng, double max_angle = 0.999 * M_PI) {
@@ -280,11 +280,11 @@ TEST(Configuration, PositionLimitViolation) {
   EXPECT_EQ(positionLimitViolation(m66, q66), 0.0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 TEST(Configuration, NanCoordinateIsAnInfiniteLimitViolation) {
   const Model m = makeHuman48();
   Configuration q(m);
@@ -294,5 +294,5 @@ TEST(Configuration, NanCoordinateIsAnInfiniteLimitViolation) {
   EXPECT_EQ(positionLimitViolation(m, q, &worst), std::numeric_limits<double>::infinity());
   EXPECT_EQ(worst.value, 5);
 }
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

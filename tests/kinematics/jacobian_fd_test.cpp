@@ -22,7 +22,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // ≥ 1000 random configurations per model in optimised builds; far fewer in Debug/ASan builds,
 // where the same code paths are exercised but every FK pass is ~50× slower.
@@ -304,5 +304,5 @@ TEST(JacobianFd, WrongSizeAndInvalidFrameThrow) {
   EXPECT_THROW(frameJacobian(m, data, FrameId(m.numFrames()), J), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

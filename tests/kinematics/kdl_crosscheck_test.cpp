@@ -19,7 +19,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 #ifdef NDEBUG
 constexpr int kConfigs = 100;
@@ -146,5 +146,5 @@ TEST(KdlCrossCheck, OracleSeesADifferentConfiguration) {
   EXPECT_GT((kdl.pose(model, q, "RightHandCOM").p - data.frame[hand.value].p).norm(), 1e-8);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

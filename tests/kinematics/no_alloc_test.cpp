@@ -27,7 +27,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::AllocationCounter;
 
@@ -110,5 +110,5 @@ TEST(NoAlloc, ICub) {
   expectNoAllocation(io::loadUrdf(path), 20);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -13,7 +13,7 @@
 #include "kinetrack/core/errors.hpp"
 
 namespace kinetrack::markers {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // Least total cost over all injective maps rows → columns, by enumerating column permutations.
 double bruteForce(int rows, int cols, const std::vector<double>& cost) {
@@ -76,5 +76,5 @@ TEST(Assignment, RejectsBadArguments) {
   EXPECT_DOUBLE_EQ(solver.solve(0, 3, cost, map), 0.0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::markers

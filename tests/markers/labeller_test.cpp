@@ -29,7 +29,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::markers {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kDeg = M_PI / 180.0;
 
@@ -429,5 +429,5 @@ TEST(Labeller, DoesNotAllocatePerFrameOnceWarm) {
   EXPECT_EQ(allocations, 0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::markers

@@ -12,7 +12,7 @@
 #include "kinetrack/io/opensim.hpp"
 
 namespace kinetrack::io {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 TEST(PointCsv, ParsesFramesPointsAndEmptyFrames) {
   const std::string text =
@@ -108,5 +108,5 @@ TEST(Trc, WriteThenReadRoundTrips) {
   EXPECT_THROW((void)toTrc(t, inch), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

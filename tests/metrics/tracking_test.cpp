@@ -8,7 +8,7 @@
 #include "kinetrack/core/so3.hpp"
 
 namespace kinetrack::metrics {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 TEST(Metrics, NormalizedTraceErrorHandMadeCases) {
   const Matrix3d I = Matrix3d::Identity();
@@ -51,5 +51,5 @@ TEST(Metrics, SummaryPercentiles) {
   EXPECT_EQ(summarize({}).count, 0u);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::metrics

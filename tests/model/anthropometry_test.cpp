@@ -15,7 +15,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 Model human(const std::string& name, double height, double mass, Sex sex = Sex::Male) {
   HumanModelOptions o;
@@ -216,5 +216,5 @@ TEST(MassProperties, MasslessFloatingModelThrows) {
   EXPECT_NO_THROW(checkMassProperties(ModelBuilder("m", "base", BaseType::Fixed).build()));
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -14,7 +14,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // The 23 Xsens segments, written out here independently of humanSegmentNames().
 // clang-format off
@@ -253,5 +253,5 @@ TEST(HumanModels, FixedBaseOption) {
   EXPECT_EQ(makeHuman48(o).nv(), 48);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -18,7 +18,7 @@
 #include "testing/finite_diff.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // Central differences of f and f′ at x.
 void expectDerivatives(const ScalarFunction& f, double x, double tol) {
@@ -252,5 +252,5 @@ TEST(CustomJoint, PureRotationEqualsARevoluteJoint) {
   EXPECT_LT((da.link[1].R - dc.link[1].R).cwiseAbs().maxCoeff(), 1e-14);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

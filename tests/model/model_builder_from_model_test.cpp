@@ -7,7 +7,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // A model rebuilt from itself is identical (compared through its exact URDF text, which holds
 // every name, order, placement, axis, limit and inertial to 17 digits).
@@ -45,5 +45,5 @@ TEST(ModelBuilderFromModel, RebuildIcubAndAddMarkerAndCouplingRow) {
   EXPECT_THROW(ModelBuilder(m).addFrame("x", "no_such_link", X), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -12,7 +12,7 @@
 #include "kinetrack/core/so3.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -459,5 +459,5 @@ TEST(ModelBuilder, BuilderCanBeReused) {
   EXPECT_EQ(m1.jointNames(), std::vector<std::string>(m2.jointNames().begin(), m2.jointNames().end() - 1));
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

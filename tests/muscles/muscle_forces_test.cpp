@@ -13,7 +13,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::muscles {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr const char* kArm26 = "data/opensim/arm26_static_optimization/arm26.osim";
 
@@ -145,5 +145,5 @@ TEST(MuscleForces, QpSolveDoesNotAllocate) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::muscles

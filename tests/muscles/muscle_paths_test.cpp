@@ -16,7 +16,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::muscles {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr const char* kArm26 = "data/opensim/arm26_static_optimization/arm26.osim";
 constexpr const char* kGait = "data/opensim/gait2354_walk/subject01_simbody.osim";
@@ -213,5 +213,5 @@ TEST(MusclePaths, EvaluateDoesNotAllocate) {
   EXPECT_EQ(guard.count(), 0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::muscles

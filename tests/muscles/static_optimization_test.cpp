@@ -16,7 +16,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::muscles {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr const char* kDir = "data/opensim/arm26_static_optimization/";
 
@@ -111,11 +111,11 @@ TEST(StaticOptimization, Arm26BoundedVariantMatchesOpenSim) {
   EXPECT_GE(run.result.control.leftCols(6).minCoeff(), 0.01 - 1e-9);  // min_control 0.01
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::muscles
 
 namespace kinetrack::muscles {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // gait2354 walk with its ground reactions (OpenSim ID pipeline of branch msk), pelvis residuals and
 // the CMC reserve actuators: every frame feasible, and the on/off timing of the 54 muscles loosely
@@ -222,5 +222,5 @@ TEST(StaticOptimization, AWholeTrialOnAnyNumberOfThreadsGivesTheSameBytes) {
   EXPECT_THROW((void)solveMuscleTrial(paths, motion, motion_path, o), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::muscles

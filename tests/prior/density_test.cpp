@@ -14,7 +14,7 @@
 #include "kinetrack/core/errors.hpp"
 
 namespace kinetrack::prior {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 std::vector<double> bimodal(int n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -172,5 +172,5 @@ TEST(DensityPrior, BadInputIsRejectedAndNonFiniteSamplesAreSkipped) {
   EXPECT_THROW(DensityPrior(bad, {{0}}, o), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::prior

@@ -14,7 +14,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::prior {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 /// A smooth ground-truth motion: every joint a sine of its own amplitude, frequency and phase.
 struct Motion {
@@ -174,5 +174,5 @@ TEST(GradientProjection, SolveDoesNotAllocate) {
   EXPECT_EQ(allocations, 0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::prior

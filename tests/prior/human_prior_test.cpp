@@ -19,7 +19,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::prior {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 const std::vector<std::string> kTargets = {"Head", "RightHand", "LeftHand"};
 
@@ -200,5 +200,5 @@ TEST_F(PriorFile, BrokenFilesAreParseErrorsNamingTheFieldAndFile) {
   expectParseError("cannot open");
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::prior

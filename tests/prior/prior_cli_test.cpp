@@ -8,7 +8,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::runCli;
 using testing::ScratchDir;
@@ -102,5 +102,5 @@ TEST(GpmCli, SparseExperimentComparesAllFourSolversPerHeldOutSubject) {
     EXPECT_NE(csv.find(row), std::string::npos) << row << "\n" << csv;
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -23,7 +23,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::prior {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 const std::vector<std::string> kTargets = {"Head", "RightHand", "LeftHand"};
 constexpr double kDt = 1.0 / 30.0;
@@ -220,5 +220,5 @@ TEST(SparseDynamicalIk, SolveDoesNotAllocate) {
   EXPECT_EQ(allocations, 0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::prior

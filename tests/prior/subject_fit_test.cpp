@@ -17,7 +17,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::prior {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kDeg = M_PI / 180.0;
 
@@ -161,5 +161,5 @@ TEST(GpmStudy, ReducedStudyOnRealSubjects) {
   EXPECT_NE(csv.find("xsens,4,GP,0,"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::prior

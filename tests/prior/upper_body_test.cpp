@@ -15,7 +15,7 @@
 #include "prior_fixtures.hpp"
 
 namespace kinetrack::prior {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 Vector25d randomTheta(std::mt19937& rng, double range) {
   std::uniform_real_distribution<double> u(-range, range);
@@ -179,5 +179,5 @@ TEST(UpperBody, JointNamesAreUniqueAndFollowTheThetaOrder) {
     for (std::size_t j = i + 1; j < n.size(); ++j) EXPECT_NE(n[i], n[j]);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::prior

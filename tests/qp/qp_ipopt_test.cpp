@@ -8,7 +8,7 @@
 #include "testing/ipopt_qp.hpp"
 
 namespace kinetrack::qp {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::Activity;
 
@@ -92,5 +92,5 @@ TEST(QpIpopt, RandomIkShapedProblemsAgree) {
   EXPECT_LE(x_checked_by_kkt, kRandomProblems / 5);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::qp

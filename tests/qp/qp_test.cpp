@@ -14,7 +14,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::qp {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::Activity;
 using testing::kInf;
@@ -520,5 +520,5 @@ TEST(QpSolver, SolveDoesNotAllocate) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::qp

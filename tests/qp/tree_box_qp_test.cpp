@@ -11,7 +11,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::qp {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -137,7 +137,7 @@ TEST(QpTreeBox, DoesNotAllocateAndReportsNonConvexAndBadInput) {
   s.solve(p, x);
   long allocations = 0;
   {
-    testing::AllocationCounter guard;
+    kinetrack::testing::AllocationCounter guard;
     s.solve(p, x);
     allocations = guard.count();
   }
@@ -151,5 +151,5 @@ TEST(QpTreeBox, DoesNotAllocateAndReportsNonConvexAndBadInput) {
   EXPECT_THROW(s.solve(Problem(3, 0), x), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::qp

@@ -17,7 +17,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::stream {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 const std::vector<std::string> kNames{"Pelvis", "L5", "L3", "T12", "T8", "Mé\xC3\xA9", "A\"B"};
 
@@ -260,5 +260,5 @@ TEST(KtpJson, ParsingDoesNotAllocate) {
   EXPECT_EQ(f->count, static_cast<int>(kNames.size()));
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::stream

@@ -18,7 +18,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::stream {
-namespace {
+namespace KINETRACK_UNITY_ID {
 using loopback::Client;
 using loopback::ephemeral;
 using loopback::modelSpec;
@@ -191,5 +191,5 @@ TEST(KtpServer, MarkerServerTracksKtpMarkersOverBothTransports) {
   runner.join();
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::stream

@@ -24,7 +24,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::stream {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 const std::vector<std::string> kNames{"Pelvis", "L5", "L3", "T12", "T8"};
 
@@ -459,5 +459,5 @@ TEST(MarkerLiveTracker, BinaryPathDoesNotAllocateAfterTheFirstFrame) {
   EXPECT_EQ(live.counters().frames.load(), 40);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::stream

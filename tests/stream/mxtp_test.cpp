@@ -19,7 +19,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::stream {
-namespace {
+namespace KINETRACK_UNITY_ID {
 io::ModelSpec modelSpec(const std::string& name) {
   io::ModelSpec spec;
   spec.model = name;
@@ -295,5 +295,5 @@ TEST(LiveTracker, FrameMessageIsValidProtocolJson) {
   EXPECT_EQ(j["targets"].size(), static_cast<std::size_t>(live.numPositionTargets()));
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::stream

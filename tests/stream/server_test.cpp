@@ -27,7 +27,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::stream {
-namespace {
+namespace KINETRACK_UNITY_ID {
 using loopback::Client;
 using loopback::ephemeral;
 using loopback::modelSpec;
@@ -270,5 +270,5 @@ TEST(Server, HttpRootServesStaticFilesOnTheWebSocketPort) {
   std::filesystem::remove_all(root);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::stream

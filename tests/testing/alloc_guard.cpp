@@ -7,14 +7,9 @@
 #include <cstdlib>
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define KINETRACK_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KINETRACK_TEST_ASAN 1
-#endif
-#endif
-#if !defined(KINETRACK_TEST_ASAN) && defined(__GLIBC__) && defined(__linux__)
+#include "testing/sanitizer.hpp"
+
+#if !KINETRACK_TEST_ASAN && defined(__GLIBC__) && defined(__linux__)
 #define KINETRACK_TEST_COUNT_MALLOC 1
 #endif
 

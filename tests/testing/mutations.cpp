@@ -18,9 +18,10 @@
 #include <typeinfo>
 
 #include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "testing/sanitizer.hpp"
 #include "testing/shared_paths.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
+#if KINETRACK_TEST_ASAN
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -375,7 +376,7 @@ void writeCurrent() {
   put(")\n");
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if KINETRACK_TEST_ASAN
 // ASan handles the signals itself; it calls this before it exits.
 struct CrashNote {
   CrashNote() { __sanitizer_set_death_callback(&writeCurrent); }

@@ -17,7 +17,7 @@
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 std::vector<track::SegmentPair> identityPairs(const io::MotionClip& clip) {
   std::vector<track::SegmentPair> pairs;
@@ -128,9 +128,10 @@ TEST(Retarget, PoseCalibrationMakesTheCalibrationFrameTheModelPose) {
     mnte = tracker.track(f).mnte;
     framesForwardKinematics(m, tracked, tracker.state());
     framesForwardKinematics(m, truth, walk.truth[static_cast<std::size_t>(f)]);
-    for (const auto& [a, b] : bones) {
+    for (const auto& bone : bones) {  // not a structured binding: clang 14 cannot capture one
       auto dir = [&](const Data& d) {
-        return Vector3d((d.frame[m.frameId(b).value].p - d.frame[m.frameId(a).value].p).normalized());
+        return Vector3d(
+            (d.frame[m.frameId(bone.second).value].p - d.frame[m.frameId(bone.first).value].p).normalized());
       };
       worst = std::max(worst, std::acos(std::clamp(dir(tracked).dot(dir(truth)), -1.0, 1.0)));
     }
@@ -296,5 +297,5 @@ TEST(ClipTracker, NoAllocationPerFrame) {
             0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -8,7 +8,7 @@
 #include "kinetrack/track/synthetic.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 TEST(Experiments, ConvergenceFollowsTheDiscreteGainRegimes) {
   const Model m = makeHuman66();
@@ -65,11 +65,11 @@ TEST(Experiments, HeldFirstFrameAndTransientWindow) {
   EXPECT_DOUBLE_EQ(track::transientCut({}, 2.0), 0.0);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 TEST(Pipeline, SyntheticWalkJobAndSetups) {
   const auto [capture, setup] = track::syntheticWalkJob(makeHuman66(), 0.5, 100.0);
@@ -84,5 +84,5 @@ TEST(Pipeline, SyntheticWalkJobAndSetups) {
   EXPECT_EQ(on48.plan.bindings.size(), 23u);  // pose targets named after the model's frames
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

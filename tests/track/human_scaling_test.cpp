@@ -19,7 +19,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::track {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 TEST(HumanScaling, ScalesDimensionsAndOffsetsByGroup) {
   ASSERT_EQ(humanScaleGroups().size(), 10u);
@@ -173,5 +173,5 @@ TEST(HumanScaling, PlugInGaitFunctionalRefinementCrossValidated) {
             1.4);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::track

@@ -23,7 +23,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::track {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // Markers that, with the joints, fix the placement of every link carrying a marker (three
 // non-collinear points per link, its joint counting as one): they keep their true offsets.
@@ -259,5 +259,5 @@ TEST(MarkerCalibration, PlugInGaitStaticThenMovementTrialUnder2cm) {
   std::cout << "\n";
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::track

@@ -19,7 +19,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr double kDeg = 180.0 / M_PI;
 
@@ -355,5 +355,5 @@ TEST(OpenSimIk, SetupReaderReadsTasksAndRejectsBadValues) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -17,7 +17,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::track {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 constexpr const char* kGait = "data/opensim/gait2354_walk/subject01_simbody.osim";
 constexpr double kDeg = 180.0 / std::numbers::pi;
@@ -151,5 +151,5 @@ TEST(PosturePairs, RejectsBadOptions) {
   EXPECT_THROW((void)pairPostures(human, *gait.model, capture, o), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::track

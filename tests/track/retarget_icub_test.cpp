@@ -17,7 +17,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 struct Check {
   double limit = 0.0, row = 0.0, velocity_excess = 0.0, mnte_median = 0.0;
@@ -135,5 +135,5 @@ TEST(NearestFeasible, InfeasibleRowsAreReported) {
   EXPECT_THROW(static_cast<void>(nearestFeasible(m, Configuration(m))), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -10,7 +10,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::track {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 TEST(SegmentPairs, MapEntriesWithoutAModelFrameAreSkipped) {
   const Model model = makeHuman66();
@@ -74,5 +74,5 @@ TEST(SegmentPairs, RobotMapsAndRobotPairs) {
   EXPECT_EQ(p.unmapped, clip_map.unmapped);
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::track

@@ -15,7 +15,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 track::Retargeting plainPlan(const Model& m, const io::MotionClip& clip) {
   std::vector<track::SegmentPair> pairs;
@@ -187,5 +187,5 @@ TEST(StreamTracker, MethodNamesRoundTrip) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -13,7 +13,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 // Joint error is measured per BVH joint as the angle between the true and the tracked rotation
 // of the joint (relative to its parent): a BVH joint is a spherical joint written as three
@@ -57,5 +57,5 @@ TEST(TrackBvh, EveryClipOnItsOwnSkeletonRecoversTheClipRotations) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -14,7 +14,7 @@
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 std::vector<std::string> clipFiles() {
   std::vector<std::string> files = testing::sharedBvhClips();
@@ -111,5 +111,5 @@ TEST(TrackHuman, MvnxOnHumanGazeboSubjects) {
   }
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack

@@ -16,7 +16,7 @@
 #include "kinetrack/viewer/viewer.hpp"
 
 namespace kinetrack {
-namespace {
+namespace KINETRACK_UNITY_ID {
 
 using testing::readFile;
 using testing::runCli;
@@ -179,5 +179,5 @@ TEST(ViewerCli, BadInputNamesTheFile) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("v/data.js")));
 }
 
-}  // namespace
+}  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack
