@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kinetrack/cga/cga.hpp"
+#include "kinetrack/core/random.hpp"
 
 namespace kc = kinetrack::cga;
 using kinetrack::Vector3d;
@@ -28,7 +29,7 @@ const Inputs& inputs() {
     Inputs s;
     std::mt19937_64 gen(5);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
-    auto vec = [&](double k) { return Vector3d(k * u(gen), k * u(gen), k * u(gen)); };
+    auto vec = [&](double k) { return Vector3d(k * kinetrack::randomVector3(u, gen)); };
     for (int i = 0; i < 256; ++i) {
       s.p.push_back(vec(0.2));
       s.q.push_back(vec(0.2));

@@ -66,7 +66,9 @@ progress() {
   if [ ! -t 1 ]; then echo "$label"; fi
   while IFS= read -r line; do
     printf '%s\n' "$line" >>"$log"
-    if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
+    if [ "$line" = "ninja: no work to do." ]; then
+      pct=100
+    elif [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
       pct=$((100 * BASH_REMATCH[1] / BASH_REMATCH[2]))
       if [ -t 1 ]; then
         printf '\r%s %3d%% (%ds)' "$label" "$pct" $((SECONDS - start))

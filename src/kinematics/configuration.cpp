@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 
 namespace kinetrack {
@@ -64,7 +65,7 @@ Configuration randomConfiguration(const Model& model, std::mt19937_64& rng, cons
   }
   if (model.baseType() == BaseType::Floating) {
     std::normal_distribution<double> n(0.0, 1.0);
-    Eigen::Vector4d wxyz(n(rng), n(rng), n(rng), n(rng));  // uniform on S³ → uniform on SO(3)
+    const Eigen::Vector4d wxyz = randomVector<4>(n, rng);  // uniform on S³ → uniform on SO(3)
     q.base_rotation = so3::fromQuaternionWxyz(wxyz);
     for (int i = 0; i < 3; ++i) q.base_position[i] = opts.base_box * (2.0 * u(rng) - 1.0);
   }

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 
 namespace kinetrack::markers {
 
@@ -93,19 +94,19 @@ ScenarioTrial makeScenario(const io::MarkerTrajectories& trial, const std::vecto
       const std::size_t k = static_cast<std::size_t>(f) * static_cast<std::size_t>(nc) + static_cast<std::size_t>(c);
       if (hidden[k] || !trial.positions[k].allFinite()) continue;
       Vector3d p = trial.positions[k];
-      if (o.noise_sigma > 0.0) p += o.noise_sigma * Vector3d(gauss(rng), gauss(rng), gauss(rng));
+      if (o.noise_sigma > 0.0) p += o.noise_sigma * randomVector3(gauss, rng);
       frame.push_back(p);
       truth.push_back(marker_of[static_cast<std::size_t>(c)]);
     }
     const std::size_t real = frame.size();
     for (int g = 0; g < o.ghosts_uniform && real > 0; ++g) {
-      frame.push_back(lo + Vector3d(uni(rng), uni(rng), uni(rng)).cwiseProduct(hi - lo));
+      frame.push_back(lo + randomVector3(uni, rng).cwiseProduct(hi - lo));
       truth.push_back(-1);
     }
     for (int g = 0; g < o.ghosts_near && real > 0; ++g) {
       const Vector3d& anchor = frame[static_cast<std::size_t>(uni(rng) * static_cast<double>(real)) % real];
       Vector3d d;
-      do d = Vector3d(2.0 * uni(rng) - 1.0, 2.0 * uni(rng) - 1.0, 2.0 * uni(rng) - 1.0);
+      do d = 2.0 * randomVector3(uni, rng) - Vector3d::Ones();
       while (d.squaredNorm() > 1.0);
       frame.push_back(anchor + o.ghost_near_radius * d);
       truth.push_back(-1);

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
@@ -70,7 +71,7 @@ ConvergenceTarget convergenceTarget(const Model& m, const ConvergenceOptions& op
   }
   if (m.baseType() == BaseType::Floating) {
     Vector3d p;
-    do p = Vector3d(unit(rng), unit(rng), unit(rng));
+    do p = randomVector3(unit, rng);
     while (p.squaredNorm() > 1.0);
     t.q.base_position = options.base_radius * p;
     t.yaw = M_PI * unit(rng);

@@ -173,8 +173,10 @@ class DynamicalSolver final : public SlotSolver<DynamicalIk> {
       failed = failed || r.non_finite;
     };
     const double dt = in.dt;
-    const int n =
-        std::clamp(static_cast<int>(std::ceil(max_angle / options_.max_step_rotation)), 1, options_.max_substeps);
+    // Clamped before the conversion: a frame that is not a rotation (refused just below) can give
+    // an infinite or huge angle, which does not fit an int (clang's UBSan: float-cast-overflow).
+    const double wanted = std::ceil(max_angle / options_.max_step_rotation);
+    const int n = wanted >= 1.0 ? static_cast<int>(std::min(wanted, static_cast<double>(options_.max_substeps))) : 1;
     // The first frame is reached from an arbitrary initial state: its steps get at least
     // kInitialStep each (not a motion to follow in real time, so the velocity bounds should not
     // throttle it), and a few more steps on the final targets polish the linearisation error.

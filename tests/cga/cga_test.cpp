@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "kinetrack/core/random.hpp"
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::cga {
@@ -20,7 +21,7 @@ struct Rng {
   double uniform(double lo, double hi) { return lo + 0.5 * (u(gen) + 1.0) * (hi - lo); }
   // Log-uniform scale in [1e-2, 1e1] m (millimetre features to a capture volume).
   double scale() { return std::pow(10.0, uniform(-2.0, 1.0)); }
-  Vector3d vec(double s) { return s * Vector3d(u(gen), u(gen), u(gen)); }
+  Vector3d vec(double s) { return s * randomVector3(u, gen); }
   Vector3d unit() {
     Vector3d v;
     do v = vec(1.0);

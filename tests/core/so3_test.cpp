@@ -1,4 +1,5 @@
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/core/random.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@ TEST(So3, ExpLogRoundTripIncludingNearZeroAndNearPi) {
   std::normal_distribution<double> n(0.0, 1.0);
   for (double angle : {0.0, 1e-12, 1e-6, 1e-3, 0.5, 2.0, 3.0, M_PI - 1e-4, M_PI - 1e-9}) {
     for (int i = 0; i < 50; ++i) {
-      const Vector3d axis = Vector3d(n(rng), n(rng), n(rng)).normalized();
+      const Vector3d axis = randomVector3(n, rng).normalized();
       const Vector3d w = angle * axis;
       const Matrix3d R = so3::exp(w);
       EXPECT_LT((R.transpose() * R - Matrix3d::Identity()).norm(), 1e-14);
@@ -44,7 +45,7 @@ TEST(So3, RpyAndQuaternionRoundTrips) {
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> u(-3.0, 3.0);
   for (int i = 0; i < 200; ++i) {
-    const Vector3d rpy(u(rng), 0.5 * u(rng), u(rng));
+    const Vector3d rpy = randomVector3(u, rng).cwiseProduct(Vector3d(1.0, 0.5, 1.0));
     const Matrix3d R = so3::fromRpy(rpy);
     EXPECT_LT((so3::fromRpy(so3::toRpy(R)) - R).norm(), 1e-14);
     EXPECT_LT((so3::fromQuaternionWxyz(so3::toQuaternionWxyz(R)) - R).norm(), 1e-14);

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/dynamics/rigid_body.hpp"
 #include "kinetrack/io/urdf.hpp"
@@ -31,10 +32,10 @@ Inertial randomInertial(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Inertial in;
   in.mass = 0.5 + 4.5 * u(rng);
-  in.com = Vector3d(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5) * 0.2;
-  const Vector3d s(0.05 + 0.3 * u(rng), 0.05 + 0.3 * u(rng), 0.05 + 0.3 * u(rng));
+  in.com = (randomVector3(u, rng) - Vector3d::Constant(0.5)) * 0.2;
+  const Vector3d s = Vector3d::Constant(0.05) + 0.3 * randomVector3(u, rng);
   const Vector3d diag(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(), s.x() * s.x() + s.y() * s.y());
-  const Matrix3d R = so3::exp(Vector3d(u(rng), u(rng), u(rng)) * 3.0);
+  const Matrix3d R = so3::exp(randomVector3(u, rng) * 3.0);
   in.inertia = R * (in.mass / 12.0 * diag).asDiagonal() * R.transpose();
   return in;
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/dynamics/simulator.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
@@ -24,8 +25,8 @@ Model massiveHuman66() {
   auto body = [&] {
     Inertial in;
     in.mass = 0.5 + 4.5 * u(rng);
-    in.com = Vector3d(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5) * 0.2;
-    const Vector3d s(0.05 + 0.3 * u(rng), 0.05 + 0.3 * u(rng), 0.05 + 0.3 * u(rng));
+    in.com = (randomVector3(u, rng) - Vector3d::Constant(0.5)) * 0.2;
+    const Vector3d s = Vector3d::Constant(0.05) + 0.3 * randomVector3(u, rng);
     in.inertia = (in.mass / 12.0 *
                   Vector3d(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(), s.x() * s.x() + s.y() * s.y()))
                      .asDiagonal();

@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/dynamics/trajectory.hpp"
 #include "kinetrack/io/urdf.hpp"
@@ -318,7 +319,7 @@ TEST(Trajectory, LowPassAccelerationsOfANoisyMotion) {
   std::vector<Configuration> noisy = mo.q;
   for (Configuration& c : noisy) {
     for (int i = 0; i < 3; ++i) c.base_position[i] += mm(rng);
-    c.base_rotation = so3::exp(Vector3d(half_degree(rng), half_degree(rng), half_degree(rng))) * c.base_rotation;
+    c.base_rotation = so3::exp(randomVector3(half_degree, rng)) * c.base_rotation;
     for (Eigen::Index j = 0; j < c.joints.size(); ++j) c.joints[j] += half_degree(rng);
   }
   const TrajectoryDerivatives raw = differentiate(m, noisy, mo.t);

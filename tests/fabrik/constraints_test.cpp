@@ -7,6 +7,7 @@
 #include <random>
 
 #include "fabrik/fabrik_fixtures.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/fabrik/fabrik.hpp"
 
 namespace kinetrack::fabrik {
@@ -102,7 +103,7 @@ TEST(FabrikConstraints, HingeHoldsForArbitraryTargets) {
   std::uniform_real_distribution<double> u(-0.15, 0.15);
   Matrix3Xd p = test::straightChain(3, 0.04);
   for (int trial = 0; trial < 3000; ++trial) {
-    solver.setTarget(3, Vector3d(u(rng), u(rng), u(rng)));
+    solver.setTarget(3, randomVector3(u, rng));
     solver.solve(p, {.max_iterations = 50});
     ASSERT_EQ(violations(solver, p), 0) << trial;
   }
@@ -134,7 +135,7 @@ TEST(FabrikConstraints, BallConeAndTwistHoldOnRandomTargets) {
   Matrix3Xd p = test::straightChain(10, 0.1);
   int converged = 0;
   for (int trial = 0; trial < 3000; ++trial) {
-    solver.setTarget(10, Vector3d(u(rng), u(rng), u(rng) + 0.5));
+    solver.setTarget(10, randomVector3(u, rng) + Vector3d(0.0, 0.0, 0.5));
     const Result r = solver.solve(p, {.tolerance = 1e-4, .max_iterations = 50});
     converged += r.status == Status::Converged;
     ASSERT_EQ(violations(solver, p), 0) << trial;
@@ -161,7 +162,8 @@ TEST(FabrikConstraints, BallChainReachesTargetsOfFeasiblePoses) {
     Matrix3d R = Matrix3d::Identity();
     Vector3d t = Vector3d::Zero();
     for (int j = 1; j <= 5; ++j) {
-      R = R * Eigen::AngleAxisd(ang(rng), Vector3d::UnitX()) * Eigen::AngleAxisd(ang(rng), Vector3d::UnitY());
+      const double about_y = ang(rng), about_x = ang(rng);  // g++'s order of the former one-line product
+      R = R * Eigen::AngleAxisd(about_x, Vector3d::UnitX()) * Eigen::AngleAxisd(about_y, Vector3d::UnitY());
       t += 0.1 * R.col(2);
     }
     solver.setTarget(5, t);

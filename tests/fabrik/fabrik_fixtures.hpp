@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/fabrik/fabrik.hpp"
 
 namespace kinetrack::fabrik::test {
@@ -66,7 +67,7 @@ inline void randomPose(const Skeleton& sk, Matrix3Xd& pose, std::mt19937& rng, d
   const Matrix3Xd old = pose;
   for (int j = 1; j < sk.size(); ++j) {
     const int par = sk.parent(j);
-    const Vector3d d = (old.col(j) - old.col(par)).normalized() + Vector3d(n(rng), n(rng), n(rng));
+    const Vector3d d = (old.col(j) - old.col(par)).normalized() + randomVector3(n, rng);
     pose.col(j) = pose.col(par) + sk.length(j) * d.normalized();
   }
 }

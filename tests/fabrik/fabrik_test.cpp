@@ -8,6 +8,7 @@
 
 #include "fabrik/fabrik_fixtures.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "testing/alloc_guard.hpp"
 
 namespace kinetrack::fabrik {
@@ -24,7 +25,7 @@ TEST(Fabrik, ReachableTargetsConvergeWithExactBoneLengths) {
   Matrix3Xd p = rest;
   int converged = 0;
   for (int trial = 0; trial < 2000; ++trial) {
-    Vector3d t(u(rng), u(rng), u(rng));
+    Vector3d t = randomVector3(u, rng);
     if (t.norm() > 0.95 || t.norm() < 0.05) continue;
     solver.setTarget(10, t);
     const Result r = solver.solve(p, {.tolerance = 1e-6, .max_iterations = 200});
@@ -46,7 +47,7 @@ TEST(Fabrik, EveryReachableTargetOfAnUnconstrainedChainConverges) {
   std::uniform_real_distribution<double> u(-1.2, 1.2);
   Matrix3Xd p = rest;
   for (int trial = 0; trial < 1000; ++trial) {
-    Vector3d t(u(rng), u(rng), u(rng));
+    Vector3d t = randomVector3(u, rng);
     if (t.norm() > 1.15) continue;
     solver.setTarget(6, t);
     const Result r = solver.solve(p, {.tolerance = 1e-6, .max_iterations = 500});

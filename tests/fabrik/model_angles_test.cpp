@@ -8,6 +8,7 @@
 #include <string>
 
 #include "fabrik/fabrik_fixtures.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/model_builder.hpp"
 
@@ -87,7 +88,7 @@ TEST(FabrikModelAngles, SolvedPosesRoundTripThroughForwardKinematics) {
   std::normal_distribution<double> n(0.0, 0.03);
   Matrix3Xd p = hand.rest;
   for (int trial = 0; trial < 200; ++trial) {
-    for (int tip : hand.tips) solver.setTarget(tip, p.col(tip) + Vector3d(n(rng), n(rng), n(rng)));
+    for (int tip : hand.tips) solver.setTarget(tip, p.col(tip) + randomVector3(n, rng));
     solver.solve(p, {.max_iterations = 20});
     toJointAngles(solver, p, model, mapping, q);
     forwardKinematics(model, data, q);
@@ -104,7 +105,7 @@ TEST(FabrikModelAngles, XyzAnglesInvertTheProduct) {
   std::mt19937 rng(10);
   std::uniform_real_distribution<double> u(-1.5, 1.5);
   for (int i = 0; i < 1000; ++i) {
-    const Vector3d a(u(rng), u(rng), u(rng));
+    const Vector3d a = randomVector3(u, rng);
     const Matrix3d R = (Eigen::AngleAxisd(a.x(), Vector3d::UnitX()) * Eigen::AngleAxisd(a.y(), Vector3d::UnitY()) *
                         Eigen::AngleAxisd(a.z(), Vector3d::UnitZ()))
                            .toRotationMatrix();

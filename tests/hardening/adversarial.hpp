@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/core/types.hpp"
 #include "kinetrack/model/configuration.hpp"
@@ -113,7 +114,7 @@ class AttackPlan {
   Matrix3d flipped(const Matrix3d& R) { return R * so3::exp(std::numbers::pi * unit()); }
   Vector3d unit() {
     std::normal_distribution<double> g;
-    Vector3d v(g(rng_), g(rng_), g(rng_));
+    Vector3d v = randomVector3(g, rng_);
     return v.normalized();
   }
 

@@ -23,6 +23,7 @@
 
 #include "hardening/adversarial.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/ik/tasks.hpp"
 #include "kinetrack/io/marker_set.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
@@ -289,7 +290,7 @@ const LabellerCase& labellerCase() {
     for (int l = 1; l < base->numLinks(); ++l)
       for (int k = 0; k < 3; ++k)
         set.markers.push_back({base->linkName(LinkId(l)) + "_" + std::to_string(k), base->linkName(LinkId(l)),
-                               Vector3d(u(rng), u(rng), u(rng)), 1.0, false});
+                               randomVector3(u, rng), 1.0, false});
     LabellerCase out;
     out.model = std::make_shared<const markers::LabellerModel>(markers::labellerModel(base, set));
     out.frames = out.model->frames;

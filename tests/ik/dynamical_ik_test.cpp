@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
@@ -60,7 +61,8 @@ struct Trajectory {
       f[j] = 0.2 + 0.3 * u(rng);
       phi[j] = 2.0 * M_PI * u(rng);
     }
-    base_axis = Vector3d(u(rng) - 0.5, u(rng) - 0.5, 1.0).normalized();
+    const double y = u(rng), x = u(rng);  // g++'s order of the former Vector3d(u(rng), u(rng), 1)
+    base_axis = Vector3d(x - 0.5, y - 0.5, 1.0).normalized();
     q0.base_rotation = so3::exp(Vector3d(0.0, 0.0, 2.0 * M_PI * u(rng)));
   }
   Configuration at(double t) const {
@@ -255,7 +257,7 @@ TEST(DynamicalIk, ConvergesFromZeroToStaticOrientationsUpTo170Degrees) {
   std::vector<TargetId> ids;
   for (const auto& s : kSegments) {
     const TargetId id = ik.tasks().addOrientation(s, {.gain = 10.0});
-    const Vector3d axis = Vector3d(n(rng), n(rng), n(rng)).normalized();
+    const Vector3d axis = randomVector3(n, rng).normalized();
     const double th = angle(rng);
     ik.tasks().setOrientation(id, so3::exp(th * axis));  // every segment starts th away (q = 0)
     initial += 1.0 - std::cos(th);

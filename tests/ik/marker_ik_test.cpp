@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
@@ -36,7 +37,7 @@ std::shared_ptr<const Model> markedHuman(std::vector<std::string>& names, std::u
   for (int l = 0; l < base.numLinks(); ++l) {
     for (int k = 0; k < 3; ++k) {
       const std::string name = base.linkName(LinkId(l)) + "_m" + std::to_string(k);
-      b.addFrame(name, base.linkName(LinkId(l)), Transform{Matrix3d::Identity(), Vector3d(u(rng), u(rng), u(rng))});
+      b.addFrame(name, base.linkName(LinkId(l)), Transform{Matrix3d::Identity(), randomVector3(u, rng)});
       names.push_back(name);
     }
   }
@@ -115,7 +116,7 @@ TEST(MarkerIk, NoisyMarkersGiveAStationaryPoint) {
   const Configuration truth = randomWithin(*model, rng);
   std::vector<Vector3d> obs = markersAt(*model, truth, names);
   std::normal_distribution<double> noise(0.0, 0.01);
-  for (auto& p : obs) p += Vector3d(noise(rng), noise(rng), noise(rng));
+  for (auto& p : obs) p += randomVector3(noise, rng);
   obs[4].setConstant(kNaN);  // missing
   ik.setState(truth);
   const ik::MarkerIkResult r = ik.solve(obs);

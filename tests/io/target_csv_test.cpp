@@ -9,6 +9,7 @@
 #include <random>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 
 namespace kinetrack::io {
@@ -30,8 +31,8 @@ MotionClip randomClip(int frames, std::mt19937_64& rng) {
   for (int f = 0; f < frames; ++f) {
     c.times.push_back(0.25 + f / 60.0);
     for (int s = 0; s < 3; ++s) {
-      const Vector3d w(u(rng), u(rng), u(rng));
-      c.poses.push_back({so3::exp(3.0 * w), Vector3d(u(rng), u(rng), 1e-7 * u(rng))});
+      const Vector3d w = randomVector3(u, rng);
+      c.poses.push_back({so3::exp(3.0 * w), randomVector3(u, rng).cwiseProduct(Vector3d(1.0, 1.0, 1e-7))});
       c.valid.push_back((f + s) % 5 != 2);
     }
   }

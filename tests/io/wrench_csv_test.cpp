@@ -12,6 +12,7 @@
 #include <random>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/model/human_models.hpp"
 
 namespace kinetrack::io {
@@ -34,9 +35,10 @@ WrenchTrajectory randomWrenches(int samples, std::mt19937_64& rng) {
   for (int k = 0; k < samples; ++k) {
     w.times.push_back(0.1 + k / 1000.0);
     for (BodyWrenches& b : w.bodies) {
-      b.force.emplace_back(100.0 * u(rng), 100.0 * u(rng), 700.0 + 1e-7 * u(rng));
-      b.point.emplace_back(u(rng), u(rng), 1e-3 * u(rng));
-      b.moment.push_back(b.has_moment ? Vector3d(u(rng), u(rng), u(rng)) : Vector3d::Zero());
+      const Vector3d f = randomVector3(u, rng);
+      b.force.emplace_back(100.0 * f.x(), 100.0 * f.y(), 700.0 + 1e-7 * f.z());
+      b.point.push_back(randomVector3(u, rng).cwiseProduct(Vector3d(1.0, 1.0, 1e-3)));
+      b.moment.push_back(b.has_moment ? randomVector3(u, rng) : Vector3d::Zero());
     }
   }
   return w;

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
@@ -25,7 +26,7 @@ VectorXd randomVelocity(const Model& m, std::mt19937_64& rng, double max_angle =
   VectorXd v(m.nv());
   for (int i = 0; i < m.nv(); ++i) v[i] = 2.0 * n(rng);
   if (m.nvBase() == 6) {
-    const Vector3d axis = Vector3d(n(rng), n(rng), n(rng)).normalized();
+    const Vector3d axis = randomVector3(n, rng).normalized();
     v.segment<3>(3) = max_angle * u(rng) * axis;
   }
   return v;
@@ -59,7 +60,7 @@ TEST(Configuration, DifferenceNearPiAndNearZeroRotation) {
       const Configuration q = randomConfiguration(m, rng);
       VectorXd v = randomVelocity(m, rng);
       std::normal_distribution<double> n(0.0, 1.0);
-      v.segment<3>(3) = angle * Vector3d(n(rng), n(rng), n(rng)).normalized();
+      v.segment<3>(3) = angle * randomVector3(n, rng).normalized();
       Configuration q1;
       integrate(m, q, v, 1.0, q1);
       difference(m, q, q1, back);

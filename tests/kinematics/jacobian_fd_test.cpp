@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
@@ -67,8 +68,8 @@ FdStats checkJacobians(const Model& model, int configs, std::uint64_t seed, cons
     Configuration q = randomConfiguration(model, rng);
     if (randomize_fixed_base) {  // a fixed base may sit anywhere: its constant placement
       std::normal_distribution<double> n(0.0, 1.0);
-      q.base_rotation = so3::fromQuaternionWxyz(Eigen::Vector4d(n(rng), n(rng), n(rng), n(rng)));
-      q.base_position = Vector3d(n(rng), n(rng), n(rng));
+      q.base_rotation = so3::fromQuaternionWxyz(randomVector<4>(n, rng));
+      q.base_position = randomVector3(n, rng);
     }
     framesForwardKinematics(model, data, q);
     testing::finiteDifferenceFrameJacobians(model, q, frames, fd);

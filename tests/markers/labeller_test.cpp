@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/io/c3d.hpp"
 #include "kinetrack/io/opensim_model.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
@@ -311,7 +312,7 @@ TEST(Labeller, SyntheticHuman48RecoversLabelsAndPose) {
   for (int l = 1; l < base->numLinks(); ++l)
     for (int k = 0; k < 3; ++k)
       set.markers.push_back({base->linkName(LinkId(l)) + "_" + std::to_string(k), base->linkName(LinkId(l)),
-                             Vector3d(u(rng), u(rng), u(rng)), 1.0, false});
+                             randomVector3(u, rng), 1.0, false});
   auto lm = std::make_shared<const LabellerModel>(labellerModel(base, set));
   const Model& m = *lm->model;
   Data d(m);
@@ -381,7 +382,7 @@ TEST(Labeller, BadInputNeverCrashesNorDropsFrames) {
   for (int f = 0; f < 30; ++f) {
     std::vector<Vector3d> pts = points(f);
     if (f > 0) {
-      for (int k = 0; k < 3000; ++k) pts.emplace_back(u(rng), u(rng) + 1.0, u(rng));
+      for (int k = 0; k < 3000; ++k) pts.push_back(randomVector3(u, rng) + Vector3d(0.0, 1.0, 0.0));
       pts.emplace_back(NAN, 0.0, 0.0);
     }
     std::shuffle(pts.begin(), pts.end(), rng);
@@ -398,7 +399,7 @@ TEST(Labeller, BadInputNeverCrashesNorDropsFrames) {
   }
   // A frame of nothing but ghosts: no crash, a row, (almost) nothing labelled.
   std::vector<Vector3d> ghosts;
-  for (int k = 0; k < 2000; ++k) ghosts.emplace_back(u(rng), u(rng) + 1.0, u(rng));
+  for (int k = 0; k < 2000; ++k) ghosts.push_back(randomVector3(u, rng) + Vector3d(0.0, 1.0, 0.0));
   const FrameLabels& G = labeller.label(ghosts, t += 1.0 / 60.0);
   EXPECT_EQ(static_cast<int>(G.marker_point.size()), g.model->numMarkers());
   EXPECT_THROW(labeller.label(points(40), t), InvalidArgument);  // time does not increase

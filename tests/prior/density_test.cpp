@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 
 namespace kinetrack::prior {
 namespace KINETRACK_UNITY_ID {
@@ -118,8 +119,8 @@ PriorSamples twoClusters(int per_cluster) {
     const bool far = i >= per_cluster;
     s.joints.push_back((far ? 1.0 : -1.0) + n(rng));
     s.joints.push_back(0.2 + n(rng));
-    s.key_points.push_back(far ? Vector3d(1.0, 1.0, 1.0) + 0.1 * Vector3d(n(rng), n(rng), n(rng))
-                               : Vector3d(0.0, 0.0, 0.0) + 0.1 * Vector3d(n(rng), n(rng), n(rng)));
+    s.key_points.push_back(far ? Vector3d(1.0, 1.0, 1.0) + 0.1 * randomVector3(n, rng)
+                               : Vector3d(0.0, 0.0, 0.0) + 0.1 * randomVector3(n, rng));
   }
   return s;
 }

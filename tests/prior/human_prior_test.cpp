@@ -12,6 +12,7 @@
 #include <string>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/track/synthetic.hpp"
@@ -157,8 +158,7 @@ TEST_F(PriorFile, RoundTripGivesTheSameGradients) {
   std::vector<double> theta(static_cast<std::size_t>(nj)), g1(theta.size()), g2(theta.size());
   for (int trial = 0; trial < 20; ++trial) {
     for (double& t : theta) t = n(rng);
-    const std::array<Vector3d, 3> keys = {Vector3d(n(rng), n(rng), n(rng)), Vector3d(n(rng), n(rng), n(rng)),
-                                          Vector3d(n(rng), n(rng), n(rng))};
+    const std::array<Vector3d, 3> keys = {randomVector3(n, rng), randomVector3(n, rng), randomVector3(n, rng)};
     EXPECT_EQ(prior_.density.gradient(theta, keys, g1), back.density.gradient(theta, keys, g2));
     EXPECT_EQ(g1, g2);
   }

@@ -7,6 +7,7 @@
 
 #include <Eigen/Geometry>
 
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/prior/upper_body.hpp"
 
 namespace kinetrack::prior::testing {
@@ -21,9 +22,7 @@ struct SyntheticBody {
 inline SyntheticBody syntheticBody(unsigned seed = 0) {
   std::mt19937 rng(seed);
   std::normal_distribution<double> n(0.0, 1.0);
-  auto jitter = [&](const Vector3d& v, double s) {
-    return seed == 0 ? v : Vector3d(v + s * Vector3d(n(rng), n(rng), n(rng)));
-  };
+  auto jitter = [&](const Vector3d& v, double s) { return seed == 0 ? v : Vector3d(v + s * randomVector3(n, rng)); };
   auto dir = [&](const Vector3d& v) { return Vector3d(jitter(v, 0.3).normalized()); };
   SyntheticBody b;
   const Vector3d lumbar = jitter(Vector3d(0, 0, 0.1), 0.02);

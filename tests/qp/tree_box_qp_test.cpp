@@ -7,6 +7,7 @@
 #include <random>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/qp/qp.hpp"
 #include "testing/alloc_guard.hpp"
 
@@ -39,8 +40,7 @@ Problem randomProblem(const std::vector<int>& parent, std::mt19937_64& rng, doub
   for (int t = 0; t < n / 2 + 3; ++t) {
     const int leaf = node(rng);
     Eigen::MatrixXd J = Eigen::MatrixXd::Zero(3, n);
-    for (int i = leaf; i >= 0; i = parent[static_cast<std::size_t>(i)])
-      J.col(i) = Eigen::Vector3d(g(rng), g(rng), g(rng));
+    for (int i = leaf; i >= 0; i = parent[static_cast<std::size_t>(i)]) J.col(i) = randomVector3(g, rng);
     p.H += J.transpose() * J;
   }
   p.H.diagonal().array() += lambda;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/model/icub.hpp"
@@ -31,9 +32,9 @@ Configuration perturbed(const Model& m, const Configuration& q, std::mt19937_64&
     out.joints[j] = std::clamp(q.joints[j] + d, m.lowerPositionLimits()[j], m.upperPositionLimits()[j]);
   }
   if (m.nvBase() == 6) {
-    const Vector3d axis = Vector3d(unit(rng), unit(rng), unit(rng)).normalized();
+    const Vector3d axis = randomVector3(unit, rng).normalized();
     out.base_rotation = so3::exp(mag(rng) * axis) * q.base_rotation;
-    out.base_position += 0.05 * Vector3d(unit(rng), unit(rng), unit(rng));
+    out.base_position += 0.05 * randomVector3(unit, rng);
   }
   return out;
 }

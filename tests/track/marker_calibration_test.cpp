@@ -15,6 +15,7 @@
 #include <set>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/c3d.hpp"
 #include "kinetrack/io/vsk.hpp"
@@ -45,8 +46,9 @@ std::vector<Configuration> randomPoses(const Model& model, int frames, double am
   for (int k = 0; k < frames; ++k) {
     Configuration q(model);
     for (int j = 0; j < model.numJoints(); ++j) q.joints[j] = amplitude * u(rng);
-    q.base_position = Vector3d(0.3 * u(rng), 0.3 * u(rng), 0.95 + 0.02 * u(rng));
-    q.base_rotation = so3::exp(Vector3d(0.1 * u(rng), 0.1 * u(rng), 3.0 * u(rng)));
+    const Vector3d r = randomVector3(u, rng);
+    q.base_position = Vector3d(0.3 * r.x(), 0.3 * r.y(), 0.95 + 0.02 * r.z());
+    q.base_rotation = so3::exp(randomVector3(u, rng).cwiseProduct(Vector3d(0.1, 0.1, 3.0)));
     out.push_back(q);
   }
   return out;
@@ -83,7 +85,11 @@ Perturbed perturbedSet(unsigned seed) {
   std::uniform_real_distribution<double> len(0.02, 0.03);
   for (auto& m : p.start.markers) {
     m.fixed = kAnchors.contains(m.name);
-    if (!m.fixed) m.offset += Vector3d(n(rng), n(rng), n(rng)).normalized() * len(rng);
+    if (!m.fixed) {  // the length drawn first, as g++ evaluated the former one-line product
+      const double length = len(rng);
+      const Vector3d direction = randomVector3(n, rng).normalized();
+      m.offset += direction * length;
+    }
   }
   return p;
 }

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/random.hpp"
 #include "kinetrack/ik/instantaneous_ik.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
@@ -235,7 +236,7 @@ TEST(OpenSimIk, RajagopalRecoversSyntheticMarkersWithCouplers) {
   for (const std::string& body : model.bodies)
     for (int k = 0; k < 3; ++k) {
       const std::string name = body + "_m" + std::to_string(k);
-      const Vector3d at(u(rng), u(rng), u(rng));
+      const Vector3d at = randomVector3(u, rng);
       builder.addFrame(name, body, Transform{Matrix3d::Identity(), at});
       trial.names.push_back(name);
       io::OpenSimMarker mk;
