@@ -58,7 +58,7 @@ void addModelArgument(CLI::App& cmd, ModelSpec& spec, bool with_fixed_base) {
 
 // --- formatting -----------------------------------------------------------------------------
 
-Json finiteOrNull(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json limitOrNull(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 std::string limitText(double v, bool angular) {
   if (!std::isfinite(v)) return "none";
@@ -113,10 +113,10 @@ Json infoJson(const LoadedModel& lm) {
                       {"parent", m.linkName(m.parentLink(jid))},
                       {"child", m.linkName(m.childLink(jid))},
                       {"axis", {a.x(), a.y(), a.z()}},
-                      {"lower", finiteOrNull(m.lowerPositionLimits()[k])},
-                      {"upper", finiteOrNull(m.upperPositionLimits()[k])},
-                      {"velocity", finiteOrNull(m.upperVelocityLimits()[k])},
-                      {"effort", finiteOrNull(m.effortLimits()[k])}});
+                      {"lower", limitOrNull(m.lowerPositionLimits()[k])},
+                      {"upper", limitOrNull(m.upperPositionLimits()[k])},
+                      {"velocity", limitOrNull(m.upperVelocityLimits()[k])},
+                      {"effort", limitOrNull(m.effortLimits()[k])}});
   }
   j["joints"] = std::move(joints);
 
@@ -138,9 +138,9 @@ Json infoJson(const LoadedModel& lm) {
       if (c.coefficients[k] != 0.0) coeffs[m.jointName(JointId(k))] = c.coefficients[k];
     constraints.push_back({{"name", c.name},
                            {"coefficients", std::move(coeffs)},
-                           {"lower", finiteOrNull(c.lower)},
-                           {"upper", finiteOrNull(c.upper)},
-                           {"velocity_bound", finiteOrNull(c.velocity_bound)}});
+                           {"lower", limitOrNull(c.lower)},
+                           {"upper", limitOrNull(c.upper)},
+                           {"velocity_bound", limitOrNull(c.velocity_bound)}});
   }
   j["linear_constraints"] = std::move(constraints);
 
