@@ -181,6 +181,7 @@ if [ "$build" -eq 1 ]; then
   if [ ${#targets[@]} -gt 0 ]; then
     build_args+=(--target "${targets[@]}")
     what="${targets[*]}"
+    if [ "$demo" -eq 1 ] && [ "$what" = kinetrack_cli ]; then what="the kinetrack binary (demo and model commands)"; fi
   fi
   if [ "$quiet" -eq 0 ]; then
     cmake "${build_args[@]}"
