@@ -16,10 +16,12 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$src_dir"
-KINETRACK_BUILD_DIR="$build_dir" "$python" -m pip wheel . --no-build-isolation --no-deps --no-index -q -w "$work/dist" \
+# -v: pip shows the build backend's output (setup.py's cmake --build), which must find nothing to do.
+KINETRACK_BUILD_DIR="$build_dir" "$python" -m pip wheel . -v --no-build-isolation --no-deps --no-index -w "$work/dist" \
   > "$work/wheel.log" 2>&1 || { cat "$work/wheel.log"; exit 1; }
-if grep -E '(Building|Linking) CXX' "$work/wheel.log"; then
-  echo "wheel_test.sh: the wheel compiled or linked something: it must pack what $build_dir built" >&2
+if grep -E '(Building|Linking) CXX' "$work/wheel.log" || ! grep -q 'ninja: no work to do' "$work/wheel.log"; then
+  echo "wheel_test.sh: the wheel's build compiled or linked something: it must pack what $build_dir built" >&2
+  grep -E 'setup.py:|ninja' "$work/wheel.log" >&2
   exit 1
 fi
 wheel=("$work"/dist/kinetrack-"$version"-cp3*-linux_x86_64.whl)
