@@ -2,22 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
+#include "kinetrack/app/job.hpp"
 
 namespace kinetrack::cli {
 
-void printTextTable(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    if (widths.size() < row.size()) widths.resize(row.size(), 0);
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c + 1 < row.size(); ++c) line += fmt::format("{:>{}}  ", row[c], widths[c]);
-    if (!row.empty()) line += row.back();
-    fmt::print("{}\n", line);
-  }
-}
+void printTextTable(const std::vector<std::vector<std::string>>& rows) { fmt::print("{}", app::textTable(rows)); }
 
 }  // namespace kinetrack::cli
