@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "track_job.hpp"
+#include "cli_common.hpp"
+#include "kinetrack/app/track_job.hpp"
 
 namespace kinetrack::cli {
 
@@ -19,7 +20,7 @@ struct BatchJob {
   std::string input;  ///< capture path
   std::string stem;   ///< output name: OUTDIR/<stem>.csv, .json
   std::string command = "track";
-  TrackConfig track;         ///< its `kinetrack track` options (model, map, solver, …)
+  app::TrackOptions track;   ///< its `kinetrack track` options (model, map, solver, …)
   std::string args;          ///< other commands: extra options of the single command (whitespace-separated)
   std::string origin;        ///< "manifest.csv:3" or the directory, for messages
   std::uintmax_t bytes = 0;  ///< input size (0 when missing): larger inputs start first
@@ -62,7 +63,7 @@ void runCommandJob(const BatchJob& job, const std::string& outdir, BatchRecord& 
 
 /// The defaults of the command line applied to every input (manifest cells override them).
 struct BatchDefaults {
-  TrackConfig track;
+  app::TrackOptions track;
   std::string command = "track";
   std::string args;
 };

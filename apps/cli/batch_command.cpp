@@ -93,7 +93,7 @@ int runBatch(const BatchConfig& cfg) {
 
 void addBatchCommand(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<BatchConfig>();
-  TrackConfig& t = cfg->defaults.track;
+  app::TrackOptions& t = cfg->defaults.track;
   CLI::App* cmd = app.add_subcommand(
       "batch",
       "run track, retarget, markers ik, hand track or dynamics id over many inputs (a manifest or a directory) on "
@@ -122,8 +122,7 @@ void addBatchCommand(CLI::App& app, Action& action) {
   cmd->add_option("--units", t.units, "BVH length unit: auto, m, cm, in, cmu")->capture_default_str();
   cmd->add_option("--rate", t.rate, "frame rate of the inputs (Hz), replacing the files' frame times");
   cmd->add_option("--kappa", t.kappa, "DYN per-step gain kappa = K*dt")->capture_default_str();
-  cmd->add_option("--transient", t.output.transient, "seconds excluded from the accuracy statistics")
-      ->capture_default_str();
+  cmd->add_option("--transient", t.transient, "seconds excluded from the accuracy statistics")->capture_default_str();
   cmd->add_option("--out", cfg->out, "output directory: <stem>.csv, <stem>.json, status/<stem>.json, report.csv")
       ->required();
   cmd->add_option("--threads", cfg->threads, "inputs tracked at once (0 = one per hardware thread)")

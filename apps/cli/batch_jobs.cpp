@@ -40,7 +40,7 @@ double numberCell(const std::string& text, const std::string& file, int line, co
 void setField(BatchJob& job, const std::string& field, const std::string& value, const std::string& file, int line,
               const fs::path& base) {
   if (value.empty()) return;
-  TrackConfig& t = job.track;
+  app::TrackOptions& t = job.track;
   if (field == "input") {
     const fs::path p(value);
     job.input = p.is_absolute() ? value : (base / p).lexically_normal().string();
@@ -65,7 +65,7 @@ void setField(BatchJob& job, const std::string& field, const std::string& value,
   } else if (field == "kappa") {
     t.kappa = numberCell(value, file, line, field);
   } else if (field == "transient") {
-    t.output.transient = numberCell(value, file, line, field);
+    t.transient = numberCell(value, file, line, field);
   } else if (field == "args") {
     job.args = value;
   } else {
@@ -188,7 +188,7 @@ void checkStems(const std::vector<BatchJob>& jobs) {
   }
 }
 
-std::string modelKey(const TrackConfig& t) {
+std::string modelKey(const app::TrackOptions& t) {
   return fmt::format("{}|{}|{}", t.model.model, t.model.height ? *t.model.height : 0.0,
                      t.model.mass ? *t.model.mass : 0.0);
 }
@@ -324,19 +324,21 @@ namespace {
 /// A track row, in-process: `kinetrack track`'s outputs and figures into `r`.
 void trackJob(const BatchJob& job, const BatchModels& models, const std::string& outdir,
               std::atomic<std::int64_t>* frames_done, BatchRecord& r) {
-  TrackConfig cfg = job.track;
-  cfg.input = job.input;
-  cfg.threads = 1;  // the batch is parallel over inputs
-  cfg.output.out = outputPath(outdir, job, ".csv");
-  cfg.output.summary_json = outputPath(outdir, job, ".json");
-  cfg.output.quiet = true;
-  cfg.output.report = false;
-  cfg.output.timing = false;
-  cfg.output.frames_done = frames_done;
-  const TrackJobResult result = trackInput(cfg, models.find(job));
+  app::TrackOptions o = job.track;
+  o.input = job.input;
+  o.threads = 1;  // the batch is parallel over inputs
+  o.files.joints = outputPath(outdir, job, ".csv");
+  o.files.summary_json = outputPath(outdir, job, ".json");
+  o.files.timing = false;
+  app::Reporter reporter;
+  if (frames_done != nullptr)
+    reporter.progress = [frames_done](int, int, std::string_view) {
+      frames_done->fetch_add(1, std::memory_order_relaxed);
+    };
+  const app::TrackResult result = app::runTrack(o, reporter, models.find(job));
   const track::TrackSummary& s = result.summary;
-  r.exit = result.status;
-  r.status = result.status == kExitOk ? "ok" : "non-finite";
+  r.exit = result.exitStatus();
+  r.status = r.exit == kExitOk ? "ok" : "non-finite";
   r.frames = s.frames;
   r.gaps = s.gaps;
   r.mnte_median = s.mnte_median;

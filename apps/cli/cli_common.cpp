@@ -1,8 +1,12 @@
 #include "cli_common.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <memory>
+#include <optional>
 
 #include <filesystem>
 #include <iostream>
@@ -32,32 +36,23 @@ double parseFiniteDouble(std::string_view text, std::string_view what) {
 }
 
 io::MarkerSet loadMarkerSet(const std::string& spec, std::optional<double> height, const std::string& model_name) {
-  if (spec.empty()) {
-    std::string builtins;
-    for (const auto& n : io::builtinMarkerSetNames()) builtins += (builtins.empty() ? "" : ", ") + n;
-    throw UsageError("--markerset is required with model '" + model_name + "' (built-in: " + builtins +
-                     ", or a marker-set JSON file)");
-  }
-  const bool json = spec.size() > 5 && spec.compare(spec.size() - 5, 5, ".json") == 0;
-  io::MarkerSet set = json ? io::readMarkerSet(spec) : io::builtinMarkerSet(spec);
-  if (set.reference_height > 0.0 && height) set = io::scaledMarkerSet(set, *height);
-  return set;
+  return app::loadMarkerSet(spec, height, model_name);
 }
 
-LoadedModel loadModelAndWarn(const ModelSpec& spec) {
-  namespace fs = std::filesystem;
-  const auto& builtins = builtinModelNames();
-  std::error_code ec;
-  // The library says "height"/"mass"; the user typed --height/--mass (exit code 2 either way).
-  const bool urdf = std::find(builtins.begin(), builtins.end(), spec.model) == builtins.end() &&
-                    fs::exists(spec.model, ec) && !fs::is_directory(spec.model, ec);
-  if (urdf && spec.height)
-    throw UsageError("--height applies only to built-in models, not to the URDF file '" + spec.model + "'");
-  if (urdf && spec.mass)
-    throw UsageError("--mass applies only to built-in models, not to the URDF file '" + spec.model + "'");
-  LoadedModel lm = io::loadModel(spec);
-  for (const auto& w : lm.warnings) std::cerr << "kinetrack: warning: " << w << '\n';
-  return lm;
+LoadedModel loadModelAndWarn(const ModelSpec& spec) { return app::loadModel(spec, cliReporter(false)); }
+
+app::Reporter cliReporter(bool progress, const std::string& unit) {
+  app::Reporter r;
+  if (progress) {
+    auto bar = std::make_shared<std::optional<ProgressBar>>();
+    r.progress = [bar, unit](int done, int total, std::string_view label) {
+      if (!*bar) bar->emplace(total, true, unit);
+      (*bar)->update(done, label);
+    };
+  }
+  r.warning = [](const std::string& w) { std::cerr << "kinetrack: warning: " << w << '\n'; };
+  r.note = [](const std::string& n) { fmt::print("{}", n); };
+  return r;
 }
 
 void prepareOutputDirectory(const std::string& dir) {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kinetrack/app/job.hpp"
 #include "kinetrack/io/marker_set.hpp"
 #include "kinetrack/io/model_source.hpp"
 #include "kinetrack/model/model.hpp"
@@ -81,6 +82,11 @@ class ProgressBar {
   std::string unit_;
   std::chrono::steady_clock::time_point last_{};
 };
+
+/// The reporter of a job run from the command line: a ProgressBar of `unit`s on stderr (when
+/// `progress` and stderr is a terminal), notes printed to stdout, warnings to stderr
+/// ("kinetrack: warning: …").
+app::Reporter cliReporter(bool progress, const std::string& unit = "frame");
 
 /// Parses a whole string as a finite double ("1e-3", "-0.5"); throws UsageError naming `what`.
 double parseFiniteDouble(std::string_view text, std::string_view what);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "kinetrack/app/track_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/io/segment_map.hpp"
@@ -27,7 +28,6 @@
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
 #include "plotting.hpp"
-#include "track_job.hpp"
 
 namespace kinetrack::cli {
 namespace {
@@ -71,7 +71,7 @@ int runCompare(const CompareConfig& cfg) {
   options.methods.clear();
   for (std::size_t p = 0; p <= cfg.methods.size();) {
     const std::size_t c = std::min(cfg.methods.find(',', p), cfg.methods.size());
-    if (c > p) options.methods.push_back(parseMethodFlag(cfg.methods.substr(p, c - p)));
+    if (c > p) options.methods.push_back(app::parseSolver(cfg.methods.substr(p, c - p)));
     p = c + 1;
   }
   if (options.methods.empty()) throw UsageError("--methods: no method given");

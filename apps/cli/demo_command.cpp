@@ -4,67 +4,28 @@
 // walk's own configuration.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "cli_common.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/model/human_models.hpp"
-#include "kinetrack/track/pipeline.hpp"
-#include "kinetrack/track/synthetic.hpp"
-#include "track_report.hpp"
+#include "kinetrack/app/track_job.hpp"
 
 namespace kinetrack::cli {
 namespace {
 
-struct DemoConfig {
-  std::string model = "human66";
-  double height = 1.75;
-  double mass = kDefaultBodyMass;  ///< kg
-  double duration = 10.0;          ///< s
-  double rate = 120.0;             ///< Hz
-  double transient = 2.0;          ///< s
-  std::string out;                 ///< optional joint CSV
-};
-
-int runDemo(const DemoConfig& cfg) {
-  const auto start = std::chrono::steady_clock::now();
-  const Model model = makeBuiltinModel(cfg.model, cfg.height, cfg.mass);
-  fmt::print(
-      "kinetrack demo: a synthetic {:.0f} s walk at {:.0f} Hz (23 segment poses, no files) tracked on {} "
-      "({} DoF, body height {:.2f} m) from its zero pose\n\n",
-      cfg.duration, cfg.rate, model.name(), model.numJoints(), cfg.height);
-  // Named members rather than a structured binding: clang 14 cannot capture bindings in a lambda.
-  const auto job = track::syntheticWalkJob(model, cfg.duration, cfg.rate);
-  const auto& capture = job.first;
-  const auto& setup = job.second;
-  const track::Retargeting& plan = setup.plan;
-
-  std::optional<io::JointCsvWriter> writer;
-  if (!cfg.out.empty()) writer.emplace(model, cfg.out);
-  const track::TrackRecord record = track::runTracking(
-      model, capture, plan, track::TrackerOptions{},
-      [&](int f, const Configuration& q, const track::FrameOutcome& o) {
-        if (writer) writer->write(capture.clip.times[static_cast<std::size_t>(f)], q, o.gap);
-      },
-      &setup.truth);
-  const track::TrackSummary s = track::summarize(record, cfg.transient, true);
-  if (writer) writer->commit();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  printSummary(s, model, capture.clip.source, plan, {}, {}, seconds);
+int runDemoCommand(const app::DemoOptions& o) {
+  const app::DemoResult d = app::runDemo(o, cliReporter(false));
+  fmt::print("{}", app::summaryText(d.track));
   fmt::print("  (joint RMS: angle between the true and the tracked rotation of each segment relative to its parent)\n");
-  if (writer) fmt::print("wrote {} ({} rows)\n", cfg.out, writer->rows());
-  const bool ok = s.gaps == 0 && s.non_finite == 0 && s.joint_rms_deg < 0.1 && s.mnte_p95 < 1e-4;
-  fmt::print("check: joint RMS < 0.1 deg, MNTE p95 < 1e-4, no gaps: {}\n", ok ? "OK" : "FAILED");
-  return ok ? kExitOk : kExitFailure;
+  if (!o.out.empty()) fmt::print("wrote {} ({} rows)\n", o.out, d.track.rows_written);
+  fmt::print("{}", d.checkLine());
+  return d.check_ok ? kExitOk : kExitFailure;
 }
 
 }  // namespace
 
 void addDemoCommand(CLI::App& app, Action& action) {
-  auto cfg = std::make_shared<DemoConfig>();
+  auto cfg = std::make_shared<app::DemoOptions>();
   CLI::App* cmd =
       app.add_subcommand("demo", "track a built-in synthetic walk on a built-in human model (no files needed)");
   cmd->add_option("--model", cfg->model, "built-in model")
@@ -78,7 +39,7 @@ void addDemoCommand(CLI::App& app, Action& action) {
   cmd->add_option("--rate", cfg->rate, "frame rate (Hz)")->check(CLI::Range(1.0, 10000.0))->capture_default_str();
   cmd->add_option("--transient", cfg->transient, "seconds excluded from the statistics")->capture_default_str();
   cmd->add_option("--out", cfg->out, "also write the joint trajectory CSV");
-  cmd->callback([&action, cfg] { action = [cfg] { return runDemo(*cfg); }; });
+  cmd->callback([&action, cfg] { action = [cfg] { return runDemoCommand(*cfg); }; });
 }
 
 }  // namespace kinetrack::cli

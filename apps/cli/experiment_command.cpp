@@ -29,10 +29,12 @@
 #include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/track/experiments.hpp"
 #include "plotting.hpp"
-#include "sparse_track.hpp"
 
 namespace kinetrack::cli {
 
+/// Registers `kinetrack prior build` on `app` and `kinetrack experiment sparse` on `experiment`
+/// (prior_command.cpp).
+void addPriorCommands(CLI::App& parent, CLI::App& experiment, Action& action);
 /// Registers `kinetrack experiment compare` (compare_command.cpp) under `experiment`.
 void addCompareCommand(CLI::App& experiment, Action& action);
 /// Registers `kinetrack experiment assembly` (assembly_experiment.cpp) under `experiment`.

@@ -6,13 +6,13 @@
 #include <cctype>
 
 #include "cli_common.hpp"
+#include "kinetrack/app/track_job.hpp"
 #include "kinetrack/io/marker_set.hpp"
 #include "kinetrack/io/vsk.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/track/marker_calibration.hpp"
 #include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
-#include "track_report.hpp"
 
 namespace kinetrack::cli {
 
@@ -138,7 +138,7 @@ io::MotTable jointTable(const LabellingSubject& subject, const markers::LabelTri
     for (double t : times) r.frames.push_back(track::MarkerFrame{.time = t});
     return track::openSimCoordinates(*subject.osim, r);
   }
-  return motTable(*subject.model->model, times, result.poses);
+  return app::motTable(*subject.model->model, times, result.poses);
 }
 
 }  // namespace kinetrack::cli

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "kinetrack/app/track_job.hpp"
 #include "kinetrack/biomech/posture_mapping.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/atomic_file.hpp"
@@ -25,7 +26,6 @@
 #include "kinetrack/track/segment_pairs.hpp"
 #include "plotting.hpp"
 #include "text_table.hpp"
-#include "track_job.hpp"
 
 namespace kinetrack::cli {
 namespace {
@@ -163,7 +163,7 @@ int runMappingExperiment(const MappingConfig& cfg) {
   po.max_mnte = cfg.max_mnte;
   po.plan.root_position = false;  // postures only: the pelvis translations stay put (gait2354 limits them to ±3–5 m)
   po.limit_margin = cfg.limit_margin_deg / kDeg;
-  setSolver(po.tracker, cfg.solver, 0);
+  app::setSolver(po.tracker, cfg.solver, 0);
   std::vector<ClipPairs> clips;
   std::vector<std::pair<std::string, bool>> jobs;
   for (const auto& p : cfg.train) jobs.emplace_back(p, true);

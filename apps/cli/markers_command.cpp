@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "kinetrack/app/track_job.hpp"
 #include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/io/c3d.hpp"
 #include "kinetrack/io/joint_csv.hpp"
@@ -26,7 +27,6 @@
 #include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
 #include "plotting.hpp"
-#include "track_report.hpp"
 
 namespace kinetrack::cli {
 
@@ -104,10 +104,10 @@ SolvedTrial solveBuiltin(const MarkersIkConfig& cfg, const std::string& marker_p
   std::vector<double> times;
   for (const auto& f : s.result.frames) times.push_back(f.time);
   if (endsWith(out_path, ".mot")) {
-    io::writeMot(motTable(*model, times, s.result.configurations), out_path);
+    io::writeMot(app::motTable(*model, times, s.result.configurations), out_path);
   } else {
     // The plot reads a .mot: written beside the PNG.
-    if (!cfg.plot.empty()) io::writeMot(motTable(*model, times, s.result.configurations), cfg.plot + ".mot");
+    if (!cfg.plot.empty()) io::writeMot(app::motTable(*model, times, s.result.configurations), cfg.plot + ".mot");
     io::JointCsvWriter w(*model, out_path);
     for (std::size_t k = 0; k < times.size(); ++k)
       w.write(times[k], s.result.configurations[k], s.result.frames[k].held);

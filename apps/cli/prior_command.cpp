@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "kinetrack/app/prior_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/ik/dynamical_ik.hpp"
 #include "kinetrack/io/atomic_file.hpp"
@@ -25,7 +26,6 @@
 #include "kinetrack/prior/sparse_study.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
 #include "plotting.hpp"
-#include "sparse_track.hpp"
 #include "text_table.hpp"
 
 namespace kinetrack::cli {
@@ -34,49 +34,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace kinetrack::prior;
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0.0;
-  const auto k = static_cast<std::size_t>(std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1));
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
-  return v[k];
-}
-
 // --- prior build ------------------------------------------------------------------------------
 
-struct BuildConfig {
-  ModelSpec model{"human66", std::nullopt, false};
-  std::vector<std::string> clips;
-  std::string out;
-  double rate = 30.0;
-  int inc = 1, min_samples = DensityOptions{}.min_samples;
-};
-
-int runBuild(const BuildConfig& cfg) {
-  if (cfg.clips.empty()) throw UsageError("give at least one clip");
-  if (!(cfg.rate > 0.0) || !std::isfinite(cfg.rate)) throw UsageError("--rate: need a finite rate > 0 (Hz)");
-  if (cfg.inc < 1 || cfg.inc > 40) throw UsageError("--inc: 1 … 40");
-  const LoadedModel lm = loadModelAndWarn(cfg.model);
-  std::vector<std::vector<Configuration>> motions;
-  std::vector<std::vector<std::string>> table = {{"clip", "frames kept"}};
-  ProgressBar bar(static_cast<int>(cfg.clips.size()), true, "clip");
-  for (std::size_t i = 0; i < cfg.clips.size(); ++i) {
-    bar.update(static_cast<int>(i), cfg.clips[i]);
-    ReferenceMotion m = referenceMotion(lm.model, {cfg.clips[i], {cfg.clips[i]}}, cfg.rate);
-    table.push_back({cfg.clips[i], std::to_string(m.frames())});
-    for (auto& c : m.clips) motions.push_back(std::move(c));
-  }
-  bar.update(static_cast<int>(cfg.clips.size()));
-  DensityOptions o;
-  o.inc = cfg.inc;
-  o.min_samples = cfg.min_samples;
-  const HumanPrior prior = buildHumanPrior(lm.model, motions, o);
-  writeHumanPrior(cfg.out, prior);
-  printTextTable(table);
-  const char* names[] = {"right arm", "left arm", "trunk, neck, legs"};
-  for (int g = 0; g < prior.density.numGroups(); ++g)
-    fmt::print("{}: {} joints, {} of {} cells with densities\n", names[g], prior.density.group(g).size(),
-               prior.density.occupiedCells(g), cfg.inc * cfg.inc * cfg.inc);
-  fmt::print("wrote {} (model {}, {} joints, inc {})\n", cfg.out, lm.model.name(), lm.model.numJoints(), cfg.inc);
+int runBuild(const app::PriorBuildOptions& o) {
+  const app::PriorBuildResult r = app::runPriorBuild(o, cliReporter(true, "clip"));
+  fmt::print("{}", app::summaryText(r, o.out));
   return kExitOk;
 }
 
@@ -175,104 +137,10 @@ int runSparse(const SparseConfig& cfg) {
 
 }  // namespace
 
-// --- track --targets ----------------------------------------------------------------------------
-
-int runSparseTrackJob(const track::TrackSetup& setup, const track::Capture& capture, const SparseTrackOptions& o) {
-  const auto start = std::chrono::steady_clock::now();
-  if (o.out.empty()) throw UsageError("--out is required");
-  auto model = std::make_shared<const Model>(setup.model);
-  const std::vector<std::string> frames = parseTargetSpec(*model, o.targets);
-  std::vector<track::TargetBinding> bindings;
-  for (const std::string& f : frames) {
-    auto it = std::find_if(setup.plan.bindings.begin(), setup.plan.bindings.end(),
-                           [&](const track::TargetBinding& b) { return b.frame == f; });
-    if (it == setup.plan.bindings.end()) {
-      std::string have;
-      for (const auto& b : setup.plan.bindings) have += (have.empty() ? "" : ", ") + b.frame;
-      throw UsageError("--targets: no segment of the capture drives '" + f + "' (driven: " + have + ")");
-    }
-    track::TargetBinding b = *it;
-    b.position = b.orientation = true;
-    bindings.push_back(b);
-  }
-  std::unique_ptr<HumanPrior> prior;
-  if (!o.prior.empty()) {
-    prior = std::make_unique<HumanPrior>(readHumanPrior(o.prior));
-    checkPriorMatchesModel(*prior, *model, o.prior);
-  }
-  if (o.solver != "dyn" && o.solver != "gp")
-    throw UsageError("--sparse-solver: '" + o.solver + "' is not one of dyn, gp");
-  const bool use_dyn = o.solver == "dyn";
-  // Only the chosen solver is built.
-  std::optional<SparsePriorIk> gp;
-  std::optional<SparseDynamicalIk> dyn;
-  if (use_dyn)
-    dyn.emplace(model, frames, prior.get());
-  else
-    gp.emplace(model, frames, prior.get());
-  if (use_dyn)
-    dyn->setState(setup.plan.initial);
-  else
-    gp->setState(setup.plan.initial);
-  const io::MotionClip& clip = capture.clip;
-  const double nominal_dt =
-      clip.numFrames() > 1 ? (clip.times.back() - clip.times.front()) / (clip.numFrames() - 1) : 0.0;
-  std::vector<Matrix3d> R(bindings.size());
-  std::vector<Vector3d> p(bindings.size());
-  std::vector<Transform> targets(bindings.size());
-  io::JointCsvWriter writer(*model, o.out);
-  ProgressBar bar(clip.numFrames(), !o.quiet);
-  std::vector<double> us, pos_err;
-  int gaps = 0, fallbacks = 0;
-  double last_time = 0.0;
-  bool first = true;
-  for (int f = 0; f < clip.numFrames(); ++f) {
-    const double time = clip.times[static_cast<std::size_t>(f)];
-    const bool ok = track::clipFrameTargets(clip, bindings, setup.plan.alignment, f, R, p);
-    if (ok) {
-      for (std::size_t k = 0; k < bindings.size(); ++k) targets[k] = {R[k], p[k]};
-      double dt = first ? nominal_dt : time - last_time;
-      if (!(dt > 0.0) || !std::isfinite(dt)) dt = nominal_dt > 0.0 ? nominal_dt : 1.0 / 60.0;
-      const auto t0 = std::chrono::steady_clock::now();
-      double error = 0.0;
-      for (int rep = 0; rep < (first ? 30 : 1); ++rep) {
-        const SparseFrameResult r = use_dyn ? dyn->solve(targets, dt) : gp->solve(targets, prior != nullptr);
-        error = r.position_error;
-        fallbacks += r.fallbacks;
-      }
-      us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-      pos_err.push_back(1e3 * error);
-      first = false;
-      last_time = time;
-    } else {
-      ++gaps;
-    }
-    writer.write(time, use_dyn ? dyn->state() : gp->state(), !ok);
-    bar.update(f + 1);
-  }
-  writer.commit();
-  std::string names;
-  for (const auto& f : frames) names += (names.empty() ? "" : ", ") + f;
-  std::vector<std::vector<std::string>> t = {
-      {"input", o.input},
-      {"targets", names},
-      {"solver", use_dyn ? "DYN (prior as its posture term)" : "gradient projection (prior in the null space)"},
-      {"prior", o.prior.empty() ? (use_dyn ? "none" : "none (damped least norm)") : o.prior},
-      {"frames", std::to_string(clip.numFrames())},
-      {"gaps", std::to_string(gaps)},
-      {"target position error p50 / max [mm]",
-       fmt::format("{:.1f} / {:.1f}", percentile(pos_err, 0.5), percentile(pos_err, 1.0))},
-      {"frame time p50 / p95 [us]", fmt::format("{:.1f} / {:.1f}", percentile(us, 0.5), percentile(us, 0.95))}};
-  if (prior) t.push_back({"prior lookups in an empty cell", std::to_string(fallbacks)});
-  printTextTable(t);
-  fmt::print("wrote {} ({} rows) in {:.1f} s\n", o.out, writer.rows(),
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  return kExitOk;
-}
-
-void addPriorCommands(CLI::App& app, CLI::App& experiment, Action& action) {
-  auto build = std::make_shared<BuildConfig>();
-  CLI::App* prior = app.add_subcommand("prior", "learned joint-angle priors (GPM densities) for sparse-input tracking");
+void addPriorCommands(CLI::App& parent, CLI::App& experiment, Action& action) {
+  auto build = std::make_shared<app::PriorBuildOptions>();
+  CLI::App* prior =
+      parent.add_subcommand("prior", "learned joint-angle priors (GPM densities) for sparse-input tracking");
   prior->require_subcommand(1);
   CLI::App* b = prior->add_subcommand("build", "track clips onto a model and learn its joint-angle densities");
   b->add_option("clips", build->clips, "captures (.bvh, .mvnx)")->required();

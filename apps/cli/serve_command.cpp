@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "kinetrack/app/track_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
@@ -34,7 +35,6 @@
 #include "kinetrack/track/segment_pairs.hpp"
 #include "plotting.hpp"
 #include "text_table.hpp"
-#include "track_job.hpp"
 
 namespace kinetrack::cli {
 namespace {
@@ -185,7 +185,7 @@ int runServe(const ServeConfig& cfg) {
     to.kappa = cfg.kappa;
     to.max_step_rotation = cfg.max_step_deg * M_PI / 180.0;
     to.max_substeps = cfg.max_substeps;
-    setSolver(to, cfg.solver);
+    app::setSolver(to, cfg.solver);
     const double rate = cfg.rate > 0.0 ? cfg.rate : 1.0 / track::meanFrameInterval(capture.clip);
     auto live = std::make_unique<stream::LiveTracker>(setup, capture.clip.segment_names, to, rate);
     server = std::make_unique<stream::Server>(std::move(live), so);
