@@ -1,6 +1,8 @@
 """track(): a DYN track of a shared BVH clip through Python equals the CLI's CSV; the summary as a
 dict; from-clip models; errors; the GIL is released while tracking."""
+import json
 import os
+import subprocess
 import threading
 import time
 
@@ -27,6 +29,41 @@ def test_track_equals_the_cli(cli, tmp_path, human66, solver):
     assert summary["frames"] == 102 and summary["model"] == "human66" and summary["targets"] > 0
     assert summary["mnte_median"] < 1e-2 and summary["non_finite_steps"] == 0
     assert summary["joint_rms_deg"] is None and summary["frames_per_second"] > 0
+
+
+def _same_files(a, b, names):
+    for name in names:
+        x, y = (a / name).read_bytes(), (b / name).read_bytes()
+        if name.endswith(".json"):  # the step times differ from run to run
+            x, y = (json.loads(t) for t in (x, y))
+            for d in (x, y):
+                for key in ("step_us_p50", "step_us_p99", "step_us_max"):
+                    d.pop(key)
+        assert x == y, name
+
+
+def test_track_and_retarget_write_the_cli_files(cli, tmp_path, human66):
+    """The same job as the CLI's: the joint CSV, summary JSON, MOT and BVH files are the same bytes."""
+    clip = shared_file(BVH)
+    icub = shared_file("models/icub/iCubGazeboV2_5_model.urdf")
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "py").mkdir()
+    names = ["q.csv", "s.json", "q.mot", "q.bvh"]
+    for command, model_flag, model in (("track", "--model", "human66"), ("retarget", "--robot", icub)):
+        c, p = tmp_path / "cli", tmp_path / "py"
+        subprocess.run([cli, command, model_flag, model, "--input", clip, "--out", str(c / "q.csv"), "--summary-json",
+                        str(c / "s.json"), "--mot-out", str(c / "q.mot"), "--bvh-out", str(c / "q.bvh"), "--quiet"],
+                       check=True, capture_output=True)
+        files = dict(out=str(p / "q.csv"), summary_json=str(p / "s.json"), mot=str(p / "q.mot"), bvh=str(p / "q.bvh"))
+        if command == "track":
+            result = kt.track(human66, clip, **files)
+        else:
+            result = kt.retarget(kt.Model.load(icub), clip, **files)
+        _same_files(c, p, names)
+        summary = json.loads((c / "s.json").read_text())
+        assert {k: v for k, v in result.summary.items() if not k.startswith("step_us")} | {"wall_s": 0} == {
+            k: v for k, v in summary.items() if not k.startswith("step_us")
+        } | {"wall_s": 0, "frames_per_second": result.summary["frames_per_second"]}
 
 
 def test_track_from_clip_has_ground_truth():
