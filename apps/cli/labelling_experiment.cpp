@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "kinetrack/app/label_job.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
@@ -26,7 +27,6 @@
 #include "kinetrack/markers/scenarios.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 #include "kinetrack/track/marker_trial.hpp"
-#include "labelling.hpp"
 #include "plotting.hpp"
 
 namespace kinetrack::cli {
@@ -75,7 +75,7 @@ std::vector<NamedScenario> scenarios(std::uint64_t seed) {
 
 struct Trial {
   std::string name;
-  LabellingSubject subject;
+  app::LabellingSubject subject;
   io::MarkerTrajectories trial;  // model world, m
 };
 
@@ -150,15 +150,15 @@ void jointRotationDifferences(const Model& m, Data& a, Data& b, const Configurat
   }
 }
 
-Trial loadTrial(std::string name, const LabellingSubjectSpec& spec, const std::string& trial_path) {
+Trial loadTrial(std::string name, const app::LabellingSubjectOptions& spec, const std::string& trial_path) {
   Trial t;
   t.name = std::move(name);
   // The trial in the model's world (an .osim model is Y up); the set: the model's markers that
   // the trial has (the markers worn).
-  io::MarkerTrajectories raw = track::readMarkerTrial(trial_path, hasSuffix(spec.model, ".osim"));
-  LabellingSubjectSpec quiet = spec;
+  io::MarkerTrajectories raw = track::readMarkerTrial(trial_path, app::hasSuffix(spec.model, ".osim"));
+  app::LabellingSubjectOptions quiet = spec;
   quiet.quiet = true;
-  t.subject = loadLabellingSubject(quiet, raw.names);
+  t.subject = app::loadLabellingSubject(quiet, raw.names);
   t.trial = std::move(raw);
   return t;
 }
@@ -274,7 +274,7 @@ int runLabellingExperiment(const LabellingExperimentConfig& cfg) {
   fmt::print("experiment labelling (issue 16): labels stripped, points shuffled every frame, seeds from {}\n",
              cfg.seed);
   std::vector<Trial> trials;
-  LabellingSubjectSpec gait_spec, pig_spec;
+  app::LabellingSubjectOptions gait_spec, pig_spec;
   gait_spec.model = (gait / "subject01_simbody.osim").string();
   pig_spec.model = "human66";
   pig_spec.markerset = "human66_plugin_gait";
@@ -282,7 +282,7 @@ int runLabellingExperiment(const LabellingExperimentConfig& cfg) {
   pig_spec.vsk = (c3d / "pycgm_Test.vsk").string();
   trials.push_back(loadTrial("gait2354 walk", gait_spec, (gait / "subject01_walk1.trc").string()));
   trials.push_back(loadTrial("Plug-in Gait (human66)", pig_spec, (c3d / "pycgm_Movement_trial.c3d").string()));
-  LabellingSubjectSpec pig48_spec = pig_spec;
+  app::LabellingSubjectOptions pig48_spec = pig_spec;
   pig48_spec.model = "human48";
   trials.push_back(loadTrial("Plug-in Gait (human48)", pig48_spec, (c3d / "pycgm_Movement_trial.c3d").string()));
   for (const Trial& t : trials)

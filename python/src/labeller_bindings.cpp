@@ -7,6 +7,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "kinetrack/app/label_job.hpp"
 #include "kinetrack/io/marker_set.hpp"
 #include "kinetrack/io/opensim_model.hpp"
 #include "kinetrack/io/point_cloud.hpp"
@@ -25,22 +26,38 @@ struct PyLabeller {
   markers::Labeller labeller;
 };
 
+app::LabellingSubjectOptions subjectOptions(const std::string& model, const std::string& marker_set,
+                                            const std::string& static_trial, const std::string& vsk,
+                                            std::optional<double> height, bool joint_limits,
+                                            const std::string& marker_axes) {
+  app::LabellingSubjectOptions o;
+  o.model = model;
+  o.markerset = marker_set;
+  o.static_trial = static_trial;
+  o.vsk = vsk;
+  o.height = height;
+  o.joint_limits = joint_limits;
+  o.marker_axes = marker_axes;
+  o.quiet = true;
+  return o;
+}
+
+// A model by name (.osim, built-in, URDF): the library's labelling subject, as `kinetrack markers
+// label` loads it (static-trial start pose or calibration, human66's clinical limits, VSK height).
+// A kinetrack.Model: its marker set at `reference`.
 std::shared_ptr<const markers::LabellerModel> labellerModelPy(py::object model, const std::string& marker_set,
                                                               const std::vector<std::string>& markers,
-                                                              py::object reference) {
+                                                              py::object reference,
+                                                              const app::LabellingSubjectOptions& subject) {
   if (py::isinstance<py::str>(model)) {
-    const std::string path = model.cast<std::string>();
-    if (!path.ends_with(".osim"))
-      throw py::value_error("model: an OpenSim model path (.osim) or a kinetrack.Model, got '" + path + "'");
-    if (!marker_set.empty()) throw py::value_error("marker_set is for a kinetrack.Model; an .osim brings its markers");
-    const io::OpenSimModel osim = io::readOpenSimModel(path);
-    return std::make_shared<const markers::LabellerModel>(markers::labellerModel(osim, markers));
+    if (!reference.is_none()) throw py::value_error("reference is for a kinetrack.Model; give static= for a file");
+    return released([&] { return app::loadLabellingSubject(subject, markers).model; });
   }
-  if (!py::isinstance<Model>(model)) throw py::type_error("model: expected an .osim path or a kinetrack.Model");
+  if (!py::isinstance<Model>(model)) throw py::type_error("model: expected a model path or name, or a kinetrack.Model");
   if (marker_set.empty())
     throw py::value_error("marker_set is required with a kinetrack.Model (see marker_set_names(), or a JSON file)");
   auto m = std::make_shared<const Model>(model.cast<const Model&>());
-  io::MarkerSet set = marker_set.ends_with(".json") ? io::readMarkerSet(marker_set) : io::builtinMarkerSet(marker_set);
+  io::MarkerSet set = app::loadMarkerSet(marker_set, std::nullopt, m->name());
   if (!markers.empty())
     std::erase_if(set.markers, [&](const io::MarkerSetMarker& mk) {
       return std::find(markers.begin(), markers.end(), mk.name) == markers.end();
@@ -65,13 +82,14 @@ py::dict frameDict(const markers::FrameLabels& L, const Configuration& pose) {
                   py::arg("ik_microseconds") = L.ik_microseconds, py::arg("q") = configurationArray(pose));
 }
 
-py::dict trialDict(const markers::LabelTrialResult& r, const io::PointCloud& cloud, const Model& model) {
+py::dict trialDict(const markers::LabelTrialResult& r, const io::PointCloud& cloud, const Model& model,
+                   const io::MarkerTrajectories* labelled = nullptr) {
   const auto n = static_cast<py::ssize_t>(r.frames.size()), m = static_cast<py::ssize_t>(r.names.size());
   py::array_t<int> mp({n, m});
   py::array_t<double> positions({n, m, py::ssize_t(3)}), q({n, py::ssize_t(nq(model))}), rms(n), times(n);
   py::array_t<int> assigned(n);
   std::vector<std::string> states;
-  const io::MarkerTrajectories t = r.trajectories(cloud);
+  const io::MarkerTrajectories t = labelled != nullptr ? *labelled : r.trajectories(cloud);
   for (py::ssize_t f = 0; f < n; ++f) {
     const markers::LabelledFrame& row = r.frames[static_cast<std::size_t>(f)];
     for (py::ssize_t i = 0; i < m; ++i) {
@@ -131,18 +149,28 @@ void bindLabeller(py::module_& m) {
 
   py::class_<PyLabeller>(m, "Labeller", R"doc(
 Real-time labelling of unlabelled optical markers, closed with marker IK (docs/labelling.md).
-model: an OpenSim model path (.osim, its markers) or a kinetrack.Model with marker_set (a built-in
-set name or a JSON file); markers: only these markers (default all); reference: the start pose of
-the initialisation for a kinetrack.Model ((nq,), default the zero pose). Points are in the model's
+model: a model file or name loaded as `kinetrack markers label` loads it (an OpenSim .osim with its
+markers; a built-in model or URDF with marker_set, a built-in set name or a JSON file; static: a
+labelled static trial giving the start pose, and for marker sets the calibrated offsets; vsk or
+height: a built-in model's height; joint_limits: human66's clinical limits; marker_axes of the
+static trial: auto, y-up, z-up), or a kinetrack.Model with marker_set and reference (the start
+pose, (nq,), default the zero pose); markers: only these markers (default all). Points are in the model's
 world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
       .def(py::init([](py::object model, const std::string& marker_set, const std::vector<std::string>& markers,
-                       py::object reference, std::optional<markers::LabellerOptions> options) {
-             auto lm = labellerModelPy(std::move(model), marker_set, markers, std::move(reference));
+                       py::object reference, std::optional<markers::LabellerOptions> options,
+                       const std::string& static_trial, const std::string& vsk, std::optional<double> height,
+                       bool joint_limits, const std::string& marker_axes) {
+             const std::string name = py::isinstance<py::str>(model) ? model.cast<std::string>() : "";
+             auto lm = labellerModelPy(
+                 std::move(model), marker_set, markers, std::move(reference),
+                 subjectOptions(name, marker_set, static_trial, vsk, height, joint_limits, marker_axes));
              return std::make_unique<PyLabeller>(
                  PyLabeller{lm, markers::Labeller(lm, options.value_or(markers::LabellerOptions{}))});
            }),
            py::arg("model"), py::arg("marker_set") = "", py::arg("markers") = std::vector<std::string>{},
-           py::arg("reference") = py::none(), py::arg("options") = py::none())
+           py::arg("reference") = py::none(), py::arg("options") = py::none(), py::kw_only(), py::arg("static") = "",
+           py::arg("vsk") = "", py::arg("height") = py::none(), py::arg("joint_limits") = true,
+           py::arg("marker_axes") = "auto")
       .def_property_readonly("marker_names", [](const PyLabeller& s) { return s.model->names; })
       .def_property_readonly(
           "model", [](const PyLabeller& s) { return std::const_pointer_cast<Model>(s.model->model); },
@@ -184,6 +212,41 @@ world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
           "point arrays, times (N,). Returns a dict: marker_names, times, marker_point (N, M) (index into the "
           "frame's points after NaN points are dropped, -1 = gap), positions (N, M, 3) (the picked points, NaN "
           "for a gap), q (N, nq), ik_rms, assigned, state, initialisations, lost_frames.");
+
+  m.def(
+      "label_markers",
+      [](const std::string& model, const std::string& input, bool strip_labels, const std::string& marker_set,
+         const std::vector<std::string>& markers, const std::string& static_trial, const std::string& vsk,
+         std::optional<double> height, bool joint_limits, const std::string& marker_axes, const std::string& units,
+         const std::string& out, const std::string& ik_out, const std::string& report,
+         const std::string& summary_json) {
+        app::LabelOptions o;
+        o.subject = subjectOptions(model, marker_set, static_trial, vsk, height, joint_limits, marker_axes);
+        o.input = input;
+        o.strip_labels = strip_labels;
+        o.units = units;
+        o.marker_names = markers;
+        o.out = out;
+        o.ik_out = ik_out;
+        o.report = report;
+        o.summary_json = summary_json;
+        const app::LabelResult r = released([&] { return app::runLabel(o); });
+        io::PointCloud cloud;  // the labelled points in the file's axes (r.labelled): the dict's positions
+        py::dict d = trialDict(r.trial, cloud, *r.subject.model->model, &r.labelled);
+        d["summary"] = py::module_::import("json").attr("loads")(app::summaryJson(r, o));
+        d["description"] = r.subject.description;
+        return d;
+      },
+      py::arg("model"), py::arg("input"), py::kw_only(), py::arg("strip_labels") = false, py::arg("marker_set") = "",
+      py::arg("markers") = std::vector<std::string>{}, py::arg("static") = "", py::arg("vsk") = "",
+      py::arg("height") = py::none(), py::arg("joint_limits") = true, py::arg("marker_axes") = "auto",
+      py::arg("units") = "mm", py::arg("out") = "", py::arg("ik_out") = "", py::arg("report") = "",
+      py::arg("summary_json") = "",
+      R"doc(`kinetrack markers label` as a call (the same job): labels every frame of input (a long CSV
+frame,time,x,y,z in `units`, a C3D, or a labelled .trc/.c3d with strip_labels=True) on the model
+loaded as Labeller(model, ...) loads a file or name. Writes the files given (out: labelled TRC,
+ik_out: joint angles .mot, report: per-frame CSV, summary_json). Returns label_trial's dict (the
+positions in the input file's axes) plus summary (the --summary-json fields) and description.)doc");
 
   m.def(
       "read_point_csv",

@@ -4,7 +4,6 @@
 // as numpy arrays and the summary as a dict.
 #include <pybind11/stl.h>
 
-
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "kinetrack/app/track_job.hpp"

@@ -1,5 +1,8 @@
 """Labelling of unlabelled markers from Python: a stripped, shuffled real trial labelled frame by
 frame and as a whole trial, the points never moved, bad input as ValueError / ParseError."""
+import json
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -104,3 +107,37 @@ def test_limb_search_options_and_relabelled_count():
     bad.limb_gate = 0.0
     with pytest.raises(ValueError, match="limb_gate"):
         kt.Labeller(osim, markers=worn, options=bad)
+
+
+def test_label_markers_is_the_cli_job(cli, tmp_path):
+    """kt.label_markers runs `kinetrack markers label`'s job: the same labelled TRC, angles and report."""
+    osim = shared_file("data/opensim/gait2354_walk/subject01_simbody.osim")
+    trc = shared_file("data/opensim/gait2354_walk/subject01_walk1.trc")
+    c, p = tmp_path / "cli", tmp_path / "py"
+    c.mkdir(), p.mkdir()
+    subprocess.run([cli, "markers", "label", "--model", osim, "--input", trc, "--strip-labels", "--out",
+                    str(c / "l.trc"), "--ik-out", str(c / "ik.mot"), "--report", str(c / "r.csv"), "--summary-json",
+                    str(c / "s.json"), "--quiet"], check=True, capture_output=True)
+    r = kt.label_markers(osim, trc, strip_labels=True, out=str(p / "l.trc"), ik_out=str(p / "ik.mot"),
+                         report=str(p / "r.csv"), summary_json=str(p / "s.json"))
+    assert (c / "l.trc").read_bytes() == (p / "l.trc").read_bytes()
+    assert (c / "ik.mot").read_bytes() == (p / "ik.mot").read_bytes()
+    timing = ("microseconds", "ik_microseconds")
+    cols = lambda f: [",".join(x for i, x in enumerate(line.split(",")) if i not in (13, 14))
+                      for line in f.read_text().splitlines()]
+    assert cols(c / "r.csv") == cols(p / "r.csv"), timing
+    summary = json.loads((c / "s.json").read_text())
+    for key in ("frames", "markers", "labelled_median", "gaps", "initialisations", "lost_frames"):
+        assert r["summary"][key] == summary[key], key
+    assert r["positions"].shape == (summary["frames"], summary["markers"], 3)
+    assert r["marker_names"] == summary["marker_names"] and "23 coordinates" in r["description"]
+
+
+def test_labeller_from_a_built_in_model_with_a_static_trial():
+    """A built-in model by name: the CLI's subject (clinical limits, VSK height, calibration on the static trial)."""
+    vsk = shared_file("data/c3d/pycgm_Test.vsk")
+    static = shared_file("data/c3d/pycgm_Static_trial.c3d")
+    labeller = kt.Labeller("human66", "human66_plugin_gait", static=static, vsk=vsk)
+    assert len(labeller.marker_names) > 30 and labeller.model.num_joints == 66
+    with pytest.raises(ValueError, match="reference is for a kinetrack.Model"):
+        kt.Labeller("human66", "human66_plugin_gait", reference=np.zeros(3))

@@ -1,0 +1,101 @@
+#pragma once
+// `kinetrack markers label` as a job (issue 16): the labelling subject (the labeller's model from
+// an OpenSim model, or a built-in model with a marker set calibrated on a labelled static trial),
+// the input read as unlabelled points, every frame labelled causally, and the labelled TRC, the
+// joint angles, the per-frame report and the summary written. Also the subject loading that
+// `kinetrack experiment labelling` and Python's Labeller share.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kinetrack/app/job.hpp"
+#include "kinetrack/core/types.hpp"
+#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/point_cloud.hpp"
+#include "kinetrack/markers/labeller.hpp"
+#include "kinetrack/markers/labelling_trial.hpp"
+
+namespace kinetrack::app {
+
+struct LabellingSubjectOptions {
+  std::string model;         ///< .osim, built-in name or URDF
+  std::string markerset;     ///< built-in models: set name or JSON file
+  std::string static_trial;  ///< labelled static trial (.trc/.c3d): calibration / start pose
+  std::string vsk;           ///< built-in models: Vicon subject file (its Height)
+  std::optional<double> height;
+  std::string marker_axes = "auto";  ///< auto | y-up | z-up (of the trial files)
+  bool quiet = false;                ///< no note of the static calibration
+  /// human66: bound its joints by clinical limits (HumanModelOptions::clinical_limits) for the
+  /// calibration and the labeller's IK; false: its continuous joints.
+  bool joint_limits = true;
+};
+
+struct LabellingSubject {
+  std::shared_ptr<const markers::LabellerModel> model;
+  std::optional<io::OpenSimModel> osim;  ///< set for an .osim model
+  bool y_up = false;                     ///< the model's world is Y up (OpenSim)
+  std::string description;               ///< "gait2354 (23 coordinates), 39 markers"
+};
+
+/// Loads the model and its marker set. `names`, when not empty, restricts the set to those
+/// markers (in the set's order; names the set lacks are ignored). Notes the static calibration's
+/// figures unless options.quiet. Throws InvalidArgument / ParseError naming what is wrong.
+LabellingSubject loadLabellingSubject(const LabellingSubjectOptions& options,
+                                      const std::vector<std::string>& names = {}, const Reporter& reporter = {});
+
+/// True for a file name ending in `suffix` (lower case; the name's case is ignored).
+bool hasSuffix(const std::string& path, const std::string& suffix);
+
+/// Rotation taking file axes to the model's world (a permutation of the axes): a TRC is Y up and
+/// a C3D Z up unless `axes` says otherwise (as track::readMarkerTrial); a CSV is in the model's
+/// axes unless said.
+Matrix3d fileToModelAxes(const std::string& path, const std::string& axes, bool model_y_up);
+
+/// The joint angles of labelled frames: an OpenSim .mot (coordinates, degrees) for an .osim
+/// model, else kinetrack's coordinate table (motTable).
+io::MotTable jointTable(const LabellingSubject& subject, const markers::LabelTrialResult& result);
+
+struct LabelOptions {
+  LabellingSubjectOptions subject;
+  std::string input;  ///< long CSV frame,time,x,y,z; a C3D (labels ignored); a labelled .trc/.c3d with strip_labels
+  bool strip_labels = false;
+  std::string units = "mm";               ///< of a CSV input: mm or m
+  std::vector<std::string> marker_names;  ///< only these markers of the set (empty: all, or those a stripped file wore)
+  // The files written (empty: not written).
+  std::string out;     ///< labelled TRC (the model's marker order, the file's axes and units)
+  std::string ik_out;  ///< joint angles of the same frames (.mot)
+  std::string report;  ///< per-frame report CSV
+  std::string summary_json;
+};
+
+/// The summary figures of a labelled trial.
+struct LabelSummary {
+  int frames = 0, markers = 0;
+  double labelled_median = 0, labelled_min = 0, labelled_max = 0;
+  long gaps = 0, rigid_rejections = 0, relabelled = 0, points = 0, points_dropped_nan = 0;
+  double ghosts_median = 0, ghosts_max = 0;
+  int initialisations = 0, lost_frames = 0;
+  double ik_rms_median_m = 0, ik_rms_p95_m = 0;
+  double frame_us_median = 0, frame_us_p95 = 0, labelling_us_median = 0, labelling_us_p95 = 0;
+  double wall_seconds = 0;
+};
+
+struct LabelResult {
+  LabellingSubject subject;
+  markers::LabelTrialResult trial;
+  io::MarkerTrajectories labelled;  ///< the labelled points in the file's axes (NaN = gap)
+  LabelSummary summary;
+};
+
+/// Runs `kinetrack markers label`: notes its three stages, reports progress per frame.
+LabelResult runLabel(const LabelOptions& options, const Reporter& reporter = {});
+/// The summary stage as printed ("[3/3] labelled …" and the table).
+std::string summaryText(const LabelResult& r, const LabelOptions& options);
+/// The summary as JSON text.
+std::string summaryJson(const LabelResult& r, const LabelOptions& options);
+/// The per-frame report CSV text (frame, time, points, assigned, gaps, ghosts, state, IK …).
+std::string labelReportCsv(const markers::LabelTrialResult& r);
+
+}  // namespace kinetrack::app
