@@ -14,6 +14,16 @@ import sys
 # Lines of printed output (stdout, stderr, logs) that report times: left out of their comparison.
 TIMING = re.compile(r"\bus\b|us\]|µs|wall|frames/s|per second|\bin [0-9.]+ ?s\b|[0-9] s\b|seconds|time \(s\)", re.I)
 PRINTED = (".stdout", ".stderr", ".log")
+# JSON keys that are times: left out of every JSON comparison.
+TIMING_KEY = re.compile(r"(^|_)us(_|$)|seconds|per_second|wall|_ms$|^time_", re.I)
+
+
+def drop_timing(j):
+    if isinstance(j, dict):
+        return {k: drop_timing(v) for k, v in j.items() if not TIMING_KEY.search(k)}
+    if isinstance(j, list):
+        return [drop_timing(v) for v in j]
+    return j
 NUM = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf", re.I)
 
 
@@ -111,6 +121,13 @@ def main():
                     volatile_same += 1
                     continue
             except UnicodeDecodeError:
+                pass
+        if rel.endswith(".json"):
+            try:
+                if drop_timing(json.loads(a)) == drop_timing(json.loads(c)):
+                    volatile_same += 1
+                    continue
+            except ValueError:
                 pass
         if b is not None and a != b:
             try:

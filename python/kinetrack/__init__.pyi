@@ -500,7 +500,8 @@ class MarkerIk:
 
 def markers_ik(model: Union[str, Model], markers: str, setup: str = "", start: Optional[float] = None,
                end: Optional[float] = None, marker_axes: str = "auto", marker_set: str = "", static: str = "",
-               height: Optional[float] = None) -> dict[str, Any]: ...
+               height: Optional[float] = None, mass: Optional[float] = None, vsk: str = "", out: str = "",
+               errors: str = "", summary_json: str = "") -> dict[str, Any]: ...
 
 # --- labelling of unlabelled markers (docs/labelling.md) --------------------------------------
 class PredictionSpace:

@@ -6,6 +6,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "kinetrack/app/marker_ik_job.hpp"
 #include "kinetrack/ik/marker_ik.hpp"
 #include "kinetrack/io/marker_set.hpp"
 #include "kinetrack/io/opensim_model.hpp"
@@ -69,91 +70,55 @@ py::dict trialDict(const Model& model, const track::MarkerTrialResult& result, s
                   py::arg("solve_seconds") = result.solve_seconds, py::arg("warnings") = std::move(warnings));
 }
 
-track::MarkerTrialOptions timeRange(std::optional<double> start, std::optional<double> end, double setup_start,
-                                    double setup_end) {
-  track::MarkerTrialOptions opt;
-  opt.time_start = start.value_or(setup_start);
-  opt.time_end = end.value_or(setup_end);
-  return opt;
-}
-
-// `kinetrack markers ik` on an .osim model: OpenSim's coordinates (.mot columns) and errors.
-py::dict osimMarkersIk(const std::string& model_path, const std::string& markers_path, const std::string& setup_path,
-                       std::optional<double> start, std::optional<double> end, const std::string& marker_axes) {
-  io::IkSetup setup;
-  const bool has_setup = !setup_path.empty();
-  io::OpenSimModel osim;
-  track::MarkerTrialResult result;
-  std::vector<std::string> warnings;
-  {
-    py::gil_scoped_release release;
-    if (has_setup) setup = io::readIkSetup(setup_path);
-    osim = io::readOpenSimModel(model_path);
-    const io::MarkerTrajectories trial =
-        track::readMarkerTrial(markers_path, true, track::parseMarkerAxes(marker_axes));
-    track::OpenSimIkBinding binding = track::bindOpenSimIk(osim, has_setup ? &setup : nullptr, trial);
-    warnings = binding.warnings;
-    result = track::solveMarkerTrial(
-        binding.spec, trial,
-        timeRange(start, end, has_setup ? setup.time_start : -INFINITY, has_setup ? setup.time_end : INFINITY));
-  }
-  const io::MotTable coords = track::openSimCoordinates(osim, result);
-  py::dict d = trialDict(*osim.model, result, std::move(warnings));
-  d["model"] = std::const_pointer_cast<Model>(osim.model);
-  d["columns"] = coords.columns;
-  d["values"] = toNumpy(coords.values);
-  d["notices"] = osim.notices;
-  return d;
-}
-
-// `kinetrack markers ik --model <built-in or URDF> --markerset … [--static …]` (track::markerSetProblem).
-py::dict markerSetIk(const Model& model, const std::string& markers_path, const std::string& marker_set,
-                     const std::string& static_path, std::optional<double> height, std::optional<double> start,
-                     std::optional<double> end, const std::string& marker_axes) {
-  if (marker_set.empty())
-    throw py::value_error(
-        "marker_set is required with a kinetrack model (a built-in set, see marker_set_names(), "
-        "or a marker-set JSON file)");
-  track::MarkerSetProblem problem;
-  track::MarkerTrialResult result;
-  {
-    py::gil_scoped_release release;
-    io::MarkerSet set =
-        marker_set.ends_with(".json") ? io::readMarkerSet(marker_set) : io::builtinMarkerSet(marker_set);
-    if (height && set.reference_height > 0.0) set = io::scaledMarkerSet(set, *height);
-    const track::MarkerAxes axes = track::parseMarkerAxes(marker_axes);
-    std::optional<io::MarkerTrajectories> static_trial;
-    if (!static_path.empty()) static_trial = track::readMarkerTrial(static_path, false, axes);
-    const io::MarkerTrajectories trial = track::readMarkerTrial(markers_path, false, axes);
-    problem = track::markerSetProblem(std::make_shared<const Model>(model), set, trial,
-                                      static_trial ? &*static_trial : nullptr);
-    result = track::solveMarkerTrial(problem.spec, trial, timeRange(start, end, -INFINITY, INFINITY));
-  }
-  std::vector<std::string> warnings;
-  for (const std::string& name : problem.absent)
-    warnings.push_back("marker '" + name + "' of the marker set is not in " + markers_path + ": it never counts");
-  py::dict d = trialDict(*problem.spec.model, result, std::move(warnings));
-  d["model"] = std::const_pointer_cast<Model>(problem.spec.model);
-  if (problem.calibration)
-    d["calibration"] = py::dict(py::arg("frames_used") = problem.calibration->frames_used,
-                                py::arg("rms_before") = problem.calibration->rms_before,
-                                py::arg("rms_after") = problem.calibration->rms_after);
-  return d;
-}
-
+// `kinetrack markers ik` (app::runMarkerIk, the CLI's job): an .osim path (with an optional
+// setup), or a model name / kinetrack.Model with a marker set.
 py::dict markersIkPy(py::object model, const std::string& markers_path, const std::string& setup_path,
                      std::optional<double> start, std::optional<double> end, const std::string& marker_axes,
-                     const std::string& marker_set, const std::string& static_path, std::optional<double> height) {
+                     const std::string& marker_set, const std::string& static_path, std::optional<double> height,
+                     std::optional<double> mass, const std::string& vsk, const std::string& out,
+                     const std::string& errors, const std::string& summary_json) {
+  app::MarkerIkOptions o;
+  o.markers = markers_path;
+  o.setup = setup_path;
+  o.time_start = start.value_or(std::nan(""));
+  o.time_end = end.value_or(std::nan(""));
+  o.marker_axes = marker_axes;
+  o.markerset = marker_set;
+  o.static_trial = static_path;
+  o.height = height;
+  o.mass = mass;
+  o.vsk = vsk;
+  o.out = out;
+  o.errors = errors;
+  o.summary_json = summary_json;
+  o.setup_output = false;
+  std::shared_ptr<const Model> given;
   if (py::isinstance<py::str>(model)) {
-    const std::string path = model.cast<std::string>();
-    if (!path.ends_with(".osim"))
-      throw py::value_error("model: an OpenSim model path (.osim) or a kinetrack.Model, got '" + path + "'");
-    return osimMarkersIk(path, markers_path, setup_path, start, end, marker_axes);
+    o.model = model.cast<std::string>();
+  } else {
+    if (!py::isinstance<Model>(model))
+      throw py::type_error("model: expected a model path or name, or a kinetrack.Model");
+    if (!setup_path.empty()) throw py::value_error("setup needs an OpenSim model (.osim)");
+    if (marker_set.empty())
+      throw py::value_error(
+          "marker_set is required with a kinetrack model (a built-in set, see marker_set_names(), "
+          "or a marker-set JSON file)");
+    given = std::make_shared<const Model>(model.cast<const Model&>());
   }
-  if (!py::isinstance<Model>(model)) throw py::type_error("model: expected an .osim path or a kinetrack.Model");
-  if (!setup_path.empty()) throw py::value_error("setup needs an OpenSim model (.osim)");
-  return markerSetIk(model.cast<const Model&>(), markers_path, marker_set, static_path, height, start, end,
-                     marker_axes);
+  std::vector<std::string> warnings;
+  app::Reporter reporter;
+  reporter.warning = [&](const std::string& w) { warnings.push_back(w); };
+  const app::MarkerIkResult r = released([&] { return app::runMarkerIk(o, reporter, given.get()); });
+  py::dict d = trialDict(*r.model, r.trial, std::move(warnings));
+  d["model"] = std::const_pointer_cast<Model>(r.model);
+  d["columns"] = r.coordinates.columns;
+  d["values"] = toNumpy(r.coordinates.values);
+  d["summary"] = py::module_::import("json").attr("loads")(app::summaryJson(r, o));
+  if (r.calibration)
+    d["calibration"] =
+        py::dict(py::arg("frames_used") = r.calibration->frames_used, py::arg("rms_before") = r.calibration->rms_before,
+                 py::arg("rms_after") = r.calibration->rms_after);
+  return d;
 }
 
 }  // namespace
@@ -237,17 +202,23 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
   m.def("markers_ik", &markersIkPy, py::arg("model"), py::arg("markers"), py::arg("setup") = "",
         py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("marker_axes") = "auto",
         py::arg("marker_set") = "", py::arg("static") = "", py::arg("height") = py::none(),
-        R"doc(`kinetrack markers ik`: marker IK of a TRC or C3D trial (markers), warm-started frame to frame.
+        py::arg("mass") = py::none(), py::arg("vsk") = "", py::arg("out") = "", py::arg("errors") = "",
+        py::arg("summary_json") = "",
+        R"doc(`kinetrack markers ik` (the same job): marker IK of a TRC or C3D trial (markers), warm-started
+frame to frame.
 
 model an OpenSim .osim path: OpenSim's IK problem with an optional Setup_IK.xml (tasks, time range,
-accuracy); the dict adds columns and values (N, C) as OpenSim's IK .mot writes them (rotations in
-degrees) and the reader's notices.
-model a kinetrack.Model (built-in, URDF): marker_set (a built-in name or a JSON file; height in m
-rescales a set written for another height), optionally calibrated on a static trial first (the dict
-adds calibration: frames_used, rms_before, rms_after in m).
+accuracy; its output file is not written unless out names it).
+model a built-in name, URDF path or kinetrack.Model: marker_set (a built-in name or a JSON file; height in m
+rescales a set written for another height; vsk: a Vicon subject file giving height and mass),
+optionally calibrated on a static trial first (the dict adds calibration: frames_used, rms_before,
+rms_after in m).
+out (.mot, or a joint CSV for a non-OpenSim model), errors (.sto), summary_json: the CLI's files.
 marker_axes: "auto" (TRC Y up, C3D Z up), "y-up" or "z-up"; start / end: time range (s).
-Returns a dict: model (with the marker frames), times (N,), q (N, nq), rms_error and max_error (N,)
-in m (NaN for a held frame: no marker present), held (N,), marker_names, solve_seconds, warnings.)doc");
+Returns a dict: model (with the marker frames), times (N,), q (N, nq), columns and values (N, C): the
+coordinates as the .mot writes them (OpenSim's columns, rotations in degrees), rms_error and
+max_error (N,) in m (NaN for a held frame: no marker present), held (N,), marker_names,
+solve_seconds, warnings (the reader's notices among them), summary (the --summary-json fields).)doc");
 }
 
 }  // namespace kinetrack::python

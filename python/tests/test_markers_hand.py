@@ -1,5 +1,7 @@
 """Marker IK (per frame and `markers ik` on an OpenSim model), the FABRIK solver and the hand
 tracker from Python."""
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -43,6 +45,20 @@ def test_markers_ik_on_an_opensim_model():
     j = result["columns"].index("knee_angle_r")
     ref = np.interp(result["times"], reference["times"], reference["values"][:, k])
     assert np.abs(result["values"][:, j] - ref).max() < 2.0  # degrees, as OpenSim's IK
+
+
+def test_markers_ik_writes_the_cli_files(cli, tmp_path):
+    """The CLI's job: the same .mot and marker-error .sto, byte for byte; the summary's fields."""
+    walk = "data/opensim/gait2354_walk/"
+    setup = shared_file(walk + "subject01_Setup_IK.xml")
+    subprocess.run([cli, "markers", "ik", "--setup", setup, "--out", str(tmp_path / "cli.mot"), "--errors",
+                    str(tmp_path / "cli.sto"), "--quiet"], check=True, capture_output=True)
+    result = kt.markers_ik(shared_file(walk + "subject01_simbody.osim"), shared_file(walk + "subject01_walk1.trc"),
+                           setup=setup, out=str(tmp_path / "py.mot"), errors=str(tmp_path / "py.sto"))
+    assert (tmp_path / "cli.mot").read_bytes() == (tmp_path / "py.mot").read_bytes()
+    assert (tmp_path / "cli.sto").read_bytes() == (tmp_path / "py.sto").read_bytes()
+    assert result["summary"]["frames"] == len(result["times"]) and result["summary"]["failed_frames"] == 0
+    assert any("ForceSet" in w for w in result["warnings"])
 
 
 def test_markers_ik_with_a_marker_set_equals_the_cli(cli, tmp_path, human66):
