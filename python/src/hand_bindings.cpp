@@ -8,6 +8,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "kinetrack/app/hand_job.hpp"
 #include "kinetrack/fabrik/fabrik.hpp"
 #include "kinetrack/hand/hand_calibration.hpp"
 #include "kinetrack/hand/hand_model.hpp"
@@ -42,72 +43,39 @@ fabrik::Result solvePy(fabrik::Solver& s, py::array positions, double tolerance,
   return s.solve(p, o);
 }
 
-constexpr Field<hand::HandSummary, int> kHandInts[] = {{"frames", &hand::HandSummary::frames},
-                                                       {"gaps", &hand::HandSummary::gaps},
-                                                       {"not_converged", &hand::HandSummary::not_converged},
-                                                       {"planes_clamped", &hand::HandSummary::planes_clamped}};
-constexpr Field<hand::HandSummary, double> kHandDoubles[] = {
-    {"tip_error_mm_p50", &hand::HandSummary::tip_error_mm_p50},
-    {"tip_error_mm_p95", &hand::HandSummary::tip_error_mm_p95},
-    {"middle_error_mm_median", &hand::HandSummary::middle_error_mm_median},
-    {"middle_error_mm_p95", &hand::HandSummary::middle_error_mm_p95},
-    {"constraint_violation_max_rad", &hand::HandSummary::constraint_violation_max_rad},
-    {"bone_length_drift_max_m", &hand::HandSummary::bone_length_drift_max_m},
-    {"us_per_frame_p50", &hand::HandSummary::us_per_frame_p50},
-    {"us_per_frame_p95", &hand::HandSummary::us_per_frame_p95},
-    {"iterations_mean", &hand::HandSummary::iterations_mean}};
-
-// `kinetrack hand track`: read, calibrate, build the hand model, track every frame, summarise.
-py::dict summaryDict(const hand::HandSummary& s) {
-  py::dict summary;
-  summary["solver"] = hand::toString(s.solver);
-  summary["use_middle_markers"] = s.use_middle_markers;
-  addFields(summary, s, kHandInts);
-  addFields(summary, s, kHandDoubles);
-  return summary;
-}
-
+// `kinetrack hand track` (app::runHandTrack, the CLI's job) with the tracker of `solver`.
 py::dict trackRecordingPy(const std::string& path, const std::string& solver, bool use_middle_markers,
-                          const std::string& backend, std::optional<std::pair<int, int>> calibration_frames) {
+                          const std::string& backend, std::optional<std::pair<int, int>> calibration_frames,
+                          bool compare_lm, const std::string& out, const std::string& summary_json,
+                          const std::string& urdf, const std::string& errors) {
   if (solver != "fabrik" && solver != "lm") throw py::value_error("solver: expected 'fabrik' or 'lm'");
   if (backend != "euclid" && backend != "cga") throw py::value_error("backend: expected 'euclid' or 'cga'");
-  hand::CalibrationOptions cal_options;
-  if (calibration_frames) std::tie(cal_options.first_frame, cal_options.end_frame) = *calibration_frames;
-  hand::TrackerOptions options;
-  options.use_middle_markers = use_middle_markers;
-  options.backend = backend == "cga" ? hand::Backend::Cga : hand::Backend::Euclid;
-  std::shared_ptr<Model> model;
-  hand::HandTrial trial;
-  hand::HandCalibration cal;
-  {
-    py::gil_scoped_release release;
-    const io::QtmTsv tsv = io::readQtmTsv(path);
-    const hand::HandMarkerIndex idx = hand::findHandMarkers(tsv.markers, {});
-    cal = hand::calibrateHand(tsv.markers, idx, cal_options);
-    model = std::make_shared<Model>(hand::buildHandModel(cal.geometry));
-    trial = hand::trackHandRecording(tsv.markers, idx, cal.geometry,
-                                     solver == "lm" ? hand::HandSolver::Lm : hand::HandSolver::Fabrik, options);
-  }
-  const hand::HandSummary s = hand::summarize(trial);
+  app::HandTrackOptions o;
+  o.input = path;
+  o.solver = solver == "lm" ? hand::HandSolver::Lm : hand::HandSolver::Fabrik;
+  o.compare_lm = compare_lm;
+  o.use_middle = use_middle_markers;
+  o.backend = backend;
+  o.calibration_frames = calibration_frames;
+  o.out = out;
+  o.summary_json = summary_json;
+  o.urdf = urdf;
+  o.errors = errors;
+  const app::HandTrackResult r = released([&] { return app::runHandTrack(o); });
+  const hand::HandTrial& trial = r.trials.front();
   const py::ssize_t n = static_cast<py::ssize_t>(trial.rows.size());
-  py::array_t<double> q({n, py::ssize_t(nq(*model))}), times(n);
+  py::array_t<double> q({n, py::ssize_t(nq(*r.model))}), times(n);
   py::array_t<bool> gaps(n);
   for (py::ssize_t k = 0; k < n; ++k) {
-    const hand::HandTrialRow& r = trial.rows[static_cast<std::size_t>(k)];
-    writeConfiguration(r.q, q.mutable_data() + k * q.shape(1));
-    times.mutable_data()[k] = r.time;
-    gaps.mutable_data()[k] = r.gap;
+    const hand::HandTrialRow& row = trial.rows[static_cast<std::size_t>(k)];
+    writeConfiguration(row.q, q.mutable_data() + k * q.shape(1));
+    times.mutable_data()[k] = row.time;
+    gaps.mutable_data()[k] = row.gap;
   }
-  py::dict summary = summaryDict(s);
-  summary["triad_rms_m"] = cal.triad_rms;
-  if (calibration_frames) {
-    // The frames the calibration never saw (its middle markers included).
-    const int end = cal_options.end_frame < 0 ? static_cast<int>(n) : cal_options.end_frame;
-    summary["calibration_frames"] = py::make_tuple(cal_options.first_frame, end);
-    summary["unseen"] = summaryDict(hand::summarize(trial, cal_options.first_frame, end));
-  }
-  return py::dict(py::arg("model") = model, py::arg("times") = times, py::arg("q") = q, py::arg("gaps") = gaps,
-                  py::arg("summary") = summary);
+  py::dict summary = py::module_::import("json").attr("loads")(app::summaryJson(r, o));
+  summary["calibration_frames"] = py::make_tuple(r.calibration_first, r.calibration_end);
+  return py::dict(py::arg("model") = std::make_shared<Model>(*r.model), py::arg("times") = times, py::arg("q") = q,
+                  py::arg("gaps") = gaps, py::arg("summary") = summary);
 }
 
 }  // namespace
@@ -179,13 +147,17 @@ A tree of joint points: parents[j] is joint j's parent (-1 for joint 0 only, par
   py::module_ hnd = m.def_submodule("hand", "The FABRIK hand tracker (FAB §3.4, docs/hand.md).");
   hnd.def("track_recording", &trackRecordingPy, py::arg("path"), py::arg("solver") = "fabrik",
           py::arg("use_middle_markers") = false, py::arg("backend") = "euclid",
-          py::arg("calibration_frames") = py::none(),
-          R"doc(`kinetrack hand track`: a Qualisys TSV glove recording is read, the hand model calibrated from it
-and every frame tracked by FABRIK (solver "fabrik") or bounded Levenberg-Marquardt marker IK ("lm").
+          py::arg("calibration_frames") = py::none(), py::kw_only(), py::arg("compare_lm") = false, py::arg("out") = "",
+          py::arg("summary_json") = "", py::arg("urdf") = "", py::arg("errors") = "",
+          R"doc(`kinetrack hand track` (the same job): a Qualisys TSV glove recording is read, the hand model
+calibrated from it and every frame tracked by FABRIK (solver "fabrik") or bounded Levenberg-Marquardt
+marker IK ("lm"); compare_lm also runs LM (the summary's "lm"). out (joint CSV), summary_json, urdf
+(the calibrated model), errors (per-frame CSV): the CLI's files.
 calibration_frames (first, end): calibrate on frames [first, end) only (end -1: to the last frame);
 the summary then has an "unseen" dict with the same figures over the other frames.
 Returns a dict: model (the calibrated hand Model), times (N,), q (N, nq), gaps (N,), summary (dict:
-tip/middle-marker errors in mm, constraint violation, bone-length drift, µs per frame, …).
+the --summary-json fields: tip/middle-marker errors in mm, constraint violation, bone-length drift, µs
+per frame, digits, …; calibration_frames as a tuple).
 Releases the GIL.)doc");
 }
 

@@ -101,6 +101,18 @@ def test_hand_tracking():
     assert summary["bone_length_drift_max_m"] < 1e-6
 
 
+def test_hand_tracking_writes_the_cli_files(cli, tmp_path):
+    tsv = shared_file("data/hand/dfki_glove_recording_20210826.tsv")
+    subprocess.run([cli, "hand", "track", "--input", tsv, "--compare-lm", "--out", str(tmp_path / "cli.csv"), "--urdf",
+                    str(tmp_path / "cli.urdf"), "--errors", str(tmp_path / "cli_e.csv"), "--quiet"], check=True,
+                   capture_output=True)
+    result = kt.hand.track_recording(tsv, compare_lm=True, out=str(tmp_path / "py.csv"), urdf=str(tmp_path / "py.urdf"),
+                                     errors=str(tmp_path / "py_e.csv"))
+    for a, b in (("cli.csv", "py.csv"), ("cli.urdf", "py.urdf"), ("cli_e.csv", "py_e.csv")):
+        assert (tmp_path / a).read_bytes() == (tmp_path / b).read_bytes(), a
+    assert result["summary"]["lm"]["solver"] == "lm" and result["summary"]["backend"] == "euclid"
+
+
 def test_hand_tracking_calibrated_on_half():
     # Calibration on the first half; the unseen half's held-out middle-marker error (4.5 mm measured).
     result = kt.hand.track_recording(shared_file("data/hand/dfki_glove_recording_20210826.tsv"),
