@@ -458,6 +458,14 @@ def center_of_mass(model: Model, data: DynamicsData, q: ArrayLike) -> NDArray: .
 def kinetic_energy(model: Model, data: DynamicsData, q: ArrayLike, v: ArrayLike) -> float: ...
 def spatial_momentum(model: Model, data: DynamicsData, q: ArrayLike, v: ArrayLike) -> NDArray: ...
 
+def inverse_dynamics(model: Union[str, Model], motion: Union[str, TrackResult, dict[str, Any]], *,
+                     gravity: float = 9.80665, wrench_file: str = "", wrench_outside: str = "error",
+                     derivatives: str = "fd", cutoff: Optional[float] = None, out: str = "") -> dict[str, Any]: ...
+def opensim_inverse_dynamics(model: str, motion: Union[str, dict[str, Any]], loads: str = "", setup: str = "",
+                             lowpass_cutoff_hz: Optional[float] = None,
+                             time_range: Optional[tuple[float, float]] = None, in_degrees: Optional[bool] = None, *,
+                             out: str = "", reference: str = "", com_offset: str = "") -> dict[str, Any]: ...
+
 # --- marker IK --------------------------------------------------------------------------------
 class MarkerIkOptions:
     accuracy: float

@@ -1,4 +1,6 @@
 """OpenSim external loads and inverse dynamics from Python against OpenSim's own ID results."""
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -42,3 +44,32 @@ def test_arm26_id_matches_opensim():
     assert r["columns"] == ref["columns"]
     rms = np.sqrt(np.mean((r["values"] - ref["values"]) ** 2, axis=0))
     assert rms.max() < 0.01
+
+
+def test_id_of_marker_ik_in_memory_equals_the_cli_on_files(cli, tmp_path):
+    """Marker IK's coordinates go straight into OpenSim ID (no file), the same numbers as the CLI's two steps."""
+    osim = shared_file(GAIT + "subject01_simbody.osim")
+    grf = shared_file(GAIT + "subject01_walk1_grf.xml")
+    ik = kt.markers_ik(osim, shared_file(GAIT + "subject01_walk1.trc"), setup=shared_file(GAIT + "subject01_Setup_IK.xml"),
+                       out=str(tmp_path / "ik.mot"))
+    subprocess.run([cli, "dynamics", "id", "--model", osim, "--motion", str(tmp_path / "ik.mot"), "--loads", grf,
+                    "--cutoff", "6", "--out", str(tmp_path / "cli.sto"), "--quiet"], check=True, capture_output=True)
+    r = kt.opensim_inverse_dynamics(osim, ik, loads=grf, lowpass_cutoff_hz=6, out=str(tmp_path / "py.sto"))
+    cli_sto = kt.read_mot(str(tmp_path / "cli.sto"))
+    assert r["columns"] == cli_sto["columns"] and r["warnings"] == []
+    # The .mot rounds the angles to its printed digits: the in-memory path differs by that much only.
+    np.testing.assert_allclose(r["values"], cli_sto["values"], rtol=0, atol=0.05)
+    unfiltered = kt.opensim_inverse_dynamics(osim, ik, loads=grf)
+    assert any("not low-passed" in w for w in unfiltered["warnings"])
+
+
+def test_rigid_body_id_of_a_track_result_equals_the_cli(cli, tmp_path, human66):
+    clip = shared_file("data/bvh/bandai/dataset-2_walk_normal_001.bvh")
+    tracked = kt.track(human66, clip, out=str(tmp_path / "q.csv"))
+    subprocess.run([cli, "dynamics", "id", "--model", "human66", "--motion", str(tmp_path / "q.csv"), "--derivatives",
+                    "butterworth", "--out", str(tmp_path / "cli.csv")], check=True, capture_output=True)
+    r = kt.inverse_dynamics(human66, tracked, derivatives="butterworth", out=str(tmp_path / "py.csv"))
+    assert r["columns"][:3] == ["base_fx", "base_fy", "base_fz"] and r["valid"].all()
+    rows = np.loadtxt(tmp_path / "cli.csv", delimiter=",", skiprows=1)
+    # The CSV prints q to round-trip precision: the in-memory motion gives the same forces to rounding.
+    np.testing.assert_allclose(r["values"], rows[:, 1:-1], rtol=1e-9, atol=1e-6)
