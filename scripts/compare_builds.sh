@@ -59,6 +59,7 @@ cases() {
   echo "dynamics.filter.contacts dynamics filter --model $G/subject01_simbody.osim --input $G/subject01_walk1_ik_REFERENCE.mot --grf $G/subject01_walk1_grf.xml --grf-mode contacts --out {o}/f.mot --summary-json {o}/s.json"
   echo "simulate.random simulate --model human48 --gravity 0 --initial random --velocity 0.3 --duration 1 --out {o}/q.csv"
   echo "simulate.hold simulate --model human48 --hold LeftHand --hold RightHand@0.5 --posture-gain 5 --duration 1 --out {o}/q.csv"
+  echo "simulate.release simulate --model human48 --hold LeftHand --hold RightHand@0.1 --posture-gain 5 --duration 0.3 --initial random --seed 3 --out {o}/q.csv --plot {o}/q.png"
   echo "simulate.assembly simulate --model human48 --solver assembly --schedule parallel --threads 2 --duration 0.5 --out {o}/q.csv"
   echo "muscles.so.arm26 muscles static-opt --setup $A/arm26_Setup_StaticOptimization.xml --no-plot --out {o}"
   echo "muscles.so.gait muscles static-opt --model $G/subject01_simbody.osim --motion $G/subject01_walk1_ik_REFERENCE.mot --loads $G/subject01_walk1_grf.xml --lowpass 6 --start 0.4 --end 0.8 --force-set $G/gait2354_CMC_Actuators.xml --no-plot --out {o}"

@@ -466,6 +466,11 @@ def opensim_inverse_dynamics(model: str, motion: Union[str, dict[str, Any]], loa
                              time_range: Optional[tuple[float, float]] = None, in_degrees: Optional[bool] = None, *,
                              out: str = "", reference: str = "", com_offset: str = "") -> dict[str, Any]: ...
 
+def simulate(model: str, *, duration: float = 2.0, step: float = 1e-3, rate: float = 100.0, integrator: str = "rk4",
+             gravity: float = 9.80665, initial: str = "zero", base_height: float = 0.0, velocity: float = 0.0,
+             seed: int = 1, holds: Sequence[str] = (), posture_gain: float = 0.0, solver: str = "auto",
+             schedule: str = "serial", threads: int = 1, refine: int = 1, out: str = "") -> dict[str, Any]: ...
+
 # --- marker IK --------------------------------------------------------------------------------
 class MarkerIkOptions:
     accuracy: float

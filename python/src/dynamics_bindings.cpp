@@ -4,6 +4,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "kinetrack/app/simulate_job.hpp"
 #include "kinetrack/dynamics/rigid_body.hpp"
 
 namespace kinetrack::python {
@@ -121,6 +122,43 @@ void bindDynamics(py::module_& m) {
       },
       py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"),
       "(6,) whole-body momentum about the world origin: angular (kg m²/s) then linear (kg m/s).");
+  m.def(
+      "simulate",
+      [](py::object model, double duration, double step, double rate, const std::string& integrator, double gravity,
+         const std::string& initial, double base_height, double velocity, unsigned seed,
+         const std::vector<std::string>& holds, double posture_gain, const std::string& solver,
+         const std::string& schedule, int threads, int refine, const std::string& out) {
+        app::SimulateOptions o;
+        if (!py::isinstance<py::str>(model))
+          throw py::type_error("model: a built-in model name or a URDF path (as `kinetrack simulate --model`)");
+        o.model.model = model.cast<std::string>();
+        o.duration = duration, o.step = step, o.rate = rate, o.integrator = integrator, o.gravity = gravity;
+        o.initial = initial, o.base_height = base_height, o.velocity = velocity, o.seed = seed;
+        for (const std::string& h : holds) o.holds.push_back(app::parseHold(h));
+        o.posture_gain = posture_gain, o.solver = solver, o.schedule = schedule, o.threads = threads;
+        o.refine = refine, o.out = out;
+        const app::SimulateResult r = released([&] { return app::runSimulate(o); });
+        const py::ssize_t n = static_cast<py::ssize_t>(r.q.size());
+        py::array_t<double> q({n, py::ssize_t(nq(*r.model))});
+        for (py::ssize_t k = 0; k < n; ++k)
+          writeConfiguration(r.q[static_cast<std::size_t>(k)], q.mutable_data() + k * q.shape(1));
+        return py::dict(py::arg("times") = doubles(r.times), py::arg("q") = q,
+                        py::arg("energy_change") = doubles(r.energy_change),
+                        py::arg("hold_drift") = doubles(r.hold_drift), py::arg("steps") = r.steps,
+                        py::arg("hold_force_z") = r.hold_force_z, py::arg("diverged") = r.diverged,
+                        py::arg("summary") = app::summaryText(r, o));
+      },
+      py::arg("model"), py::kw_only(), py::arg("duration") = 2.0, py::arg("step") = 1e-3, py::arg("rate") = 100.0,
+      py::arg("integrator") = "rk4", py::arg("gravity") = 9.80665, py::arg("initial") = "zero",
+      py::arg("base_height") = 0.0, py::arg("velocity") = 0.0, py::arg("seed") = 1,
+      py::arg("holds") = std::vector<std::string>{}, py::arg("posture_gain") = 0.0, py::arg("solver") = "auto",
+      py::arg("schedule") = "serial", py::arg("threads") = 1, py::arg("refine") = 1, py::arg("out") = "",
+      R"doc(`kinetrack simulate` (the same job): forward dynamics of a built-in model or URDF, ABA or the
+assembly–disassembly method with held frames (holds: "FRAME" or "FRAME@T", let go at T s),
+initial "zero", "random" or a joint CSV, a random initial velocity (std per coordinate, projected
+onto what the holds allow), PD holding the initial posture (posture_gain rad/s). out: the joint
+CSV. Returns a dict: times (R,), q (R, nq) at the output rate, energy_change (R,) J, hold_drift
+(R,) m, steps, hold_force_z (per hold, N), diverged (why it stopped early, or ""), summary.)doc");
 }
 
 }  // namespace kinetrack::python
