@@ -8,6 +8,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "kinetrack/app/muscles_job.hpp"
 #include "kinetrack/muscles/muscle_trial.hpp"
 
 namespace kinetrack::python {
@@ -63,70 +64,53 @@ void bindMuscles(py::module_& m) {
   m.def(
       "muscle_forces",
       [](const std::string& model, const std::string& motion, const std::string& method, const std::string& setup,
-         double lowpass, double start, double end, int threads) {
-        muscles::MuscleTrialOptions o;
-        if (threads < 0) throw py::value_error("threads must be >= 0 (0 = one per hardware thread)");
+         std::optional<double> lowpass, std::optional<double> start, std::optional<double> end, int threads,
+         const std::string& loads, const std::vector<std::string>& force_sets,
+         const std::map<std::string, double>& reserves, const std::string& out, const std::string& reference) {
+        app::MusclesOptions o;
+        o.method = app::parseMuscleMethod(method);
+        o.model = model;
+        o.motion = motion;
+        o.setup = setup;
+        o.lowpass = lowpass;
+        o.start = start;
+        o.end = end;
         o.threads = threads;
-        if (method == "static-opt")
-          o.forces.method = muscles::Method::StaticOptimization;
-        else if (method == "qp")
-          o.forces.method = muscles::Method::QP;
-        else if (method == "lp")
-          o.forces.method = muscles::Method::LP;
-        else
-          throw py::value_error("method must be 'static-opt', 'qp' or 'lp', not '" + method + "'");
-        std::string model_file = model, motion_file = motion;
-        o.lowpass_hz = lowpass;
-        o.time_start = start;
-        o.time_end = end;
-        if (!setup.empty()) {
-          const io::StaticOptimizationSetup s = io::readStaticOptimizationSetup(setup);
-          if (model_file.empty()) model_file = s.resolve(s.model_file);
-          if (motion_file.empty()) motion_file = s.resolve(s.coordinates_file);
-          o.lowpass_hz = s.lowpass_hz;
-          o.time_start = s.time_start;
-          o.time_end = s.time_end;
-          o.forces.use_muscle_physiology = s.use_muscle_physiology;
-          for (const std::string& f : s.force_set_files)
-            for (const io::OpenSimCoordinateActuator& a : io::readOpenSimActuators(s.resolve(f)))
-              o.forces.actuators.push_back(a);
-        }
-        auto osim = std::make_shared<io::OpenSimModel>(io::readOpenSimModel(model_file));
-        auto paths = std::make_shared<muscles::MusclePaths>(osim, io::readOpenSimMuscles(model_file));
-        const io::MotTable table = io::readMot(motion_file);
-        std::string text;
-        {
-          std::ifstream in(motion_file);
-          std::stringstream ss;
-          ss << in.rdbuf();
-          text = ss.str();
-        }
-        o.in_degrees = muscles::motInDegrees(text);
-        muscles::MuscleTrialResult r;
-        {
-          py::gil_scoped_release release;
-          r = muscles::solveMuscleTrial(paths, table, motion_file, o);
-        }
+        o.loads = loads;
+        o.force_sets = force_sets;
+        for (const auto& [coordinate, force] : reserves) o.reserves.emplace_back(coordinate, force);
+        o.out = out;
+        o.reference = reference;
+        const app::MusclesResult result = released([&] { return app::runMuscles(o); });
+        const muscles::MuscleTrialResult& r = result.trial;
         py::dict d;
         d["times"] = doubles(r.times);
         d["names"] = r.names;
         d["coordinates"] = r.coordinates;
         d["control"] = toNumpy(r.control);
+        d["activation"] = toNumpy(result.activation.values);
         d["force"] = toNumpy(r.force);
         d["residual"] = toNumpy(r.residual);
         d["feasible"] = std::vector<bool>(r.feasible.begin(), r.feasible.end());
         d["notices"] = r.notices;
+        d["summary"] = result.text;
+        if (!reference.empty()) d["reference_rms"] = result.reference_rms;
         return d;
       },
       py::arg("model") = "", py::arg("motion") = "", py::arg("method") = "static-opt", py::arg("setup") = "",
-      py::arg("lowpass") = -1.0, py::arg("start") = -std::numeric_limits<double>::infinity(),
-      py::arg("end") = std::numeric_limits<double>::infinity(), py::arg("threads") = 0,
-      "Muscle forces over a motion (.mot): method 'static-opt' (OpenSim's, min Σa², Thelen 2003), 'qp' (Eq. 13, "
-      "min Σf²) or 'lp' (min Σf). With setup= (an OpenSim AnalyzeTool StaticOptimization setup) the model, motion, "
-      "low-pass and time range come from it. The frames are split across `threads` (0 = one per hardware thread; "
-      "the result is identical for any number). Returns a dict: times, names (muscles then actuators), coordinates, "
-      "control (activations, or forces for qp/lp), force (N), residual (τ − produced, per coordinate), feasible, "
-      "notices.");
+      py::arg("lowpass") = py::none(), py::arg("start") = py::none(), py::arg("end") = py::none(),
+      py::arg("threads") = 0, py::kw_only(), py::arg("loads") = "", py::arg("force_sets") = std::vector<std::string>{},
+      py::arg("reserves") = std::map<std::string, double>{}, py::arg("out") = "", py::arg("reference") = "",
+      R"doc(`kinetrack muscles static-opt|qp|lp` (the same job): muscle forces over a motion (.mot): method
+'static-opt' (OpenSim's, min Σa², Thelen 2003), 'qp' (Eq. 13, min Σf²) or 'lp' (min Σf). With setup= (an
+OpenSim AnalyzeTool StaticOptimization setup) the model, motion, loads, force sets, low-pass and time range
+come from it (arguments given here override them). loads: ExternalLoads (OpenSim's ID gives τ);
+force_sets: CoordinateActuator files; reserves: {coordinate: optimal force}. The frames are split across
+`threads` (0 = one per hardware thread; the result is identical for any number). out: the directory the
+CLI writes activation.sto, force.sto and residuals.sto to; reference: an activation .sto to compare with.
+Returns a dict: times, names (muscles then actuators), coordinates, control (activations, or forces for
+qp/lp), activation (forces over F_max for qp/lp), force (N), residual (τ − produced, per coordinate),
+feasible, notices, summary (the CLI's table), reference_rms (per name, with reference).)doc");
 }
 
 }  // namespace kinetrack::python

@@ -63,3 +63,15 @@ def test_bad_method_and_missing_file():
         kt.muscle_forces(model="x.osim", motion="y.mot", method="simplex")
     with pytest.raises(kt.ParseError):
         kt.MusclePaths("/nonexistent/model.osim")
+
+
+def test_muscle_forces_is_the_cli_job(cli, tmp_path):
+    """kt.muscle_forces runs `kinetrack muscles static-opt`'s job: the same three .sto files."""
+    import subprocess
+    setup = shared_file("data/opensim/arm26_static_optimization/arm26_Setup_StaticOptimization.xml")
+    subprocess.run([cli, "muscles", "static-opt", "--setup", setup, "--no-plot", "--out", str(tmp_path / "cli")],
+                   check=True, capture_output=True)
+    r = kt.muscle_forces(setup=setup, out=str(tmp_path / "py"))
+    for name in ("activation.sto", "force.sto", "residuals.sto"):
+        assert (tmp_path / "cli" / name).read_bytes() == (tmp_path / "py" / name).read_bytes(), name
+    assert "infeasible frames" in r["summary"] and r["activation"].shape == r["control"].shape
