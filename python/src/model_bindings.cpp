@@ -3,6 +3,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "kinetrack/app/model_job.hpp"
 #include "kinetrack/io/marker_set.hpp"
 #include "kinetrack/io/model_source.hpp"
 #include "kinetrack/io/urdf.hpp"
@@ -201,6 +202,17 @@ for a floating base and 0 for a fixed one.)doc");
                std::to_string(self.numFrames()) + " frames>";
       });
 
+  m.def(
+      "model_info",
+      [](const std::string& model, std::optional<double> height, std::optional<double> mass, bool fixed_base) {
+        const io::LoadedModel lm = released([&] { return app::loadModel({model, height, fixed_base, mass}); });
+        return py::module_::import("json").attr("loads")(app::modelInfoJson(lm));
+      },
+      py::arg("model"), py::kw_only(), py::arg("height") = py::none(), py::arg("mass") = py::none(),
+      py::arg("fixed_base") = false,
+      "`kinetrack model info --json` (the same job): a model's report as a dict (name, source, height, mass, base, "
+      "dof, nv, links with mass, com and inertia, joints with type, axis and limits, frames, linear constraints, "
+      "mimics). model: a built-in name, URDF, MJCF-free .osim path.");
   m.def("builtin_model_names", &builtinModelNames, "Names accepted by Model.builtin: human66, human48.");
   m.def("marker_set_names", &io::builtinMarkerSetNames, "Built-in marker sets for Model.with_markers.");
   m.def(

@@ -135,3 +135,11 @@ def test_data_views_are_read_only_and_alive(human66):
 def test_data_of_another_model_is_refused(human66, human48):
     with pytest.raises(ValueError, match="another model|not for this model"):
         kt.forward_kinematics(human48, kt.Data(human66), human48.neutral())
+
+
+def test_model_info_is_the_cli_report(cli):
+    import json
+    import subprocess
+    out = subprocess.run([cli, "model", "info", "human48", "--height", "1.6", "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    assert kt.model_info("human48", height=1.6) == json.loads(out)
