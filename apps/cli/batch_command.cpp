@@ -2,6 +2,7 @@
 // a thread pool over the inputs (all cores by default) or across MPI ranks (--mpi), with a
 // report of every input (batch.hpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <memory>
@@ -9,7 +10,8 @@
 #include <thread>
 
 #include "batch.hpp"
-#include "kinetrack/core/worker_pool.hpp"
+#include "kinetrack/app/batch.hpp"
+#include "kinetrack/core/errors.hpp"
 
 namespace kinetrack::cli {
 namespace {
@@ -17,33 +19,10 @@ namespace {
 namespace fs = std::filesystem;
 
 struct BatchConfig {
-  BatchDefaults defaults;
+  app::BatchDefaults defaults;
   std::string manifest, input_dir, out;
   int threads = 0;
   bool mpi = false, resume = false, quiet = false;
-};
-
-/// The thread-pool run: each worker claims the next pending input (largest first).
-struct PoolRun {
-  const std::vector<BatchJob>* jobs;
-  const std::vector<int>* pending;
-  const BatchModels* models;
-  const std::string* outdir;
-  std::vector<BatchRecord>* records;
-  std::atomic<std::int64_t> frames{0};
-  std::atomic<int> finished{0};
-  ProgressBar* bar;
-  std::mutex bar_mutex;
-
-  static void task(void* context, int i) {
-    auto& run = *static_cast<PoolRun*>(context);
-    const int job = (*run.pending)[static_cast<std::size_t>(i)];
-    const BatchJob& j = (*run.jobs)[static_cast<std::size_t>(job)];
-    (*run.records)[static_cast<std::size_t>(job)] = runBatchJob(j, *run.models, *run.outdir, &run.frames);
-    const int done = run.finished.fetch_add(1) + 1;
-    const std::lock_guard<std::mutex> lock(run.bar_mutex);
-    run.bar->update(done, fmt::format("{} frames, last {}", run.frames.load(), j.stem));
-  }
 };
 
 int runBatch(const BatchConfig& cfg) {
@@ -52,27 +31,35 @@ int runBatch(const BatchConfig& cfg) {
   if (cfg.threads < 0) throw UsageError("--threads: expected ≥ 0, got " + std::to_string(cfg.threads));
   if (cfg.mpi && cfg.threads > 1)
     throw UsageError("--threads with --mpi: each rank runs one input at a time (start more ranks instead)");
-  const std::vector<BatchJob> jobs =
-      cfg.manifest.empty() ? jobsFromDirectory(cfg.input_dir, cfg.defaults) : readManifest(cfg.manifest, cfg.defaults);
+  std::vector<app::BatchJob> jobs;
+  if (cfg.manifest.empty()) {
+    try {
+      jobs = app::jobsFromDirectory(cfg.input_dir, cfg.defaults);
+    } catch (const InvalidArgument& e) {
+      throw UsageError(std::string("--command: ") + e.what());
+    }
+  } else {
+    jobs = app::readManifest(cfg.manifest, cfg.defaults);
+  }
   prepareOutputDirectory(cfg.out);
   prepareOutputDirectory((fs::path(cfg.out) / "status").string());
 
   // Resume: the inputs with a complete result on disk are kept, the others (re)done.
-  std::vector<BatchRecord> records(jobs.size());
+  std::vector<app::BatchRecord> records(jobs.size());
   std::vector<int> pending;
-  for (const int i : largestFirst(jobs)) {
-    const BatchJob& job = jobs[static_cast<std::size_t>(i)];
-    if (cfg.resume && jobComplete(job, cfg.out))
-      records[static_cast<std::size_t>(i)] = readRecord(job, cfg.out);
+  for (const int i : app::largestFirst(jobs)) {
+    const app::BatchJob& job = jobs[static_cast<std::size_t>(i)];
+    if (cfg.resume && app::jobComplete(job, cfg.out))
+      records[static_cast<std::size_t>(i)] = app::readRecord(job, cfg.out);
     else
       pending.push_back(i);
   }
-  const BatchModels models(jobs);
+  const app::BatchModels models(jobs, cliReporter(false));
   const bool progress = !cfg.quiet;
 
   if (cfg.mpi) {
     int rank = 0;
-    const std::map<int, BatchRecord> done = runBatchMpi(jobs, pending, models, cfg.out, progress, rank);
+    const std::map<int, app::BatchRecord> done = runBatchMpi(jobs, pending, models, cfg.out, progress, rank);
     if (rank != 0) return kExitOk;
     for (const auto& [i, r] : done) records[static_cast<std::size_t>(i)] = r;
   } else {
@@ -80,16 +67,41 @@ int runBatch(const BatchConfig& cfg) {
         cfg.threads > 0 ? cfg.threads : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
     fmt::print("batch: {} inputs ({} to do, {} already done) on {} threads\n", jobs.size(), pending.size(),
                jobs.size() - pending.size(), threads);
-    ProgressBar bar(static_cast<int>(pending.size()), progress, "input");
-    PoolRun run{&jobs, &pending, &models, &cfg.out, &records, {0}, {0}, &bar, {}};
-    detail::WorkerPool pool(std::min<int>(threads, std::max<int>(1, static_cast<int>(pending.size()))), 0.0);
-    pool.run(static_cast<int>(pending.size()), &PoolRun::task, &run);
+    std::fflush(stdout);
+    const std::vector<app::BatchRecord> run =
+        app::runBatchPool(jobs, pending, models, {cfg.out, threads}, runCommandLine, cliReporter(progress, "input"));
+    for (const int i : pending) records[static_cast<std::size_t>(i)] = run[static_cast<std::size_t>(i)];
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return writeBatchReport(jobs, records, cfg.out, seconds);
+  const app::BatchReport report = app::writeBatchReport(jobs, records, cfg.out, seconds);
+  fmt::print("{}", report.text);
+  return report.exit;
 }
 
 }  // namespace
+
+int runCommandLine(const std::vector<std::string>& args, std::string& log) {
+  CLI::App app{"kinetrack", "kinetrack"};
+  Action action;
+  addTrackCommand(app, action);
+  addRetargetCommand(app, action);
+  addMarkersCommand(app, action);
+  addHandCommand(app, action);
+  addDynamicsCommand(app, action);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw InvalidArgument(fmt::format("`kinetrack {}`: {}", fmt::join(args, " "), e.what()));
+  }
+  if (!action) throw InvalidArgument("no command in the row's arguments");
+  const OutputCapture capture(log);
+  try {
+    return action();
+  } catch (const UsageError& e) {
+    throw InvalidArgument(e.what());  // bad input, as the single command's exit status 2
+  }
+}
 
 void addBatchCommand(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<BatchConfig>();

@@ -70,8 +70,9 @@ void dispatch(int ranks, int count, std::atomic<int>& next) {
 
 }  // namespace
 
-std::map<int, BatchRecord> runBatchMpi(const std::vector<BatchJob>& jobs, const std::vector<int>& pending,
-                                       const BatchModels& models, const std::string& outdir, bool progress, int& rank) {
+std::map<int, app::BatchRecord> runBatchMpi(const std::vector<app::BatchJob>& jobs, const std::vector<int>& pending,
+                                            const app::BatchModels& models, const std::string& outdir, bool progress,
+                                            int& rank) {
   const MpiSession session;
   int ranks = 1;
   rank = commRank();
@@ -88,8 +89,9 @@ std::map<int, BatchRecord> runBatchMpi(const std::vector<BatchJob>& jobs, const 
   std::atomic<std::int64_t> frames{0};
   const auto runPosition = [&](int position) {
     const int i = pending[static_cast<std::size_t>(position)];
-    const BatchRecord r = runBatchJob(jobs[static_cast<std::size_t>(i)], models, outdir, &frames);
-    nlohmann::json line = nlohmann::json::parse(recordToJson(r));
+    const app::BatchRecord r =
+        app::runBatchJob(jobs[static_cast<std::size_t>(i)], models, outdir, &frames, runCommandLine);
+    nlohmann::json line = nlohmann::json::parse(app::recordToJson(r));
     line["index"] = i;
     mine += line.dump() + "\n";
   };
@@ -124,7 +126,7 @@ std::map<int, BatchRecord> runBatchMpi(const std::vector<BatchJob>& jobs, const 
     all.resize(static_cast<std::size_t>(total));
   }
   MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
-  std::map<int, BatchRecord> records;
+  std::map<int, app::BatchRecord> records;
   if (rank != 0) return records;
   std::size_t begin = 0;
   while (begin < all.size()) {
@@ -133,15 +135,15 @@ std::map<int, BatchRecord> runBatchMpi(const std::vector<BatchJob>& jobs, const 
     begin = end == std::string::npos ? all.size() : end + 1;
     if (line.empty()) continue;
     const int index = nlohmann::json::parse(line).at("index").get<int>();
-    records[index] = recordFromJson(line, "MPI rank record");
+    records[index] = app::recordFromJson(line, "MPI rank record");
   }
   return records;
 }
 
 #else
 
-std::map<int, BatchRecord> runBatchMpi(const std::vector<BatchJob>&, const std::vector<int>&, const BatchModels&,
-                                       const std::string&, bool, int&) {
+std::map<int, app::BatchRecord> runBatchMpi(const std::vector<app::BatchJob>&, const std::vector<int>&,
+                                            const app::BatchModels&, const std::string&, bool, int&) {
   throw UsageError("--mpi: this kinetrack was built without MPI (configure with -DKINETRACK_MPI=ON and OpenMPI)");
 }
 

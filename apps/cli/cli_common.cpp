@@ -41,6 +41,29 @@ io::MarkerSet loadMarkerSet(const std::string& spec, std::optional<double> heigh
 
 LoadedModel loadModelAndWarn(const ModelSpec& spec) { return app::loadModel(spec, cliReporter(false)); }
 
+namespace {
+thread_local std::string* capture = nullptr;
+}  // namespace
+
+void printOut(std::string_view text) {
+  if (capture != nullptr)
+    capture->append(text);
+  else
+    fmt::print("{}", text);
+}
+
+void printErr(std::string_view text) {
+  if (capture != nullptr) {
+    capture->append(text);
+  } else {
+    std::fflush(stdout);
+    fmt::print(stderr, "{}", text);
+  }
+}
+
+OutputCapture::OutputCapture(std::string& sink) : previous_(capture) { capture = &sink; }
+OutputCapture::~OutputCapture() { capture = previous_; }
+
 app::Reporter cliReporter(bool progress, const std::string& unit) {
   app::Reporter r;
   if (progress) {
@@ -50,8 +73,11 @@ app::Reporter cliReporter(bool progress, const std::string& unit) {
       (*bar)->update(done, label);
     };
   }
-  r.warning = [](const std::string& w) { std::cerr << "kinetrack: warning: " << w << '\n'; };
-  r.note = [](const std::string& n) { fmt::print("{}", n); };
+  r.warning = [](const std::string& w) { printErr("kinetrack: warning: " + w + "\n"); };
+  r.note = [](const std::string& n) {
+    printOut(n);
+    if (capture == nullptr) std::fflush(stdout);  // a note says what runs now
+  };
   return r;
 }
 

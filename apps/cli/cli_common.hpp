@@ -2,6 +2,7 @@
 // Shared pieces of the `kinetrack` command-line tool: exit codes, the deferred-action pattern
 // used by every subcommand, model loading from a built-in name or a URDF path, and small
 // formatting helpers. The library never prints; everything shown to the user is decided here.
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <functional>
@@ -39,6 +40,28 @@ using Action = std::function<int()>;
 void addModelCommands(CLI::App& app, Action& action);
 /// Registers `kinetrack demo` on `app`.
 void addDemoCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack experiment convergence` (experiment_command.cpp).
+void addExperimentCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack track` (track_command.cpp).
+void addTrackCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack retarget` (retarget_command.cpp).
+void addRetargetCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack dynamics id` (dynamics_command.cpp).
+void addDynamicsCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack simulate` (simulate_command.cpp).
+void addSimulateCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack markers ik` (markers_command.cpp).
+void addMarkersCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack hand track` (hand_command.cpp).
+void addHandCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack view` (view_command.cpp).
+void addViewCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack serve` and `kinetrack replay` (serve_command.cpp).
+void addServeCommands(CLI::App& app, Action& action);
+/// Registers `kinetrack batch` (batch_command.cpp).
+void addBatchCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack muscles static-opt|qp|lp` (muscles_command.cpp).
+void addMusclesCommand(CLI::App& app, Action& action);
 
 /// Which model to load (a built-in name or a URDF path) and the loaded model: the library's
 /// model registry (kinetrack/io/model_source.hpp).
@@ -81,6 +104,26 @@ class ProgressBar {
   bool enabled_;
   std::string unit_;
   std::chrono::steady_clock::time_point last_{};
+};
+
+/// What a command prints goes to stdout (printOut) or stderr (printErr), or, while an
+/// OutputCapture lives on the calling thread, into its text: a batch row runs its command in
+/// this process on a worker thread, its output into the row's log.
+void printOut(std::string_view text);
+void printErr(std::string_view text);
+template <typename... T>
+void out(fmt::format_string<T...> format, T&&... args) {
+  printOut(fmt::format(format, std::forward<T>(args)...));
+}
+class OutputCapture {
+ public:
+  explicit OutputCapture(std::string& sink);
+  ~OutputCapture();
+  OutputCapture(const OutputCapture&) = delete;
+  OutputCapture& operator=(const OutputCapture&) = delete;
+
+ private:
+  std::string* previous_;
 };
 
 /// The reporter of a job run from the command line: a ProgressBar of `unit`s on stderr (when

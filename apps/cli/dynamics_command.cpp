@@ -27,12 +27,12 @@ struct IdConfig {
 int runInverseDynamicsCommand(const IdConfig& cfg) {
   if (cfg.job.out.empty()) throw UsageError("--out is required");
   const app::InverseDynamicsResult r = app::runInverseDynamics(cfg.job, cliReporter(!cfg.quiet));
-  fmt::print("{}", r.text);
+  out("{}", r.text);
   if (!cfg.plot.empty() && !cfg.job.reference.empty())
     runPlot(findScript(cfg.plot_script, "plot_opensim_id.py"), "plot_opensim_id.py",
             {cfg.job.out, cfg.job.reference, cfg.plot}, cfg.plot);
-  fmt::print("  {:<{}} {:.2f} s\n", "wall time", r.opensim ? 26 : 28, r.wall_seconds);
-  fmt::print("wrote {} ({} rows)\n", cfg.job.out, r.times.size());
+  out("  {:<{}} {:.2f} s\n", "wall time", r.opensim ? 26 : 28, r.wall_seconds);
+  out("wrote {} ({} rows)\n", cfg.job.out, r.times.size());
   return kExitOk;
 }
 

@@ -45,8 +45,8 @@ int runHandTrackCommand(HandTrackConfig cfg) {
   // The plot reads the per-frame errors: written beside the PNG when not asked for.
   if (o.errors.empty() && !cfg.plot.empty()) o.errors = cfg.plot + ".errors.csv";
   const app::HandTrackResult r = app::runHandTrack(o, cliReporter(!cfg.quiet));
-  fmt::print("{}", app::summaryText(r));
-  fmt::print("wrote {} ({} rows){}\n", o.out, r.frames, o.urdf.empty() ? "" : " and " + o.urdf);
+  out("{}", app::summaryText(r));
+  out("wrote {} ({} rows){}\n", o.out, r.frames, o.urdf.empty() ? "" : " and " + o.urdf);
   if (!cfg.plot.empty()) runPlot(findScript("", "plot_hand.py"), "plot_hand.py", {o.errors, cfg.plot}, cfg.plot);
   return kExitOk;
 }

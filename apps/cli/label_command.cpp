@@ -25,7 +25,7 @@ int runLabelCommand(LabelConfig cfg) {
   // The plot reads the per-frame report: written beside the plot when not asked for.
   if (cfg.job.report.empty() && !cfg.plot.empty()) cfg.job.report = cfg.plot + ".report.csv";
   const app::LabelResult r = app::runLabel(cfg.job, cliReporter(!cfg.quiet));
-  fmt::print("{}", app::summaryText(r, cfg.job));
+  out("{}", app::summaryText(r, cfg.job));
   if (!cfg.plot.empty())
     runPlot(findScript("", "plot_labelling.py"), "plot_labelling.py", {"report", cfg.job.report, cfg.plot}, cfg.plot);
   return kExitOk;

@@ -12,30 +12,6 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/version.hpp"
 
-namespace kinetrack::cli {
-/// Registers `kinetrack experiment convergence` (experiment_command.cpp).
-void addExperimentCommand(CLI::App& app, Action& action);
-/// Registers `kinetrack track` (track_command.cpp).
-void addTrackCommand(CLI::App& app, Action& action);
-/// Registers `kinetrack retarget` (retarget_command.cpp).
-void addRetargetCommand(CLI::App& app, Action& action);
-/// Registers `kinetrack dynamics id` (dynamics_command.cpp).
-void addDynamicsCommand(CLI::App& app, Action& action);
-void addSimulateCommand(CLI::App& app, Action& action);
-/// Registers `kinetrack markers ik` (markers_command.cpp).
-void addMarkersCommand(CLI::App& app, Action& action);
-/// Registers `kinetrack hand track` (hand_command.cpp).
-void addHandCommand(CLI::App& app, Action& action);
-/// Registers `kinetrack view` (view_command.cpp).
-void addViewCommand(CLI::App& app, Action& action);
-/// Registers `kinetrack serve` and `kinetrack replay` (serve_command.cpp).
-void addServeCommands(CLI::App& app, Action& action);
-/// Registers `kinetrack batch` (batch_command.cpp).
-void addBatchCommand(CLI::App& app, Action& action);
-/// Registers `kinetrack muscles static-opt|qp|lp` (muscles_command.cpp).
-void addMusclesCommand(CLI::App& app, Action& action);
-}  // namespace kinetrack::cli
-
 namespace {
 
 int reportError(const char* kind, const char* what, int code) {

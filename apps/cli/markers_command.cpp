@@ -34,8 +34,8 @@ int runMarkersIkCommand(MarkersIkConfig cfg) {
     o.mot_copy = cfg.plot + ".mot";
   }
   const app::MarkerIkResult r = app::runMarkerIk(o, cliReporter(!cfg.quiet));
-  fmt::print("{}", app::summaryText(r));
-  fmt::print("wrote {} ({} rows){}\n", r.out_path, r.summary.frames, errors.empty() ? "" : " and " + errors);
+  out("{}", app::summaryText(r));
+  out("wrote {} ({} rows){}\n", r.out_path, r.summary.frames, errors.empty() ? "" : " and " + errors);
   if (!cfg.plot.empty()) {
     const bool mot = app::hasSuffix(r.model_path, ".osim") || app::hasSuffix(r.out_path, ".mot");
     std::vector<std::string> args = {mot ? r.out_path : o.mot_copy, o.errors, cfg.plot};

@@ -1,5 +1,7 @@
 #include "plotting.hpp"
 
+#include "cli_common.hpp"
+
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,7 +72,7 @@ void runPlot(const fs::path& script, const std::string& name, const std::vector<
   }
   const int status = runPython(script, args);
   if (status == 0) {
-    fmt::print("wrote {}\n", png.string());
+    out("wrote {}\n", png.string());
   } else if (status == kPlotMissingMatplotlib) {
     fmt::print(stderr,
                "kinetrack: warning: no plot: python3 has no matplotlib (Debian: apt-get install python3-matplotlib); "

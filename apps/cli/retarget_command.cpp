@@ -28,7 +28,7 @@ int runRetargetCommand(const RetargetConfig& cfg) {
   if (!cfg.plot.empty() && !cfg.plot_script.empty() && !fs::is_regular_file(cfg.plot_script))
     throw UsageError("--plot-script: no such file '" + cfg.plot_script + "'");
   const app::TrackResult r = app::runRetarget(cfg.job, cliReporter(!cfg.quiet));
-  fmt::print("{}{}", app::summaryText(r), app::wroteLine(r, cfg.job.files));
+  out("{}{}", app::summaryText(r), app::wroteLine(r, cfg.job.files));
   if (!cfg.plot.empty()) {
     const std::string limits = cfg.plot + ".limits.csv";
     app::writeJointLimitsCsv(*r.model, limits);

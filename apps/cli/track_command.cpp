@@ -20,11 +20,11 @@ int runTrackCommand(const TrackConfig& cfg) {
     if (o.files.joints.empty()) throw UsageError("--out is required");
     const app::SparseTrackOptions so{o, cfg.targets, cfg.prior, cfg.sparse_solver};
     const app::SparseTrackResult r = app::runSparseTrack(so, cliReporter(!cfg.quiet));
-    fmt::print("{}", app::summaryText(r, so));
+    out("{}", app::summaryText(r, so));
     return kExitOk;
   }
   const app::TrackResult r = app::runTrack(o, cliReporter(!cfg.quiet));
-  fmt::print("{}{}", app::summaryText(r), app::wroteLine(r, o.files));
+  out("{}{}", app::summaryText(r), app::wroteLine(r, o.files));
   return r.exitStatus();
 }
 

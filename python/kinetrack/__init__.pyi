@@ -419,6 +419,9 @@ def retarget(robot: Model, capture: Union[str, Capture], solver: str = "dynamica
              shoulder_velocity: float = 2.0, torso_velocity: float = 1.0, transient: float = 2.0, out: str = "",
              summary_json: str = "", mot: str = "", bvh: str = "") -> TrackResult: ...
 
+def batch(out: str, *, manifest: str = "", input_dir: str = "", threads: int = 0, resume: bool = False,
+          model: str = "", solver: str = "dynamical", map: str = "", calibration: str = "") -> dict[str, Any]: ...
+
 class Method:
     dynamical: Method
     wholebody: Method

@@ -4,8 +4,12 @@
 // as numpy arrays and the summary as a dict.
 #include <pybind11/stl.h>
 
+#include <chrono>
+#include <filesystem>
+
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "kinetrack/app/batch.hpp"
 #include "kinetrack/app/track_job.hpp"
 #include "kinetrack/track/pipeline.hpp"
 
@@ -205,6 +209,50 @@ JSON file; segment_map for the capture), a position target on the base, the robo
 velocity limits as hard bounds. An iCub URDF gets its coupled shoulder rows and the given shoulder
 and torso velocity limits (rad/s). out, summary_json, mot, bvh: the files `kinetrack retarget` writes.
 Returns a TrackResult on the robot (result.model).)doc");
+  m.def(
+      "batch",
+      [](const std::string& out, const std::string& manifest, const std::string& input_dir, int threads, bool resume,
+         const std::string& model, const std::string& solver, const std::string& map, const std::string& calibration) {
+        if (manifest.empty() == input_dir.empty()) throw py::value_error("give either manifest or input_dir");
+        app::BatchDefaults d;
+        d.track.model.model = model;
+        d.track.solver = solver;
+        d.track.map = map;
+        d.track.calibration = calibration;
+        const app::BatchReport report = released([&] {
+          const auto start = std::chrono::steady_clock::now();
+          const std::vector<app::BatchJob> jobs =
+              manifest.empty() ? app::jobsFromDirectory(input_dir, d) : app::readManifest(manifest, d);
+          std::filesystem::create_directories(std::filesystem::path(out) / "status");
+          std::vector<app::BatchRecord> records(jobs.size());
+          std::vector<int> pending;
+          for (const int i : app::largestFirst(jobs)) {
+            const app::BatchJob& job = jobs[static_cast<std::size_t>(i)];
+            if (resume && app::jobComplete(job, out))
+              records[static_cast<std::size_t>(i)] = app::readRecord(job, out);
+            else
+              pending.push_back(i);
+          }
+          const app::BatchModels models(jobs);
+          const std::vector<app::BatchRecord> run = app::runBatchPool(jobs, pending, models, {out, threads});
+          for (const int i : pending) records[static_cast<std::size_t>(i)] = run[static_cast<std::size_t>(i)];
+          const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          return app::writeBatchReport(jobs, records, out, seconds);
+        });
+        return py::dict(py::arg("exit") = report.exit, py::arg("ok") = report.ok, py::arg("failed") = report.failed,
+                        py::arg("frames") = report.frames, py::arg("report") = report.text,
+                        py::arg("report_csv") = (std::filesystem::path(out) / "report.csv").string());
+      },
+      py::arg("out"), py::kw_only(), py::arg("manifest") = "", py::arg("input_dir") = "", py::arg("threads") = 0,
+      py::arg("resume") = false, py::arg("model") = "", py::arg("solver") = "dynamical", py::arg("map") = "",
+      py::arg("calibration") = "",
+      R"doc(`kinetrack batch` for tracking rows (the library's batch, on a thread pool, the GIL released): every
+input of a manifest (CSV or JSON, docs/batch.md) or of input_dir tracked into out/<stem>.csv and
+.json, status records in out/status, out/report.csv. model, solver, map, calibration: defaults of
+rows without those cells. Rows of other commands (retarget, markers ik, hand track, dynamics id)
+carry the single command's arguments, which only `kinetrack batch` parses: here they fail, saying
+so. Returns a dict: exit (0 when every input is ok), ok, failed, frames, report (the table the
+CLI prints), report_csv.)doc");
 }
 
 }  // namespace kinetrack::python

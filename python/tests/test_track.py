@@ -176,3 +176,17 @@ def test_two_threads_track_faster_than_twice_one(human66):
         pytest.skip(f"second core busy (wall ratio, cores used per attempt: {report}); the GIL is released "
                     f"(main thread paused {pause * 1e3:.1f} ms during a {call * 1e3:.0f} ms call)")
     pytest.fail(f"two threads were never concurrent: (wall ratio, cores used) per attempt {report}")
+
+
+def test_batch_of_track_rows_is_the_cli_batch(cli, tmp_path):
+    """kt.batch runs the library's batch: the same per-input CSV as `kinetrack batch`; other rows fail clearly."""
+    clip = shared_file(BVH)
+    manifest = tmp_path / "m.csv"
+    manifest.write_text(f"input,command,model\n{clip},track,human48\n{tmp_path / 'other.bvh'},retarget,x\n")
+    subprocess.run([cli, "batch", "--manifest", str(manifest), "--out", str(tmp_path / "cli"), "--quiet"],
+                   capture_output=True)
+    r = kt.batch(str(tmp_path / "py"), manifest=str(manifest), threads=2)
+    stem = os.path.basename(clip)[:-4]
+    assert (tmp_path / "cli" / f"{stem}.csv").read_bytes() == (tmp_path / "py" / f"{stem}.csv").read_bytes()
+    assert r["ok"] == 1 and r["failed"] == 1 and r["exit"] == 2
+    assert "only `kinetrack batch` parses" in r["report"] or "run them with `kinetrack batch`" in r["report"]

@@ -1,9 +1,13 @@
-// The inputs of `kinetrack batch` (manifest or directory), its models, one input's run and its
-// status record, and the report.
+// The inputs of a batch (manifest or directory), its models, the commands a row can run, status
+// records and the report (kinetrack/app/batch.hpp).
+#include "kinetrack/app/batch.hpp"
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,15 +15,55 @@
 #include <set>
 #include <sstream>
 
-#include "batch.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/atomic_file.hpp"
-#include "text_table.hpp"
 
-namespace kinetrack::cli {
+namespace kinetrack::app {
 namespace {
 
 namespace fs = std::filesystem;
+
+const std::vector<BatchCommand>& commands() {
+  static const std::vector<BatchCommand> all{
+      {"track",
+       {"track"},
+       "--input",
+       "--model",
+       true,
+       {{"--out", ".csv"}, {"--summary-json", ".json"}},
+       {".bvh", ".mvnx"}},
+      {"retarget",
+       {"retarget"},
+       "--input",
+       "--robot",
+       true,
+       {{"--out", ".csv"}, {"--summary-json", ".json"}},
+       {".bvh", ".mvnx"}},
+      {"markers ik",
+       {"markers", "ik"},
+       "--markers",
+       "--model",
+       false,
+       {{"--out", ".mot"}, {"--summary-json", ".json"}},
+       {".trc", ".c3d"}},
+      {"hand track",
+       {"hand", "track"},
+       "--input",
+       "",
+       false,
+       {{"--out", ".csv"}, {"--summary-json", ".json"}},
+       {".tsv"}},
+      {"dynamics id", {"dynamics", "id"}, "--motion", "--model", true, {{"--out", ".csv"}}, {".csv"}},
+  };
+  return all;
+}
+
+std::vector<std::string> splitWords(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
 
 const std::set<std::string>& manifestColumns() {
   static const std::set<std::string> columns{"input",  "command", "model", "height", "mass",      "map", "calibration",
@@ -197,10 +241,6 @@ std::string statusPath(const std::string& outdir, const BatchJob& job) {
   return (fs::path(outdir) / "status" / (job.stem + ".json")).string();
 }
 
-std::string outputPath(const std::string& outdir, const BatchJob& job, const char* ext) {
-  return (fs::path(outdir) / (job.stem + ext)).string();
-}
-
 /// A statistic of the report: empty for a failed input, a command other than track or a missing
 /// value.
 std::string metric(const BatchRecord& r, double v) {
@@ -209,6 +249,35 @@ std::string metric(const BatchRecord& r, double v) {
 }
 
 }  // namespace
+
+const BatchCommand& batchCommand(const std::string& name) {
+  for (const BatchCommand& c : commands())
+    if (c.name == name) return c;
+  std::string valid;
+  for (const BatchCommand& c : commands()) valid += (valid.empty() ? "" : ", ") + c.name;
+  throw InvalidArgument(fmt::format("'{}' is not a batch command (supported: {})", name, valid));
+}
+
+std::vector<std::string> batchOutputs(const BatchJob& job, const std::string& outdir) {
+  std::vector<std::string> out;
+  for (const auto& [flag, ext] : batchCommand(job.command).outputs)
+    out.push_back((fs::path(outdir) / (job.stem + ext)).string());
+  return out;
+}
+
+std::vector<std::string> commandArguments(const BatchJob& job, const std::string& outdir) {
+  const BatchCommand& c = batchCommand(job.command);
+  std::vector<std::string> args = c.words;
+  args.insert(args.end(), {c.input_flag, job.input});
+  if (!c.model_flag.empty() && !job.track.model.model.empty())
+    args.insert(args.end(), {c.model_flag, job.track.model.model});
+  const std::vector<std::string> outputs = batchOutputs(job, outdir);
+  for (std::size_t i = 0; i < outputs.size(); ++i) args.insert(args.end(), {c.outputs[i].first, outputs[i]});
+  args.emplace_back("--quiet");
+  const std::vector<std::string> extra = splitWords(job.args);
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
 
 std::vector<BatchJob> readManifest(const std::string& path, const BatchDefaults& defaults) {
   const std::string ext = fs::path(path).extension().string();
@@ -224,7 +293,7 @@ std::vector<BatchJob> jobsFromDirectory(const std::string& dir, const BatchDefau
   try {
     command = &batchCommand(defaults.command);
   } catch (const InvalidArgument& e) {
-    throw UsageError(std::string("--command: ") + e.what());
+    throw InvalidArgument(std::string("--command: ") + e.what());
   }
   const std::vector<std::string>& extensions = command->extensions;
   std::vector<std::string> files;
@@ -255,13 +324,13 @@ std::vector<int> largestFirst(const std::vector<BatchJob>& jobs) {
   return order;
 }
 
-BatchModels::BatchModels(const std::vector<BatchJob>& jobs) {
+BatchModels::BatchModels(const std::vector<BatchJob>& jobs, const Reporter& reporter) {
   for (const BatchJob& job : jobs) {
     if (job.command != "track" || job.track.model.model == "from-clip") continue;  // others load their own
     const std::string key = modelKey(job.track);
     if (models_.count(key) != 0 || errors_.count(key) != 0) continue;
     try {
-      models_.emplace(key, loadModelAndWarn(job.track.model).model);
+      models_.emplace(key, loadModel(job.track.model, reporter).model);
     } catch (const std::exception& e) {
       errors_.emplace(key, e.what());
     }
@@ -319,68 +388,6 @@ BatchRecord recordFromJson(const std::string& text, const std::string& origin) {
   }
 }
 
-namespace {
-
-/// A track row, in-process: `kinetrack track`'s outputs and figures into `r`.
-void trackJob(const BatchJob& job, const BatchModels& models, const std::string& outdir,
-              std::atomic<std::int64_t>* frames_done, BatchRecord& r) {
-  app::TrackOptions o = job.track;
-  o.input = job.input;
-  o.threads = 1;  // the batch is parallel over inputs
-  o.files.joints = outputPath(outdir, job, ".csv");
-  o.files.summary_json = outputPath(outdir, job, ".json");
-  o.files.timing = false;
-  app::Reporter reporter;
-  if (frames_done != nullptr)
-    reporter.progress = [frames_done](int, int, std::string_view) {
-      frames_done->fetch_add(1, std::memory_order_relaxed);
-    };
-  const app::TrackResult result = app::runTrack(o, reporter, models.find(job));
-  const track::TrackSummary& s = result.summary;
-  r.exit = result.exitStatus();
-  r.status = r.exit == kExitOk ? "ok" : "non-finite";
-  r.frames = s.frames;
-  r.gaps = s.gaps;
-  r.mnte_median = s.mnte_median;
-  r.mnte_p95 = s.mnte_p95;
-  r.limit_violation_max_rad = s.limit_violation_max_rad;
-}
-
-}  // namespace
-
-BatchRecord runBatchJob(const BatchJob& job, const BatchModels& models, const std::string& outdir,
-                        std::atomic<std::int64_t>* frames_done) {
-  const auto start = std::chrono::steady_clock::now();
-  BatchRecord r;
-  r.input = job.input;
-  r.stem = job.stem;
-  r.command = job.command;
-  r.model = job.track.model.model;
-  try {
-    if (job.command != "track") {
-      runCommandJob(job, outdir, r);
-      if (frames_done != nullptr) *frames_done += r.frames;
-    } else {
-      trackJob(job, models, outdir, frames_done, r);
-    }
-  } catch (const ParseError& e) {
-    r.status = "failed", r.exit = kExitBadInput, r.error = e.what();
-  } catch (const InvalidArgument& e) {
-    r.status = "failed", r.exit = kExitBadInput, r.error = e.what();
-  } catch (const UsageError& e) {
-    r.status = "failed", r.exit = kExitBadInput, r.error = e.what();
-  } catch (const std::exception& e) {
-    r.status = "failed", r.exit = kExitFailure, r.error = e.what();
-  }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  try {
-    io::writeFileAtomically(statusPath(outdir, job), recordToJson(r));
-  } catch (const std::exception& e) {
-    r.status = "failed", r.exit = kExitFailure, r.error += std::string(r.error.empty() ? "" : "; ") + e.what();
-  }
-  return r;
-}
-
 BatchRecord readRecord(const BatchJob& job, const std::string& outdir) {
   const std::string path = statusPath(outdir, job);
   std::ifstream in(path, std::ios::binary);
@@ -401,19 +408,19 @@ bool jobComplete(const BatchJob& job, const std::string& outdir) {
   return true;
 }
 
-int writeBatchReport(const std::vector<BatchJob>& jobs, const std::vector<BatchRecord>& records,
-                     const std::string& outdir, double seconds) {
+BatchReport writeBatchReport(const std::vector<BatchJob>& jobs, const std::vector<BatchRecord>& records,
+                             const std::string& outdir, double seconds) {
   std::string csv =
       "input,stem,command,model,status,exit,frames,gaps,mnte_median_m,mnte_p95_m,limit_violation_max_rad,seconds,"
       "error\n";
-  int status = kExitOk, ok = 0, failed = 0;
+  int status = 0, ok = 0, failed = 0;
   std::int64_t frames = 0;
   double cpu = 0.0;
   std::vector<std::vector<std::string>> table{{"input", "status", "frames", "gaps", "MNTE median (m)", "time (s)"}};
   std::vector<std::string> failures;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     BatchRecord r = records[i];
-    if (r.status.empty()) r.status = "missing", r.exit = kExitFailure, r.error = "no result (run with --resume)";
+    if (r.status.empty()) r.status = "missing", r.exit = 1, r.error = "no result (run with --resume)";
     std::string error = r.error;
     std::replace(error.begin(), error.end(), ',', ';');
     std::replace(error.begin(), error.end(), '\n', ' ');
@@ -436,12 +443,18 @@ int writeBatchReport(const std::vector<BatchJob>& jobs, const std::vector<BatchR
     status = std::max(status, r.exit);
   }
   io::writeFileAtomically((fs::path(outdir) / "report.csv").string(), csv);
-  printTextTable(table);
-  fmt::print("{} inputs: {} ok, {} failed; {} frames in {:.2f} s ({:.0f} frames/s, {:.2f} s summed over inputs)\n",
-             jobs.size(), ok, failed, frames, seconds, seconds > 0 ? static_cast<double>(frames) / seconds : 0.0, cpu);
-  for (const std::string& f : failures) fmt::print("failed: {}\n", f);
-  fmt::print("wrote {}\n", (fs::path(outdir) / "report.csv").string());
-  return status;
+  BatchReport report;
+  report.text = textTable(table);
+  report.text += fmt::format(
+      "{} inputs: {} ok, {} failed; {} frames in {:.2f} s ({:.0f} frames/s, {:.2f} s summed over inputs)\n",
+      jobs.size(), ok, failed, frames, seconds, seconds > 0 ? static_cast<double>(frames) / seconds : 0.0, cpu);
+  for (const std::string& f : failures) report.text += fmt::format("failed: {}\n", f);
+  report.text += fmt::format("wrote {}\n", (fs::path(outdir) / "report.csv").string());
+  report.exit = status;
+  report.ok = ok;
+  report.failed = failed;
+  report.frames = frames;
+  return report;
 }
 
-}  // namespace kinetrack::cli
+}  // namespace kinetrack::app
