@@ -4,6 +4,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "kinetrack/app/view_job.hpp"
 #include "kinetrack/io/joint_csv.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/viewer/viewer.hpp"
@@ -11,24 +12,41 @@
 namespace kinetrack::python {
 namespace {
 
-py::dict writeViewerPy(const Model& model, const std::string& result, const std::string& out,
+// The library's view job; the result a joint CSV path or a TrackResult-like object (times, q, gaps).
+py::dict writeViewerPy(const Model& model, py::object result, const std::string& out,
                        const std::optional<std::string>& input, const std::string& map,
                        const std::string& calibration) {
-  const viewer::ViewerData data = released([&] {
-    const io::JointTrajectory q = io::readJointCsv(result);
-    viewer::ViewerData d;
-    if (!input) {
-      d = viewer::buildViewerData(model, q);
-    } else {
-      const track::Capture capture = track::loadCapture(*input);
-      track::PlanOptions po;
-      po.calibration = calibration;
-      const track::TrackSetup setup = track::setupOnModel(model, capture, map, po);
-      d = viewer::buildViewerData(model, q, &capture, &setup.plan);
+  app::ViewOptions o;
+  o.out = out;
+  o.input = input.value_or("");
+  o.map = map;
+  o.calibration = calibration;
+  std::optional<io::JointTrajectory> given;
+  if (py::isinstance<py::str>(result)) {
+    o.result = result.cast<std::string>();
+  } else {
+    const auto times = result.attr("times").cast<std::vector<double>>();
+    const Array q = checkedArray(result.attr("q"), {static_cast<py::ssize_t>(times.size()), nq(model)}, "result.q");
+    io::JointTrajectory t;
+    t.source = "TrackResult";
+    t.joint_names = model.jointNames();
+    t.times = times;
+    t.joints.resize(static_cast<Eigen::Index>(times.size()), model.numJoints());
+    t.gap.assign(times.size(), 0);
+    if (py::hasattr(result, "gaps")) {
+      const auto gaps = result.attr("gaps").cast<std::vector<bool>>();
+      for (std::size_t k = 0; k < gaps.size() && k < t.gap.size(); ++k) t.gap[k] = gaps[k] ? 1 : 0;
     }
-    viewer::writeViewerDirectory(out, d);
-    return d;
-  });
+    Configuration c(model);
+    for (std::size_t k = 0; k < times.size(); ++k) {
+      readConfiguration(model, q.data() + static_cast<std::ptrdiff_t>(k) * nq(model), c);
+      t.base.push_back(Transform{c.base_rotation, c.base_position});
+      t.joints.row(static_cast<Eigen::Index>(k)) = c.joints.transpose();
+    }
+    given = std::move(t);
+  }
+  const app::ViewResult r = released([&] { return app::runView(o, {}, &model, given ? &*given : nullptr); });
+  const viewer::ViewerData& data = r.data;
   py::dict summary;
   summary["frames"] = data.numFrames();
   summary["links"] = data.numLinks();
@@ -49,7 +67,8 @@ void bindViewer(py::module_& m) {
         R"doc(Writes the browser viewer of a tracked result into directory `out`, as `kinetrack view` does:
 index.html, viewer.js and data.js (every link's position per frame by forward kinematics).
 
-model: the Model the result was tracked on; result: its joint CSV (`kinetrack track --out`);
+model: the Model the result was tracked on; result: its joint CSV (`kinetrack track --out`) or the
+TrackResult itself;
 input: the capture it was tracked from (overlaid, per-link target errors), with the same map and
 calibration. Returns a dict: frames, links, index (the page), error_unit/error_p95/error_max (None
 without input). Raises ValueError when the result does not match the model or the capture, or

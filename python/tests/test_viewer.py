@@ -52,3 +52,17 @@ def test_write_viewer_rejects_a_result_of_another_model(tmp_path, human48, track
         kt.write_viewer(human48, str(csv), str(tmp_path / "v"))
     with pytest.raises(kt.ParseError, match="missing.csv"):
         kt.write_viewer(human48, str(tmp_path / "missing.csv"), str(tmp_path / "v"))
+
+
+def test_write_viewer_takes_a_track_result(tmp_path, human66):
+    """The result in memory gives the same data.js as its joint CSV."""
+    clip = shared_file("data/bvh/bandai/dataset-2_walk_normal_001.bvh")
+    result = kt.track(human66, clip, out=str(tmp_path / "q.csv"))
+    if not kt.viewer_bundled():
+        pytest.skip("viewer not bundled")
+    kt.write_viewer(human66, str(tmp_path / "q.csv"), str(tmp_path / "a"), input=clip)
+    kt.write_viewer(human66, result, str(tmp_path / "b"), input=clip)
+    a = (tmp_path / "a" / "data.js").read_text()
+    b = (tmp_path / "b" / "data.js").read_text()
+    assert '"result":"TrackResult"' in b  # the only difference: where the result came from
+    assert a.replace('"result":"q.csv"', '"result":"TrackResult"') == b
