@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The library's module graph, read from src/CMakeLists.txt (kinetrack_library and
 kinetrack_app_target calls: each target's kinetrack dependencies, public and private), as the
-table docs/architecture.md shows between its `modules:begin` and `modules:end` markers, with each
-module's size (files, lines). Usage:
+table docs/architecture.md shows between its `modules:begin` and `modules:end` markers (with
+--sizes: each module's files and lines too, not in the doc: they change with every edit). Usage:
   scripts/module_graph.py            print the table
   scripts/module_graph.py --check F  exit 1 when F's table is not the printed one (ctest docs.modules)
   scripts/module_graph.py --write F  replace F's table"""
@@ -51,10 +51,9 @@ def layers(graph):
 def table():
     graph = targets()
     depth = layers(graph)
-    rows = ["| layer | module | depends on (kinetrack modules) | files | lines |", "|---:|---|---|---:|---:|"]
+    rows = ["| layer | module | depends on (kinetrack modules) |", "|---:|---|---|"]
     for name in sorted(graph, key=lambda n: (depth[n], n)):
-        files, lines = size(name)
-        rows.append(f"| {depth[name]} | `{name}` | {', '.join(graph[name]) or '—'} | {files} | {lines:,} |")
+        rows.append(f"| {depth[name]} | `{name}` | {', '.join(graph[name]) or '—'} |")
     return "\n".join(rows) + "\n"
 
 
@@ -62,6 +61,11 @@ def main():
     current = table()
     if len(sys.argv) == 1:
         print(current, end="")
+        return 0
+    if sys.argv[1] == "--sizes":
+        for name in targets():
+            files, lines = size(name)
+            print(f"{name:14} {files:4} files {lines:7,} lines")
         return 0
     mode, path = sys.argv[1], pathlib.Path(sys.argv[2])
     text = path.read_text()
