@@ -46,6 +46,8 @@ void addExperimentCommand(CLI::App& app, Action& action);
 void addTrackCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack retarget` (retarget_command.cpp).
 void addRetargetCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack dynamics filter` (dynamics_filter_command.cpp) under `dynamics`.
+void addDynamicsFilterCommand(CLI::App& dynamics, Action& action);
 /// Registers `kinetrack dynamics id` (dynamics_command.cpp).
 void addDynamicsCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack simulate` (simulate_command.cpp).

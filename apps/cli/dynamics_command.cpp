@@ -10,7 +10,6 @@
 #include <string>
 
 #include "cli_common.hpp"
-#include "dynamics_filter_command.hpp"
 #include "kinetrack/app/inverse_dynamics_job.hpp"
 #include "plotting.hpp"
 

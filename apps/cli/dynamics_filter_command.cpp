@@ -7,497 +7,33 @@
 // and a plot.
 #include <fmt/format.h>
 
-#include <Eigen/Geometry>
-
-#include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
-#include <vector>
 
-#include "dynamics_filter_command.hpp"
-#include "kinetrack/biomech/opensim_id.hpp"
-#include "kinetrack/dynamics/com_adjustment.hpp"
-#include "kinetrack/dynamics/trajectory.hpp"
-#include "kinetrack/io/external_loads.hpp"
-#include "kinetrack/io/force_csv.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/kinematics/forward_kinematics.hpp"
-#include "kinetrack/kinematics/jacobian.hpp"
-#include "kinetrack/track/pipeline.hpp"
+#include "cli_common.hpp"
+#include "kinetrack/app/dynamics_filter_job.hpp"
 #include "plotting.hpp"
 
 namespace kinetrack::cli {
 namespace {
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-  if (s.size() < suffix.size()) return false;
-  std::string tail = s.substr(s.size() - suffix.size());
-  std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return std::tolower(c); });
-  return tail == suffix;
-}
+struct FilterCliConfig {
+  app::FilterJobOptions job;
+  std::string plot, plot_script;
+  bool quiet = false;
+};
 
-// The floating base's rows: force (0–2) and moment (3–5) about the base origin.
-void floatingBaseRows(FilterInput& in) {
-  in.force_rows = {0, 1, 2};
-  in.moment_rows = {3, 4, 5};
-}
-
-// An OpenSim model on its coordinates: OpenSim's ID preparation (odd-reflection padding, zero-lag
-// Butterworth at --cutoff, quintic spline derivatives), the pelvis coordinates unactuated.
-void loadOpenSim(const FilterCliConfig& cfg, FilterInput& in) {
-  in.osim = io::readOpenSimModel(cfg.model.model);
-  const io::OpenSimModel& om = *in.osim;
-  in.model = om.model;
-  const Model& m = *in.model;
-  if (!(endsWith(cfg.input, ".mot") || endsWith(cfg.input, ".sto")))
-    throw UsageError("--input: an OpenSim model (.osim) takes OpenSim coordinates (.mot or .sto), got " + cfg.input);
-  in.mot = io::readMot(cfg.input);
-  biomech::OpenSimIdOptions o;
-  o.lowpass_cutoff_hz = cfg.cutoff > 0.0 ? cfg.cutoff : -1.0;
-  const biomech::CoordinateTrajectory ct = biomech::prepareCoordinates(om, in.mot, o, cfg.input);
-  const std::size_t n = ct.times.size();
-  in.kind = "OpenSim coordinates (6 Hz-style low-pass and quintic-spline derivatives as OpenSim's ID tool)";
-  in.t = ct.times;
-  in.q.assign(n, om.defaultConfiguration());
-  in.derivatives.velocity.assign(n, VectorXd::Zero(m.nv()));
-  in.derivatives.acceleration.assign(n, VectorXd::Zero(m.nv()));
-  in.derivatives.valid.assign(n, 1);
-  for (std::size_t k = 0; k < n; ++k)
-    for (std::size_t c = 0; c < om.coordinates.size(); ++c) {
-      const int j = om.coordinates[c].joint.value;
-      in.q[k].joints[j] = ct.q(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c));
-      in.derivatives.velocity[k][m.nvBase() + j] = ct.qd(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c));
-      in.derivatives.acceleration[k][m.nvBase() + j] =
-          ct.qdd(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c));
-    }
-  // The pelvis' free joint: the coordinates on the path ground → pelvis.
-  const auto pelvis = m.findLink("pelvis");
-  if (!pelvis) throw UsageError(cfg.model.model + ": no body 'pelvis' (the filter needs the model's free joint)");
-  in.root = *pelvis;
-  for (const std::int32_t j : m.support(*pelvis)) {
-    const int row = static_cast<int>(in.unactuated.size());
-    in.unactuated.push_back(m.nvBase() + j);
-    (m.jointType(JointId(j)) == JointType::Prismatic ? in.force_rows : in.moment_rows).push_back(row);
-  }
-  in.gravity = om.gravity;
-  in.up = -om.gravity.normalized();
-  if (const auto torso = m.findLink("torso")) in.head = *torso;
-}
-
-// A BVH clip tracked on the model (`kinetrack track`'s pipeline with its defaults).
-void trackBvh(const FilterCliConfig& cfg, FilterInput& in, std::vector<std::uint8_t>& gap) {
-  const track::Capture capture = track::loadCapture(cfg.input);
-  const track::TrackSetup setup = track::setupOnModel(*in.model, capture, "");
-  const int n = capture.clip.numFrames();
-  in.q.assign(static_cast<std::size_t>(n), Configuration(*in.model));
-  gap.assign(static_cast<std::size_t>(n), 0);
-  std::optional<ProgressBar> bar;
-  if (!cfg.quiet) bar.emplace(n, true, "tracked frame");
-  track::runTracking(setup.model, capture, setup.plan, track::TrackerOptions{},
-                     [&](int f, const Configuration& q, const track::FrameOutcome& o) {
-                       in.q[static_cast<std::size_t>(f)] = q;
-                       gap[static_cast<std::size_t>(f)] = o.gap || o.non_finite;
-                       if (bar) bar->update(f + 1);
-                     });
-  in.t = capture.clip.times;
-  in.kind = "BVH tracked on " + in.model->name() + " (DYN, kinetrack track's defaults)";
-}
-
-void loadMotion(const FilterCliConfig& cfg, FilterInput& in) {
-  const std::string& model = cfg.model.model;
-  if (endsWith(model, ".osim")) {
-    loadOpenSim(cfg, in);
-    return;
-  }
-  in.model = std::make_shared<const Model>(loadModelAndWarn(cfg.model).model);
-  const Model& m = *in.model;
-  if (m.nvBase() != 6) throw UsageError(model + ": the filter needs a floating base (or an OpenSim model)");
-  floatingBaseRows(in);
-  in.root = LinkId(0);
-  if (const auto head = m.findLink("Head")) in.head = *head;
-  std::vector<std::uint8_t> gap;
-  if (endsWith(cfg.input, ".bvh")) {
-    trackBvh(cfg, in, gap);
-  } else {
-    const io::JointTrajectory traj = io::readJointCsv(cfg.input);
-    in.q = io::toConfigurations(traj, m);
-    in.t = traj.times;
-    gap = traj.gap;
-    in.kind = "joint CSV";
-  }
-  if (cfg.cutoff > 0.0) in.q = lowPassMotion(m, in.q, in.t, cfg.cutoff, gap);
-  in.derivatives = differentiate(m, in.q, in.t, gap);
-}
-
-// Force plates: each enabled force of the ExternalLoads applies to a contact body (by link name);
-// a body is in contact where its plate's normal force exceeds --grf-threshold. For an OpenSim
-// model the wrenches are those `kinetrack dynamics id --loads` applies (OpenSimIdSolver, at the
-// reference's pose), else the forces and points must be expressed in ground. Several forces on
-// one body are summed into one wrench at the first one's point.
-void loadPlates(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet, FilterInput& in) {
-  const io::ExternalLoads loads = io::readExternalLoads(cfg.grf);
-  const Model& m = *in.model;
-  std::vector<int> body_of(loads.forces.size(), -1);
-  std::string names;
-  for (const ContactBody& b : feet) names += (names.empty() ? "" : ", ") + m.linkName(b.link);
-  for (std::size_t f = 0; f < loads.forces.size(); ++f) {
-    const io::ExternalForceSpec& s = loads.forces[f];
-    for (std::size_t b = 0; b < feet.size(); ++b)
-      if (m.linkName(feet[b].link) == s.applied_to_body) body_of[f] = static_cast<int>(b);
-    if (body_of[f] < 0)
-      throw UsageError(fmt::format("{}:{}: ExternalForce '{}' is applied to '{}', which is not a contact body ({})",
-                                   cfg.grf, s.line, s.name, s.applied_to_body, names));
-    if (!in.osim && (s.force_expressed_in_body != "ground" ||
-                     (!s.point_identifier.empty() && s.point_expressed_in_body != "ground")))
-      throw UsageError(fmt::format(
-          "{}:{}: ExternalForce '{}': only forces and points expressed in ground are supported for a non-OpenSim "
-          "model",
-          cfg.grf, s.line, s.name));
-  }
-  const std::size_t n = in.t.size(), nc = feet.size();
-  if (in.t.front() < loads.firstTime() - 1e-6 || in.t.back() > loads.lastTime() + 1e-6)
-    throw UsageError(fmt::format("{}: its times {:g} … {:g} s do not cover the motion's {:g} … {:g} s", cfg.grf,
-                                 loads.firstTime(), loads.lastTime(), in.t.front(), in.t.back()));
-  in.contact.assign(n * nc, 0);
-  in.plates.assign(n, std::vector<ExternalWrench>(nc));
-  std::optional<biomech::OpenSimIdSolver> id;
-  if (in.osim) id.emplace(*in.osim, &loads);
-  std::vector<io::ExternalForceSample> samples(loads.forces.size());
-  std::vector<ExternalWrench> ground(loads.forces.size());
-  double height_sum = 0.0;
-  int height_count = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const double t = std::clamp(in.t[k], loads.firstTime(), loads.lastTime());
-    loads.sample(t, samples);
-    const std::vector<ExternalWrench>* wrenches = &ground;
-    if (id) {
-      wrenches = &id->externalWrenches(t, in.q[k]);
-    } else {
-      for (std::size_t f = 0; f < samples.size(); ++f) {
-        ground[f].force = samples[f].force;
-        ground[f].moment = samples[f].torque;
-        ground[f].point = samples[f].point;  // no point: at the origin of ground
-      }
-    }
-    std::vector<std::uint8_t> first(nc, 1);
-    for (std::size_t b = 0; b < nc; ++b) in.plates[k][b].link = feet[b].link;
-    for (std::size_t f = 0; f < samples.size(); ++f) {
-      const auto b = static_cast<std::size_t>(body_of[f]);
-      const ExternalWrench& e = (*wrenches)[f];
-      ExternalWrench& w = in.plates[k][b];
-      if (first[b]) w.point = e.point, first[b] = 0;
-      w.force += e.force;
-      w.moment += e.moment + (e.point - w.point).cross(e.force);
-      if (e.force.dot(in.up) > cfg.grf_threshold) {
-        in.contact[k * nc + b] = 1;
-        if (samples[f].has_point) {
-          height_sum += e.point.dot(in.up);
-          ++height_count;
-        }
-      }
-    }
-  }
-  // The plates' centre-of-pressure plane, for information: the model's soles (footContacts, from
-  // its joints) need not sit at the lab's floor height, so the ground is placed under the feet.
-  if (height_count > 0)
-    in.ground_note = fmt::format(" (plates' centre of pressure at {:.4f} m)", height_sum / height_count);
-}
-
-// The ground under the motion: given, or the 5th percentile of the lowest sole point per frame.
-void placeGround(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet, FilterInput& in) {
-  in.ground.normal = in.up;
-  if (std::isfinite(cfg.ground_height)) {
-    in.ground.offset = cfg.ground_height;
-    in.ground_note = fmt::format("{:.4f} m along up (--ground-height)", cfg.ground_height) + in.ground_note;
-    return;
-  }
-  const Model& m = *in.model;
-  Data d(m);
-  std::vector<double> lowest;
-  for (const Configuration& q : in.q) {
-    if (!q.joints.allFinite() || !q.base_position.allFinite()) continue;
-    forwardKinematics(m, d, q);
-    double low = std::numeric_limits<double>::infinity();
-    for (const ContactBody& b : feet) {
-      const Transform& X = d.link[static_cast<std::size_t>(b.link.value)];
-      for (const Vector3d& p : b.points) low = std::min(low, in.up.dot(X.p + X.R * p));
-    }
-    lowest.push_back(low);
-  }
-  if (lowest.empty()) throw UsageError(cfg.input + ": no frame with finite values");
-  std::sort(lowest.begin(), lowest.end());
-  in.ground.offset = lowest[lowest.size() / 20];
-  in.ground_note =
-      fmt::format("{:.4f} m along up (5th percentile of the lowest sole point per frame)", in.ground.offset) +
-      in.ground_note;
-}
-
-// A treadmill: the stance feet of the reference move with the belt. Its velocity is the median
-// velocity (along the ground) of the contact bodies while in contact (given flags, else the
-// height rule alone); below 0.2 m/s the ground is taken as still.
-void estimateBelt(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet, FilterInput& in) {
-  const Model& m = *in.model;
-  Data d(m);
-  Matrix6Xd J(6, m.nv());
-  std::vector<double> vx, vy, vz;
-  const std::size_t nc = feet.size();
-  for (std::size_t k = 0; k < in.q.size(); ++k) {
-    if (!in.derivatives.valid[k]) continue;
-    forwardKinematics(m, d, in.q[k]);
-    for (std::size_t b = 0; b < nc; ++b) {
-      const bool on = in.contact.empty() ? touchesGround(m, d, feet[b], in.derivatives.velocity[k], in.ground,
-                                                         cfg.contact_height, 1e9, J)
-                                         : in.contact[k * nc + b] != 0;
-      if (!on) continue;
-      frameJacobian(m, d, m.linkFrame(feet[b].link), J);
-      Vector3d v = (J * in.derivatives.velocity[k]).head<3>();
-      v -= v.dot(in.up) * in.up;
-      vx.push_back(v.x()), vy.push_back(v.y()), vz.push_back(v.z());
-    }
-  }
-  if (vx.empty()) return;
-  const auto median = [](std::vector<double>& x) {
-    std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2), x.end());
-    return x[x.size() / 2];
-  };
-  const Vector3d belt(median(vx), median(vy), median(vz));
-  if (belt.norm() < 0.2) return;
-  // On a treadmill the body stays in place: the feet's mean position does not travel. Over
-  // ground (a run: the height rule alone also takes swing feet skimming the floor) it travels
-  // about as fast as the "belt" and the ground is still.
-  std::optional<Vector3d> first, last;
-  double t0 = 0.0, t1 = 0.0;
-  for (std::size_t k = 0; k < in.q.size(); ++k) {
-    if (!in.derivatives.valid[k]) continue;
-    forwardKinematics(m, d, in.q[k]);
-    Vector3d mid = Vector3d::Zero();
-    for (const ContactBody& b : feet) mid += d.link[static_cast<std::size_t>(b.link.value)].p / double(nc);
-    mid -= mid.dot(in.up) * in.up;
-    if (!first) first = mid, t0 = in.t[k];
-    last = mid, t1 = in.t[k];
-  }
-  const double travel = t1 > t0 ? (*last - *first).norm() / (t1 - t0) : 0.0;
-  if (travel > 0.5 * belt.norm()) {
-    in.ground_note += fmt::format(
-        "; still (the feet travel at {:.2f} m/s: not a treadmill, although the feet near the ground move at "
-        "{:.2f} m/s)",
-        travel, belt.norm());
-    return;
-  }
-  in.ground.velocity = belt;
-  in.ground_note +=
-      fmt::format("; moving at ({:.3f}, {:.3f}, {:.3f}) m/s (a treadmill: median velocity of the feet in contact)",
-                  belt.x(), belt.y(), belt.z());
-}
-
-// Fig. 6: the level walk put on a down slope. Contacts are scheduled on the level reference (the
-// rule of ContactSource::Detect), then the reference is lowered along up by tan(slope) × its
-// progress downhill, and the ground tilted to match.
-void putOnSlope(const FilterCliConfig& cfg, const std::vector<ContactBody>& feet, FilterInput& in) {
-  const Model& m = *in.model;
-  if (m.nvBase() != 6) throw UsageError("--slope-deg needs a floating-base model");
-  if (!in.contact.empty()) throw UsageError("--slope-deg and --grf cannot be combined (the plates are level)");
-  const std::size_t n = in.q.size(), nc = feet.size();
-  in.contact.assign(n * nc, 0);
-  Data d(m);
-  Matrix6Xd J(6, m.nv());
-  for (std::size_t k = 0; k < n; ++k) {
-    if (!in.derivatives.valid[k]) continue;
-    forwardKinematics(m, d, in.q[k]);
-    for (std::size_t b = 0; b < nc; ++b)
-      in.contact[k * nc + b] = touchesGround(m, d, feet[b], in.derivatives.velocity[k], in.ground, cfg.contact_height,
-                                             cfg.contact_speed, J, DynamicsFilterOptions{}.contact_point_tolerance);
-  }
-  const Vector3d p0 = in.q.front().base_position;
-  Vector3d dir = in.q.back().base_position - p0;
-  dir -= dir.dot(in.up) * in.up;
-  if (dir.norm() < 0.2) throw UsageError("--slope-deg: the motion does not travel (needs a walk or run)");
-  dir.normalize();
-  const double slope = std::tan(cfg.slope_deg * M_PI / 180.0);
-  for (std::size_t k = 0; k < n; ++k) {
-    in.q[k].base_position -= slope * dir.dot(in.q[k].base_position - p0) * in.up;
-    // ν and ν̇ of the lowered reference: the base's vertical rate follows its downhill rate.
-    in.derivatives.velocity[k].head<3>() -= slope * dir.dot(in.derivatives.velocity[k].head<3>()) * in.up;
-    in.derivatives.acceleration[k].head<3>() -= slope * dir.dot(in.derivatives.acceleration[k].head<3>()) * in.up;
-  }
-  const Vector3d point = in.ground.offset * in.up + dir.dot(p0) * dir;
-  in.ground = GroundPlane::slope(in.up, dir, cfg.slope_deg, point);
-  in.ground_note +=
-      fmt::format("; tilted {:g} deg down along ({:.2f}, {:.2f}, {:.2f})", cfg.slope_deg, dir.x(), dir.y(), dir.z());
-}
-
-void writeOutputs(const FilterCliConfig& cfg, const FilterInput& in, const FilteredMotion& out) {
-  const Model& m = *in.model;
-  const std::size_t n = out.frames.size();
-  if (in.osim) {
-    io::MotTable t;
-    t.name = "filtered";
-    t.in_degrees = in.mot.in_degrees;
-    t.in_degrees_declared = true;
-    t.times = in.t;
-    t.values.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(in.osim->coordinates.size()));
-    for (std::size_t c = 0; c < in.osim->coordinates.size(); ++c) {
-      const io::OpenSimCoordinate& oc = in.osim->coordinates[c];
-      t.columns.push_back(oc.name);
-      const double scale = oc.rotational && t.in_degrees ? 180.0 / M_PI : 1.0;
-      for (std::size_t k = 0; k < n; ++k)
-        t.values(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c)) =
-            scale * out.frames[k].q.joints[oc.joint.value];
-    }
-    io::writeMot(t, cfg.out);
-  } else {
-    io::JointCsvWriter w(m, cfg.out);
-    for (std::size_t k = 0; k < n; ++k)
-      w.write(in.t[k], out.frames[k].q, out.frames[k].status == FilterStatus::InvalidReference);
-    w.commit();
-  }
-  if (cfg.torques.empty()) return;
-  if (in.osim) {
-    io::MotTable t;
-    t.name = "filtered generalized forces";
-    t.times = in.t;
-    t.in_degrees_declared = true;
-    t.values.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(in.osim->coordinates.size()));
-    for (std::size_t c = 0; c < in.osim->coordinates.size(); ++c) {
-      t.columns.push_back(biomech::generalizedForceColumn(in.osim->coordinates[c]));
-      for (std::size_t k = 0; k < n; ++k)
-        t.values(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c)) =
-            out.frames[k].tau[m.nvBase() + in.osim->coordinates[c].joint.value];
-    }
-    io::writeMot(t, cfg.torques);
-  } else {
-    std::vector<VectorXd> tau(n);
-    std::vector<std::uint8_t> valid(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      tau[k] = out.frames[k].tau;
-      valid[k] = out.frames[k].status != FilterStatus::InvalidReference;
-    }
-    io::writeForceCsv(cfg.torques, m, in.t, tau, valid);
-  }
-}
-
-// --start / --end: the frames within the time range, after the input's low-pass and derivatives
-// over the whole motion (as OpenSim's tools select their range).
-void selectTimeRange(const FilterCliConfig& cfg, FilterInput& in) {
-  if (!std::isfinite(cfg.time_start) && !std::isfinite(cfg.time_end)) return;
-  std::vector<std::size_t> keep;
-  for (std::size_t k = 0; k < in.t.size(); ++k)
-    if (in.t[k] >= cfg.time_start - 1e-6 && in.t[k] <= cfg.time_end + 1e-6) keep.push_back(k);
-  if (keep.size() < 2)
-    throw UsageError(fmt::format("--start {:g} --end {:g}: {} frame(s) of the input's {:g} … {:g} s; need 2",
-                                 cfg.time_start, cfg.time_end, keep.size(), in.t.front(), in.t.back()));
-  const auto pick = [&](auto& v) {
-    std::remove_reference_t<decltype(v)> out;
-    out.reserve(keep.size());
-    for (const std::size_t k : keep) out.push_back(v[k]);
-    v = std::move(out);
-  };
-  pick(in.t);
-  pick(in.q);
-  pick(in.derivatives.velocity);
-  pick(in.derivatives.acceleration);
-  pick(in.derivatives.valid);
-}
-
-// --adjust-com BODY: RRA's mass-centre adjustment from the reference motion and the plates, the
-// model replaced by the adjusted one before filtering.
-void adjustCom(const FilterCliConfig& cfg, FilterInput& in) {
-  const Model& m = *in.model;
-  const auto link = m.findLink(cfg.adjust_com);
-  if (!link) throw UsageError("--adjust-com: model " + m.name() + " has no body '" + cfg.adjust_com + "'");
-  if (in.plates.empty()) throw UsageError("--adjust-com needs the measured loads (--grf)");
-  std::vector<int> unactuated = in.unactuated;
-  if (unactuated.empty()) unactuated = {0, 1, 2, 3, 4, 5};
-  in.com =
-      estimateComAdjustment(m, *link, in.q, in.derivatives, in.plates, unactuated, in.moment_rows, in.gravity, in.up);
-  in.com_body = cfg.adjust_com;
-  in.model = std::make_shared<const Model>(withComOffset(m, *link, in.com->offset));
-  if (in.osim) in.osim->model = in.model;
-}
-
-// The CLI's default weight of the base's acceleration change for a floating base with solved
-// contacts (dimensionless, the joints' weight being 1).
-constexpr double kCapturedMotionWeightBase = 100.0;
-
-int runFilter(const FilterCliConfig& cfg) {
-  if (!std::isfinite(cfg.slope_deg) || std::abs(cfg.slope_deg) >= 45.0)
-    throw UsageError("--slope-deg must be within (-45, 45) degrees");
-  if (!(cfg.friction > 0.0)) throw UsageError("--friction must be > 0");
-  FilterInput in;
-  loadMotion(cfg, in);
-  selectTimeRange(cfg, in);
-  const Model& m = *in.model;
-  std::vector<ContactBody> feet = footContacts(m, in.up);
-  if (!cfg.grf.empty()) loadPlates(cfg, feet, in);
-  if (!cfg.adjust_com.empty()) adjustCom(cfg, in);
-  placeGround(cfg, feet, in);
-  estimateBelt(cfg, feet, in);
-  // --sole stance: the soles as the (level) reference puts its feet down flat; before the slope,
-  // which only moves the reference along up.
-  in.sole = cfg.sole == "auto" ? (in.osim ? "model" : "stance") : cfg.sole;
-  if (in.sole == "stance") {
-    GroundPlane level = in.ground;
-    level.normal = in.up.normalized();
-    feet = fitSolesToStance(*in.model, std::move(feet), in.q, in.t, level);
-  }
-  for (const ContactBody& f : feet) in.sole_tilt_deg.push_back(soleTilt(*in.model, f, in.up) * 180.0 / M_PI);
-  in.feet = feet;
-  if (cfg.slope_deg != 0.0) putOnSlope(cfg, feet, in);
-  const bool apply = !cfg.grf.empty() && cfg.grf_mode == "apply";
-  // Gains not given: DynamicsFilterOptions::measuredLoads()'s with the plates applied, else the defaults.
-  DynamicsFilterOptions o = apply ? DynamicsFilterOptions::measuredLoads() : DynamicsFilterOptions{};
-  const auto given = [](double x, double fallback) { return std::isfinite(x) ? x : fallback; };
-  o.kp_joint = given(cfg.kp, o.kp_joint);
-  o.kd_joint = given(cfg.kd, o.kd_joint);
-  o.kp_base = given(cfg.kp_base, std::isfinite(cfg.kp) ? cfg.kp : o.kp_base);
-  o.kd_base = given(cfg.kd_base, std::isfinite(cfg.kd) ? cfg.kd : o.kd_base);
-  o.residual_softness = given(cfg.residual_softness, o.residual_softness);
-  if (!cfg.no_skyhook) o.head = in.head;
-  o.friction = cfg.friction;
-  o.contact_height = cfg.contact_height;
-  o.contact_speed = cfg.contact_speed;
-  o.force_tracking = cfg.force_tracking;
-  o.contact_forces = apply ? ContactForces::Measured : ContactForces::Solved;
-  o.weighting = cfg.weighting == "inertia" ? ChangeWeighting::InertiaDiagonal : ChangeWeighting::Constant;
-  o.pin_contacts = !cfg.no_pin;
-  o.anchor_at_reference = cfg.anchor_at_reference;
-  // A floating base (built-in humans: BVH, joint CSV) with the filter's own contacts: the base's
-  // acceleration change weighted 100 (docs/dynamics_filter.md, "Captured BVH walks"): with unit
-  // weights the least change that balances the base rows is mostly base acceleration (it moves
-  // the whole mass), and the captured walks fell behind the capture until reset; with the soles
-  // fitted (--sole stance) the joints carry it at 1.6° RMS. OpenSim pelvis coordinates keep 1
-  // (gait2354 with --grf-mode contacts: 3.6° → 4.6° joint change at 100).
-  o.weight_base = std::isfinite(cfg.weight_base) ? cfg.weight_base
-                  : (!in.osim && !apply)         ? kCapturedMotionWeightBase
-                                                 : o.weight_base;
-  o.ground = in.ground;
-  o.gravity = in.gravity;
-  o.unactuated = in.unactuated;
-  o.contact_source = in.contact.empty() ? ContactSource::Detect : ContactSource::Given;
-  in.options = o;
-  DynamicsFilter filter(in.model, feet, o);
-  std::optional<ProgressBar> bar;
-  if (!cfg.quiet) bar.emplace(static_cast<int>(in.q.size()), true);
-  const FilteredMotion out = filterMotion(
-      filter, in.q, in.t, in.derivatives, in.contact,
-      cfg.force_tracking > 0.0 || apply ? std::span(in.plates) : std::span<const std::vector<ExternalWrench>>{},
-      [&](int done, int) {
-        if (bar) bar->update(done);
-      });
-  writeOutputs(cfg, in, out);
-  const FilterReport r = summarize(in, out);
-  printFilterSummary(cfg, in, r);
-  if (!cfg.summary_json.empty()) writeFilterJson(cfg.summary_json, cfg, in, r);
-  std::string report = cfg.report_csv;
-  if (report.empty() && !cfg.plot.empty()) report = std::filesystem::path(cfg.plot).replace_extension(".csv").string();
-  if (!report.empty()) writeFilterReportCsv(report, in, out);
+int runFilterCommand(FilterCliConfig cfg) {
+  // The plot reads the per-frame report: written beside the PNG when not asked for.
+  if (cfg.job.report_csv.empty() && !cfg.plot.empty())
+    cfg.job.report_csv = std::filesystem::path(cfg.plot).replace_extension(".csv").string();
+  const app::FilterJobResult r = app::runDynamicsFilter(cfg.job, cliReporter(!cfg.quiet));
+  out("{}", app::summaryText(r, cfg.job));
   if (!cfg.plot.empty())
-    runPlot(findScript(cfg.plot_script, "plot_dynamics_filter.py"), "plot_dynamics_filter.py", {report, cfg.plot},
-            cfg.plot);
-  fmt::print("wrote {} ({} rows)\n", cfg.out, out.frames.size());
+    runPlot(findScript(cfg.plot_script, "plot_dynamics_filter.py"), "plot_dynamics_filter.py",
+            {cfg.job.report_csv, cfg.plot}, cfg.plot);
+  out("wrote {} ({} rows)\n", cfg.job.out, r.motion.frames.size());
   return kExitOk;
 }
 
@@ -507,93 +43,89 @@ void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
   auto cfg = std::make_shared<FilterCliConfig>();
   CLI::App* cmd = dynamics.add_subcommand(
       "filter", "Nakamura's dynamics filter: the motion made physically consistent (no residual base wrench)");
-  cmd->add_option("--model", cfg->model.model, "built-in model with masses, URDF with inertials, or OpenSim .osim")
+  cmd->add_option("--model", cfg->job.model.model, "built-in model with masses, URDF with inertials, or OpenSim .osim")
       ->required();
-  cmd->add_option("--height", cfg->model.height, "body height of a built-in model (m)");
-  cmd->add_option("--mass", cfg->model.mass, kMassHelp);
-  cmd->add_option("--input", cfg->input,
+  cmd->add_option("--height", cfg->job.model.height, "body height of a built-in model (m)");
+  cmd->add_option("--mass", cfg->job.model.mass, kMassHelp);
+  cmd->add_option("--input", cfg->job.input,
                   "joint trajectory CSV, OpenSim coordinates (.mot/.sto, with an .osim model) or a BVH clip "
                   "(tracked on the model first)")
       ->required();
-  cmd->add_option("--grf", cfg->grf,
+  cmd->add_option("--grf", cfg->job.grf,
                   "OpenSim ExternalLoads XML (force plates): contacts where a plate's normal force exceeds "
                   "--grf-threshold, and the plates to compare with");
-  cmd->add_option("--grf-mode", cfg->grf_mode,
+  cmd->add_option("--grf-mode", cfg->job.grf_mode,
                   "with --grf: apply = the plates' wrenches are applied as known loads and only the accelerations "
                   "change so that the pelvis/base balances (OpenSim RRA's adjustment); contacts = the plates give "
                   "contact intervals only and the filter solves its own contact forces (the seed's filter)")
       ->check(CLI::IsMember({"apply", "contacts"}))
       ->capture_default_str();
-  cmd->add_option("--weighting", cfg->weighting,
+  cmd->add_option("--weighting", cfg->job.weighting,
                   "metric of the acceleration change: unit (every coordinate alike) or inertia (diag of the mass "
                   "matrix: heavy joints change less)")
       ->check(CLI::IsMember({"unit", "inertia"}))
       ->capture_default_str();
-  cmd->add_option("--residual-softness", cfg->residual_softness,
+  cmd->add_option("--residual-softness", cfg->job.residual_softness,
                   "0: the base balances exactly; > 0: a residual of softness x mass x 1 m/s^2 costs as much as "
                   "1 m/s^2 of acceleration change (RRA's residual actuators; dimensionless; default 0, 0.03 with "
                   "--grf-mode apply)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--grf-threshold", cfg->grf_threshold, "plate normal force meaning contact (N)")
+  cmd->add_option("--grf-threshold", cfg->job.grf_threshold, "plate normal force meaning contact (N)")
       ->capture_default_str();
-  cmd->add_option("--slope-deg", cfg->slope_deg,
+  cmd->add_option("--slope-deg", cfg->job.slope_deg,
                   "put the (level) motion on a down slope of this angle along its walking direction (Fig. 6)")
       ->capture_default_str();
-  cmd->add_option("--out", cfg->out, "filtered motion, in the input's layout (joint CSV, or .mot for OpenSim)")
+  cmd->add_option("--out", cfg->job.out, "filtered motion, in the input's layout (joint CSV, or .mot for OpenSim)")
       ->required();
-  cmd->add_option("--torques", cfg->torques, "generalised forces per frame (CSV, or .sto for OpenSim)");
-  cmd->add_option("--summary-json", cfg->summary_json, "summary as JSON");
-  cmd->add_option("--report-csv", cfg->report_csv, "per-frame residuals and contact forces (CSV)");
+  cmd->add_option("--torques", cfg->job.torques, "generalised forces per frame (CSV, or .sto for OpenSim)");
+  cmd->add_option("--summary-json", cfg->job.summary_json, "summary as JSON");
+  cmd->add_option("--report-csv", cfg->job.report_csv, "per-frame residuals and contact forces (CSV)");
   cmd->add_option("--plot", cfg->plot, "PNG: residuals before/after, contact forces (vs the plates)");
-  cmd->add_option("--cutoff", cfg->cutoff, "zero-lag low-pass of the input before differentiating (Hz; 0: none)")
+  cmd->add_option("--cutoff", cfg->job.cutoff, "zero-lag low-pass of the input before differentiating (Hz; 0: none)")
       ->capture_default_str();
-  cmd->add_option("--start", cfg->time_start, "first time filtered (s; the input is low-passed over its whole length)");
-  cmd->add_option("--end", cfg->time_end, "last time filtered (s)");
-  cmd->add_option("--adjust-com", cfg->adjust_com,
+  cmd->add_option("--start", cfg->job.time_start,
+                  "first time filtered (s; the input is low-passed over its whole length)");
+  cmd->add_option("--end", cfg->job.time_end, "last time filtered (s)");
+  cmd->add_option("--adjust-com", cfg->job.adjust_com,
                   "with --grf: move this body's mass centre (e.g. torso) by the constant offset that removes the mean "
                   "residual moments of the input under the plates, as OpenSim RRA does, then filter on that model");
-  cmd->add_option("--friction", cfg->friction, "friction coefficient of the pyramid")->capture_default_str();
-  cmd->add_option("--contact-height", cfg->contact_height, "contact detection: sole height above ground (m)")
+  cmd->add_option("--friction", cfg->job.friction, "friction coefficient of the pyramid")->capture_default_str();
+  cmd->add_option("--contact-height", cfg->job.contact_height, "contact detection: sole height above ground (m)")
       ->capture_default_str();
-  cmd->add_option("--contact-speed", cfg->contact_speed, "contact detection: sole speed (m/s)")->capture_default_str();
-  cmd->add_option("--kp", cfg->kp,
+  cmd->add_option("--contact-speed", cfg->job.contact_speed, "contact detection: sole speed (m/s)")
+      ->capture_default_str();
+  cmd->add_option("--kp", cfg->job.kp,
                   "feedback stiffness on every coordinate (1/s^2; default 100, 900 on the joints with --grf-mode "
                   "apply)");
-  cmd->add_option("--kd", cfg->kd, "feedback damping on every coordinate (1/s; default 20, 60 with --grf-mode apply)");
-  cmd->add_option("--kp-base", cfg->kp_base,
+  cmd->add_option("--kd", cfg->job.kd,
+                  "feedback damping on every coordinate (1/s; default 20, 60 with --grf-mode apply)");
+  cmd->add_option("--kp-base", cfg->job.kp_base,
                   "feedback stiffness on the base / unactuated (OpenSim pelvis) coordinates (1/s^2; default --kp, 10 "
                   "with --grf-mode apply)");
-  cmd->add_option("--kd-base", cfg->kd_base,
+  cmd->add_option("--kd-base", cfg->job.kd_base,
                   "feedback damping on the base / unactuated coordinates (1/s; default --kd, 6 with --grf-mode apply)");
-  cmd->add_option("--force-tracking", cfg->force_tracking,
+  cmd->add_option("--force-tracking", cfg->job.force_tracking,
                   "weight pulling the contact wrenches towards the plates (dimensionless; needs --grf)")
       ->capture_default_str();
-  cmd->add_option("--ground-height", cfg->ground_height, "ground height along up (m); default: from plates or feet");
-  cmd->add_flag("--no-skyhook", cfg->no_skyhook, "no skyhook control of the head");
-  cmd->add_flag("--no-pin", cfg->no_pin,
+  cmd->add_option("--ground-height", cfg->job.ground_height,
+                  "ground height along up (m); default: from plates or feet");
+  cmd->add_flag("--no-skyhook", cfg->job.no_skyhook, "no skyhook control of the head");
+  cmd->add_flag("--no-pin", cfg->job.no_pin,
                 "contacts approach their anchor by Baumgarte damping (40/s) instead of losing their velocity "
                 "within the step (they may slide for a few frames after touch-down)");
-  cmd->add_flag("--anchor-at-reference", cfg->anchor_at_reference,
+  cmd->add_flag("--anchor-at-reference", cfg->job.anchor_at_reference,
                 "anchor a new contact at the reference's foot pose (not the filtered one): capture feet that slide "
                 "do not make the figure drift");
-  cmd->add_option("--sole", cfg->sole,
+  cmd->add_option("--sole", cfg->job.sole,
                   "contact soles: stance (tilted to the reference's flat stances, fitSolesToStance), model (the "
                   "model's zero pose) or auto (stance for built-in humans, model for OpenSim models)")
       ->check(CLI::IsMember({"auto", "stance", "model"}))
       ->capture_default_str();
-  cmd->add_option("--weight-base", cfg->weight_base,
+  cmd->add_option("--weight-base", cfg->job.weight_base,
                   "weight of the base's acceleration change, joints 1 (default: 100 for a floating base with solved "
                   "contacts, 1 for an OpenSim pelvis or with the plates applied)");
   cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
-  cmd->callback([&action, cfg] {
-    action = [cfg] {
-      if (cfg->force_tracking > 0.0 && cfg->grf.empty()) throw UsageError("--force-tracking needs --grf");
-      if (!cfg->adjust_com.empty() && cfg->grf.empty()) throw UsageError("--adjust-com needs --grf");
-      if (cfg->force_tracking > 0.0 && cfg->grf_mode == "apply")
-        throw UsageError("--force-tracking pulls solved contact forces to the plates: it needs --grf-mode contacts");
-      return runFilter(*cfg);
-    };
-  });
+  cmd->callback([&action, cfg] { action = [cfg] { return runFilterCommand(*cfg); }; });
 }
 
 }  // namespace kinetrack::cli

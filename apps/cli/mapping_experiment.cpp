@@ -32,7 +32,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kDeg = 180.0 / std::numbers::pi;
+constexpr double kRadToDegMapping = 180.0 / std::numbers::pi;
 
 struct MappingConfig {
   std::string human = "human48";
@@ -117,8 +117,8 @@ Direction fitDirection(std::string name, std::vector<std::string> in, std::vecto
                        int degree) {
   Direction d{std::move(name), std::move(in), std::move(out), nullptr, {}, {}, 1};
   d.fit = std::make_unique<biomech::PolynomialMapFit>(x_train, y_train, degree);
-  d.train_rms = d.fit->rmsErrorByRank(x_train, y_train) * kDeg;
-  d.test_rms = d.fit->rmsErrorByRank(x_test, y_test) * kDeg;
+  d.train_rms = d.fit->rmsErrorByRank(x_train, y_train) * kRadToDegMapping;
+  d.test_rms = d.fit->rmsErrorByRank(x_test, y_test) * kRadToDegMapping;
   Eigen::Index best = 0;
   d.test_rms.row(d.test_rms.rows() - 1).minCoeff(&best);
   d.best = static_cast<int>(best) + 1;
@@ -162,7 +162,7 @@ int runMappingExperiment(const MappingConfig& cfg) {
   po.second_up = -osim.gravity.normalized();
   po.max_mnte = cfg.max_mnte;
   po.plan.root_position = false;  // postures only: the pelvis translations stay put (gait2354 limits them to ±3–5 m)
-  po.limit_margin = cfg.limit_margin_deg / kDeg;
+  po.limit_margin = cfg.limit_margin_deg / kRadToDegMapping;
   app::setSolver(po.tracker, cfg.solver, 0);
   std::vector<ClipPairs> clips;
   std::vector<std::pair<std::string, bool>> jobs;
@@ -214,7 +214,7 @@ int runMappingExperiment(const MappingConfig& cfg) {
       if (c == ik.columns.end())
         throw ParseError(cfg.roundtrip, 0, "no column '" + phi_names[o] + "' (a posture coordinate of the model)");
       phi_ik.row(static_cast<Eigen::Index>(o)) =
-          ik.values.col(c - ik.columns.begin()).transpose() * (degrees ? 1.0 / kDeg : 1.0);
+          ik.values.col(c - ik.columns.begin()).transpose() * (degrees ? 1.0 / kRadToDegMapping : 1.0);
     }
     phi_rt = dirs[0].fit->map(dirs[0].best).applyAll(dirs[1].fit->map(dirs[1].best).applyAll(phi_ik));
   }
@@ -225,9 +225,9 @@ int runMappingExperiment(const MappingConfig& cfg) {
     std::string rt = "time,coordinate,ik_deg,roundtrip_deg\n";
     for (Eigen::Index j = 0; j < phi_ik.cols(); ++j)
       for (std::size_t o = 0; o < phi_names.size(); ++o)
-        rt +=
-            fmt::format("{:.4f},{},{:.5g},{:.5g}\n", ik.times[static_cast<std::size_t>(j)], phi_names[o],
-                        phi_ik(static_cast<Eigen::Index>(o), j) * kDeg, phi_rt(static_cast<Eigen::Index>(o), j) * kDeg);
+        rt += fmt::format("{:.4f},{},{:.5g},{:.5g}\n", ik.times[static_cast<std::size_t>(j)], phi_names[o],
+                          phi_ik(static_cast<Eigen::Index>(o), j) * kRadToDegMapping,
+                          phi_rt(static_cast<Eigen::Index>(o), j) * kRadToDegMapping);
     io::writeFileAtomically((dir / "mapping_roundtrip.csv").string(), rt);
   }
   // Error against the number of singular values.
@@ -258,14 +258,14 @@ int runMappingExperiment(const MappingConfig& cfg) {
   csv = fmt::format("clip,time,coordinate,tracked_deg,k{}_deg,k{}_deg,k{}_deg\n", k_few, hm.best, hm.fit->rank());
   for (const ClipPairs& c : clips) {
     if (c.train) continue;
-    const MatrixXd a = m_few.applyAll(c.theta) * kDeg, b = m_best.applyAll(c.theta) * kDeg,
-                   f = m_full.applyAll(c.theta) * kDeg;
+    const MatrixXd a = m_few.applyAll(c.theta) * kRadToDegMapping, b = m_best.applyAll(c.theta) * kRadToDegMapping,
+                   f = m_full.applyAll(c.theta) * kRadToDegMapping;
     for (Eigen::Index j = 0; j < c.theta.cols(); ++j)
       for (std::size_t o = 0; o < phi_names.size(); ++o) {
         const auto r = static_cast<Eigen::Index>(o);
         csv += fmt::format("{},{:.4f},{},{:.5g},{:.5g},{:.5g},{:.5g}\n", clipName(c.path),
-                           c.times[static_cast<std::size_t>(j)], phi_names[o], c.phi(r, j) * kDeg, a(r, j), b(r, j),
-                           f(r, j));
+                           c.times[static_cast<std::size_t>(j)], phi_names[o], c.phi(r, j) * kRadToDegMapping, a(r, j),
+                           b(r, j), f(r, j));
       }
     break;
   }
@@ -315,12 +315,12 @@ int runMappingExperiment(const MappingConfig& cfg) {
   printTextTable(t);
   if (phi_ik.size() > 0) {
     const VectorXd per =
-        ((phi_rt - phi_ik).rowwise().squaredNorm() / static_cast<double>(phi_ik.cols())).cwiseSqrt() * kDeg;
+        ((phi_rt - phi_ik).rowwise().squaredNorm() / static_cast<double>(phi_ik.cols())).cwiseSqrt() * kRadToDegMapping;
     Eigen::Index worst = 0;
     per.maxCoeff(&worst);
     fmt::print("\nOpenSim IK walk {} ({} frames) through N then M (k = {}, {}): RMS {:.3f} deg, worst {} {:.3f} deg\n",
                fs::path(cfg.roundtrip).filename().string(), phi_ik.cols(), dirs[1].best, dirs[0].best,
-               std::sqrt((phi_rt - phi_ik).squaredNorm() / static_cast<double>(phi_ik.size())) * kDeg,
+               std::sqrt((phi_rt - phi_ik).squaredNorm() / static_cast<double>(phi_ik.size())) * kRadToDegMapping,
                phi_names[static_cast<std::size_t>(worst)], per[worst]);
   }
   fmt::print("wrote {}\n", (dir / "mapping_error.csv").string());

@@ -4,6 +4,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "kinetrack/app/dynamics_filter_job.hpp"
 #include "kinetrack/dynamics/com_adjustment.hpp"
 #include "kinetrack/dynamics/dynamics_filter.hpp"
 
@@ -328,6 +329,62 @@ void bindDynamicsFilter(py::module_& m) {
       "`loads` (n, k, 9: fx, fy, fz, px, py, pz, mx, my, mz per wrench, on `load_links`). unactuated: residual "
       "rows (default the floating base's 0–5), moment_rows: which of them are moments (default 3, 4, 5). Returns "
       "dict offset, axis_kept, mean_before, mean_after, frames.");
+  m.def(
+      "dynamics_filter",
+      [](const std::string& model, const std::string& input, const std::string& grf, const std::string& grf_mode,
+         double slope_deg, double cutoff, std::optional<double> start, std::optional<double> end,
+         const std::string& adjust_com, const std::string& sole, std::optional<double> weight_base,
+         const std::string& out, const std::string& torques, const std::string& summary_json,
+         const std::string& report_csv) {
+        app::FilterJobOptions o;
+        o.model.model = model;
+        o.input = input;
+        o.grf = grf;
+        o.grf_mode = grf_mode;
+        o.slope_deg = slope_deg;
+        o.cutoff = cutoff;
+        if (start) o.time_start = *start;
+        if (end) o.time_end = *end;
+        o.adjust_com = adjust_com;
+        o.sole = sole;
+        if (weight_base) o.weight_base = *weight_base;
+        o.out = out;
+        o.torques = torques;
+        o.summary_json = summary_json;
+        o.report_csv = report_csv;
+        const app::FilterJobResult r = released([&] { return app::runDynamicsFilter(o); });
+        const Model& m = *r.input.model;
+        const auto n = static_cast<py::ssize_t>(r.motion.frames.size());
+        py::array_t<double> q({n, static_cast<py::ssize_t>(nq(m))}), tau({n, static_cast<py::ssize_t>(m.nv())});
+        py::list status;
+        for (py::ssize_t k = 0; k < n; ++k) {
+          const DynamicsFilterFrame& fr = r.motion.frames[static_cast<std::size_t>(k)];
+          writeConfiguration(fr.q, q.mutable_data(k, 0));
+          for (int j = 0; j < m.nv(); ++j) tau.mutable_at(k, j) = fr.tau[j];
+          status.append(toString(fr.status));
+        }
+        py::dict d;
+        d["model"] = std::const_pointer_cast<Model>(r.input.model);
+        d["times"] = doubles(r.input.t);
+        d["q"] = q;
+        d["tau"] = tau;
+        d["status"] = status;
+        d["summary"] = py::module_::import("json").attr("loads")(app::summaryJson(r, o));
+        d["text"] = app::summaryText(r, o);
+        return d;
+      },
+      py::arg("model"), py::arg("input"), py::kw_only(), py::arg("grf") = "", py::arg("grf_mode") = "apply",
+      py::arg("slope_deg") = 0.0, py::arg("cutoff") = 6.0, py::arg("start") = py::none(), py::arg("end") = py::none(),
+      py::arg("adjust_com") = "", py::arg("sole") = "auto", py::arg("weight_base") = py::none(), py::arg("out") = "",
+      py::arg("torques") = "", py::arg("summary_json") = "", py::arg("report_csv") = "",
+      R"doc(`kinetrack dynamics filter` (the same job, with its defaults; the other CLI options keep theirs):
+model a built-in name, URDF or .osim; input a joint CSV, OpenSim coordinates (.mot/.sto) or a BVH
+(tracked on the model first); grf: an ExternalLoads XML (grf_mode "apply": its wrenches applied,
+"contacts": contact intervals only); slope_deg: the walk put on a down slope (Fig. 6); cutoff: low-pass
+of the input (Hz); start/end: time range; adjust_com: RRA's mass-centre adjustment of this body;
+sole: auto, stance or model; weight_base: the base's acceleration-change weight. out, torques,
+summary_json, report_csv: the CLI's files. Returns a dict: model (filtered on), times (N,), q (N, nq),
+tau (N, nv), status (N,), summary (the --summary-json fields), text (the CLI's table).)doc");
 }
 
 }  // namespace kinetrack::python

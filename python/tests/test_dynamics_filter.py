@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import kinetrack as kt
+from conftest import shared_file
 
 
 @pytest.fixture(scope="module")
@@ -198,3 +199,18 @@ def test_soles_fitted_to_a_pitched_stance(human):
         kt.fit_soles_to_stance(model, feet, qs, t, still_speed=0.0)
     with pytest.raises(ValueError):
         kt.fit_soles_to_stance(model, feet, qs, np.zeros(10))
+
+
+def test_dynamics_filter_job_is_the_cli_job(cli, tmp_path):
+    """kt.dynamics_filter runs `kinetrack dynamics filter`'s job: the same filtered motion and torques."""
+    import subprocess
+    walk = "data/opensim/gait2354_walk/"
+    osim, mot, grf = (shared_file(walk + f) for f in ("subject01_simbody.osim", "subject01_walk1_ik_REFERENCE.mot",
+                                                       "subject01_walk1_grf.xml"))
+    subprocess.run([cli, "dynamics", "filter", "--model", osim, "--input", mot, "--grf", grf, "--out",
+                    str(tmp_path / "cli.mot"), "--torques", str(tmp_path / "cli.sto"), "--quiet"], check=True,
+                   capture_output=True)
+    r = kt.dynamics_filter(osim, mot, grf=grf, out=str(tmp_path / "py.mot"), torques=str(tmp_path / "py.sto"))
+    assert (tmp_path / "cli.mot").read_bytes() == (tmp_path / "py.mot").read_bytes()
+    assert (tmp_path / "cli.sto").read_bytes() == (tmp_path / "py.sto").read_bytes()
+    assert r["q"].shape[0] == len(r["times"]) == r["summary"]["frames"] and "dynamics filter of" in r["text"]

@@ -9,15 +9,14 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "dynamics_filter_command.hpp"
+#include "kinetrack/app/dynamics_filter_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/metrics/tracking.hpp"
-#include "text_table.hpp"
 
-namespace kinetrack::cli {
+namespace kinetrack::app {
 namespace {
 
 double norm(const VectorXd& x, const std::vector<int>& rows) {
@@ -155,30 +154,34 @@ FilterReport summarize(const FilterInput& in, const FilteredMotion& out) {
   return r;
 }
 
-void printFilterSummary(const FilterCliConfig& cfg, const FilterInput& in, const FilterReport& r) {
+std::string summaryText(const FilterJobResult& result, const FilterJobOptions& cfg) {
+  const FilterInput& in = result.input;
+  const FilterReport& r = result.report;
+  std::string t;
   const Model& m = *in.model;
-  fmt::print("dynamics filter of {} on {} ({} DoF, {:.2f} kg)\n", cfg.input, m.name(), m.nv(), m.totalMass());
-  fmt::print("  {:<26} {}\n", "input", in.kind);
-  fmt::print("  {:<26} {}\n", "ground", in.ground_note);
-  fmt::print("  {:<26} joints {:g} /s², {:g} /s; base {:g} /s², {:g} /s; weighting {}, base change weight {:g}\n",
-             "feedback gains", in.options.kp_joint, in.options.kd_joint, in.options.kp_base, in.options.kd_base,
-             cfg.weighting, in.options.weight_base);
+  t += fmt::format("dynamics filter of {} on {} ({} DoF, {:.2f} kg)\n", cfg.input, m.name(), m.nv(), m.totalMass());
+  t += fmt::format("  {:<26} {}\n", "input", in.kind);
+  t += fmt::format("  {:<26} {}\n", "ground", in.ground_note);
+  t += fmt::format("  {:<26} joints {:g} /s², {:g} /s; base {:g} /s², {:g} /s; weighting {}, base change weight {:g}\n",
+                   "feedback gains", in.options.kp_joint, in.options.kd_joint, in.options.kp_base, in.options.kd_base,
+                   cfg.weighting, in.options.weight_base);
   if (!in.sole_tilt_deg.empty()) {
     std::string tilts;
     for (const double d : in.sole_tilt_deg) tilts += fmt::format("{}{:.1f}°", tilts.empty() ? "" : ", ", d);
-    fmt::print("  {:<26} {} (tilted {} from the model's zero pose)\n", "soles", in.sole, tilts);
+    t += fmt::format("  {:<26} {} (tilted {} from the model's zero pose)\n", "soles", in.sole, tilts);
   }
-  fmt::print("  {:<26} {}\n", "contacts",
-             cfg.slope_deg != 0.0 ? "scheduled on the level reference (height + speed rule)"
-             : !cfg.grf.empty()   ? fmt::format("force plates {} (normal force > {:g} N)", cfg.grf, cfg.grf_threshold)
-                                  : fmt::format("detected: sole within {:g} m of the ground, speed <= {:g} m/s",
-                                                cfg.contact_height, cfg.contact_speed));
+  t += fmt::format("  {:<26} {}\n", "contacts",
+                   cfg.slope_deg != 0.0 ? "scheduled on the level reference (height + speed rule)"
+                   : !cfg.grf.empty()
+                       ? fmt::format("force plates {} (normal force > {:g} N)", cfg.grf, cfg.grf_threshold)
+                       : fmt::format("detected: sole within {:g} m of the ground, speed <= {:g} m/s",
+                                     cfg.contact_height, cfg.contact_speed));
   if (!cfg.grf.empty())
-    fmt::print("  {:<26} {}\n", "plate loads",
-               cfg.grf_mode == "apply"
-                   ? fmt::format("applied (measured), the accelerations balance the base; residual softness {:g}",
-                                 in.options.residual_softness)
-                   : std::string("contact intervals only: the filter solves its own contact forces"));
+    t += fmt::format("  {:<26} {}\n", "plate loads",
+                     cfg.grf_mode == "apply"
+                         ? fmt::format("applied (measured), the accelerations balance the base; residual softness {:g}",
+                                       in.options.residual_softness)
+                         : std::string("contact intervals only: the filter solves its own contact forces"));
   if (in.com) {
     const Vector3d& d = in.com->offset;
     std::string before, after;
@@ -186,7 +189,7 @@ void printFilterSummary(const FilterCliConfig& cfg, const FilterInput& in, const
       before += fmt::format("{}{:.2f}", before.empty() ? "" : ", ", in.com->mean_before[r]);
       after += fmt::format("{}{:.2f}", after.empty() ? "" : ", ", in.com->mean_after[r]);
     }
-    fmt::print(
+    t += fmt::format(
         "  {:<26} {} mass centre moved by ({:.4f}, {:.4f}, {:.4f}) m (its frame); mean residual moments "
         "({}) -> ({}) N m over {} frames\n",
         "mass-centre adjustment", in.com_body, d.x(), d.y(), d.z(), before, after, in.com->frames);
@@ -198,27 +201,30 @@ void printFilterSummary(const FilterCliConfig& cfg, const FilterInput& in, const
   rows.push_back({"residual moment (N m)",
                   fmt::format("{:.2f} / {:.2f}", r.residual_moment_rms_before, r.residual_moment_max_before),
                   fmt::format("{:.2e} / {:.2e}", r.residual_moment_rms_after, r.residual_moment_max_after)});
-  printTextTable(rows);
-  fmt::print("  {:<26} {}\n", "frames", r.frames);
-  fmt::print("  {:<26} {} ok, {} no contact, {} invalid reference (held), {} QP iteration limit, {} reset\n", "status",
-             r.status_count[0], r.status_count[1], r.status_count[2], r.status_count[3], r.status_count[4]);
-  fmt::print("  {:<26} {} frames in contact; constraints bind in {} ({} unilateral, {} friction; mu = {:g})\n",
-             "contact activity", r.frames_in_contact, r.frames_binding, r.frames_unilateral, r.frames_friction,
-             cfg.friction);
-  fmt::print("  {:<26} {:.2f} deg RMS, {:.1f} deg max (rotational joints); {:.4f} m RMS (base / translations)\n",
-             "change vs input", r.joint_change_rms_deg, r.joint_change_max_deg, r.base_change_rms_m);
-  fmt::print(
+  t += textTable(rows);
+  t += fmt::format("  {:<26} {}\n", "frames", r.frames);
+  t += fmt::format("  {:<26} {} ok, {} no contact, {} invalid reference (held), {} QP iteration limit, {} reset\n",
+                   "status", r.status_count[0], r.status_count[1], r.status_count[2], r.status_count[3],
+                   r.status_count[4]);
+  t += fmt::format("  {:<26} {} frames in contact; constraints bind in {} ({} unilateral, {} friction; mu = {:g})\n",
+                   "contact activity", r.frames_in_contact, r.frames_binding, r.frames_unilateral, r.frames_friction,
+                   cfg.friction);
+  t += fmt::format("  {:<26} {:.2f} deg RMS, {:.1f} deg max (rotational joints); {:.4f} m RMS (base / translations)\n",
+                   "change vs input", r.joint_change_rms_deg, r.joint_change_max_deg, r.base_change_rms_m);
+  t += fmt::format(
       "  {:<26} {:.1f} mm/s filtered, {:.1f} mm/s input (mean, touching sole points of feet in contact); "
       "link origin {:.1f} / {:.1f} mm/s\n",
       "foot slide", r.foot_slide_mm, r.foot_slide_input_mm, r.foot_slide_origin_mm, r.foot_slide_origin_input_mm);
   if (!r.plate_rms.empty())
-    fmt::print("  {:<26} {:.1f} / {:.1f} / {:.1f} N RMS (x / y / z, both feet summed)\n", "contact force vs plates",
-               r.plate_rms[0], r.plate_rms[1], r.plate_rms[2]);
-  fmt::print("  {:<26} {:.1f} / {:.1f} us (p50 / p95)\n", "time per frame", r.step_us_p50, r.step_us_p95);
+    t += fmt::format("  {:<26} {:.1f} / {:.1f} / {:.1f} N RMS (x / y / z, both feet summed)\n",
+                     "contact force vs plates", r.plate_rms[0], r.plate_rms[1], r.plate_rms[2]);
+  t += fmt::format("  {:<26} {:.1f} / {:.1f} us (p50 / p95)\n", "time per frame", r.step_us_p50, r.step_us_p95);
+  return t;
 }
 
-void writeFilterJson(const std::string& path, const FilterCliConfig& cfg, const FilterInput& in,
-                     const FilterReport& r) {
+std::string summaryJson(const FilterJobResult& result, const FilterJobOptions& cfg) {
+  const FilterInput& in = result.input;
+  const FilterReport& r = result.report;
   nlohmann::json j;
   j["input"] = cfg.input;
   j["model"] = in.model->name();
@@ -271,10 +277,10 @@ void writeFilterJson(const std::string& path, const FilterCliConfig& cfg, const 
                            {"mean_residual_moment_after_nm", after},
                            {"frames", in.com->frames}};
   }
-  io::writeFileAtomically(path, j.dump(2) + "\n");
+  return j.dump(2) + "\n";
 }
 
-void writeFilterReportCsv(const std::string& path, const FilterInput& in, const FilteredMotion& out) {
+std::string filterReportCsv(const FilterInput& in, const FilteredMotion& out) {
   const Model& m = *in.model;
   std::string s =
       "time,status,contacts,force_before,force_after,moment_before,moment_after,root_up_input,root_up_filtered";
@@ -308,7 +314,7 @@ void writeFilterReportCsv(const std::string& path, const FilterInput& in, const 
     }
     s += "\n";
   }
-  io::writeFileAtomically(path, s);
+  return s;
 }
 
-}  // namespace kinetrack::cli
+}  // namespace kinetrack::app

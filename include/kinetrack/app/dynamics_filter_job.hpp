@@ -1,24 +1,29 @@
 #pragma once
-// `kinetrack dynamics filter`: the Nakamura dynamics filter on a motion (dynamics_filter_command.cpp),
-// its summary, JSON, per-frame report and plot (dynamics_filter_report.cpp).
-#include <CLI/CLI.hpp>
+// `kinetrack dynamics filter` as a job (docs/dynamics_filter.md): a motion (joint CSV, OpenSim
+// coordinates with an .osim model, or a BVH clip tracked on the model first) through the Nakamura
+// dynamics filter (NAK Eq. 1–5), contacts detected from the motion, given by force plates (their
+// wrenches applied, or their intervals only) or, on a slope (the seed's Fig. 6), scheduled from
+// the level walk; the filtered motion in the input's layout, torques, the summary (text, JSON) and
+// a per-frame report.
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "cli_common.hpp"
+#include "kinetrack/app/job.hpp"
 #include "kinetrack/dynamics/com_adjustment.hpp"
 #include "kinetrack/dynamics/dynamics_filter.hpp"
+#include "kinetrack/dynamics/trajectory.hpp"
 #include "kinetrack/io/opensim.hpp"
 #include "kinetrack/io/opensim_model.hpp"
 
-namespace kinetrack::cli {
+namespace kinetrack::app {
 
-struct FilterCliConfig {
-  ModelSpec model;
-  std::string input, grf, out, torques, summary_json, report_csv, plot, plot_script;
+struct FilterJobOptions {
+  io::ModelSpec model;
+  std::string input, grf;
+  std::string out, torques, summary_json, report_csv;  ///< files (empty: not written; out too)
   double slope_deg = 0.0;
   double time_start = -std::numeric_limits<double>::infinity();  ///< s, --start
   double time_end = std::numeric_limits<double>::infinity();     ///< s, --end
@@ -46,7 +51,6 @@ struct FilterCliConfig {
   /// (footContacts at the zero pose, the only choice until 2026-11-25) or "auto": stance for the
   /// built-in humans (retargeted captures), model for OpenSim models
   std::string sole = "auto";
-  bool quiet = false;
 };
 
 /// The motion the filter runs on, with what the report needs to interpret it.
@@ -91,14 +95,32 @@ struct FilterReport {
   std::vector<double> plate_rms;  ///< per axis x, y, z (N): filter's contact force vs plates, both feet
 };
 
+/// The summary numbers of a filtered motion.
 FilterReport summarize(const FilterInput& in, const FilteredMotion& out);
-void printFilterSummary(const FilterCliConfig& cfg, const FilterInput& in, const FilterReport& r);
-void writeFilterJson(const std::string& path, const FilterCliConfig& cfg, const FilterInput& in, const FilterReport& r);
+
+struct FilterJobResult {
+  FilterInput input;      ///< the motion the filter ran on and what it ran with
+  FilteredMotion motion;  ///< per frame: q, ν, ν̇, τ, contacts, status, residuals
+  FilterReport report;
+};
+
+/// Runs `kinetrack dynamics filter`: the motion loaded (a BVH tracked first, progress per frame),
+/// the plates, the ground, a treadmill belt, the soles, the slope, the filter (progress per
+/// frame), and the files of the options written. Throws InvalidArgument / ParseError.
+FilterJobResult runDynamicsFilter(const FilterJobOptions& options, const Reporter& reporter = {});
+/// The summary table `kinetrack dynamics filter` prints.
+std::string summaryText(const FilterJobResult& r, const FilterJobOptions& options);
+/// The summary as JSON text.
+std::string summaryJson(const FilterJobResult& r, const FilterJobOptions& options);
 /// Per-frame diagnostics: time, status, contacts, residual force/moment norms before/after, the
 /// filter's contact force per foot (x, y, z) and the plates' (when given).
-void writeFilterReportCsv(const std::string& path, const FilterInput& in, const FilteredMotion& out);
+std::string filterReportCsv(const FilterInput& in, const FilteredMotion& out);
 
-/// Registers `kinetrack dynamics filter` under `dynamics`.
-void addDynamicsFilterCommand(CLI::App& dynamics, Action& action);
+namespace detail {
+/// The input of the filter (dynamics_filter_input.cpp): motion, derivatives, plates, ground, belt,
+/// soles and slope; `feet` are the contact bodies the filter will run with.
+void prepareFilterInput(const FilterJobOptions& cfg, FilterInput& in, std::vector<ContactBody>& feet,
+                        const Reporter& reporter);
+}  // namespace detail
 
-}  // namespace kinetrack::cli
+}  // namespace kinetrack::app
