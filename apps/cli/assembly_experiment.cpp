@@ -16,188 +16,21 @@
 #include <vector>
 
 #include "cli_common.hpp"
-#include "kinetrack/core/errors.hpp"
-#include "kinetrack/dynamics/assembly.hpp"
-#include "kinetrack/io/atomic_file.hpp"
-#include "kinetrack/kinematics/configuration.hpp"
-#include "kinetrack/model/human_models.hpp"
-#include "kinetrack/model/serial_chain.hpp"
+#include "kinetrack/experiments/assembly.hpp"
 #include "plotting.hpp"
 
 namespace kinetrack::cli {
 namespace {
 
 struct AssemblyConfig {
-  std::string out, figure = "human48", plot_script;
-  int max_links = 1024, max_threads = 2, batches = 15;
-  double batch_ms = 20.0;
+  experiments::AssemblyExperimentOptions job;
   bool no_plot = false;
+  std::string plot_script;
 };
 
-struct Row {
-  std::string kind;  // chain or figure
-  int links = 0, dof = 0, loops = 0, threads = 1, height = 0;
-  std::string schedule;
-  double time_us = 0.0, aba_us = 0.0, total = 0.0, critical = 0.0, threaded = 0.0;
-};
-
-// Median per-call time (µs) of `f` over `batches` batches of about `batch_ms` each.
-template <class F>
-double medianMicros(F&& f, int batches, double batch_ms) {
-  using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < 20; ++i) f();
-  auto t0 = Clock::now();
-  int calls = 0;
-  while (std::chrono::duration<double, std::milli>(Clock::now() - t0).count() < batch_ms / 4) {
-    f();
-    ++calls;
-  }
-  const int n = std::max(1, calls * 4);
-  std::vector<double> per(static_cast<std::size_t>(batches));
-  for (double& p : per) {
-    t0 = Clock::now();
-    for (int i = 0; i < n; ++i) f();
-    p = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / n;
-  }
-  std::nth_element(per.begin(), per.begin() + static_cast<long>(per.size() / 2), per.end());
-  return per[per.size() / 2];
-}
-
-std::vector<Row> measure(const std::string& kind, const std::shared_ptr<const Model>& model,
-                         const std::vector<LoopClosure>& loops, const AssemblyConfig& cfg, const Configuration& q,
-                         const VectorXd& v, const VectorXd& tau, ProgressBar& bar, int& done,
-                         const std::string& label) {
-  const Model& m = *model;
-  DynamicsData d(m);
-  const double aba_us = medianMicros([&] { aba(m, d, q, v, tau); }, cfg.batches, cfg.batch_ms);
-  std::vector<Row> rows;
-  for (const AssemblySchedule s : {AssemblySchedule::Serial, AssemblySchedule::Parallel})
-    for (int t = 1; t <= cfg.max_threads; ++t) {
-      AssemblyOptions o;
-      o.schedule = s;
-      o.threads = t;
-      o.loops = loops;
-      const AssemblyPlan plan(model, o);
-      AssemblyData ad(plan);
-      Row r;
-      r.kind = kind;
-      r.links = plan.stats().bodies - 1;
-      r.dof = m.nv();
-      r.loops = static_cast<int>(loops.size());
-      r.threads = t;
-      r.schedule = toString(s);
-      r.height = plan.stats().height;
-      r.total = plan.stats().total_flops;
-      r.critical = plan.stats().critical_path_flops;
-      r.threaded = plan.stats().threaded_flops;
-      r.aba_us = aba_us;
-      r.time_us = medianMicros([&] { assemblyForwardDynamics(plan, ad, q, v, tau); }, cfg.batches, cfg.batch_ms);
-      rows.push_back(r);
-      bar.update(++done, label);
-    }
-  return rows;
-}
-
-int runAssemblyExperiment(const AssemblyConfig& cfg) {
-  if (cfg.max_links < 8) throw UsageError("--max-links must be >= 8");
-  if (cfg.max_threads < 1 || cfg.max_threads > 64) throw UsageError("--threads must be 1 to 64");
-  if (cfg.batches < 3 || !(cfg.batch_ms > 0.0)) throw UsageError("--batches must be >= 3 and --batch-ms > 0");
-  prepareOutputDirectory(cfg.out);
-  std::vector<int> sizes;
-  for (int n = 8; n <= cfg.max_links; n *= 2) sizes.push_back(n);
-  const int total = static_cast<int>(sizes.size() + 3) * 2 * cfg.max_threads;
-  ProgressBar bar(total, true, "run");
-  int done = 0;
-  std::vector<Row> rows;
-  std::mt19937_64 rng(7);
-  std::normal_distribution<double> g(0.0, 1.0);
-  auto randomVec = [&](int n, double s) {
-    VectorXd x(n);
-    for (int i = 0; i < n; ++i) x[i] = s * g(rng);
-    return x;
-  };
-  for (const int n : sizes) {
-    SerialChainOptions o;
-    o.links = n;
-    auto model = std::make_shared<const Model>(makeSerialChain(o));
-    const Configuration q = randomConfiguration(*model, rng);
-    const auto r = measure("chain", model, {}, cfg, q, randomVec(model->nv(), 1.0), randomVec(model->nv(), 5.0), bar,
-                           done, fmt::format("chain of {} links", n));
-    rows.insert(rows.end(), r.begin(), r.end());
-  }
-  // The human figure on a bar: hands held where they are in a reaching-up pose.
-  const Model figure = cfg.figure == "human66" ? makeHuman66() : makeHuman48();
-  auto fig = std::make_shared<const Model>(figure);
-  Configuration qf = randomConfiguration(figure, rng);
-  qf.base_position = Vector3d(0, 0, 1.0);
-  const FrameId rh = figure.frameId("RightHand"), lh = figure.frameId("LeftHand");
-  const std::vector<std::vector<LoopClosure>> holds = {
-      {},
-      {LoopClosure::holding(figure, qf, "right", rh)},
-      {LoopClosure::holding(figure, qf, "right", rh), LoopClosure::holding(figure, qf, "left", lh)}};
-  for (const auto& loops : holds) {
-    const auto r = measure("figure", fig, loops, cfg, qf, randomVec(figure.nv(), 0.5), randomVec(figure.nv(), 10.0),
-                           bar, done, fmt::format("{} holding {} hand(s)", figure.name(), loops.size()));
-    rows.insert(rows.end(), r.begin(), r.end());
-  }
-
-  std::string csv =
-      "kind,links,nv,loops,schedule,threads,time_us,aba_us,total_flops,critical_path_flops,threaded_flops,height\n";
-  for (const Row& r : rows)
-    csv += fmt::format("{},{},{},{},{},{},{:.4f},{:.4f},{:.0f},{:.0f},{:.0f},{}\n", r.kind, r.links, r.dof, r.loops,
-                       r.schedule, r.threads, r.time_us, r.aba_us, r.total, r.critical, r.threaded, r.height);
-  const std::filesystem::path dir(cfg.out);
-  io::writeFileAtomically((dir / "assembly.csv").string(), csv);
-
-  fmt::print("assembly–disassembly forward dynamics (Yamane–Nakamura), one call; time = median of {} batches\n",
-             cfg.batches);
-  fmt::print("serial chains (fixed base), measured microseconds per call\n");
-  fmt::print("  {:<22}", "links");
-  for (const int n : sizes) fmt::print("{:>10}", n);
-  fmt::print("\n");
-  auto find = [&](const char* kind, int links, int loops, const char* s, int t) -> const Row* {
-    for (const Row& r : rows)
-      if (r.kind == kind && (links < 0 || r.links == links) && r.loops == loops && r.schedule == s && r.threads == t)
-        return &r;
-    return nullptr;
-  };
-  for (const char* s : {"serial", "parallel"})
-    for (int t = 1; t <= cfg.max_threads; ++t) {
-      fmt::print("  {:<22}", fmt::format("{} schedule x{}", s, t));
-      for (const int n : sizes) fmt::print("{:>10.1f}", find("chain", n, 0, s, t)->time_us);
-      fmt::print("\n");
-    }
-  fmt::print("  {:<22}", "ABA");
-  for (const int n : sizes) fmt::print("{:>10.1f}", find("chain", n, 0, "serial", 1)->aba_us);
-  fmt::print(
-      "\ncounted kflop per call: total work (1 processor), on {} threads with the plan's split, and the "
-      "critical path (unlimited processors)\n",
-      cfg.max_threads);
-  for (const char* s : {"serial", "parallel"}) {
-    fmt::print("  {:<22}", fmt::format("{}: 1 processor", s));
-    for (const int n : sizes) fmt::print("{:>10.0f}", find("chain", n, 0, s, 1)->total / 1e3);
-    fmt::print("\n");
-    if (cfg.max_threads > 1) {
-      fmt::print("  {:<22}", fmt::format("{}: {} threads", s, cfg.max_threads));
-      for (const int n : sizes) fmt::print("{:>10.0f}", find("chain", n, 0, s, cfg.max_threads)->threaded / 1e3);
-      fmt::print("\n");
-    }
-    fmt::print("  {:<22}", fmt::format("{}: critical path", s));
-    for (const int n : sizes) fmt::print("{:>10.0f}", find("chain", n, 0, s, 1)->critical / 1e3);
-    fmt::print("\n");
-  }
-  fmt::print("  (paper, 1 GHz Pentium III, 8/16/32 links: 1 proc 1.31/2.75/6.08 ms, 2 procs 0.984/1.87/3.93 ms)\n");
-  fmt::print("{} on a bar ({} DoF with the floating base): microseconds (ABA {:.1f} us, open tree)\n", figure.name(),
-             figure.nv(), rows.back().aba_us);
-  fmt::print("  {:<22}{:>10}{:>10}{:>10}\n", "hands held", 0, 1, 2);
-  for (const char* s : {"serial", "parallel"})
-    for (int t = 1; t <= cfg.max_threads; ++t) {
-      fmt::print("  {:<22}", fmt::format("{} schedule x{}", s, t));
-      for (int l = 0; l <= 2; ++l) fmt::print("{:>10.1f}", find("figure", -1, l, s, t)->time_us);
-      fmt::print("\n");
-    }
-  fmt::print("  (paper, 40-DoF figure, serial: 5.1 / 6.3 / 7.2 ms for 0 / 1 / 2 hands)\n");
-  fmt::print("wrote {}\n", (dir / "assembly.csv").string());
+int runAssemblyExperimentCommand(const AssemblyConfig& cfg) {
+  experiments::runAssemblyExperiment(cfg.job, cliReporter(true, "run"));
+  const std::filesystem::path dir(cfg.job.out);
   if (!cfg.no_plot)
     runPlot(findScript(cfg.plot_script, "plot_assembly.py"), "plot_assembly.py",
             {(dir / "assembly.csv").string(), (dir / "assembly.png").string()}, dir / "assembly.png");
@@ -212,17 +45,19 @@ void addAssemblyExperiment(CLI::App& experiment, Action& action) {
       "assembly",
       "Nakamura Table 1: assembly–disassembly forward dynamics on serial chains and a figure on a bar, "
       "serial vs parallel schedule, 1..N threads (time and counted critical path)");
-  cmd->add_option("--out", cfg->out, "output directory (created if needed): assembly.csv, assembly.png")->required();
-  cmd->add_option("--max-links", cfg->max_links, "longest chain (8, 16, … up to this)")->capture_default_str();
-  cmd->add_option("--threads", cfg->max_threads, "measure 1 … this many threads")->capture_default_str();
-  cmd->add_option("--figure", cfg->figure, "the figure on the bar: human48 or human66")
+  cmd->add_option("--out", cfg->job.out, "output directory (created if needed): assembly.csv, assembly.png")
+      ->required();
+  cmd->add_option("--max-links", cfg->job.max_links, "longest chain (8, 16, … up to this)")->capture_default_str();
+  cmd->add_option("--threads", cfg->job.max_threads, "measure 1 … this many threads")->capture_default_str();
+  cmd->add_option("--figure", cfg->job.figure, "the figure on the bar: human48 or human66")
       ->check(CLI::IsMember({"human48", "human66"}))
       ->capture_default_str();
-  cmd->add_option("--batches", cfg->batches, "timed batches per case (the median is reported)")->capture_default_str();
-  cmd->add_option("--batch-ms", cfg->batch_ms, "length of one batch (ms)")->capture_default_str();
+  cmd->add_option("--batches", cfg->job.batches, "timed batches per case (the median is reported)")
+      ->capture_default_str();
+  cmd->add_option("--batch-ms", cfg->job.batch_ms, "length of one batch (ms)")->capture_default_str();
   cmd->add_flag("--no-plot", cfg->no_plot, "write the CSV only");
   cmd->add_option("--plot-script", cfg->plot_script, "path of plot_assembly.py (default: scripts/ of the source tree)");
-  cmd->callback([&action, cfg] { action = [cfg] { return runAssemblyExperiment(*cfg); }; });
+  cmd->callback([&action, cfg] { action = [cfg] { return runAssemblyExperimentCommand(*cfg); }; });
 }
 
 }  // namespace kinetrack::cli

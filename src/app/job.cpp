@@ -40,6 +40,16 @@ io::MarkerSet loadMarkerSet(const std::string& spec, std::optional<double> heigh
   return set;
 }
 
+void prepareDirectory(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) throw InvalidArgument("--out: empty directory name");
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw ParseError(dir, 0, "--out exists and is not a directory");
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "cannot create output directory: " + ec.message());
+}
+
 void writeTextFile(const std::string& path, const std::string& text) { io::writeFileAtomically(path, text); }
 
 std::string textTable(const std::vector<std::vector<std::string>>& rows) {

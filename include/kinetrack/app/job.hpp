@@ -51,6 +51,10 @@ io::LoadedModel loadModel(const io::ModelSpec& spec, const Reporter& reporter = 
 /// InvalidArgument listing the built-in sets when `spec` is empty.
 io::MarkerSet loadMarkerSet(const std::string& spec, std::optional<double> height, const std::string& model_name);
 
+/// Creates the output directory `dir` (and parents). Throws InvalidArgument for an empty name,
+/// ParseError when it exists as a file or cannot be created.
+void prepareDirectory(const std::string& dir);
+
 /// Writes `text` to `path` atomically (temporary file + rename); ParseError when it cannot.
 void writeTextFile(const std::string& path, const std::string& text);
 
