@@ -18,15 +18,8 @@
 #include <vector>
 
 #include "cli_common.hpp"
-#include "kinetrack/app/label_job.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/atomic_file.hpp"
-#include "kinetrack/kinematics/configuration.hpp"
-#include "kinetrack/kinematics/forward_kinematics.hpp"
-#include "kinetrack/markers/labelling_trial.hpp"
-#include "kinetrack/markers/scenarios.hpp"
-#include "kinetrack/metrics/tracking.hpp"
-#include "kinetrack/track/marker_trial.hpp"
+#include "kinetrack/experiments/labelling.hpp"
 #include "plotting.hpp"
 
 namespace kinetrack::cli {
@@ -35,335 +28,21 @@ namespace {
 namespace fs = std::filesystem;
 
 struct LabellingExperimentConfig {
-  std::string out;
-  std::string data = "../shared/data";
-  std::uint64_t seed = 1;
-  int seeds = 1;                  // runs of every scenario, base seeds seed, seed + 100, …
-  std::vector<std::string> only;  // run only "trial: scenario" containing one of these (any case)
-  bool events = false;            // write labelling_events.csv: every marker-frame labelled wrong or missed
+  experiments::LabellingExperimentOptions job;
   bool no_plot = false;
   bool quiet = false;
 };
 
-struct NamedScenario {
-  std::string name;
-  markers::ScenarioOptions options;
-};
-
-std::vector<NamedScenario> scenarios(std::uint64_t seed) {
-  using O = markers::ScenarioOptions;
-  std::vector<NamedScenario> s;
-  auto add = [&](std::string name, O o) {
-    o.seed = seed + s.size();
-    s.push_back({std::move(name), o});
-  };
-  add("clean", {});
-  add("noise 1 mm", {.noise_sigma = 0.001});
-  add("noise 2 mm", {.noise_sigma = 0.002});
-  add("noise 3 mm", {.noise_sigma = 0.003});
-  add("dropouts 5%", {.dropout_fraction = 0.05});
-  add("dropouts 20%", {.dropout_fraction = 0.20});
-  add("ghosts 3 uniform", {.ghosts_uniform = 3});
-  add("ghosts 3 near (3 cm)", {.ghosts_near = 3});
-  add("ghosts 5 (2+3)", {.ghosts_uniform = 2, .ghosts_near = 3});
-  add("swaps 4 planted", {.swaps = 4});
-  add("occlusion 1 s", {.occlusion_start = 0.8, .occlusion_duration = 1.0});
-  add("2 mm + 5% + 3 ghosts", {.noise_sigma = 0.002, .dropout_fraction = 0.05, .ghosts_uniform = 1, .ghosts_near = 2});
-  add("3 mm + 20% + 5 ghosts", {.noise_sigma = 0.003, .dropout_fraction = 0.20, .ghosts_uniform = 2, .ghosts_near = 3});
-  return s;
-}
-
-struct Trial {
-  std::string name;
-  app::LabellingSubject subject;
-  io::MarkerTrajectories trial;  // model world, m
-};
-
-struct Row {
-  std::string trial, scenario;
-  std::uint64_t seed = 0;
-  markers::LabellingScore score;
-  int initialisations = 0, lost = 0, frames = 0;
-  double angle_rms_deg = NAN, angle_max_deg = NAN;
-  double us_median = 0.0, us_p95 = 0.0;
-};
-
-// The labeller's IK (same markers, bounds, warm start and posture prior as the labeller's: the
-// last pose, or its constant-velocity extrapolation with PredictionSpace::Joints) on the
-// scenario's points with their true labels, from the same start (the
-// labeller's first solved pose): the joint angles had every label been right. The prior matters
-// on a redundant model (human66's spine and shoulders fit the same markers in many poses).
-std::vector<Configuration> trueLabelIk(const markers::LabellerModel& lm, const markers::ScenarioTrial& s,
-                                       const Configuration& start) {
-  const Model& model = *lm.model;
-  ik::MarkerIk ik = markers::makeMarkerIk(lm);
-  const double weight = markers::LabellerOptions{}.posture_weight;
-  const bool joint_space = markers::LabellerOptions{}.prediction == markers::PredictionSpace::Joints;
-  std::vector<int> joints;
-  for (int j = 0; j < model.numJoints(); ++j)
-    if (!(lm.lower[j] == lm.upper[j])) ik.addCoordinateTask(model.jointName(JointId(j)), weight), joints.push_back(j);
-  std::vector<double> values(joints.size());
-  Configuration prev = start, curr = start, pred = start;
-  VectorXd nu(model.nv());
-  std::vector<Configuration> out;
-  std::vector<Vector3d> target(lm.names.size());
-  for (int f = 0; f < s.cloud.numFrames(); ++f) {
-    std::fill(target.begin(), target.end(), Vector3d::Constant(NAN));
-    const std::size_t off = s.cloud.offsets[static_cast<std::size_t>(f)];
-    const auto pts = s.cloud.frame(f);
-    int present = 0;
-    for (std::size_t p = 0; p < pts.size(); ++p)
-      if (s.truth[off + p] >= 0) target[static_cast<std::size_t>(s.truth[off + p])] = pts[p], ++present;
-    if (present >= 3) {
-      // The labeller's warm start and posture target: the last pose (marker-space prediction)
-      // or its extrapolation on the configuration manifold.
-      if (joint_space) {
-        difference(model, prev, curr, nu);
-        integrate(model, curr, nu, 1.0, pred);
-      } else {
-        pred = curr;
-      }
-      for (std::size_t k = 0; k < joints.size(); ++k) values[k] = pred.joints[joints[k]];
-      ik.setState(pred);
-      (void)ik.solve(target, values);
-      prev = curr;
-      curr = ik.state();
-    }
-    out.push_back(curr);
-  }
-  return out;
-}
-
-// Rotation of every link relative to its parent at two poses: the angle between them (deg), per
-// link. Joint angles compared this way do not depend on Euler branches (human66's knee triple
-// jumps between equivalent branches near 90° of flexion).
-void jointRotationDifferences(const Model& m, Data& a, Data& b, const Configuration& qa, const Configuration& qb,
-                              std::vector<double>& out) {
-  forwardKinematics(m, a, qa);
-  forwardKinematics(m, b, qb);
-  out.clear();
-  for (int l = 1; l < m.numLinks(); ++l) {
-    const int p = m.parent(LinkId(l)).value;
-    const Matrix3d ra = a.link[static_cast<std::size_t>(p)].R.transpose() * a.link[static_cast<std::size_t>(l)].R;
-    const Matrix3d rb = b.link[static_cast<std::size_t>(p)].R.transpose() * b.link[static_cast<std::size_t>(l)].R;
-    out.push_back(so3::log(Matrix3d(ra.transpose() * rb)).norm() * 180.0 / M_PI);
-  }
-}
-
-Trial loadTrial(std::string name, const app::LabellingSubjectOptions& spec, const std::string& trial_path) {
-  Trial t;
-  t.name = std::move(name);
-  // The trial in the model's world (an .osim model is Y up); the set: the model's markers that
-  // the trial has (the markers worn).
-  io::MarkerTrajectories raw = track::readMarkerTrial(trial_path, app::hasSuffix(spec.model, ".osim"));
-  app::LabellingSubjectOptions quiet = spec;
-  quiet.quiet = true;
-  t.subject = app::loadLabellingSubject(quiet, raw.names);
-  t.trial = std::move(raw);
-  return t;
-}
-
-// Every marker-frame labelled wrong or left a gap (and every absent marker given a point), for
-// finding failure modes: which markers, which frames, what they took instead.
-void appendEvents(const Trial& t, const NamedScenario& sc, const markers::ScenarioTrial& s,
-                  const markers::LabelTrialResult& r, std::string& events_csv) {
-  const std::size_t nm = r.names.size();
-  std::vector<int> point_of(nm);
-  for (int f = 0; f < s.cloud.numFrames(); ++f) {
-    const std::size_t off = s.cloud.offsets[static_cast<std::size_t>(f)];
-    const auto pts = s.cloud.frame(f);
-    std::fill(point_of.begin(), point_of.end(), -1);
-    for (std::size_t p = 0; p < pts.size(); ++p)
-      if (s.truth[off + p] >= 0) point_of[static_cast<std::size_t>(s.truth[off + p])] = static_cast<int>(p);
-    const markers::LabelledFrame& lf = r.frames[static_cast<std::size_t>(f)];
-    for (std::size_t i = 0; i < nm; ++i) {
-      const int got = r.point(f, static_cast<int>(i)), want = point_of[i];
-      if (got == want) continue;
-      const char* kind = want < 0 ? "absent_labelled" : got < 0 ? "missed" : "wrong";
-      std::string took = "-";
-      double dist = NAN;
-      if (got >= 0) {
-        const int tm = s.truth[off + static_cast<std::size_t>(got)];
-        took = tm >= 0 ? r.names[static_cast<std::size_t>(tm)] : std::string("ghost");
-        if (want >= 0) dist = (pts[static_cast<std::size_t>(got)] - pts[static_cast<std::size_t>(want)]).norm();
-      }
-      events_csv += fmt::format("{},{},{},{},{:.4f},{},{},{},{:.4f},{},{},{}\n", t.name, sc.name, sc.options.seed, f,
-                                s.cloud.times[static_cast<std::size_t>(f)], r.names[i], kind, took, dist,
-                                markers::toString(lf.state), lf.relabelled, lf.rigid_rejections);
-    }
-  }
-}
-
-Row runScenario(const Trial& t, const NamedScenario& sc, std::string& frames_csv, std::string* events_csv) {
-  const markers::ScenarioTrial s = markers::makeScenario(t.trial, t.subject.model->names, sc.options);
-  const markers::LabelTrialResult r = markers::labelTrial(t.subject.model, s.cloud);
-  std::vector<char> ok;
-  Row row;
-  row.trial = t.name;
-  row.scenario = sc.name;
-  row.seed = sc.options.seed;
-  if (events_csv) appendEvents(t, sc, s, r, *events_csv);
-  row.score = markers::scoreLabelling(s, r, &ok);
-  row.initialisations = r.initialisations();
-  row.lost = r.lostFrames();
-  row.frames = static_cast<int>(r.frames.size());
-  // Joint rotations against marker IK on the same points with the true labels, on frames whose
-  // labels are all right and whose pose was solved.
-  std::size_t first = 0;
-  while (first + 1 < r.frames.size() && r.frames[first].state == markers::TrackState::Lost) ++first;
-  const std::vector<Configuration> truth_ik = trueLabelIk(*t.subject.model, s, r.poses[first]);
-  const Model& model = *t.subject.model->model;
-  Data da(model), db(model);
-  std::vector<double> diff;
-  double sum = 0.0, worst = 0.0;
-  long count = 0;
-  std::vector<double> us;
-  for (std::size_t f = 0; f < r.frames.size(); ++f) {
-    if (r.frames[f].state == markers::TrackState::Tracking) us.push_back(r.frames[f].microseconds);
-    if (!ok[f] || r.frames[f].state == markers::TrackState::Lost) continue;
-    jointRotationDifferences(model, da, db, r.poses[f], truth_ik[f], diff);
-    for (double d : diff) {
-      sum += d * d;
-      worst = std::max(worst, d);
-      ++count;
-    }
-  }
-  if (count > 0) row.angle_rms_deg = std::sqrt(sum / static_cast<double>(count)), row.angle_max_deg = worst;
-  const metrics::Summary su = metrics::summarize(us);
-  row.us_median = su.median;
-  row.us_p95 = su.p95;
-  // Per-frame fraction right, for the plot.
-  const std::size_t nm = r.names.size();
-  for (int f = 0; f < s.cloud.numFrames(); ++f) {
-    const std::size_t off = s.cloud.offsets[static_cast<std::size_t>(f)];
-    const int np = static_cast<int>(s.cloud.offsets[static_cast<std::size_t>(f) + 1] - off);
-    int present = 0, right = 0, ghost_labelled = 0;
-    for (std::size_t i = 0; i < nm; ++i) {
-      const int got = r.point(f, static_cast<int>(i));
-      if (got >= 0 && s.truth[off + static_cast<std::size_t>(got)] < 0) ++ghost_labelled;
-    }
-    for (int p = 0; p < np; ++p) {
-      const int mk = s.truth[off + static_cast<std::size_t>(p)];
-      if (mk < 0) continue;
-      ++present;
-      right += r.point(f, mk) == p;
-    }
-    frames_csv += fmt::format("{},{},{},{},{:.6f},{},{},{},{}\n", t.name, sc.name, sc.options.seed, f,
-                              s.cloud.times[static_cast<std::size_t>(f)], present, right, ghost_labelled,
-                              markers::toString(r.frames[static_cast<std::size_t>(f)].state));
-  }
-  return row;
-}
-
-std::string fmtOr(double v, const char* spec, const char* none = "-") {
-  return std::isfinite(v) ? fmt::format(fmt::runtime(spec), v) : std::string(none);
-}
-
-int runLabellingExperiment(const LabellingExperimentConfig& cfg) {
+int runLabellingExperimentCommand(const LabellingExperimentConfig& cfg) {
   const auto wall0 = std::chrono::steady_clock::now();
-  const fs::path data(cfg.data);
-  fs::path script;
-  if (!cfg.no_plot) script = findScript("", "plot_labelling.py");
-  prepareOutputDirectory(cfg.out);
-  const fs::path gait = data / "opensim" / "gait2354_walk";
-  const fs::path c3d = data / "c3d";
-  for (const fs::path& p : {gait / "subject01_simbody.osim", gait / "subject01_walk1.trc",
-                            c3d / "pycgm_Movement_trial.c3d", c3d / "pycgm_Static_trial.c3d", c3d / "pycgm_Test.vsk"})
-    if (!fs::is_regular_file(p)) throw UsageError("--data: missing " + p.string() + " (give the shared data folder)");
-
-  fmt::print("experiment labelling (issue 16): labels stripped, points shuffled every frame, seeds from {}\n",
-             cfg.seed);
-  std::vector<Trial> trials;
-  app::LabellingSubjectOptions gait_spec, pig_spec;
-  gait_spec.model = (gait / "subject01_simbody.osim").string();
-  pig_spec.model = "human66";
-  pig_spec.markerset = "human66_plugin_gait";
-  pig_spec.static_trial = (c3d / "pycgm_Static_trial.c3d").string();
-  pig_spec.vsk = (c3d / "pycgm_Test.vsk").string();
-  trials.push_back(loadTrial("gait2354 walk", gait_spec, (gait / "subject01_walk1.trc").string()));
-  trials.push_back(loadTrial("Plug-in Gait (human66)", pig_spec, (c3d / "pycgm_Movement_trial.c3d").string()));
-  app::LabellingSubjectOptions pig48_spec = pig_spec;
-  pig48_spec.model = "human48";
-  trials.push_back(loadTrial("Plug-in Gait (human48)", pig48_spec, (c3d / "pycgm_Movement_trial.c3d").string()));
-  for (const Trial& t : trials)
-    fmt::print("  {:<24} {}; {} frames at {:.0f} Hz, {} trial markers\n", t.name, t.subject.description,
-               t.trial.numFrames(), t.trial.data_rate, t.trial.numMarkers());
-  fmt::print("  {:<24} no markers (IMU orientations only): not labelled\n", "OpenSense walk");
-
-  // Runs: every trial × scenario (× seed), those --only selects.
-  std::vector<std::pair<const Trial*, NamedScenario>> runs;
-  for (int k = 0; k < cfg.seeds; ++k)
-    for (const Trial& t : trials)
-      for (const NamedScenario& sc : scenarios(cfg.seed + 100 * static_cast<std::uint64_t>(k))) {
-        std::string key = t.name + ": " + sc.name;
-        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
-        bool keep = cfg.only.empty();
-        for (std::string o : cfg.only) {
-          std::transform(o.begin(), o.end(), o.begin(), [](unsigned char c) { return std::tolower(c); });
-          keep = keep || key.find(o) != std::string::npos;
-        }
-        if (keep) runs.emplace_back(&t, sc);
-      }
-  if (runs.empty()) throw UsageError("--only: no run matches (runs are named \"trial: scenario\")");
-  ProgressBar bar(static_cast<int>(runs.size()), !cfg.quiet, "run");
-  std::vector<Row> rows;
-  std::string frames_csv = "trial,scenario,seed,frame,time,present,correct,ghosts_labelled,state\n";
-  std::string events_csv = "trial,scenario,seed,frame,time,marker,kind,took,distance_m,state,relabelled,rigid\n";
-  for (const auto& [t, sc] : runs) {
-    bar.update(static_cast<int>(rows.size()), t->name + ": " + sc.name);
-    rows.push_back(runScenario(*t, sc, frames_csv, cfg.events ? &events_csv : nullptr));
-  }
-  bar.update(static_cast<int>(rows.size()));
-
-  std::string csv =
-      "trial,scenario,seed,present,correct,accuracy,wrong,missed,ghost_points,ghosts_labelled,swapped_present,"
-      "swapped_correct,reacquire_frames,initialisations,lost_frames,frames,angle_rms_deg,angle_max_deg,us_median,"
-      "us_p95\n";
-  fmt::print("\n{:<24} {:<22} {:>9} {:>6} {:>6} {:>8} {:>7} {:>6} {:>9} {:>9} {:>7}\n", "trial", "scenario", "accuracy",
-             "wrong", "missed", "ghosts→", "reacq.", "inits", "angle RMS", "angle max", "µs p50");
-  for (const Row& r : rows) {
-    const markers::LabellingScore& s = r.score;
-    csv += fmt::format("{},{},{},{},{},{:.6f},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.2f},{:.2f}\n", r.trial,
-                       r.scenario, r.seed, s.present, s.correct, s.accuracy(), s.wrong, s.missed, s.ghost_points,
-                       s.ghosts_labelled, s.swapped_present, s.swapped_correct, s.reacquire_frames, r.initialisations,
-                       r.lost, r.frames, r.angle_rms_deg, r.angle_max_deg, r.us_median, r.us_p95);
-    fmt::print("{:<24} {:<22} {:>8.3f}% {:>6} {:>6} {:>8} {:>7} {:>6} {:>8}° {:>8}° {:>7.1f}\n", r.trial, r.scenario,
-               100.0 * s.accuracy(), s.wrong, s.missed,
-               s.ghost_points ? fmt::format("{}/{}", s.ghosts_labelled, s.ghost_points) : std::string("-"),
-               s.reacquire_frames >= 0 ? std::to_string(s.reacquire_frames) : std::string("-"), r.initialisations,
-               fmtOr(r.angle_rms_deg, "{:.3f}"), fmtOr(r.angle_max_deg, "{:.2f}"), r.us_median);
-  }
-  const fs::path dir(cfg.out);
-  io::writeFileAtomically((dir / "labelling.csv").string(), csv);
-  io::writeFileAtomically((dir / "labelling_frames.csv").string(), frames_csv);
-  fmt::print("\nwrote {} and {}\n", (dir / "labelling.csv").string(), (dir / "labelling_frames.csv").string());
-  if (cfg.events) {
-    io::writeFileAtomically((dir / "labelling_events.csv").string(), events_csv);
-    fmt::print("wrote {}\n", (dir / "labelling_events.csv").string());
-  }
-  if (cfg.seeds > 1) {
-    // Over the seeds: mean and worst accuracy of every trial × scenario.
-    fmt::print("\nover {} seeds:\n{:<24} {:<22} {:>9} {:>9}\n", cfg.seeds, "trial", "scenario", "mean", "worst");
-    std::vector<std::string> done;
-    for (const Row& a : rows) {
-      const std::string key = a.trial + "\n" + a.scenario;
-      if (std::find(done.begin(), done.end(), key) != done.end()) continue;
-      done.push_back(key);
-      double sum = 0.0, worst = 1.0;
-      int count = 0;
-      for (const Row& b : rows)
-        if (b.trial == a.trial && b.scenario == a.scenario)
-          sum += b.score.accuracy(), worst = std::min(worst, b.score.accuracy()), ++count;
-      fmt::print("{:<24} {:<22} {:>8.3f}% {:>8.3f}%\n", a.trial, a.scenario, 100.0 * sum / count, 100.0 * worst);
-    }
-  }
-  fmt::print("goals: 100% clean; >= 99.5% at 2 mm + 5% + 3 ghosts; re-acquire <= 3 frames; angles < 0.5° RMS\n");
+  experiments::runLabellingExperiment(cfg.job, cliReporter(!cfg.quiet, "run"));
+  const fs::path dir(cfg.job.out);
   if (!cfg.no_plot)
-    runPlot(script, "plot_labelling.py",
+    runPlot(findScript("", "plot_labelling.py"), "plot_labelling.py",
             {"experiment", (dir / "labelling.csv").string(), (dir / "labelling_frames.csv").string(),
              (dir / "labelling.png").string()},
             dir / "labelling.png");
-  fmt::print("done in {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
+  out("done in {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
   return kExitOk;
 }
 
@@ -374,19 +53,19 @@ void addLabellingExperiment(CLI::App& experiment, Action& action) {
   CLI::App* cmd = experiment.add_subcommand(
       "labelling",
       "issue 16: labelling of stripped, shuffled real trials with noise, dropouts, ghosts, swaps, occlusion");
-  cmd->add_option("--out", cfg->out, "output directory: labelling.csv, labelling_frames.csv, labelling.png")
+  cmd->add_option("--out", cfg->job.out, "output directory: labelling.csv, labelling_frames.csv, labelling.png")
       ->required();
-  cmd->add_option("--data", cfg->data, "shared data folder (opensim/gait2354_walk, c3d)")->capture_default_str();
-  cmd->add_option("--seed", cfg->seed, "first seed (scenario k uses seed + k)")->capture_default_str();
-  cmd->add_option("--seeds", cfg->seeds, "runs of every scenario (base seeds seed, seed + 100, …)")
+  cmd->add_option("--data", cfg->job.data, "shared data folder (opensim/gait2354_walk, c3d)")->capture_default_str();
+  cmd->add_option("--seed", cfg->job.seed, "first seed (scenario k uses seed + k)")->capture_default_str();
+  cmd->add_option("--seeds", cfg->job.seeds, "runs of every scenario (base seeds seed, seed + 100, …)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
-  cmd->add_option("--only", cfg->only, "run only \"trial: scenario\" names containing this text (repeatable)");
-  cmd->add_flag("--events", cfg->events,
+  cmd->add_option("--only", cfg->job.only, "run only \"trial: scenario\" names containing this text (repeatable)");
+  cmd->add_flag("--events", cfg->job.events,
                 "write labelling_events.csv: every marker-frame labelled wrong or missed, and what it took");
   cmd->add_flag("--no-plot", cfg->no_plot, "write the CSVs only");
   cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
-  cmd->callback([&action, cfg] { action = [cfg] { return runLabellingExperiment(*cfg); }; });
+  cmd->callback([&action, cfg] { action = [cfg] { return runLabellingExperimentCommand(*cfg); }; });
 }
 
 }  // namespace kinetrack::cli
