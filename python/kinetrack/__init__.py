@@ -11,8 +11,9 @@ from ._kinetrack import __version__  # noqa: F401  (the VERSION file, through ki
 
 import sys as _sys
 
-# `import kinetrack.fabrik` / `.hand` / `.prior` work like attribute access.
+# `import kinetrack.fabrik` / `.hand` / `.prior` / `.experiments` work like attribute access.
 _sys.modules[__name__ + ".fabrik"] = fabrik  # noqa: F405
 _sys.modules[__name__ + ".hand"] = hand  # noqa: F405
 _sys.modules[__name__ + ".prior"] = prior  # noqa: F405
+_sys.modules[__name__ + ".experiments"] = experiments  # noqa: F405
 del _sys

@@ -9,6 +9,7 @@ import numpy.typing as npt
 from . import fabrik as fabrik
 from . import hand as hand
 from . import prior as prior
+from . import experiments as experiments
 
 ArrayLike = npt.ArrayLike
 NDArray = npt.NDArray[np.float64]

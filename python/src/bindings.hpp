@@ -44,10 +44,11 @@ void bindMapping(py::module_& m);         ///< human figure <-> musculoskeletal 
 void bindDynamicsFilter(py::module_& m);  ///< the dynamics filter (dynamics_filter_bindings.cpp)
 void bindMarkers(py::module_& m);
 void bindHand(py::module_& m);
-void bindPrior(py::module_& m);     ///< kinetrack.prior (prior_bindings.cpp)
-void bindPinDrag(py::module_& m);   ///< pin-and-drag IK (pin_drag_bindings.cpp)
-void bindLabeller(py::module_& m);  ///< markers::Labeller (labeller_bindings.cpp)
-void bindViewer(py::module_& m);    ///< write_viewer: `kinetrack view` (viewer_bindings.cpp)
-void bindMuscles(py::module_& m);   ///< OpenSim muscles (muscles_bindings.cpp)
+void bindPrior(py::module_& m);        ///< kinetrack.prior (prior_bindings.cpp)
+void bindPinDrag(py::module_& m);      ///< pin-and-drag IK (pin_drag_bindings.cpp)
+void bindLabeller(py::module_& m);     ///< markers::Labeller (labeller_bindings.cpp)
+void bindViewer(py::module_& m);       ///< write_viewer: `kinetrack view` (viewer_bindings.cpp)
+void bindMuscles(py::module_& m);      ///< OpenSim muscles (muscles_bindings.cpp)
+void bindExperiments(py::module_& m);  ///< kinetrack.experiments (experiments_bindings.cpp)
 
 }  // namespace kinetrack::python

@@ -56,4 +56,5 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindLabeller(m);
   kp::bindViewer(m);
   kp::bindMuscles(m);
+  kp::bindExperiments(m);
 }

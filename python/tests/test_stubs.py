@@ -12,7 +12,7 @@ import kinetrack as kt
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "kinetrack"
 MODULES = [("kinetrack", kt, "__init__.pyi"), ("fabrik", kt.fabrik, "fabrik.pyi"), ("hand", kt.hand, "hand.pyi"),
-           ("prior", kt.prior, "prior.pyi")]
+           ("prior", kt.prior, "prior.pyi"), ("experiments", kt.experiments, "experiments.pyi")]
 STUB_ONLY = {"ArrayLike", "NDArray", "FrameRef"}  # type aliases of the stubs
 
 

@@ -9,7 +9,7 @@
 namespace kinetrack::experiments {
 
 struct AssemblyExperimentOptions {
-  std::string out, figure = "human48", plot_script;
+  std::string out, figure = "human48";
   int max_links = 1024, max_threads = 2, batches = 15;
   double batch_ms = 20.0;
 };

@@ -1,0 +1,85 @@
+// The papers' experiments that live in the experiments module (kinetrack/experiments/), as
+// `kinetrack experiment …` runs them: each writes its CSV files into `out` and returns the tables
+// the CLI prints (the plots are the CLI's: scripts/plot_*.py read the same CSVs).
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "kinetrack/experiments/assembly.hpp"
+#include "kinetrack/experiments/labelling.hpp"
+#include "kinetrack/experiments/mapping.hpp"
+#include "kinetrack/experiments/pindrag.hpp"
+
+namespace kinetrack::python {
+namespace {
+
+/// Runs `f(reporter)` without the GIL and returns the notes it made (the CLI's printed tables).
+template <class F>
+std::string notes(F&& f) {
+  std::string text;
+  app::Reporter reporter;
+  reporter.note = [&text](const std::string& n) { text += n; };
+  released([&] {
+    f(reporter);
+    return 0;
+  });
+  return text;
+}
+
+}  // namespace
+
+void bindExperiments(py::module_& m) {
+  py::module_ e = m.def_submodule("experiments", "The papers' experiments (`kinetrack experiment …`).");
+  e.def(
+      "pindrag",
+      [](const std::string& out, const std::string& model, const std::string& urdf) {
+        experiments::PinDragExperimentOptions o;
+        o.out = out, o.model = model, o.urdf = urdf;
+        return notes([&](const app::Reporter& r) { experiments::runPinDragExperiment(o, r); });
+      },
+      py::arg("out"), py::kw_only(), py::arg("model") = "human66",
+      py::arg("urdf") = experiments::PinDragExperimentOptions{}.urdf,
+      "`kinetrack experiment pindrag`: writes out/pindrag.csv, returns the table per phase.");
+  e.def(
+      "assembly",
+      [](const std::string& out, int max_links, int threads, const std::string& figure, int batches, double batch_ms) {
+        experiments::AssemblyExperimentOptions o;
+        o.out = out, o.max_links = max_links, o.max_threads = threads, o.figure = figure, o.batches = batches;
+        o.batch_ms = batch_ms;
+        return notes([&](const app::Reporter& r) { experiments::runAssemblyExperiment(o, r); });
+      },
+      py::arg("out"), py::kw_only(), py::arg("max_links") = 1024, py::arg("threads") = 2, py::arg("figure") = "human48",
+      py::arg("batches") = 15, py::arg("batch_ms") = 20.0,
+      "`kinetrack experiment assembly` (Nakamura Table 1): writes out/assembly.csv, returns the tables.");
+  e.def(
+      "mapping",
+      [](const std::string& out, const std::string& human, const std::string& model, const std::string& map,
+         std::optional<std::vector<std::string>> train, std::optional<std::vector<std::string>> test, int degree,
+         const std::string& roundtrip) {
+        experiments::MappingExperimentOptions o;
+        o.out = out, o.human = human, o.model = model, o.map = map, o.degree = degree, o.roundtrip = roundtrip;
+        if (train) o.train = *train;
+        if (test) o.test = *test;
+        return notes([&](const app::Reporter& r) { experiments::runMappingExperiment(o, r); });
+      },
+      py::arg("out"), py::kw_only(), py::arg("human") = "human48",
+      py::arg("model") = experiments::MappingExperimentOptions{}.model, py::arg("map") = "gait2354",
+      py::arg("train") = py::none(), py::arg("test") = py::none(), py::arg("degree") = 2,
+      py::arg("roundtrip") = experiments::MappingExperimentOptions{}.roundtrip,
+      "`kinetrack experiment mapping` (Nakamura Eq. 14-15): writes out/mapping_error.csv and the per-clip CSVs, "
+      "returns the tables.");
+  e.def(
+      "labelling",
+      [](const std::string& out, const std::string& data, std::uint64_t seed, int seeds,
+         const std::vector<std::string>& only, bool events) {
+        experiments::LabellingExperimentOptions o;
+        o.out = out, o.data = data, o.seed = seed, o.seeds = seeds, o.only = only, o.events = events;
+        return notes([&](const app::Reporter& r) { experiments::runLabellingExperiment(o, r); });
+      },
+      py::arg("out"), py::kw_only(), py::arg("data") = "../shared/data", py::arg("seed") = 1, py::arg("seeds") = 1,
+      py::arg("only") = std::vector<std::string>{}, py::arg("events") = false,
+      "`kinetrack experiment labelling` (issue 16): writes out/labelling.csv, labelling_frames.csv (and "
+      "labelling_events.csv), returns the tables.");
+}
+
+}  // namespace kinetrack::python
