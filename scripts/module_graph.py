@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
-"""The library's module graph, read from src/CMakeLists.txt (kinetrack_library and
-kinetrack_app_target calls: each target's kinetrack dependencies, public and private), as the
-table docs/architecture.md shows between its `modules:begin` and `modules:end` markers (with
+"""The library's module graph, read from src/CMakeLists.txt (kinetrack_library calls: each
+target's kinetrack dependencies, public and private), as the table docs/architecture.md shows between its `modules:begin` and `modules:end` markers (with
 --sizes: each module's files and lines too, not in the doc: they change with every edit). Usage:
   scripts/module_graph.py            print the table
   scripts/module_graph.py --check F  exit 1 when F's table is not the printed one (ctest docs.modules)
@@ -18,7 +17,7 @@ def targets():
     text = (ROOT / "src" / "CMakeLists.txt").read_text()
     text = re.sub(r"#[^\n]*", "", text)
     found = {}
-    for m in re.finditer(r"kinetrack_(?:library|app_target)\(\s*(\w+)(.*?)\)\s*\n", text, re.S):
+    for m in re.finditer(r"kinetrack_library\(\s*(\w+)(.*?)\)\s*\n", text, re.S):
         name, rest = m.group(1), m.group(2)
         deps = sorted({d for d in re.findall(r"kinetrack_(\w+)", rest) if d != name})
         found[name] = deps

@@ -159,25 +159,7 @@ reference).)doc");
         } else {
           // A tracked motion in memory: times (N,) and q (N, nq) rows (a TrackResult, or a dict).
           if (!given_model) throw py::value_error("a motion in memory needs a kinetrack.Model (model=)");
-          const bool is_dict = py::isinstance<py::dict>(motion);
-          const py::object times_obj = is_dict ? py::object(motion["times"]) : py::object(motion.attr("times"));
-          const py::object q_obj = is_dict ? py::object(motion["q"]) : py::object(motion.attr("q"));
-          const auto times = times_obj.cast<std::vector<double>>();
-          const Model& m = *given_model;
-          io::JointTrajectory t;
-          t.source = "motion";
-          t.joint_names = m.jointNames();
-          t.times = times;
-          t.joints.resize(static_cast<Eigen::Index>(times.size()), m.numJoints());
-          t.gap.assign(times.size(), 0);
-          const Array q = checkedArray(q_obj, {static_cast<py::ssize_t>(times.size()), nq(m)}, "q (N, nq)");
-          Configuration c(m);
-          for (std::size_t k = 0; k < times.size(); ++k) {
-            readConfiguration(m, q.data() + static_cast<std::ptrdiff_t>(k) * nq(m), c);
-            t.base.push_back(Transform{c.base_rotation, c.base_position});
-            t.joints.row(static_cast<Eigen::Index>(k)) = c.joints.transpose();
-          }
-          given.joints = std::move(t);
+          given.joints = toJointTrajectory(*given_model, motion, "motion");
         }
         const app::InverseDynamicsResult r =
             released([&] { return app::runInverseDynamics(o, {}, given, given_model.get()); });

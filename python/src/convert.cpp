@@ -64,6 +64,33 @@ void readConfiguration(const Model& model, py::handle q, Configuration& out, con
   readConfiguration(model, a.data(), out);
 }
 
+io::JointTrajectory toJointTrajectory(const Model& model, py::handle motion, const std::string& source) {
+  const bool is_dict = py::isinstance<py::dict>(motion);
+  const auto field = [&](const char* name) {
+    return is_dict ? py::object(motion[name]) : py::object(motion.attr(name));
+  };
+  const bool has_gaps = is_dict ? motion.cast<py::dict>().contains("gaps") : py::hasattr(motion, "gaps");
+  const auto times = field("times").cast<std::vector<double>>();
+  const Array q = checkedArray(field("q"), {static_cast<py::ssize_t>(times.size()), nq(model)}, "q (N, nq)");
+  io::JointTrajectory t;
+  t.source = source;
+  t.joint_names = model.jointNames();
+  t.times = times;
+  t.joints.resize(static_cast<Eigen::Index>(times.size()), model.numJoints());
+  t.gap.assign(times.size(), 0);
+  if (has_gaps) {
+    const auto gaps = field("gaps").cast<std::vector<bool>>();
+    for (std::size_t k = 0; k < gaps.size() && k < t.gap.size(); ++k) t.gap[k] = gaps[k] ? 1 : 0;
+  }
+  Configuration c(model);
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    readConfiguration(model, q.data() + static_cast<std::ptrdiff_t>(k) * nq(model), c);
+    t.base.push_back(Transform{c.base_rotation, c.base_position});
+    t.joints.row(static_cast<Eigen::Index>(k)) = c.joints.transpose();
+  }
+  return t;
+}
+
 Configuration toConfiguration(const Model& model, py::handle q, const char* what) {
   Configuration c(model);
   readConfiguration(model, q, c, what);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kinetrack/core/types.hpp"
+#include "kinetrack/io/joint_csv.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/model.hpp"
 
@@ -62,6 +63,9 @@ void readConfiguration(const Model& model, const double* q, Configuration& out);
 void readConfiguration(const Model& model, py::handle q, Configuration& out, const char* what = "q");
 /// A new Configuration from a Python q.
 Configuration toConfiguration(const Model& model, py::handle q, const char* what = "q");
+/// A motion held in Python as a joint trajectory: an object with `times` (N,) and `q` (N, nq)
+/// (a TrackResult) or a dict with those keys, and optionally `gaps` (N,) bool. `source` names it.
+io::JointTrajectory toJointTrajectory(const Model& model, py::handle motion, const std::string& source);
 /// q into `out` (nq values; quaternion with w ≥ 0).
 void writeConfiguration(const Configuration& q, double* out);
 /// A new (nq,) array.

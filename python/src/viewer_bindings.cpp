@@ -25,25 +25,7 @@ py::dict writeViewerPy(const Model& model, py::object result, const std::string&
   if (py::isinstance<py::str>(result)) {
     o.result = result.cast<std::string>();
   } else {
-    const auto times = result.attr("times").cast<std::vector<double>>();
-    const Array q = checkedArray(result.attr("q"), {static_cast<py::ssize_t>(times.size()), nq(model)}, "result.q");
-    io::JointTrajectory t;
-    t.source = "TrackResult";
-    t.joint_names = model.jointNames();
-    t.times = times;
-    t.joints.resize(static_cast<Eigen::Index>(times.size()), model.numJoints());
-    t.gap.assign(times.size(), 0);
-    if (py::hasattr(result, "gaps")) {
-      const auto gaps = result.attr("gaps").cast<std::vector<bool>>();
-      for (std::size_t k = 0; k < gaps.size() && k < t.gap.size(); ++k) t.gap[k] = gaps[k] ? 1 : 0;
-    }
-    Configuration c(model);
-    for (std::size_t k = 0; k < times.size(); ++k) {
-      readConfiguration(model, q.data() + static_cast<std::ptrdiff_t>(k) * nq(model), c);
-      t.base.push_back(Transform{c.base_rotation, c.base_position});
-      t.joints.row(static_cast<Eigen::Index>(k)) = c.joints.transpose();
-    }
-    given = std::move(t);
+    given = toJointTrajectory(model, result, "TrackResult");
   }
   const app::ViewResult r = released([&] { return app::runView(o, {}, &model, given ? &*given : nullptr); });
   const viewer::ViewerData& data = r.data;
