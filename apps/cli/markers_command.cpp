@@ -37,8 +37,7 @@ int runMarkersIkCommand(MarkersIkConfig cfg) {
   out("{}", app::summaryText(r));
   out("wrote {} ({} rows){}\n", r.out_path, r.summary.frames, errors.empty() ? "" : " and " + errors);
   if (!cfg.plot.empty()) {
-    const bool mot = app::hasSuffix(r.model_path, ".osim") || app::hasSuffix(r.out_path, ".mot");
-    std::vector<std::string> args = {mot ? r.out_path : o.mot_copy, o.errors, cfg.plot};
+    std::vector<std::string> args = {app::hasSuffix(r.out_path, ".mot") ? r.out_path : o.mot_copy, o.errors, cfg.plot};
     if (!cfg.reference.empty()) args.insert(args.end(), {"--reference", cfg.reference});
     runPlot(findScript("", "plot_markers_ik.py"), "plot_markers_ik.py", args, cfg.plot);
   }
@@ -63,8 +62,9 @@ void addMarkersCommand(CLI::App& app, Action& action) {
                   "OpenSim IK setup (Setup_IK.xml): marker/coordinate tasks, time range, accuracy; files given on the "
                   "command line override the paths inside it");
   cmd->add_option("--out", cfg->job.out,
-                  "output: .mot (OpenSim layout, degrees); for a built-in model the joint CSV of `kinetrack track` "
-                  "unless the name ends in .mot");
+                  "output: a name ending in .csv gets the joint CSV of `kinetrack track` (what `view` and "
+                  "`dynamics id` read), any other OpenSim's .mot layout (degrees); for a built-in model the joint "
+                  "CSV unless the name ends in .mot");
   cmd->add_option("--markerset", cfg->job.markerset,
                   "built-in models: marker set (built-in name, e.g. human66_plugin_gait, or a JSON file)");
   cmd->add_option("--static", cfg->job.static_trial,

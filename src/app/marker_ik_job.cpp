@@ -20,6 +20,14 @@
 namespace kinetrack::app {
 namespace {
 
+// The solved configurations as kinetrack's joint CSV (a held frame is a gap).
+void writeJointCsv(const Model& model, const track::MarkerTrialResult& trial, const std::string& path) {
+  io::JointCsvWriter w(model, path);
+  for (std::size_t k = 0; k < trial.frames.size(); ++k)
+    w.write(trial.frames[k].time, trial.configurations[k], trial.frames[k].held);
+  w.commit();
+}
+
 // The trial in the model's world (track::readMarkerTrial with the marker axes).
 io::MarkerTrajectories readTrial(const MarkerIkOptions& o, const std::string& path, bool model_y_up) {
   return track::readMarkerTrial(path, model_y_up, track::parseMarkerAxes(o.marker_axes));
@@ -81,9 +89,7 @@ void solveBuiltin(const MarkerIkOptions& o, MarkerIkResult& r, track::MarkerTria
   if (hasSuffix(r.out_path, ".mot")) {
     io::writeMot(r.coordinates, r.out_path);
   } else {
-    io::JointCsvWriter w(*model, r.out_path);
-    for (std::size_t k = 0; k < times.size(); ++k) w.write(times[k], r.trial.configurations[k], r.trial.frames[k].held);
-    w.commit();
+    writeJointCsv(*model, r.trial, r.out_path);
   }
 }
 
@@ -129,7 +135,11 @@ MarkerIkResult runMarkerIk(const MarkerIkOptions& o, const Reporter& reporter, c
     r.summary.coordinates = static_cast<int>(osim.coordinates.size());
     r.summary.markers = binding.spec.markers.size();
     r.coordinates = track::openSimCoordinates(osim, r.trial);
-    if (!r.out_path.empty()) io::writeMot(r.coordinates, r.out_path);
+    if (!o.mot_copy.empty()) io::writeMot(r.coordinates, o.mot_copy);
+    if (hasSuffix(r.out_path, ".csv"))  // kinetrack's joint CSV (what `view` and `dynamics id` read)
+      writeJointCsv(*osim.model, r.trial, r.out_path);
+    else if (!r.out_path.empty())
+      io::writeMot(r.coordinates, r.out_path);
   } else {
     solveBuiltin(o, r, opt, reporter, loaded);
   }

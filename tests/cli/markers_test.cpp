@@ -4,6 +4,8 @@
 // missing file, a model that is not .osim) exiting with 2 and a message naming file and line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -48,6 +50,26 @@ TEST(CliMarkers, Gait2354WalkWithTheSetup) {
   EXPECT_NEAR(j["marker_rms_m"].get<double>(), 0.022, 0.001);
   EXPECT_GT(j["marker_max_m"].get<double>(), j["marker_rms_m"].get<double>());
   EXPECT_TRUE(j.contains("solve_us_median"));
+}
+
+// --out *.csv on an OpenSim model: kinetrack's joint CSV (the same coordinates as the .mot, in
+// radians), which `kinetrack view` reads; it used to be .mot content under a .csv name.
+TEST(CliMarkers, OpenSimModelToAJointCsv) {
+  KINETRACK_REQUIRE_SHARED(setup, "data/opensim/gait2354_walk/subject01_Setup_IK.xml");
+  KINETRACK_REQUIRE_SHARED(osim, "data/opensim/gait2354_walk/subject01_simbody.osim");
+  ScratchDir dir;
+  const std::string csv = dir.file("ik.csv"), mot = dir.file("ik.mot");
+  ASSERT_EQ(runCli({"markers", "ik", "--quiet", "--setup", setup, "--out", csv}).status, 0);
+  ASSERT_EQ(runCli({"markers", "ik", "--quiet", "--setup", setup, "--out", mot}).status, 0);
+  const kinetrack::io::JointTrajectory q = kinetrack::io::readJointCsv(csv);
+  const kinetrack::io::MotTable m = kinetrack::io::readMot(mot);
+  ASSERT_EQ(q.numFrames(), static_cast<int>(m.times.size()));
+  const auto knee = std::find(q.joint_names.begin(), q.joint_names.end(), "knee_angle_r") - q.joint_names.begin();
+  const auto knee_mot = std::find(m.columns.begin(), m.columns.end(), "knee_angle_r") - m.columns.begin();
+  for (int k = 0; k < q.numFrames(); ++k)  // the .mot prints degrees to its digits
+    EXPECT_NEAR(q.joints(k, knee) * 180.0 / M_PI, m.values(k, knee_mot), 1e-4) << k;
+  const RunResult v = runCli({"view", "--model", osim, "--result", csv, "--out", dir.file("view")});
+  if (v.err.find("not built into this kinetrack") == std::string::npos) EXPECT_EQ(v.status, 0) << v.err;
 }
 
 // Plug-in Gait C3D on the built-in human66: calibrated on the static trial, every frame of the
