@@ -18,13 +18,13 @@
 #include "cli_common.hpp"
 #include "kinetrack/app/track_job.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/experiments/dyn.hpp"
 #include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/io/segment_map.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/icub.hpp"
-#include "kinetrack/track/experiments.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
 #include "plotting.hpp"
@@ -61,7 +61,7 @@ std::string iqrCell(const std::vector<double>& v, const char* format) {
 
 int runCompare(const CompareConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
-  track::CompareOptions options;
+  experiments::CompareOptions options;
   options.data = cfg.data;
   options.icub = cfg.icub;
   if (cfg.threads < 0) throw UsageError("--threads: expected ≥ 0, got " + std::to_string(cfg.threads));
@@ -83,7 +83,7 @@ int runCompare(const CompareConfig& cfg) {
   }
   prepareOutputDirectory(cfg.out);
   std::optional<ProgressBar> bar;
-  const track::CompareResult result = track::runCompare(
+  const experiments::CompareResult result = experiments::runCompare(
       options, [&](int i, int n, const std::string& model, const std::string& scenario, track::Method m) {
         if (!bar) bar.emplace(n, !cfg.quiet, "run");
         bar->update(i, fmt::format("{} {} {}", model, scenario, track::toString(m)));
@@ -91,13 +91,13 @@ int runCompare(const CompareConfig& cfg) {
   if (bar) bar->update(static_cast<int>(result.series.size()));
   for (const std::string& w : result.warnings) fmt::print(stderr, "kinetrack: warning: {}\n", w);
   const fs::path csv_path = fs::path(cfg.out) / "compare.csv";
-  io::writeFileAtomically(csv_path.string(), track::compareCsv(result));
-  const std::vector<track::CompareSeries>& series = result.series;
+  io::writeFileAtomically(csv_path.string(), experiments::compareCsv(result));
+  const std::vector<experiments::CompareSeries>& series = result.series;
 
   fmt::print("DYN Fig. 7 on real captures: median (IQR) after a {:g} s transient\n\n", cfg.transient);
   fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", "model", "scenario", "method", "log10 MNTE", "log10 RMSE",
              "time (us)");
-  for (const track::CompareSeries& s : series)
+  for (const experiments::CompareSeries& s : series)
     fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", s.model, s.scenario, track::toString(s.method),
                iqrCell(s.log_mnte, "{:.2f} ({:.2f})"), iqrCell(s.log_rmse, "{:.2f} ({:.2f})"),
                iqrCell(s.time_us, "{:.1f} ({:.1f})"));

@@ -26,8 +26,8 @@
 
 #include "cli_common.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/experiments/dyn.hpp"
 #include "kinetrack/io/atomic_file.hpp"
-#include "kinetrack/track/experiments.hpp"
 #include "plotting.hpp"
 
 namespace kinetrack::cli {
@@ -73,8 +73,8 @@ struct ConvergenceConfig {
   std::string jacobian = "midpoint";
 };
 
-using track::ConvergenceTarget;
-using track::GainRun;
+using experiments::ConvergenceTarget;
+using experiments::GainRun;
 
 std::vector<double> parseGains(const std::vector<std::string>& texts) {
   if (texts.empty()) throw UsageError("--gains: give at least one gain, e.g. --gains 0,1,10");
@@ -149,7 +149,7 @@ int runConvergence(const ConvergenceConfig& cfg) {
     throw UsageError("--jacobian: '" + cfg.jacobian + "'; valid: midpoint, previous");
   if (steps_real > 1e7)
     throw UsageError(fmt::format("--duration x --rate = {:g} steps per gain; at most 1e7", steps_real));
-  track::ConvergenceOptions options;
+  experiments::ConvergenceOptions options;
   options.gains = gains;
   options.rate = cfg.rate;
   options.duration = cfg.duration;
@@ -171,7 +171,7 @@ int runConvergence(const ConvergenceConfig& cfg) {
   const LoadedModel lm = loadModelAndWarn(cfg.model);
   const Model& m = lm.model;
   prepareOutputDirectory(cfg.out);  // fail before the work, not after
-  const ConvergenceTarget target = track::convergenceTarget(m, options);
+  const ConvergenceTarget target = experiments::convergenceTarget(m, options);
 
   fmt::print("experiment convergence (DYN Fig. 8): model {} ({} DoF, {} base), {} orientation target(s){}\n", m.name(),
              m.numJoints(), toString(m.baseType()), target.orientation.size(),
@@ -188,11 +188,11 @@ int runConvergence(const ConvergenceConfig& cfg) {
       cfg.jacobian == "midpoint" ? "mid-step configuration" : "previous configuration (paper)");
 
   std::vector<GainRun> runs;
-  for (double k : gains) runs.push_back(track::runConvergenceGain(m, target, k, options));
+  for (double k : gains) runs.push_back(experiments::runConvergenceGain(m, target, k, options));
 
   const fs::path dir(cfg.out);
   const fs::path csv = dir / "convergence.csv";
-  io::writeFileAtomically(csv.string(), track::convergenceCsv(runs, cfg.rate));
+  io::writeFileAtomically(csv.string(), experiments::convergenceCsv(runs, cfg.rate));
 
   printSummary(runs, cfg.rate);
   fmt::print("\nwrote {} ({} gains x {} rows)\n", csv.string(), runs.size(), steps + 1);

@@ -12,7 +12,12 @@
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/track/pipeline.hpp"
 
-namespace kinetrack::track {
+namespace kinetrack::experiments {
+
+using track::Capture;
+using track::Method;
+using track::TrackerOptions;
+using track::TrackSummary;
 
 // --- Fig. 8: convergence -------------------------------------------------------------------------
 
@@ -118,4 +123,4 @@ CompareResult runCompare(const CompareOptions& options, const CompareProgress& p
 /// CSV `model,scenario,method,frame,log10_mnte,log10_rmse,time_us`.
 std::string compareCsv(const CompareResult& result);
 
-}  // namespace kinetrack::track
+}  // namespace kinetrack::experiments

@@ -1,4 +1,4 @@
-#include "kinetrack/track/experiments.hpp"
+#include "kinetrack/experiments/dyn.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +17,9 @@
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
 
-namespace kinetrack::track {
+namespace kinetrack::experiments {
+
+using namespace kinetrack::track;  // the pipeline these experiments run
 
 // --- Fig. 8 ----------------------------------------------------------------------------------------
 
@@ -238,4 +240,4 @@ std::string compareCsv(const CompareResult& result) {
   return csv;
 }
 
-}  // namespace kinetrack::track
+}  // namespace kinetrack::experiments
