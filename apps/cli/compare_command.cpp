@@ -47,18 +47,6 @@ struct CompareConfig {
   bool quiet = false;
 };
 
-std::string iqrCell(const std::vector<double>& v, const char* format) {
-  if (v.empty()) return "-";
-  std::vector<double> s = v;
-  std::sort(s.begin(), s.end());
-  auto q = [&](double p) {
-    const double x = p * static_cast<double>(s.size() - 1);
-    const auto i = static_cast<std::size_t>(x);
-    return i + 1 < s.size() ? s[i] + (x - static_cast<double>(i)) * (s[i + 1] - s[i]) : s.back();
-  };
-  return fmt::format(fmt::runtime(format), q(0.5), q(0.75) - q(0.25));
-}
-
 int runCompare(const CompareConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
   experiments::CompareOptions options;
@@ -92,15 +80,8 @@ int runCompare(const CompareConfig& cfg) {
   for (const std::string& w : result.warnings) fmt::print(stderr, "kinetrack: warning: {}\n", w);
   const fs::path csv_path = fs::path(cfg.out) / "compare.csv";
   io::writeFileAtomically(csv_path.string(), experiments::compareCsv(result));
-  const std::vector<experiments::CompareSeries>& series = result.series;
 
-  fmt::print("DYN Fig. 7 on real captures: median (IQR) after a {:g} s transient\n\n", cfg.transient);
-  fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", "model", "scenario", "method", "log10 MNTE", "log10 RMSE",
-             "time (us)");
-  for (const experiments::CompareSeries& s : series)
-    fmt::print("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", s.model, s.scenario, track::toString(s.method),
-               iqrCell(s.log_mnte, "{:.2f} ({:.2f})"), iqrCell(s.log_rmse, "{:.2f} ({:.2f})"),
-               iqrCell(s.time_us, "{:.1f} ({:.1f})"));
+  fmt::print("{}", experiments::compareTable(result, cfg.transient));
   fmt::print("\nwrote {}\n", csv_path.string());
   if (!cfg.no_plot) {
     const fs::path png = fs::path(cfg.out) / "compare.png";

@@ -240,4 +240,31 @@ std::string compareCsv(const CompareResult& result) {
   return csv;
 }
 
+namespace {
+
+std::string iqrCell(const std::vector<double>& v, const char* format) {
+  if (v.empty()) return "-";
+  std::vector<double> s = v;
+  std::sort(s.begin(), s.end());
+  auto q = [&](double p) {
+    const double x = p * static_cast<double>(s.size() - 1);
+    const auto i = static_cast<std::size_t>(x);
+    return i + 1 < s.size() ? s[i] + (x - static_cast<double>(i)) * (s[i + 1] - s[i]) : s.back();
+  };
+  return fmt::format(fmt::runtime(format), q(0.5), q(0.75) - q(0.25));
+}
+
+}  // namespace
+
+std::string compareTable(const CompareResult& result, double transient) {
+  std::string t = fmt::format("DYN Fig. 7 on real captures: median (IQR) after a {:g} s transient\n\n", transient);
+  t += fmt::format("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", "model", "scenario", "method", "log10 MNTE",
+                   "log10 RMSE", "time (us)");
+  for (const CompareSeries& s : result.series)
+    t += fmt::format("{:<8} {:<8} {:<16} {:>18} {:>18} {:>18}\n", s.model, s.scenario, track::toString(s.method),
+                     iqrCell(s.log_mnte, "{:.2f} ({:.2f})"), iqrCell(s.log_rmse, "{:.2f} ({:.2f})"),
+                     iqrCell(s.time_us, "{:.1f} ({:.1f})"));
+  return t;
+}
+
 }  // namespace kinetrack::experiments

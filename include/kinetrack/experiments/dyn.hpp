@@ -122,5 +122,8 @@ using CompareProgress = std::function<void(int, int, const std::string&, const s
 CompareResult runCompare(const CompareOptions& options, const CompareProgress& progress = {});
 /// CSV `model,scenario,method,frame,log10_mnte,log10_rmse,time_us`.
 std::string compareCsv(const CompareResult& result);
+/// The table `kinetrack experiment compare` prints: per model, scenario and method the median
+/// (IQR) of log10 MNTE, log10 RMSE and the time per frame, after `transient` s.
+std::string compareTable(const CompareResult& result, double transient);
 
 }  // namespace kinetrack::experiments
