@@ -69,7 +69,7 @@ app::Reporter cliReporter(bool progress, const std::string& unit) {
   if (progress) {
     auto bar = std::make_shared<std::optional<ProgressBar>>();
     r.progress = [bar, unit](int done, int total, std::string_view label) {
-      if (!*bar) bar->emplace(total, true, unit);
+      if (!*bar || (*bar)->total() != total) bar->emplace(total, true, unit);
       (*bar)->update(done, label);
     };
   }

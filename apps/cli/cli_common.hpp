@@ -100,6 +100,7 @@ class ProgressBar {
   ProgressBar(int total, bool enabled, std::string unit = "frame");
   /// `done` items of the total are finished; `label` names the one running now.
   void update(int done, std::string_view label = {});
+  [[nodiscard]] int total() const { return total_; }
 
  private:
   int total_;

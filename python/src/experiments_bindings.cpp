@@ -6,6 +6,7 @@
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "kinetrack/experiments/assembly.hpp"
+#include "kinetrack/experiments/gpm.hpp"
 #include "kinetrack/experiments/labelling.hpp"
 #include "kinetrack/experiments/mapping.hpp"
 #include "kinetrack/experiments/pindrag.hpp"
@@ -67,6 +68,20 @@ void bindExperiments(py::module_& m) {
       py::arg("train") = py::none(), py::arg("test") = py::none(), py::arg("degree") = 2,
       py::arg("roundtrip") = experiments::MappingExperimentOptions{}.roundtrip,
       "`kinetrack experiment mapping` (Nakamura Eq. 14-15): writes out/mapping_error.csv and the per-clip CSVs, "
+      "returns the tables.");
+  e.def(
+      "gpm",
+      [](const std::string& out, const std::string& data, const std::vector<int>& incs,
+         const std::vector<std::string>& subjects, double rate, int robustness_inc, bool leave_one_out) {
+        experiments::GpmExperimentOptions o;
+        o.out = out, o.data = data, o.incs = incs, o.subjects = subjects, o.rate = rate;
+        o.robustness_inc = robustness_inc, o.no_loo = !leave_one_out;
+        return notes([&](const app::Reporter& r) { experiments::runGpmExperiment(o, r); });
+      },
+      py::arg("out"), py::kw_only(), py::arg("data") = "../shared/data",
+      py::arg("incs") = experiments::GpmExperimentOptions{}.incs, py::arg("subjects") = std::vector<std::string>{},
+      py::arg("rate") = 30.0, py::arg("robustness_inc") = 5, py::arg("leave_one_out") = true,
+      "`kinetrack experiment gpm` (GPM seed, Fig. 4/5): writes out/gpm.csv, gpm_robustness.csv, gpm_fits.csv, "
       "returns the tables.");
   e.def(
       "labelling",
