@@ -10,6 +10,7 @@
 #include "kinetrack/experiments/labelling.hpp"
 #include "kinetrack/experiments/mapping.hpp"
 #include "kinetrack/experiments/pindrag.hpp"
+#include "kinetrack/experiments/sparse.hpp"
 
 namespace kinetrack::python {
 namespace {
@@ -83,6 +84,20 @@ void bindExperiments(py::module_& m) {
       py::arg("rate") = 30.0, py::arg("robustness_inc") = 5, py::arg("leave_one_out") = true,
       "`kinetrack experiment gpm` (GPM seed, Fig. 4/5): writes out/gpm.csv, gpm_robustness.csv, gpm_fits.csv, "
       "returns the tables.");
+  e.def(
+      "sparse",
+      [](const std::string& out, const std::string& data, const std::string& targets,
+         const std::vector<std::string>& subjects, double rate, int inc, bool dyn) {
+        experiments::SparseExperimentOptions o;
+        o.out = out, o.data = data, o.targets = targets, o.subjects = subjects, o.rate = rate, o.inc = inc;
+        o.no_dyn = !dyn;
+        return notes([&](const app::Reporter& r) { experiments::runSparseExperiment(o, r); });
+      },
+      py::arg("out"), py::kw_only(), py::arg("data") = "../shared/data", py::arg("targets") = "head,hands",
+      py::arg("subjects") = std::vector<std::string>{}, py::arg("rate") = 30.0, py::arg("inc") = 1,
+      py::arg("dyn") = true,
+      "`kinetrack experiment sparse`: held-out subjects tracked from few targets (LN, prior, DYN, DYN + prior); "
+      "writes out/sparse.csv, returns the table.");
   e.def(
       "labelling",
       [](const std::string& out, const std::string& data, std::uint64_t seed, int seeds,
