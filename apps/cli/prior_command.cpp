@@ -4,36 +4,19 @@
 //   kinetrack experiment sparse --out DIR              held-out subjects: LN vs prior vs DYN
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <filesystem>
-#include <map>
-#include <memory>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "cli_common.hpp"
 #include "kinetrack/app/prior_job.hpp"
-#include "kinetrack/core/errors.hpp"
 #include "kinetrack/experiments/sparse.hpp"
-#include "kinetrack/ik/dynamical_ik.hpp"
-#include "kinetrack/io/atomic_file.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/kinematics/jacobian.hpp"
-#include "kinetrack/model/human_models.hpp"
-#include "kinetrack/prior/prior_posture.hpp"
-#include "kinetrack/prior/sparse_study.hpp"
-#include "kinetrack/track/clip_tracker.hpp"
 #include "plotting.hpp"
-#include "text_table.hpp"
 
 namespace kinetrack::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace kinetrack::prior;
 
 // --- prior build ------------------------------------------------------------------------------
 
