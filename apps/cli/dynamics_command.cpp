@@ -50,8 +50,10 @@ void addDynamicsCommand(CLI::App& app, Action& action) {
       ->required();
   id->add_option("--height", cfg->job.model.height, "body height of a built-in model (m)");
   id->add_option("--mass", cfg->job.model.mass, "body mass of a built-in model (kg)");
-  id->add_option("--motion", cfg->job.motion,
-                 "joint trajectory CSV (as `kinetrack track` writes it), or a .mot/.sto for an .osim model")
+  id->add_option(
+        "--motion", cfg->job.motion,
+        "joint trajectory CSV (as `kinetrack track` writes it); for an .osim model a .mot/.sto or its joint CSV "
+        "(`markers ik --out x.csv`)")
       ->required();
   id->add_option("--out", cfg->job.out, "generalised forces CSV: time, base force and moment, joint torques, valid")
       ->required();

@@ -63,6 +63,26 @@ MotionWrenches loadWrenches(const InverseDynamicsOptions& cfg, const std::string
   return out;
 }
 
+// A joint CSV of the .osim model (what `markers ik --out x.csv` writes) as its coordinate table
+// (radians and metres; the joints are the model's coordinates).
+io::MotTable coordinatesOfJointCsv(const io::OpenSimModel& model, const std::string& path) {
+  const io::JointTrajectory traj = io::readJointCsv(path);
+  const std::vector<Configuration> q = io::toConfigurations(traj, *model.model);
+  io::MotTable t;
+  t.name = path;
+  t.in_degrees = false;
+  t.in_degrees_declared = true;
+  t.times = traj.times;
+  t.values.resize(static_cast<Eigen::Index>(q.size()), static_cast<Eigen::Index>(model.coordinates.size()));
+  for (std::size_t c = 0; c < model.coordinates.size(); ++c) {
+    t.columns.push_back(model.coordinates[c].name);
+    for (std::size_t k = 0; k < q.size(); ++k)
+      t.values(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c)) =
+          q[k].joints[model.coordinates[c].joint.value];
+  }
+  return t;
+}
+
 // OpenSim's InverseDynamicsTool on an .osim model.
 void openSimId(const InverseDynamicsOptions& cfg, const Reporter& reporter, const InverseDynamicsMotion& given,
                InverseDynamicsResult& r) {
@@ -86,7 +106,9 @@ void openSimId(const InverseDynamicsOptions& cfg, const Reporter& reporter, cons
     if (!link) throw InvalidArgument("--com-offset: " + cfg.model.model + " has no body '" + body + "'");
     model.model = std::make_shared<const Model>(withComOffset(*model.model, *link, d));
   }
-  const io::MotTable motion = given.coordinates ? *given.coordinates : io::readMot(cfg.motion);
+  const io::MotTable motion = given.coordinates              ? *given.coordinates
+                              : cfg.motion.ends_with(".csv") ? coordinatesOfJointCsv(model, cfg.motion)
+                                                             : io::readMot(cfg.motion);
   std::string loads_file = cfg.loads;
   if (loads_file.empty() && setup && !setup->external_loads_file.empty())
     loads_file = setup->resolve(setup->external_loads_file);

@@ -68,6 +68,14 @@ TEST(CliMarkers, OpenSimModelToAJointCsv) {
   const auto knee_mot = std::find(m.columns.begin(), m.columns.end(), "knee_angle_r") - m.columns.begin();
   for (int k = 0; k < q.numFrames(); ++k)  // the .mot prints degrees to its digits
     EXPECT_NEAR(q.joints(k, knee) * 180.0 / M_PI, m.values(k, knee_mot), 1e-4) << k;
+  // OpenSim's ID reads it as well as the .mot.
+  const std::string id_csv = dir.file("id_csv.sto"), id_mot = dir.file("id_mot.sto");
+  ASSERT_EQ(runCli({"dynamics", "id", "--model", osim, "--motion", csv, "--cutoff", "6", "--out", id_csv}).status, 0);
+  ASSERT_EQ(runCli({"dynamics", "id", "--model", osim, "--motion", mot, "--cutoff", "6", "--out", id_mot}).status, 0);
+  const kinetrack::io::MotTable a = kinetrack::io::readMot(id_csv), b = kinetrack::io::readMot(id_mot);
+  ASSERT_EQ(a.columns, b.columns);
+  ASSERT_EQ(a.values.rows(), b.values.rows());
+  EXPECT_LT((a.values - b.values).cwiseAbs().maxCoeff(), 1e-6);  // N m, N (4e-11 measured)
   const RunResult v = runCli({"view", "--model", osim, "--result", csv, "--out", dir.file("view")});
   if (v.err.find("not built into this kinetrack") == std::string::npos) EXPECT_EQ(v.status, 0) << v.err;
 }

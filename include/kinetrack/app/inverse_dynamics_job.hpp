@@ -20,7 +20,7 @@ namespace kinetrack::app {
 
 struct InverseDynamicsOptions {
   io::ModelSpec model;  ///< .osim, URDF with inertials or a built-in model with masses
-  std::string motion;   ///< .mot/.sto for an .osim model, else a joint CSV (unless given in memory)
+  std::string motion;   ///< .mot/.sto or the model's joint CSV for an .osim model, else a joint CSV (unless in memory)
   std::string out;      ///< .sto (OpenSim) or generalised-forces CSV; empty: not written
   // URDF / built-in models.
   double gravity = 9.80665;              ///< m/s², along −z
