@@ -3,9 +3,13 @@
 // the CLI prints (the plots are the CLI's: scripts/plot_*.py read the same CSVs).
 #include <pybind11/stl.h>
 
+#include <filesystem>
+
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "kinetrack/experiments/assembly.hpp"
+#include "kinetrack/experiments/convergence.hpp"
+#include "kinetrack/experiments/dyn.hpp"
 #include "kinetrack/experiments/gpm.hpp"
 #include "kinetrack/experiments/labelling.hpp"
 #include "kinetrack/experiments/mapping.hpp"
@@ -98,6 +102,41 @@ void bindExperiments(py::module_& m) {
       py::arg("dyn") = true,
       "`kinetrack experiment sparse`: held-out subjects tracked from few targets (LN, prior, DYN, DYN + prior); "
       "writes out/sparse.csv, returns the table.");
+  e.def(
+      "convergence",
+      [](const std::string& out, const std::string& model, const std::vector<double>& gains, double rate,
+         double duration, std::uint64_t seed, const std::string& jacobian) {
+        experiments::ConvergenceExperimentOptions o;
+        o.out = out, o.model.model = model, o.gains = gains, o.rate = rate, o.duration = duration, o.seed = seed;
+        o.jacobian = jacobian;
+        return notes([&](const app::Reporter& r) { experiments::runConvergenceExperiment(o, r); });
+      },
+      py::arg("out"), py::kw_only(), py::arg("model") = "human66",
+      py::arg("gains") = experiments::ConvergenceExperimentOptions{}.gains, py::arg("rate") = 100.0,
+      py::arg("duration") = 5.0, py::arg("seed") = 1, py::arg("jacobian") = "midpoint",
+      "`kinetrack experiment convergence` (DYN Fig. 8): writes out/convergence.csv, returns the tables.");
+  e.def(
+      "compare",
+      [](const std::string& out, const std::string& data, const std::string& icub,
+         const std::vector<std::string>& methods, int threads, double transient) {
+        experiments::CompareOptions o;
+        o.data = data, o.icub = icub, o.threads = threads, o.transient = transient;
+        o.methods.clear();
+        for (const std::string& m : methods) o.methods.push_back(track::parseMethod(m));
+        return released([&] {
+          app::prepareDirectory(out);
+          const experiments::CompareResult r = experiments::runCompare(o);
+          app::writeTextFile((std::filesystem::path(out) / "compare.csv").string(), experiments::compareCsv(r));
+          std::string text;
+          for (const std::string& w : r.warnings) text += "warning: " + w + "\n";
+          return text + experiments::compareTable(r, o.transient);
+        });
+      },
+      py::arg("out"), py::kw_only(), py::arg("data") = "../shared/data",
+      py::arg("icub") = experiments::CompareOptions{}.icub,
+      py::arg("methods") = std::vector<std::string>{"dynamical", "wholebody", "wholebody-ipopt", "pairwise"},
+      py::arg("threads") = 0, py::arg("transient") = 2.0,
+      "`kinetrack experiment compare` (DYN Fig. 7): writes out/compare.csv, returns the table (and warnings).");
   e.def(
       "labelling",
       [](const std::string& out, const std::string& data, std::uint64_t seed, int seeds,

@@ -19,3 +19,12 @@ def test_labelling_experiment_selected_run(tmp_path):
     rows = (tmp_path / "labelling.csv").read_text().splitlines()
     assert len(rows) == 2 and rows[1].startswith("gait2354 walk,clean,")
     assert "goals:" in text
+
+
+def test_convergence_is_the_cli_experiment(cli, tmp_path):
+    args = ["--gains", "0,5,250", "--duration", "0.5"]
+    subprocess.run([cli, "experiment", "convergence", "--out", str(tmp_path / "cli"), "--no-plot", *args], check=True,
+                   capture_output=True)
+    text = kt.experiments.convergence(str(tmp_path / "py"), gains=[0, 5, 250], duration=0.5)
+    assert (tmp_path / "cli" / "convergence.csv").read_bytes() == (tmp_path / "py" / "convergence.csv").read_bytes()
+    assert "UNSTABLE" in text  # K*dt = 2.5 at 100 Hz
