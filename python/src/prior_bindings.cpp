@@ -4,6 +4,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "kinetrack/app/prior_job.hpp"
 #include "kinetrack/prior/gpm_study.hpp"
 #include "kinetrack/prior/human_prior.hpp"
 #include "kinetrack/prior/prior_posture.hpp"
@@ -298,6 +299,52 @@ DYN from a few pose targets with, when given, the HumanPrior as its posture term
           },
           py::arg("positions"), py::arg("rotations"), py::arg("dt"),
           "One DYN step of dt (s) toward the targets (positions (n, 3) m, rotations (n, 3, 3)); dict with the new q.");
+
+  pr.def(
+      "build",
+      [](const std::vector<std::string>& clips, const std::string& out, const std::string& model, double rate, int inc,
+         int min_samples) {
+        app::PriorBuildOptions o;
+        o.clips = clips, o.out = out, o.model.model = model, o.rate = rate, o.inc = inc, o.min_samples = min_samples;
+        const app::PriorBuildResult r = released([&] { return app::runPriorBuild(o); });
+        py::list groups;
+        for (const auto& g : r.groups)
+          groups.append(py::dict(py::arg("name") = g.name, py::arg("joints") = g.joints,
+                                 py::arg("occupied") = g.occupied, py::arg("cells") = g.cells));
+        return py::dict(py::arg("model") = r.model_name, py::arg("joints") = r.joints, py::arg("groups") = groups,
+                        py::arg("frames_kept") = r.frames_kept);
+      },
+      py::arg("clips"), py::arg("out"), py::kw_only(), py::arg("model") = "human66", py::arg("rate") = 30.0,
+      py::arg("inc") = 1, py::arg("min_samples") = app::PriorBuildOptions{}.min_samples,
+      "`kinetrack prior build` (the same job): the clips tracked onto the model, the densities learned and written "
+      "to out. Returns a dict: model, joints, groups (name, joints, occupied, cells), frames_kept per clip.");
+  pr.def(
+      "track_sparse",
+      [](const std::string& model, const std::string& input, const std::string& targets, const std::string& prior,
+         const std::string& solver, const std::string& out) {
+        app::SparseTrackOptions o;
+        o.track.model.model = model;
+        o.track.input = input;
+        o.track.files.joints = out;
+        o.targets = targets, o.prior = prior, o.solver = solver;
+        const app::SparseTrackResult r = released([&] { return app::runSparseTrack(o); });
+        const auto n = static_cast<py::ssize_t>(r.q.size());
+        py::array_t<double> q({n, py::ssize_t(nq(*r.model))});
+        py::array_t<bool> gaps(n);
+        for (py::ssize_t k = 0; k < n; ++k) {
+          writeConfiguration(r.q[static_cast<std::size_t>(k)], q.mutable_data() + k * q.shape(1));
+          gaps.mutable_data()[k] = r.gap[static_cast<std::size_t>(k)] != 0;
+        }
+        return py::dict(py::arg("times") = doubles(r.times), py::arg("q") = q, py::arg("gaps") = gaps,
+                        py::arg("frames") = r.frames, py::arg("position_error_mm") = doubles(r.position_error_mm),
+                        py::arg("frame_us") = doubles(r.frame_us), py::arg("summary") = app::summaryText(r, o));
+      },
+      py::arg("model"), py::arg("input"), py::arg("targets"), py::kw_only(), py::arg("prior") = "",
+      py::arg("solver") = "dyn", py::arg("out") = "",
+      "`kinetrack track --targets … [--prior …]` (the same job): the capture tracked from a few targets (head, "
+      "hands, feet, pelvis or frame names) with DYN and the prior as its posture term (solver 'dyn') or gradient "
+      "projection ('gp'). out: the joint CSV. Returns a dict: times, q (N, nq), gaps, frames (the target frames), "
+      "position_error_mm and frame_us per solved frame, summary (the CLI's table).");
 }
 
 }  // namespace kinetrack::python

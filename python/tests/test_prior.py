@@ -138,3 +138,21 @@ def test_sparse_dynamical_ik_tracks_three_targets_with_the_prior(human66, human4
     assert np.isnan(refused["position_error"]) and np.array_equal(refused["q"], before)
     with pytest.raises(ValueError, match="learned on model"):
         kt.prior.SparseDynamicalIk(human48, targets, prior)
+
+
+def test_prior_build_and_sparse_tracking_are_the_cli_jobs(cli, tmp_path):
+    """kt.prior.build and kt.prior.track_sparse run `prior build` and `track --targets --prior`: the same files."""
+    import subprocess
+    walk = shared_file("data/bvh/bandai/dataset-2_walk_normal_001.bvh")
+    run = shared_file("data/bvh/bandai/dataset-2_run_normal_001.bvh")
+    subprocess.run([cli, "prior", "build", "--out", str(tmp_path / "cli.bin"), run], check=True, capture_output=True)
+    built = kt.prior.build([run], str(tmp_path / "py.bin"))
+    assert (tmp_path / "cli.bin").read_bytes() == (tmp_path / "py.bin").read_bytes()
+    assert built["model"] == "human66" and built["frames_kept"][0][1] > 0
+    subprocess.run([cli, "track", "--model", "human66", "--input", walk, "--targets", "head,hands", "--prior",
+                    str(tmp_path / "cli.bin"), "--out", str(tmp_path / "cli.csv"), "--quiet"], check=True,
+                   capture_output=True)
+    r = kt.prior.track_sparse("human66", walk, "head,hands", prior=str(tmp_path / "py.bin"),
+                              out=str(tmp_path / "py.csv"))
+    assert (tmp_path / "cli.csv").read_bytes() == (tmp_path / "py.csv").read_bytes()
+    assert r["q"].shape[0] == len(r["times"]) and r["frames"] == ["Head", "RightHand", "LeftHand"]
