@@ -50,5 +50,6 @@ void bindLabeller(py::module_& m);     ///< markers::Labeller (labeller_bindings
 void bindViewer(py::module_& m);       ///< write_viewer: `kinetrack view` (viewer_bindings.cpp)
 void bindMuscles(py::module_& m);      ///< OpenSim muscles (muscles_bindings.cpp)
 void bindExperiments(py::module_& m);  ///< kinetrack.experiments (experiments_bindings.cpp)
+void bindServe(py::module_& m);        ///< Server, replay: `kinetrack serve`/`replay` (serve_bindings.cpp)
 
 }  // namespace kinetrack::python

@@ -57,4 +57,5 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindViewer(m);
   kp::bindMuscles(m);
   kp::bindExperiments(m);
+  kp::bindServe(m);
 }

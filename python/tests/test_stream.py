@@ -72,3 +72,21 @@ def test_retarget_equals_the_cli(cli, tmp_path):
     assert result.model.num_joints == robot.num_joints and result.q.shape == (rows.shape[0], robot.nq)
     np.testing.assert_allclose(result.q, rows[:, 1:-1], rtol=0, atol=1e-12)
     assert result.summary["limit_violation_max_rad"] < 1e-6
+
+
+def test_server_and_replay_are_the_cli_jobs():
+    """A live server set up as `kinetrack serve --layout` does, fed by replay() as `kinetrack replay` does."""
+    import time
+    mvnx = shared_file("data/mvnx/test_mocap.mvnx")
+    with kt.Server("human66", layout=mvnx) as server:
+        assert server.udp_port > 0 and server.ws_port > 0
+        sent = kt.replay(mvnx, to=f"127.0.0.1:{server.udp_port}", rate=500.0)
+        deadline = time.time() + 5.0
+        while server.summary()["frames"] < sent["frames"] and time.time() < deadline:
+            time.sleep(0.05)
+    summary = server.summary()
+    assert sent["protocol"] == "mxtp" and sent["frames"] == 112 and sent["sent"] == 112
+    assert summary["frames"] == 112 and summary["failed"] == 0 and summary["malformed"] == 0
+    assert "frames tracked" in server.summary_text() and "datagrams sent" in sent["summary"]
+    with pytest.raises(ValueError, match="loops"):
+        kt.replay(mvnx, loops=0)
