@@ -6,6 +6,8 @@
 #include "convert.hpp"
 #include "kinetrack/io/c3d.hpp"
 #include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/point_cloud.hpp"
 #include "kinetrack/io/qtm_tsv.hpp"
 
 namespace kinetrack::python {
@@ -70,6 +72,62 @@ void bindIoMarkerFormats(py::module_& m) {
       py::arg("path"),
       "A joint trajectory CSV (kinetrack track --out) as a dict: joint_names, times (N,), q (N, 7 + joints) in "
       "the configuration layout (base position, quaternion w, x, y, z, joints), gap (N,) bool.");
+
+  // Writers of the formats the CLI writes (each the library's own writer, atomic).
+  m.def(
+      "write_joint_csv",
+      [](const Model& model, py::object motion, const std::string& path) {
+        const io::JointTrajectory t = toJointTrajectory(model, motion, path);
+        released([&] {
+          io::JointCsvWriter w(model, path);
+          Configuration c(model);
+          for (int f = 0; f < t.numFrames(); ++f) {
+            c.base_position = t.base[static_cast<std::size_t>(f)].p;
+            c.base_rotation = t.base[static_cast<std::size_t>(f)].R;
+            c.joints = t.joints.row(f).transpose();
+            w.write(t.times[static_cast<std::size_t>(f)], c, t.gap[static_cast<std::size_t>(f)] != 0);
+          }
+          w.commit();
+          return 0;
+        });
+      },
+      py::arg("model"), py::arg("motion"), py::arg("path"),
+      "Writes a motion as the joint CSV `kinetrack track --out` writes: motion is a TrackResult or a dict with times "
+      "(N,), q (N, nq) and optionally gaps (N,). The file appears complete or not at all.");
+  m.def(
+      "write_mot",
+      [](const std::vector<std::string>& columns, ArrayLike times, ArrayLike values, const std::string& path,
+         bool in_degrees, const std::string& name) {
+        io::MotTable t;
+        t.name = name;
+        t.columns = columns;
+        t.in_degrees = in_degrees;
+        t.in_degrees_declared = true;
+        const Array tm = checkedArray(times, {kAny}, "times (N,)");
+        t.times.assign(tm.data(), tm.data() + tm.shape(0));
+        const Array v = checkedArray(values, {tm.shape(0), static_cast<py::ssize_t>(columns.size())}, "values (N, C)");
+        t.values = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+            v.data(), v.shape(0), v.shape(1));
+        released([&] {
+          io::writeMot(t, path);
+          return 0;
+        });
+      },
+      py::arg("columns"), py::arg("times"), py::arg("values"), py::arg("path"), py::kw_only(),
+      py::arg("in_degrees") = true, py::arg("name") = "kinetrack",
+      "Writes an OpenSim .mot/.sto table (read_mot's columns, times (N,), values (N, C); in_degrees as its header "
+      "says), as `markers ik` and `dynamics id` write them.");
+  m.def(
+      "write_trc",
+      [](const io::MarkerTrajectories& trial, const std::string& path, const std::string& units) {
+        released([&] {
+          io::writeTrc(trial, path, {.units = units, .frame_numbers = {}});
+          return 0;
+        });
+      },
+      py::arg("trial"), py::arg("path"), py::arg("units") = "mm",
+      "Writes MarkerTrajectories (read_trc, read_c3d) as a TRC file in `units` (mm, cm or m), the positions as "
+      "they are (no change of axes), as `markers label --out` writes it.");
 }
 
 }  // namespace kinetrack::python

@@ -75,3 +75,26 @@ def test_broken_trc(tmp_path):
     with pytest.raises(kt.ParseError) as info:
         kt.read_trc(str(path))
     assert info.value.file == str(path)
+
+
+def test_writers_of_the_cli_formats(tmp_path, human66):
+    """write_joint_csv, write_mot and write_trc give the files the CLI writes, and read back."""
+    clip = shared_file("data/bvh/bandai/dataset-2_walk_normal_001.bvh")
+    result = kt.track(human66, clip, out=str(tmp_path / "cli.csv"))
+    kt.write_joint_csv(human66, result, str(tmp_path / "py.csv"))
+    cli_text, py_text = (tmp_path / "cli.csv").read_text(), (tmp_path / "py.csv").read_text()
+    assert cli_text.splitlines()[0] == py_text.splitlines()[0]
+    # q passes through numpy's quaternion columns and back: the base rotation may move by an ulp.
+    np.testing.assert_allclose(np.loadtxt(tmp_path / "py.csv", delimiter=",", skiprows=1),
+                               np.loadtxt(tmp_path / "cli.csv", delimiter=",", skiprows=1), rtol=0, atol=1e-15)
+    walk = "data/opensim/gait2354_walk/"
+    ik = kt.markers_ik(shared_file(walk + "subject01_simbody.osim"), shared_file(walk + "subject01_walk1.trc"),
+                       setup=shared_file(walk + "subject01_Setup_IK.xml"), out=str(tmp_path / "cli.mot"))
+    kt.write_mot(ik["columns"], ik["times"], ik["values"], str(tmp_path / "py.mot"), name="py")
+    a, b = kt.read_mot(str(tmp_path / "cli.mot")), kt.read_mot(str(tmp_path / "py.mot"))
+    assert a["columns"] == b["columns"] and np.array_equal(a["values"], b["values"])
+    trc = kt.read_trc(shared_file(walk + "subject01_walk1.trc"), y_up=False)
+    kt.write_trc(trc, str(tmp_path / "t.trc"))
+    back = kt.read_trc(str(tmp_path / "t.trc"), y_up=False)
+    assert back.names == trc.names
+    np.testing.assert_allclose(back.positions, trc.positions, atol=1e-6, equal_nan=True)
