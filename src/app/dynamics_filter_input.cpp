@@ -139,15 +139,15 @@ void loadPlates(const FilterJobOptions& cfg, const std::vector<ContactBody>& fee
     for (std::size_t b = 0; b < feet.size(); ++b)
       if (m.linkName(feet[b].link) == s.applied_to_body) body_of[f] = static_cast<int>(b);
     if (body_of[f] < 0)
-      throw InvalidArgument(
-          fmt::format("{}:{}: ExternalForce '{}' is applied to '{}', which is not a contact body ({})", cfg.grf, s.line,
-                      s.name, s.applied_to_body, names));
+      throw ParseError(cfg.grf, s.line,
+                       fmt::format("ExternalForce '{}' is applied to '{}', which is not a contact body ({})", s.name,
+                                   s.applied_to_body, names));
     if (!in.osim && (s.force_expressed_in_body != "ground" ||
                      (!s.point_identifier.empty() && s.point_expressed_in_body != "ground")))
-      throw InvalidArgument(fmt::format(
-          "{}:{}: ExternalForce '{}': only forces and points expressed in ground are supported for a non-OpenSim "
-          "model",
-          cfg.grf, s.line, s.name));
+      throw ParseError(cfg.grf, s.line,
+                       fmt::format("ExternalForce '{}': only forces and points expressed in ground are supported for a "
+                                   "non-OpenSim model",
+                                   s.name));
   }
   const std::size_t n = in.t.size(), nc = feet.size();
   if (in.t.front() < loads.firstTime() - 1e-6 || in.t.back() > loads.lastTime() + 1e-6)
@@ -362,17 +362,13 @@ void adjustCom(const FilterJobOptions& cfg, FilterInput& in) {
 
 }  // namespace
 
-namespace detail {
-
-void prepareFilterInput(const FilterJobOptions& cfg, FilterInput& in, std::vector<ContactBody>& feet,
-                        const Reporter& reporter) {
-  if (!std::isfinite(cfg.slope_deg) || std::abs(cfg.slope_deg) >= 45.0)
-    throw InvalidArgument("--slope-deg must be within (-45, 45) degrees");
-  if (!(cfg.friction > 0.0)) throw InvalidArgument("--friction must be > 0");
+FilterInput prepareFilterInput(const FilterJobOptions& cfg, const Reporter& reporter) {
+  checkOptions(cfg);
+  FilterInput in;
   loadMotion(cfg, in, reporter);
   selectTimeRange(cfg, in);
   const Model& m = *in.model;
-  feet = footContacts(m, in.up);
+  std::vector<ContactBody> feet = footContacts(m, in.up);
   if (!cfg.grf.empty()) loadPlates(cfg, feet, in);
   if (!cfg.adjust_com.empty()) adjustCom(cfg, in);
   placeGround(cfg, feet, in);
@@ -388,7 +384,7 @@ void prepareFilterInput(const FilterJobOptions& cfg, FilterInput& in, std::vecto
   for (const ContactBody& f : feet) in.sole_tilt_deg.push_back(soleTilt(*in.model, f, in.up) * 180.0 / M_PI);
   in.feet = feet;
   if (cfg.slope_deg != 0.0) putOnSlope(cfg, feet, in);
+  return in;
 }
 
-}  // namespace detail
 }  // namespace kinetrack::app

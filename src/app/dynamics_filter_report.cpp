@@ -280,17 +280,19 @@ std::string summaryJson(const FilterJobResult& result, const FilterJobOptions& c
   return j.dump(2) + "\n";
 }
 
-std::string filterReportCsv(const FilterInput& in, const FilteredMotion& out) {
+FilterFrameReport filterFrameReport(const FilterInput& in, const FilteredMotion& out) {
   const Model& m = *in.model;
-  std::string s =
-      "time,status,contacts,force_before,force_after,moment_before,moment_after,root_up_input,root_up_filtered";
+  FilterFrameReport r;
+  r.columns = {"time",          "contacts",     "force_before",  "force_after",
+               "moment_before", "moment_after", "root_up_input", "root_up_filtered"};
   const std::size_t nc = out.frames.empty() ? 0 : out.frames[0].wrenches.size();
   for (std::size_t b = 0; b < nc; ++b) {
     const std::string n = m.linkName(out.frames[0].wrenches[b].link);
-    s += fmt::format(",{0}_fx,{0}_fy,{0}_fz", n);
-    if (!in.plates.empty()) s += fmt::format(",plate_{0}_fx,plate_{0}_fy,plate_{0}_fz", n);
+    for (const char* axis : {"fx", "fy", "fz"}) r.columns.push_back(fmt::format("{}_{}", n, axis));
+    if (!in.plates.empty())
+      for (const char* axis : {"fx", "fy", "fz"}) r.columns.push_back(fmt::format("plate_{}_{}", n, axis));
   }
-  s += "\n";
+  r.values.resize(static_cast<Eigen::Index>(out.frames.size()), static_cast<Eigen::Index>(r.columns.size()));
   Data d(m);
   for (std::size_t k = 0; k < out.frames.size(); ++k) {
     const DynamicsFilterFrame& f = out.frames[k];
@@ -301,17 +303,29 @@ std::string filterReportCsv(const FilterInput& in, const FilteredMotion& out) {
       forwardKinematics(m, d, in.q[k]);
       input = d.link[static_cast<std::size_t>(in.root.value)].p.dot(in.up);
     }
-    s += fmt::format("{:.6f},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}", in.t[k], toString(f.status),
-                     f.active_contacts, norm(f.residual_before, in.force_rows), norm(f.residual_after, in.force_rows),
-                     norm(f.residual_before, in.moment_rows), norm(f.residual_after, in.moment_rows), input, filtered);
+    auto row = r.values.row(static_cast<Eigen::Index>(k));
+    row.head<8>() << in.t[k], f.active_contacts, norm(f.residual_before, in.force_rows),
+        norm(f.residual_after, in.force_rows), norm(f.residual_before, in.moment_rows),
+        norm(f.residual_after, in.moment_rows), input, filtered;
+    Eigen::Index c = 8;
     for (std::size_t b = 0; b < nc; ++b) {
-      const Vector3d& F = f.wrenches[b].force;
-      s += fmt::format(",{:.6g},{:.6g},{:.6g}", F.x(), F.y(), F.z());
-      if (!in.plates.empty()) {
-        const Vector3d& P = in.plates[k][b].force;
-        s += fmt::format(",{:.6g},{:.6g},{:.6g}", P.x(), P.y(), P.z());
-      }
+      row.segment<3>(c) = f.wrenches[b].force.transpose(), c += 3;
+      if (!in.plates.empty()) row.segment<3>(c) = in.plates[k][b].force.transpose(), c += 3;
     }
+    r.status.push_back(toString(f.status));
+  }
+  return r;
+}
+
+std::string filterReportCsv(const FilterFrameReport& r) {
+  // time with 6 decimals, the status and the contact count as they are, the rest 6 digits.
+  std::string s = "time,status";
+  for (std::size_t c = 1; c < r.columns.size(); ++c) s += "," + r.columns[c];
+  s += "\n";
+  for (Eigen::Index k = 0; k < r.values.rows(); ++k) {
+    s += fmt::format("{:.6f},{},{}", r.values(k, 0), r.status[static_cast<std::size_t>(k)],
+                     static_cast<int>(r.values(k, 1)));
+    for (Eigen::Index c = 2; c < r.values.cols(); ++c) s += fmt::format(",{:.6g}", r.values(k, c));
     s += "\n";
   }
   return s;

@@ -20,30 +20,38 @@
 
 namespace kinetrack::app {
 
+/// The options of `kinetrack dynamics filter` (each field's CLI flag in its comment). Strings
+/// take the values listed; runDynamicsFilter and prepareFilterInput throw InvalidArgument naming
+/// the flag for another value.
 struct FilterJobOptions {
-  io::ModelSpec model;
-  std::string input, grf;
-  std::string out, torques, summary_json, report_csv;  ///< files (empty: not written; out too)
-  double slope_deg = 0.0;
+  io::ModelSpec model;  ///< --model (built-in, URDF with inertials or .osim), --height, --mass
+  std::string input;    ///< --input: joint CSV, OpenSim coordinates (.mot/.sto, .osim model) or BVH
+  std::string grf;      ///< --grf: OpenSim ExternalLoads XML (force plates); empty: none
+  /// Files written when set (empty: not written, --out too): --out the filtered motion in the
+  /// input's layout (joint CSV, or .mot for OpenSim), --torques (CSV, or .sto for OpenSim),
+  /// --summary-json, --report-csv (the per-frame report).
+  std::string out, torques, summary_json, report_csv;
+  double slope_deg = 0.0;  ///< deg, --slope-deg: the level walk put on a down slope; within (-45, 45)
   double time_start = -std::numeric_limits<double>::infinity();  ///< s, --start
   double time_end = std::numeric_limits<double>::infinity();     ///< s, --end
-  double cutoff = 6.0;  ///< Hz, zero-lag low-pass of the reference before differentiating (0: none)
-  double friction = 0.8;
+  double cutoff = 6.0;    ///< Hz, zero-lag low-pass of the reference before differentiating (0: none)
+  double friction = 0.8;  ///< --friction: coefficient of the pyramid (> 0)
+  /// Contact detection (--contact-height m, --contact-speed m/s): sole height above ground, speed.
   double contact_height = 0.05, contact_speed = 0.8;
   /// Feedback gains (1/s², 1/s); NaN: DynamicsFilterOptions' defaults, or measuredLoads()'s.
   double kp = std::numeric_limits<double>::quiet_NaN(), kd = std::numeric_limits<double>::quiet_NaN();
   /// Base / unactuated coordinates' gains (1/s², 1/s); NaN: kp, kd.
   double kp_base = std::numeric_limits<double>::quiet_NaN(), kd_base = std::numeric_limits<double>::quiet_NaN();
-  double force_tracking = 0.0;
+  double force_tracking = 0.0;  ///< --force-tracking: weight towards the plates (needs grf_mode "contacts")
   /// With --grf: "apply" (ContactForces::Measured) or "contacts" (plates give intervals only).
   std::string grf_mode = "apply";
-  std::string weighting = "unit";
-  std::string adjust_com;  ///< body whose mass centre is adjusted (RRA), empty: none
-  double residual_softness = std::numeric_limits<double>::quiet_NaN();  ///< NaN: the mode's default  ///< "unit" or
-                                                                        ///< "inertia" (ChangeWeighting)
+  std::string weighting = "unit";  ///< --weighting: "unit" or "inertia" (ChangeWeighting)
+  std::string adjust_com;          ///< --adjust-com: body whose mass centre is adjusted (RRA), empty: none
+  /// --residual-softness (dimensionless, >= 0); NaN: the mode's default (0, 0.03 with the plates applied).
+  double residual_softness = std::numeric_limits<double>::quiet_NaN();
   double grf_threshold = 20.0;  ///< N, a plate's normal force above which its foot is in contact
-  double ground_height = std::numeric_limits<double>::quiet_NaN();
-  bool no_skyhook = false;
+  double ground_height = std::numeric_limits<double>::quiet_NaN();  ///< m along up; NaN: from the feet
+  bool no_skyhook = false;                                          ///< --no-skyhook: no skyhook control of the head
   bool no_pin = false;               ///< contacts by Baumgarte damping only (DynamicsFilterOptions::pin_contacts off)
   bool anchor_at_reference = false;  ///< DynamicsFilterOptions::anchor_at_reference
   double weight_base = std::numeric_limits<double>::quiet_NaN();  ///< NaN: the default
@@ -98,29 +106,59 @@ struct FilterReport {
 /// The summary numbers of a filtered motion.
 FilterReport summarize(const FilterInput& in, const FilteredMotion& out);
 
-struct FilterJobResult {
-  FilterInput input;      ///< the motion the filter ran on and what it ran with
-  FilteredMotion motion;  ///< per frame: q, ν, ν̇, τ, contacts, status, residuals
-  FilterReport report;
+/// The per-frame report as data (the columns of --report-csv but the status): `values` is
+/// (frames × columns): time (s), contacts (contact bodies active), force_before, force_after (N,
+/// norm of the residual's force rows, the reference's and the filtered motion's), moment_before,
+/// moment_after (N m), root_up_input, root_up_filtered (m, the root body's height along up; NaN
+/// for an input frame with non-finite values), then per contact body <link>_fx, _fy, _fz (N, the
+/// filter's contact force in world) followed, with plates, by plate_<link>_fx, _fy, _fz (N).
+struct FilterFrameReport {
+  std::vector<std::string> columns;
+  Eigen::MatrixXd values;
+  std::vector<std::string> status;  ///< per frame: toString(FilterStatus)
 };
 
-/// Runs `kinetrack dynamics filter`: the motion loaded (a BVH tracked first, progress per frame),
-/// the plates, the ground, a treadmill belt, the soles, the slope, the filter (progress per
-/// frame), and the files of the options written. Throws InvalidArgument / ParseError.
+/// A table of numbers with its column names: `values` is (frames × columns.size()).
+struct FilterTable {
+  std::vector<std::string> columns;
+  Eigen::MatrixXd values;
+};
+
+struct FilterJobResult {
+  FilterInput input;         ///< the motion the filter ran on and what it ran with
+  FilteredMotion motion;     ///< per frame: q, ν, ν̇, τ, contacts, status, residuals
+  FilterReport report;       ///< the summary numbers
+  FilterFrameReport frames;  ///< the per-frame report (--report-csv)
+  /// The filtered motion in the input's layout, as --out holds it: an OpenSim model's
+  /// coordinates (OpenSim's names; rotational ones in degrees when the input's are), else the
+  /// joint CSV's base_x, base_y, base_z (m), base_qw, base_qx, base_qy, base_qz (w >= 0), joints.
+  FilterTable filtered;
+  /// The generalised forces as --torques holds them (N m / N): an OpenSim model's coordinates
+  /// (<coordinate>_moment / _force), else base_fx … base_mz for a floating base and the joints.
+  FilterTable torques;
+};
+
+/// Checks the options that need no file (ranges, the string options' values, combinations of
+/// flags). Throws InvalidArgument naming the flag.
+void checkOptions(const FilterJobOptions& options);
+
+/// The input of the filter: the motion loaded (a BVH tracked first, progress per frame through
+/// `reporter`), the time range, the plates, the RRA mass centre, the ground, a treadmill belt,
+/// the soles (FilterInput::feet, the contact bodies the filter runs with) and the slope. Throws
+/// InvalidArgument (checkOptions, a model or input that does not fit), ParseError (bad files).
+FilterInput prepareFilterInput(const FilterJobOptions& options, const Reporter& reporter = {});
+
+/// Runs `kinetrack dynamics filter`: prepareFilterInput, the filter (progress per frame), the
+/// summary, the per-frame report and the tables, and the files of the options written (only
+/// those whose path is set). Throws InvalidArgument / ParseError.
 FilterJobResult runDynamicsFilter(const FilterJobOptions& options, const Reporter& reporter = {});
 /// The summary table `kinetrack dynamics filter` prints.
 std::string summaryText(const FilterJobResult& r, const FilterJobOptions& options);
-/// The summary as JSON text.
+/// The summary as JSON text (--summary-json).
 std::string summaryJson(const FilterJobResult& r, const FilterJobOptions& options);
-/// Per-frame diagnostics: time, status, contacts, residual force/moment norms before/after, the
-/// filter's contact force per foot (x, y, z) and the plates' (when given).
-std::string filterReportCsv(const FilterInput& in, const FilteredMotion& out);
-
-namespace detail {
-/// The input of the filter (dynamics_filter_input.cpp): motion, derivatives, plates, ground, belt,
-/// soles and slope; `feet` are the contact bodies the filter will run with.
-void prepareFilterInput(const FilterJobOptions& cfg, FilterInput& in, std::vector<ContactBody>& feet,
-                        const Reporter& reporter);
-}  // namespace detail
+/// The per-frame report of a filtered motion.
+FilterFrameReport filterFrameReport(const FilterInput& in, const FilteredMotion& out);
+/// The per-frame report as the CSV --report-csv holds (time, status, then the other columns).
+std::string filterReportCsv(const FilterFrameReport& report);
 
 }  // namespace kinetrack::app
