@@ -530,7 +530,13 @@ class DynamicsFilter:
 def dynamics_filter(model: str, input: str, *, grf: str = "", grf_mode: str = "apply", slope_deg: float = 0.0,
                     cutoff: float = 6.0, start: Optional[float] = None, end: Optional[float] = None,
                     adjust_com: str = "", sole: str = "auto", weight_base: Optional[float] = None, out: str = "",
-                    torques: str = "", summary_json: str = "", report_csv: str = "") -> dict[str, Any]: ...
+                    torques: str = "", summary_json: str = "", report_csv: str = "", height: Optional[float] = None,
+                    mass: Optional[float] = None, weighting: str = "unit", residual_softness: Optional[float] = None,
+                    grf_threshold: float = 20.0, friction: float = 0.8, contact_height: float = 0.05,
+                    contact_speed: float = 0.8, kp: Optional[float] = None, kd: Optional[float] = None,
+                    kp_base: Optional[float] = None, kd_base: Optional[float] = None, force_tracking: float = 0.0,
+                    ground_height: Optional[float] = None, skyhook: bool = True, pin: bool = True,
+                    anchor_at_reference: bool = False) -> dict[str, Any]: ...
 def filter_motion(filter: DynamicsFilter, qs: ArrayLike, times: ArrayLike, contact: Optional[Sequence[int]] = None,
                   measured: Any = None) -> dict[str, Any]: ...
 def foot_contacts(model: Model, up: Optional[ArrayLike] = None) -> list[dict[str, Any]]: ...

@@ -335,9 +335,15 @@ void bindDynamicsFilter(py::module_& m) {
          double slope_deg, double cutoff, std::optional<double> start, std::optional<double> end,
          const std::string& adjust_com, const std::string& sole, std::optional<double> weight_base,
          const std::string& out, const std::string& torques, const std::string& summary_json,
-         const std::string& report_csv) {
+         const std::string& report_csv, std::optional<double> height, std::optional<double> mass,
+         const std::string& weighting, std::optional<double> residual_softness, double grf_threshold, double friction,
+         double contact_height, double contact_speed, std::optional<double> kp, std::optional<double> kd,
+         std::optional<double> kp_base, std::optional<double> kd_base, double force_tracking,
+         std::optional<double> ground_height, bool skyhook, bool pin, bool anchor_at_reference) {
         app::FilterJobOptions o;
         o.model.model = model;
+        o.model.height = height;
+        o.model.mass = mass;
         o.input = input;
         o.grf = grf;
         o.grf_mode = grf_mode;
@@ -352,7 +358,25 @@ void bindDynamicsFilter(py::module_& m) {
         o.torques = torques;
         o.summary_json = summary_json;
         o.report_csv = report_csv;
-        const app::FilterJobResult r = released([&] { return app::runDynamicsFilter(o); });
+        o.weighting = weighting;
+        if (residual_softness) o.residual_softness = *residual_softness;
+        o.grf_threshold = grf_threshold;
+        o.friction = friction;
+        o.contact_height = contact_height;
+        o.contact_speed = contact_speed;
+        if (kp) o.kp = *kp;
+        if (kd) o.kd = *kd;
+        if (kp_base) o.kp_base = *kp_base;
+        if (kd_base) o.kd_base = *kd_base;
+        o.force_tracking = force_tracking;
+        if (ground_height) o.ground_height = *ground_height;
+        o.no_skyhook = !skyhook;
+        o.no_pin = !pin;
+        o.anchor_at_reference = anchor_at_reference;
+        std::vector<std::string> warnings;
+        app::Reporter reporter;
+        reporter.warning = [&](const std::string& w) { warnings.push_back(w); };
+        const app::FilterJobResult r = released([&] { return app::runDynamicsFilter(o, reporter); });
         const Model& m = *r.input.model;
         const auto n = static_cast<py::ssize_t>(r.motion.frames.size());
         py::array_t<double> q({n, static_cast<py::ssize_t>(nq(m))}), tau({n, static_cast<py::ssize_t>(m.nv())});
@@ -363,28 +387,49 @@ void bindDynamicsFilter(py::module_& m) {
           for (int j = 0; j < m.nv(); ++j) tau.mutable_at(k, j) = fr.tau[j];
           status.append(toString(fr.status));
         }
+        const auto table = [](const std::vector<std::string>& columns, const Eigen::MatrixXd& values) {
+          return py::dict(py::arg("columns") = columns, py::arg("values") = toNumpy(values));
+        };
         py::dict d;
         d["model"] = std::const_pointer_cast<Model>(r.input.model);
         d["times"] = doubles(r.input.t);
         d["q"] = q;
         d["tau"] = tau;
         d["status"] = status;
+        d["filtered"] = table(r.filtered.columns, r.filtered.values);
+        d["torques"] = table(r.torques.columns, r.torques.values);
+        py::dict report = table(r.frames.columns, r.frames.values);
+        report["status"] = r.frames.status;
+        d["report"] = report;
         d["summary"] = py::module_::import("json").attr("loads")(app::summaryJson(r, o));
         d["text"] = app::summaryText(r, o);
+        d["warnings"] = warnings;
         return d;
       },
       py::arg("model"), py::arg("input"), py::kw_only(), py::arg("grf") = "", py::arg("grf_mode") = "apply",
       py::arg("slope_deg") = 0.0, py::arg("cutoff") = 6.0, py::arg("start") = py::none(), py::arg("end") = py::none(),
       py::arg("adjust_com") = "", py::arg("sole") = "auto", py::arg("weight_base") = py::none(), py::arg("out") = "",
-      py::arg("torques") = "", py::arg("summary_json") = "", py::arg("report_csv") = "",
-      R"doc(`kinetrack dynamics filter` (the same job, with its defaults; the other CLI options keep theirs):
-model a built-in name, URDF or .osim; input a joint CSV, OpenSim coordinates (.mot/.sto) or a BVH
-(tracked on the model first); grf: an ExternalLoads XML (grf_mode "apply": its wrenches applied,
-"contacts": contact intervals only); slope_deg: the walk put on a down slope (Fig. 6); cutoff: low-pass
-of the input (Hz); start/end: time range; adjust_com: RRA's mass-centre adjustment of this body;
-sole: auto, stance or model; weight_base: the base's acceleration-change weight. out, torques,
-summary_json, report_csv: the CLI's files. Returns a dict: model (filtered on), times (N,), q (N, nq),
-tau (N, nv), status (N,), summary (the --summary-json fields), text (the CLI's table).)doc");
+      py::arg("torques") = "", py::arg("summary_json") = "", py::arg("report_csv") = "", py::arg("height") = py::none(),
+      py::arg("mass") = py::none(), py::arg("weighting") = "unit", py::arg("residual_softness") = py::none(),
+      py::arg("grf_threshold") = 20.0, py::arg("friction") = 0.8, py::arg("contact_height") = 0.05,
+      py::arg("contact_speed") = 0.8, py::arg("kp") = py::none(), py::arg("kd") = py::none(),
+      py::arg("kp_base") = py::none(), py::arg("kd_base") = py::none(), py::arg("force_tracking") = 0.0,
+      py::arg("ground_height") = py::none(), py::arg("skyhook") = true, py::arg("pin") = true,
+      py::arg("anchor_at_reference") = false,
+      R"doc(`kinetrack dynamics filter` (the same job, app::runDynamicsFilter, with the CLI's defaults): model a
+built-in name (height, mass scale it), URDF or .osim; input a joint CSV, OpenSim coordinates
+(.mot/.sto) or a BVH (tracked on the model first); grf: an ExternalLoads XML (grf_mode "apply": its
+wrenches applied, "contacts": contact intervals only; grf_threshold N); slope_deg: the walk put on a
+down slope (Fig. 6); cutoff: low-pass of the input (Hz); start/end: time range (s); adjust_com: RRA's
+mass-centre adjustment of this body; sole: auto, stance or model; weighting: unit or inertia;
+residual_softness, weight_base, kp, kd, kp_base, kd_base (None: the mode's defaults); friction,
+contact_height (m), contact_speed (m/s), force_tracking, ground_height (m; None: from the feet);
+skyhook, pin, anchor_at_reference as the CLI's --no-skyhook, --no-pin, --anchor-at-reference.
+out, torques, summary_json, report_csv: the CLI's files, written when given. Returns a dict: model
+(filtered on), times (N,), q (N, nq), tau (N, nv), status (N,), filtered and torques (dicts of
+columns and values (N, C): the --out and --torques tables in the input's layout), report (columns,
+values (N, C), status: the --report-csv rows), summary (the --summary-json fields), text (the CLI's
+table), warnings. Raises ValueError for bad options or files.)doc");
 }
 
 }  // namespace kinetrack::python

@@ -201,16 +201,105 @@ def test_soles_fitted_to_a_pitched_stance(human):
         kt.fit_soles_to_stance(model, feet, qs, np.zeros(10))
 
 
-def test_dynamics_filter_job_is_the_cli_job(cli, tmp_path):
-    """kt.dynamics_filter runs `kinetrack dynamics filter`'s job: the same filtered motion and torques."""
+TIMINGS = ("time_per_frame_us_p50", "time_per_frame_us_p95")
+
+
+def run_both(cli, tmp_path, model, motion, suffixes, **options):
+    """`kinetrack dynamics filter` and kt.dynamics_filter on the same input, each writing --out,
+    --torques, --summary-json and --report-csv; returns the CLI's stdout, the Python result and the
+    two sets of paths."""
     import subprocess
+    flags = []
+    for key, value in options.items():
+        flags += ["--" + key.replace("_", "-"), str(value)]
+    paths = {}
+    for who in ("cli", "py"):
+        paths[who] = {k: str(tmp_path / f"{who}_{k}{suffixes.get(k, '')}")
+                      for k in ("out", "torques", "summary_json", "report_csv")}
+    files = [a for k, p in paths["cli"].items() for a in ("--" + k.replace("_", "-"), p)]
+    done = subprocess.run([cli, "dynamics", "filter", "--model", model, "--input", motion, "--quiet", *flags, *files],
+                          check=True, capture_output=True, text=True)
+    r = kt.dynamics_filter(model, motion, **options, **paths["py"])
+    return done.stdout, r, paths
+
+
+def without_timings(text):
+    return [line for line in text.splitlines() if not line.strip().startswith(("time per frame", "wrote"))]
+
+
+def check_same_job(stdout, r, paths):
+    """The files are the same bytes (the summary JSON but its timings), the printed summary is
+    Python's text, and the arrays are those of the files."""
+    import json
+    for k in ("out", "torques", "report_csv"):
+        with open(paths["cli"][k], "rb") as a, open(paths["py"][k], "rb") as b:
+            assert a.read() == b.read(), k
+    with open(paths["cli"]["summary_json"]) as a, open(paths["py"]["summary_json"]) as b:
+        cli_json, py_json = json.load(a), json.load(b)
+    for key in TIMINGS:
+        cli_json.pop(key), py_json.pop(key), r["summary"].pop(key)
+    assert cli_json == py_json == r["summary"]
+    assert without_timings(stdout) == without_timings(r["text"])
+    n = len(r["times"])
+    assert r["q"].shape[0] == r["tau"].shape[0] == len(r["status"]) == n == r["summary"]["frames"]
+    for table in ("filtered", "torques", "report"):
+        assert r[table]["values"].shape == (n, len(r[table]["columns"])), table
+    # The per-frame report CSV: time, status, then the table's other columns (6 digits).
+    with open(paths["cli"]["report_csv"]) as f:
+        header = f.readline().strip().split(",")
+    assert header == ["time", "status", *r["report"]["columns"][1:]]
+    report = np.genfromtxt(paths["cli"]["report_csv"], delimiter=",", skip_header=1, dtype=str)
+    assert list(report[:, 1]) == r["report"]["status"] == r["status"]
+    values = np.delete(report, 1, axis=1).astype(float)
+    np.testing.assert_allclose(values, r["report"]["values"], rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+def test_dynamics_filter_job_is_the_cli_job_on_a_bvh_walk(cli, tmp_path):
+    """kt.dynamics_filter runs `kinetrack dynamics filter`'s job: a Bandai BVH walk tracked on human66,
+    the same joint CSV, torques, report and summary; the arrays are the files' numbers."""
+    walk = shared_file("data/bvh/bandai/dataset-2_walk_normal_001.bvh")
+    stdout, r, paths = run_both(cli, tmp_path, "human66", walk, {"out": ".csv", "torques": ".csv", "report_csv": ".csv"})
+    check_same_job(stdout, r, paths)
+    assert "BVH tracked on human66" in r["text"] and r["summary"]["sole"] == "stance"
+    # The joint CSV: time, the table's columns, gap; the numbers written in shortest round-trip form.
+    with open(paths["cli"]["out"]) as f:
+        header = f.readline().strip().split(",")
+    assert header == ["time", *r["filtered"]["columns"], "gap"]
+    rows = np.loadtxt(paths["cli"]["out"], delimiter=",", skiprows=1)
+    np.testing.assert_array_equal(rows[:, 0], r["times"])
+    np.testing.assert_array_equal(rows[:, 1:-1], r["filtered"]["values"])
+    np.testing.assert_array_equal(rows[:, 1:-1], r["q"])  # the joint CSV's layout is kinetrack's q
+    with open(paths["cli"]["torques"]) as f:
+        header = f.readline().strip().split(",")
+    assert header == ["time", *r["torques"]["columns"], "valid"]
+    tau = np.loadtxt(paths["cli"]["torques"], delimiter=",", skiprows=1)
+    valid = tau[:, -1] == 1
+    np.testing.assert_array_equal(tau[valid, 1:-1], r["torques"]["values"][valid])
+    np.testing.assert_array_equal(r["tau"], r["torques"]["values"])
+
+
+def test_dynamics_filter_job_is_the_cli_job_with_force_plates(cli, tmp_path):
+    """The gait2354 walk with its force plates applied and the torso's mass centre adjusted (OpenSim
+    RRA's preset): the same .mot, .sto, report and summary from the CLI and from Python."""
     walk = "data/opensim/gait2354_walk/"
     osim, mot, grf = (shared_file(walk + f) for f in ("subject01_simbody.osim", "subject01_walk1_ik_REFERENCE.mot",
                                                        "subject01_walk1_grf.xml"))
-    subprocess.run([cli, "dynamics", "filter", "--model", osim, "--input", mot, "--grf", grf, "--out",
-                    str(tmp_path / "cli.mot"), "--torques", str(tmp_path / "cli.sto"), "--quiet"], check=True,
-                   capture_output=True)
-    r = kt.dynamics_filter(osim, mot, grf=grf, out=str(tmp_path / "py.mot"), torques=str(tmp_path / "py.sto"))
-    assert (tmp_path / "cli.mot").read_bytes() == (tmp_path / "py.mot").read_bytes()
-    assert (tmp_path / "cli.sto").read_bytes() == (tmp_path / "py.sto").read_bytes()
-    assert r["q"].shape[0] == len(r["times"]) == r["summary"]["frames"] and "dynamics filter of" in r["text"]
+    stdout, r, paths = run_both(cli, tmp_path, osim, mot, {"out": ".mot", "torques": ".sto", "report_csv": ".csv"},
+                                grf=grf, adjust_com="torso")
+    check_same_job(stdout, r, paths)
+    assert r["summary"]["grf_mode"] == "apply" and r["summary"]["com_adjustment"]["body"] == "torso"
+    for table, path in (("filtered", paths["cli"]["out"]), ("torques", paths["cli"]["torques"])):
+        written = kt.read_mot(path)
+        assert written["columns"] == r[table]["columns"], table
+        np.testing.assert_allclose(written["values"], r[table]["values"], rtol=1e-7, atol=1e-9, err_msg=table)
+    assert r["filtered"]["columns"][0] == kt.read_mot(mot)["columns"][0]  # OpenSim's coordinates, its order
+
+
+def test_dynamics_filter_job_refuses_bad_options():
+    """Options the CLI checks while parsing are the job's own checks too (ValueError naming the flag)."""
+    with pytest.raises(ValueError, match="--grf-mode"):
+        kt.dynamics_filter("human66", "walk.csv", grf_mode="plates")
+    with pytest.raises(ValueError, match="--sole"):
+        kt.dynamics_filter("human66", "walk.csv", sole="flat")
+    with pytest.raises(ValueError, match="--adjust-com needs --grf"):
+        kt.dynamics_filter("human66", "walk.csv", adjust_com="torso")
