@@ -29,7 +29,7 @@ struct AssemblyConfig {
 };
 
 int runAssemblyExperimentCommand(const AssemblyConfig& cfg) {
-  experiments::runAssemblyExperiment(cfg.job, cliReporter(true, "run"));
+  printOut(experiments::summaryText(experiments::runAssemblyExperiment(cfg.job, cliReporter(true, "run"))));
   const std::filesystem::path dir(cfg.job.out);
   if (!cfg.no_plot)
     runPlot(findScript(cfg.plot_script, "plot_assembly.py"), "plot_assembly.py",

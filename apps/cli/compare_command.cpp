@@ -7,26 +7,14 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "cli_common.hpp"
 #include "kinetrack/app/track_job.hpp"
-#include "kinetrack/core/errors.hpp"
 #include "kinetrack/experiments/dyn.hpp"
-#include "kinetrack/io/atomic_file.hpp"
-#include "kinetrack/io/segment_map.hpp"
-#include "kinetrack/io/urdf.hpp"
-#include "kinetrack/metrics/tracking.hpp"
-#include "kinetrack/model/human_models.hpp"
-#include "kinetrack/model/icub.hpp"
-#include "kinetrack/track/pipeline.hpp"
-#include "kinetrack/track/segment_pairs.hpp"
 #include "plotting.hpp"
 
 namespace kinetrack::cli {
@@ -52,7 +40,6 @@ int runCompare(const CompareConfig& cfg) {
   experiments::CompareOptions options;
   options.data = cfg.data;
   options.icub = cfg.icub;
-  if (cfg.threads < 0) throw UsageError("--threads: expected ≥ 0, got " + std::to_string(cfg.threads));
   options.threads = cfg.threads;
   options.tpose_seconds = cfg.tpose_seconds;
   options.transient = cfg.transient;
@@ -69,26 +56,21 @@ int runCompare(const CompareConfig& cfg) {
       throw UsageError("--plot-script: no such file '" + cfg.plot_script + "'");
     script = findScript(cfg.plot_script, "plot_compare.py");
   }
-  prepareOutputDirectory(cfg.out);
   std::optional<ProgressBar> bar;
-  const experiments::CompareResult result = experiments::runCompare(
-      options, [&](int i, int n, const std::string& model, const std::string& scenario, track::Method m) {
+  const experiments::CompareExperimentResult result = experiments::runCompareExperiment(
+      options, cfg.out, [&](int i, int n, const std::string& model, const std::string& scenario, track::Method m) {
         if (!bar) bar.emplace(n, !cfg.quiet, "run");
         bar->update(i, fmt::format("{} {} {}", model, scenario, track::toString(m)));
       });
-  if (bar) bar->update(static_cast<int>(result.series.size()));
-  for (const std::string& w : result.warnings) fmt::print(stderr, "kinetrack: warning: {}\n", w);
-  const fs::path csv_path = fs::path(cfg.out) / "compare.csv";
-  io::writeFileAtomically(csv_path.string(), experiments::compareCsv(result));
-
-  fmt::print("{}", experiments::compareTable(result, cfg.transient));
-  fmt::print("\nwrote {}\n", csv_path.string());
+  if (bar) bar->update(static_cast<int>(result.compare.series.size()));
+  for (const std::string& w : result.compare.warnings) printErr("kinetrack: warning: " + w + "\n");
+  printOut(experiments::summaryText(result));
   if (!cfg.no_plot) {
     const fs::path png = fs::path(cfg.out) / "compare.png";
-    runPlot(script, "plot_compare.py", {csv_path.string(), png.string()}, png);
+    runPlot(script, "plot_compare.py", {result.csv, png.string()}, png);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print("done in {:.1f} s\n", seconds);
+  out("done in {:.1f} s\n", seconds);
   return kExitOk;
 }
 

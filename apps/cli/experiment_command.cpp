@@ -54,6 +54,7 @@ int runConvergence(ConvergenceConfig cfg) {
   }
   if (!cfg.no_plot) script = findScript(cfg.plot_script, "plot_convergence.py");
   const experiments::ConvergenceExperimentResult r = experiments::runConvergenceExperiment(cfg.job, cliReporter(false));
+  printOut(experiments::summaryText(r));
   const fs::path dir(cfg.job.out);
   if (!cfg.no_plot)
     runPlot(script, "plot_convergence.py",

@@ -33,12 +33,13 @@ int runGpmCommand(const GpmConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
   fs::path script;
   if (!cfg.no_plot) script = findScript(cfg.plot_script, "plot_gpm.py");
-  const int robustness = experiments::runGpmExperiment(cfg.job, cliReporter(true, "run"));
+  const experiments::GpmExperimentResult r = experiments::runGpmExperiment(cfg.job, cliReporter(true, "run"));
+  printOut(experiments::summaryText(r));
   const fs::path dir(cfg.job.out);
   if (!cfg.no_plot) {
     runPlot(script, "plot_gpm.py", {"fig4", (dir / "gpm.csv").string(), (dir / "gpm_fig4.png").string()},
             dir / "gpm_fig4.png");
-    if (robustness > 0)
+    if (!r.robustness.empty())
       runPlot(script, "plot_gpm.py",
               {"fig5", (dir / "gpm_robustness.csv").string(), (dir / "gpm_fig5.png").string(), "--inc",
                std::to_string(cfg.job.robustness_inc)},

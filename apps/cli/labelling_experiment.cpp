@@ -35,7 +35,7 @@ struct LabellingExperimentConfig {
 
 int runLabellingExperimentCommand(const LabellingExperimentConfig& cfg) {
   const auto wall0 = std::chrono::steady_clock::now();
-  experiments::runLabellingExperiment(cfg.job, cliReporter(!cfg.quiet, "run"));
+  printOut(experiments::summaryText(experiments::runLabellingExperiment(cfg.job, cliReporter(!cfg.quiet, "run"))));
   const fs::path dir(cfg.job.out);
   if (!cfg.no_plot)
     runPlot(findScript("", "plot_labelling.py"), "plot_labelling.py",

@@ -30,7 +30,7 @@ struct MappingConfig {
 };
 
 int runMappingExperimentCommand(const MappingConfig& cfg) {
-  experiments::runMappingExperiment(cfg.job, cliReporter(!cfg.quiet, "clip"));
+  printOut(experiments::summaryText(experiments::runMappingExperiment(cfg.job, cliReporter(!cfg.quiet, "clip"))));
   const std::filesystem::path dir(cfg.job.out);
   if (!cfg.no_plot)
     runPlot(findScript(cfg.plot_script, "plot_mapping.py"), "plot_mapping.py",

@@ -27,7 +27,7 @@ struct PinDragConfig {
 };
 
 int runPinDragExperimentCommand(const PinDragConfig& cfg) {
-  experiments::runPinDragExperiment(cfg.job, cliReporter(true));
+  printOut(experiments::summaryText(experiments::runPinDragExperiment(cfg.job, cliReporter(true))));
   const std::filesystem::path dir(cfg.job.out);
   if (!cfg.no_plot)
     runPlot(findScript(cfg.plot_script, "plot_pindrag.py"), "plot_pindrag.py",

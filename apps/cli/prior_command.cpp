@@ -38,7 +38,7 @@ int runSparse(const SparseConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
   fs::path script;
   if (!cfg.no_plot) script = findScript(cfg.plot_script, "plot_gpm.py");
-  experiments::runSparseExperiment(cfg.job, cliReporter(true, "subject"));
+  printOut(experiments::summaryText(experiments::runSparseExperiment(cfg.job, cliReporter(true, "subject"))));
   const fs::path csv = fs::path(cfg.job.out) / "sparse.csv";
   if (!cfg.no_plot)
     runPlot(script, "plot_gpm.py", {"sparse", csv.string(), (fs::path(cfg.job.out) / "sparse.png").string()},

@@ -25,12 +25,7 @@
 namespace kinetrack::experiments {
 namespace {
 
-struct Row {
-  std::string kind;  // chain or figure
-  int links = 0, dof = 0, loops = 0, threads = 1, height = 0;
-  std::string schedule;
-  double time_us = 0.0, aba_us = 0.0, total = 0.0, critical = 0.0, threaded = 0.0;
-};
+using Row = AssemblyRow;
 
 // Median per-call time (µs) of `f` over `batches` batches of about `batch_ms` each.
 template <class F>
@@ -91,7 +86,7 @@ std::vector<Row> measure(const std::string& kind, const std::shared_ptr<const Mo
 
 }  // namespace
 
-void runAssemblyExperiment(const AssemblyExperimentOptions& cfg, const app::Reporter& reporter) {
+AssemblyExperimentResult runAssemblyExperiment(const AssemblyExperimentOptions& cfg, const app::Reporter& reporter) {
   if (cfg.max_links < 8) throw InvalidArgument("--max-links must be >= 8");
   if (cfg.max_threads < 1 || cfg.max_threads > 64) throw InvalidArgument("--threads must be 1 to 64");
   if (cfg.batches < 3 || !(cfg.batch_ms > 0.0)) throw InvalidArgument("--batches must be >= 3 and --batch-ms > 0");
@@ -133,20 +128,40 @@ void runAssemblyExperiment(const AssemblyExperimentOptions& cfg, const app::Repo
     rows.insert(rows.end(), r.begin(), r.end());
   }
 
+  AssemblyExperimentResult result;
+  result.out = cfg.out;
+  result.figure_name = figure.name();
+  result.figure_dof = figure.nv();
+  result.max_threads = cfg.max_threads;
+  result.batches = cfg.batches;
+  result.sizes = sizes;
+  result.rows = std::move(rows);
+  io::writeFileAtomically((std::filesystem::path(cfg.out) / "assembly.csv").string(), assemblyCsv(result));
+  return result;
+}
+
+std::string assemblyCsv(const AssemblyExperimentResult& result) {
   std::string csv =
       "kind,links,nv,loops,schedule,threads,time_us,aba_us,total_flops,critical_path_flops,threaded_flops,height\n";
-  for (const Row& r : rows)
+  for (const Row& r : result.rows)
     csv += fmt::format("{},{},{},{},{},{},{:.4f},{:.4f},{:.0f},{:.0f},{:.0f},{}\n", r.kind, r.links, r.dof, r.loops,
                        r.schedule, r.threads, r.time_us, r.aba_us, r.total, r.critical, r.threaded, r.height);
-  const std::filesystem::path dir(cfg.out);
-  io::writeFileAtomically((dir / "assembly.csv").string(), csv);
+  return csv;
+}
 
-  reporter.say(fmt::format(
-      "assembly–disassembly forward dynamics (Yamane–Nakamura), one call; time = median of {} batches\n", cfg.batches));
-  reporter.say(fmt::format("serial chains (fixed base), measured microseconds per call\n"));
-  reporter.say(fmt::format("  {:<22}", "links"));
-  for (const int n : sizes) reporter.say(fmt::format("{:>10}", n));
-  reporter.say(fmt::format("\n"));
+std::string summaryText(const AssemblyExperimentResult& result) {
+  const std::vector<Row>& rows = result.rows;
+  const std::vector<int>& sizes = result.sizes;
+  const int max_threads = result.max_threads;
+  const std::filesystem::path dir(result.out);
+  std::string text;
+  text +=
+      fmt::format("assembly–disassembly forward dynamics (Yamane–Nakamura), one call; time = median of {} batches\n",
+                  result.batches);
+  text += fmt::format("serial chains (fixed base), measured microseconds per call\n");
+  text += fmt::format("  {:<22}", "links");
+  for (const int n : sizes) text += fmt::format("{:>10}", n);
+  text += fmt::format("\n");
   auto find = [&](const char* kind, int links, int loops, const char* s, int t) -> const Row* {
     for (const Row& r : rows)
       if (r.kind == kind && (links < 0 || r.links == links) && r.loops == loops && r.schedule == s && r.threads == t)
@@ -154,45 +169,44 @@ void runAssemblyExperiment(const AssemblyExperimentOptions& cfg, const app::Repo
     return nullptr;
   };
   for (const char* s : {"serial", "parallel"})
-    for (int t = 1; t <= cfg.max_threads; ++t) {
-      reporter.say(fmt::format("  {:<22}", fmt::format("{} schedule x{}", s, t)));
-      for (const int n : sizes) reporter.say(fmt::format("{:>10.1f}", find("chain", n, 0, s, t)->time_us));
-      reporter.say(fmt::format("\n"));
+    for (int t = 1; t <= max_threads; ++t) {
+      text += fmt::format("  {:<22}", fmt::format("{} schedule x{}", s, t));
+      for (const int n : sizes) text += fmt::format("{:>10.1f}", find("chain", n, 0, s, t)->time_us);
+      text += fmt::format("\n");
     }
-  reporter.say(fmt::format("  {:<22}", "ABA"));
-  for (const int n : sizes) reporter.say(fmt::format("{:>10.1f}", find("chain", n, 0, "serial", 1)->aba_us));
-  reporter.say(
-      fmt::format("\ncounted kflop per call: total work (1 processor), on {} threads with the plan's split, and the "
-                  "critical path (unlimited processors)\n",
-                  cfg.max_threads));
+  text += fmt::format("  {:<22}", "ABA");
+  for (const int n : sizes) text += fmt::format("{:>10.1f}", find("chain", n, 0, "serial", 1)->aba_us);
+  text += fmt::format(
+      "\ncounted kflop per call: total work (1 processor), on {} threads with the plan's split, and the "
+      "critical path (unlimited processors)\n",
+      max_threads);
   for (const char* s : {"serial", "parallel"}) {
-    reporter.say(fmt::format("  {:<22}", fmt::format("{}: 1 processor", s)));
-    for (const int n : sizes) reporter.say(fmt::format("{:>10.0f}", find("chain", n, 0, s, 1)->total / 1e3));
-    reporter.say(fmt::format("\n"));
-    if (cfg.max_threads > 1) {
-      reporter.say(fmt::format("  {:<22}", fmt::format("{}: {} threads", s, cfg.max_threads)));
-      for (const int n : sizes)
-        reporter.say(fmt::format("{:>10.0f}", find("chain", n, 0, s, cfg.max_threads)->threaded / 1e3));
-      reporter.say(fmt::format("\n"));
+    text += fmt::format("  {:<22}", fmt::format("{}: 1 processor", s));
+    for (const int n : sizes) text += fmt::format("{:>10.0f}", find("chain", n, 0, s, 1)->total / 1e3);
+    text += fmt::format("\n");
+    if (max_threads > 1) {
+      text += fmt::format("  {:<22}", fmt::format("{}: {} threads", s, max_threads));
+      for (const int n : sizes) text += fmt::format("{:>10.0f}", find("chain", n, 0, s, max_threads)->threaded / 1e3);
+      text += fmt::format("\n");
     }
-    reporter.say(fmt::format("  {:<22}", fmt::format("{}: critical path", s)));
-    for (const int n : sizes) reporter.say(fmt::format("{:>10.0f}", find("chain", n, 0, s, 1)->critical / 1e3));
-    reporter.say(fmt::format("\n"));
+    text += fmt::format("  {:<22}", fmt::format("{}: critical path", s));
+    for (const int n : sizes) text += fmt::format("{:>10.0f}", find("chain", n, 0, s, 1)->critical / 1e3);
+    text += fmt::format("\n");
   }
-  reporter.say(fmt::format(
-      "  (paper, 1 GHz Pentium III, 8/16/32 links: 1 proc 1.31/2.75/6.08 ms, 2 procs 0.984/1.87/3.93 ms)\n"));
-  reporter.say(fmt::format("{} on a bar ({} DoF with the floating base): microseconds (ABA {:.1f} us, open tree)\n",
-                           figure.name(), figure.nv(), rows.back().aba_us));
-  reporter.say(fmt::format("  {:<22}{:>10}{:>10}{:>10}\n", "hands held", 0, 1, 2));
+  text += fmt::format(
+      "  (paper, 1 GHz Pentium III, 8/16/32 links: 1 proc 1.31/2.75/6.08 ms, 2 procs 0.984/1.87/3.93 ms)\n");
+  text += fmt::format("{} on a bar ({} DoF with the floating base): microseconds (ABA {:.1f} us, open tree)\n",
+                      result.figure_name, result.figure_dof, rows.back().aba_us);
+  text += fmt::format("  {:<22}{:>10}{:>10}{:>10}\n", "hands held", 0, 1, 2);
   for (const char* s : {"serial", "parallel"})
-    for (int t = 1; t <= cfg.max_threads; ++t) {
-      reporter.say(fmt::format("  {:<22}", fmt::format("{} schedule x{}", s, t)));
-      for (int l = 0; l <= 2; ++l) reporter.say(fmt::format("{:>10.1f}", find("figure", -1, l, s, t)->time_us));
-      reporter.say(fmt::format("\n"));
+    for (int t = 1; t <= max_threads; ++t) {
+      text += fmt::format("  {:<22}", fmt::format("{} schedule x{}", s, t));
+      for (int l = 0; l <= 2; ++l) text += fmt::format("{:>10.1f}", find("figure", -1, l, s, t)->time_us);
+      text += fmt::format("\n");
     }
-  reporter.say(fmt::format("  (paper, 40-DoF figure, serial: 5.1 / 6.3 / 7.2 ms for 0 / 1 / 2 hands)\n"));
-  reporter.say(fmt::format("wrote {}\n", (dir / "assembly.csv").string()));
-  return;
+  text += fmt::format("  (paper, 40-DoF figure, serial: 5.1 / 6.3 / 7.2 ms for 0 / 1 / 2 hands)\n");
+  text += fmt::format("wrote {}\n", (dir / "assembly.csv").string());
+  return text;
 }
 
 }  // namespace kinetrack::experiments

@@ -127,14 +127,18 @@ ConvergenceExperimentResult runConvergenceExperiment(const ConvergenceExperiment
   const fs::path csv = dir / "convergence.csv";
   io::writeFileAtomically(csv.string(), experiments::convergenceCsv(runs, cfg.rate));
 
-  reporter.say(summaryTable(runs, cfg.rate));
-  reporter.say(fmt::format("\nwrote {} ({} gains x {} rows)\n", csv.string(), runs.size(), steps + 1));
-
   ConvergenceExperimentResult result;
   result.model_name = m.name();
   result.csv = csv.string();
+  result.rate = cfg.rate;
+  result.steps = steps;
   result.runs = std::move(runs);
   return result;
+}
+
+std::string summaryText(const ConvergenceExperimentResult& result) {
+  return summaryTable(result.runs, result.rate) +
+         fmt::format("\nwrote {} ({} gains x {} rows)\n", result.csv, result.runs.size(), result.steps + 1);
 }
 
 }  // namespace kinetrack::experiments

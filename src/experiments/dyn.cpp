@@ -8,9 +8,11 @@
 #include <iterator>
 #include <random>
 
+#include "kinetrack/app/job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/io/atomic_file.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"
@@ -265,6 +267,22 @@ std::string compareTable(const CompareResult& result, double transient) {
                      iqrCell(s.log_mnte, "{:.2f} ({:.2f})"), iqrCell(s.log_rmse, "{:.2f} ({:.2f})"),
                      iqrCell(s.time_us, "{:.1f} ({:.1f})"));
   return t;
+}
+
+CompareExperimentResult runCompareExperiment(const CompareOptions& options, const std::string& out,
+                                             const CompareProgress& progress) {
+  if (options.threads < 0) throw InvalidArgument("--threads: expected ≥ 0, got " + std::to_string(options.threads));
+  app::prepareDirectory(out);
+  CompareExperimentResult r;
+  r.transient = options.transient;
+  r.compare = runCompare(options, progress);
+  r.csv = (std::filesystem::path(out) / "compare.csv").string();
+  io::writeFileAtomically(r.csv, compareCsv(r.compare));
+  return r;
+}
+
+std::string summaryText(const CompareExperimentResult& result) {
+  return compareTable(result.compare, result.transient) + fmt::format("\nwrote {}\n", result.csv);
 }
 
 }  // namespace kinetrack::experiments

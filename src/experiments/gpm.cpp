@@ -36,17 +36,9 @@ std::string meanSd(const std::vector<double>& v) {
   return fmt::format("{:.2f} ± {:.2f}", m, sd);
 }
 
-std::string fitsCsv(const std::vector<SubjectFit>& fits) {
-  std::string s =
-      "subject,clips,frames,hand_position_rms_mm,hand_position_max_mm,hand_orientation_rms_deg,limits_widened\n";
-  for (const SubjectFit& f : fits)
-    s += fmt::format("{},{},{},{:.3f},{:.3f},{:.4f},{}\n", f.subject, f.clips.size(), f.quality.frames,
-                     1e3 * f.quality.hand_position_rms, 1e3 * f.quality.hand_position_max,
-                     f.quality.hand_orientation_rms * 180.0 / M_PI, f.quality.limits_widened);
-  return s;
-}
-
-void printStudy(const StudyResult& r, const std::vector<int>& incs, const app::Reporter& reporter) {
+std::string studyText(const GpmExperimentResult& r) {
+  const std::vector<int>& incs = r.incs;
+  std::string text;
   std::vector<std::vector<std::string>> t = {{"inc", "LN [deg]", "GP included [deg]", "GP excluded [deg]"}};
   for (int inc : incs) {
     std::vector<double> ln, in, ex;
@@ -59,24 +51,25 @@ void printStudy(const StudyResult& r, const std::vector<int>& incs, const app::R
     }
     t.push_back({std::to_string(inc), meanSd(ln), meanSd(in), meanSd(ex)});
   }
-  reporter.say(
-      fmt::format("\nRMS joint-angle error (Eq. 6), mean ± sd over subjects (paper: LN 11.1 ± 1.5; GP 7.7 ± 1.0 at "
-                  "inc 1 to 3.7 ± 0.4 at inc 20, included subjects)\n"));
-  reporter.say(app::textTable(t));
-  if (r.robustness.empty()) return;
+  text += fmt::format(
+      "\nRMS joint-angle error (Eq. 6), mean ± sd over subjects (paper: LN 11.1 ± 1.5; GP 7.7 ± 1.0 at "
+      "inc 1 to 3.7 ± 0.4 at inc 20, included subjects)\n");
+  text += app::textTable(t);
+  if (r.robustness.empty()) return text;
   std::map<int, std::pair<std::vector<double>, std::vector<double>>> by_test;
   for (const RobustnessRow& row : r.robustness)
     (row.included ? by_test[row.test].first : by_test[row.test].second).push_back(row.rms_deg);
   std::vector<std::vector<std::string>> u = {{"test", "included subjects", "GP included [deg]", "GP excluded [deg]"}};
   for (const auto& [test, v] : by_test)
     u.push_back({std::to_string(test), std::to_string(v.first.size()), meanSd(v.first), meanSd(v.second)});
-  reporter.say(fmt::format("\nrobustness (Table II / Fig. 5): the first N subjects in the densities\n"));
-  reporter.say(app::textTable(u));
+  text += fmt::format("\nrobustness (Table II / Fig. 5): the first N subjects in the densities\n");
+  text += app::textTable(u);
+  return text;
 }
 
 }  // namespace
 
-int runGpmExperiment(const GpmExperimentOptions& cfg, const app::Reporter& reporter) {
+GpmExperimentResult runGpmExperiment(const GpmExperimentOptions& cfg, const app::Reporter& reporter) {
   if (!(cfg.rate > 0.0) || !std::isfinite(cfg.rate)) throw InvalidArgument("--rate: need a finite rate > 0 (Hz)");
   for (int inc : cfg.incs)
     if (inc < 1 || inc > 40) throw InvalidArgument(fmt::format("--incs: {} is outside 1 … 40", inc));
@@ -115,18 +108,6 @@ int runGpmExperiment(const GpmExperimentOptions& cfg, const app::Reporter& repor
     }
     reporter.report(bar_total, bar_total);
   }
-  std::vector<std::vector<std::string>> ft = {
-      {"subject", "clips", "frames", "hand pos RMS [mm]", "max [mm]", "hand ori RMS [deg]", "limits widened"}};
-  for (const SubjectFit& f : fits)
-    ft.push_back({f.subject, std::to_string(f.clips.size()), std::to_string(f.quality.frames),
-                  fmt::format("{:.1f}", 1e3 * f.quality.hand_position_rms),
-                  fmt::format("{:.1f}", 1e3 * f.quality.hand_position_max),
-                  fmt::format("{:.3f}", f.quality.hand_orientation_rms * 180.0 / M_PI),
-                  std::to_string(f.quality.limits_widened)});
-  reporter.say(
-      fmt::format("\nsubject models and recorded angles (model at the recorded angles vs the capture's wrists)\n"));
-  reporter.say(app::textTable(ft));
-
   StudyOptions so;
   so.incs = cfg.incs;
   so.robustness_inc = cfg.robustness_inc;
@@ -134,16 +115,49 @@ int runGpmExperiment(const GpmExperimentOptions& cfg, const app::Reporter& repor
   so.gpm = cfg.gpm;
   so.density.min_samples = cfg.min_samples;
   so.progress = [&reporter](int done, int total, const std::string& label) { reporter.report(done, total, label); };
-  const StudyResult result = runGpmStudy(fits, so);
+  StudyResult study = runGpmStudy(fits, so);
 
+  GpmExperimentResult r;
+  r.out = cfg.out;
+  r.incs = cfg.incs;
+  for (const SubjectFit& f : fits) r.fits.push_back({f.subject, static_cast<int>(f.clips.size()), f.quality});
+  r.rows = std::move(study.rows);
+  r.robustness = std::move(study.robustness);
   const fs::path dir(cfg.out);
-  io::writeFileAtomically((dir / "gpm.csv").string(), studyCsv(result.rows));
-  io::writeFileAtomically((dir / "gpm_robustness.csv").string(), robustnessCsv(result.robustness));
-  io::writeFileAtomically((dir / "gpm_fits.csv").string(), fitsCsv(fits));
-  printStudy(result, cfg.incs, reporter);
-  reporter.say(fmt::format("\nwrote {}, {}, {}\n", (dir / "gpm.csv").string(), (dir / "gpm_robustness.csv").string(),
-                           (dir / "gpm_fits.csv").string()));
-  return static_cast<int>(result.robustness.size());
+  io::writeFileAtomically((dir / "gpm.csv").string(), studyCsv(r.rows));
+  io::writeFileAtomically((dir / "gpm_robustness.csv").string(), robustnessCsv(r.robustness));
+  io::writeFileAtomically((dir / "gpm_fits.csv").string(), gpmFitsCsv(r.fits));
+  return r;
+}
+
+std::string gpmFitsCsv(const std::vector<GpmFitRow>& fits) {
+  std::string s =
+      "subject,clips,frames,hand_position_rms_mm,hand_position_max_mm,hand_orientation_rms_deg,limits_widened\n";
+  for (const GpmFitRow& f : fits)
+    s += fmt::format("{},{},{},{:.3f},{:.3f},{:.4f},{}\n", f.subject, f.clips, f.quality.frames,
+                     1e3 * f.quality.hand_position_rms, 1e3 * f.quality.hand_position_max,
+                     f.quality.hand_orientation_rms * 180.0 / M_PI, f.quality.limits_widened);
+  return s;
+}
+
+std::string summaryText(const GpmExperimentResult& result) {
+  std::string text;
+  std::vector<std::vector<std::string>> ft = {
+      {"subject", "clips", "frames", "hand pos RMS [mm]", "max [mm]", "hand ori RMS [deg]", "limits widened"}};
+  for (const GpmFitRow& f : result.fits)
+    ft.push_back({f.subject, std::to_string(f.clips), std::to_string(f.quality.frames),
+                  fmt::format("{:.1f}", 1e3 * f.quality.hand_position_rms),
+                  fmt::format("{:.1f}", 1e3 * f.quality.hand_position_max),
+                  fmt::format("{:.3f}", f.quality.hand_orientation_rms * 180.0 / M_PI),
+                  std::to_string(f.quality.limits_widened)});
+  text += fmt::format("\nsubject models and recorded angles (model at the recorded angles vs the capture's wrists)\n");
+  text += app::textTable(ft);
+
+  text += studyText(result);
+  const fs::path dir(result.out);
+  text += fmt::format("\nwrote {}, {}, {}\n", (dir / "gpm.csv").string(), (dir / "gpm_robustness.csv").string(),
+                      (dir / "gpm_fits.csv").string());
+  return text;
 }
 
 }  // namespace kinetrack::experiments

@@ -67,14 +67,7 @@ struct Trial {
   io::MarkerTrajectories trial;  // model world, m
 };
 
-struct Row {
-  std::string trial, scenario;
-  std::uint64_t seed = 0;
-  markers::LabellingScore score;
-  int initialisations = 0, lost = 0, frames = 0;
-  double angle_rms_deg = NAN, angle_max_deg = NAN;
-  double us_median = 0.0, us_p95 = 0.0;
-};
+using Row = LabellingRun;
 
 // The labeller's IK (same markers, bounds, warm start and posture prior as the labeller's: the
 // last pose, or its constant-velocity extrapolation with PredictionSpace::Joints) on the
@@ -154,7 +147,7 @@ Trial loadTrial(std::string name, const app::LabellingSubjectOptions& spec, cons
 // Every marker-frame labelled wrong or left a gap (and every absent marker given a point), for
 // finding failure modes: which markers, which frames, what they took instead.
 void appendEvents(const Trial& t, const NamedScenario& sc, const markers::ScenarioTrial& s,
-                  const markers::LabelTrialResult& r, std::string& events_csv) {
+                  const markers::LabelTrialResult& r, std::vector<LabellingEvent>& events) {
   const std::size_t nm = r.names.size();
   std::vector<int> point_of(nm);
   for (int f = 0; f < s.cloud.numFrames(); ++f) {
@@ -175,14 +168,14 @@ void appendEvents(const Trial& t, const NamedScenario& sc, const markers::Scenar
         took = tm >= 0 ? r.names[static_cast<std::size_t>(tm)] : std::string("ghost");
         if (want >= 0) dist = (pts[static_cast<std::size_t>(got)] - pts[static_cast<std::size_t>(want)]).norm();
       }
-      events_csv += fmt::format("{},{},{},{},{:.4f},{},{},{},{:.4f},{},{},{}\n", t.name, sc.name, sc.options.seed, f,
-                                s.cloud.times[static_cast<std::size_t>(f)], r.names[i], kind, took, dist,
-                                markers::toString(lf.state), lf.relabelled, lf.rigid_rejections);
+      events.push_back({t.name, sc.name, sc.options.seed, f, s.cloud.times[static_cast<std::size_t>(f)], r.names[i],
+                        kind, took, dist, markers::toString(lf.state), lf.relabelled, lf.rigid_rejections});
     }
   }
 }
 
-Row runScenario(const Trial& t, const NamedScenario& sc, std::string& frames_csv, std::string* events_csv) {
+Row runScenario(const Trial& t, const NamedScenario& sc, std::vector<LabellingFrame>& frames,
+                std::vector<LabellingEvent>* events) {
   const markers::ScenarioTrial s = markers::makeScenario(t.trial, t.subject.model->names, sc.options);
   const markers::LabelTrialResult r = markers::labelTrial(t.subject.model, s.cloud);
   std::vector<char> ok;
@@ -190,7 +183,7 @@ Row runScenario(const Trial& t, const NamedScenario& sc, std::string& frames_csv
   row.trial = t.name;
   row.scenario = sc.name;
   row.seed = sc.options.seed;
-  if (events_csv) appendEvents(t, sc, s, r, *events_csv);
+  if (events) appendEvents(t, sc, s, r, *events);
   row.score = markers::scoreLabelling(s, r, &ok);
   row.initialisations = r.initialisations();
   row.lost = r.lostFrames();
@@ -236,9 +229,8 @@ Row runScenario(const Trial& t, const NamedScenario& sc, std::string& frames_csv
       ++present;
       right += r.point(f, mk) == p;
     }
-    frames_csv += fmt::format("{},{},{},{},{:.6f},{},{},{},{}\n", t.name, sc.name, sc.options.seed, f,
-                              s.cloud.times[static_cast<std::size_t>(f)], present, right, ghost_labelled,
-                              markers::toString(r.frames[static_cast<std::size_t>(f)].state));
+    frames.push_back({t.name, sc.name, sc.options.seed, f, s.cloud.times[static_cast<std::size_t>(f)], present, right,
+                      ghost_labelled, markers::toString(r.frames[static_cast<std::size_t>(f)].state)});
   }
   return row;
 }
@@ -249,7 +241,7 @@ std::string fmtOr(double v, const char* spec, const char* none = "-") {
 
 }  // namespace
 
-void runLabellingExperiment(const LabellingExperimentOptions& cfg, const app::Reporter& reporter) {
+LabellingExperimentResult runLabellingExperiment(const LabellingExperimentOptions& cfg, const app::Reporter& reporter) {
   const fs::path data(cfg.data);
   app::prepareDirectory(cfg.out);
   const fs::path gait = data / "opensim" / "gait2354_walk";
@@ -294,48 +286,77 @@ void runLabellingExperiment(const LabellingExperimentOptions& cfg, const app::Re
       }
   if (runs.empty()) throw InvalidArgument("--only: no run matches (runs are named \"trial: scenario\")");
   const int bar_total = static_cast<int>(runs.size());
-  std::vector<Row> rows;
-  std::string frames_csv = "trial,scenario,seed,frame,time,present,correct,ghosts_labelled,state\n";
-  std::string events_csv = "trial,scenario,seed,frame,time,marker,kind,took,distance_m,state,relabelled,rigid\n";
+  LabellingExperimentResult result;
+  result.out = cfg.out;
+  result.seeds = cfg.seeds;
+  result.events = cfg.events;
   for (const auto& [t, sc] : runs) {
-    reporter.report(static_cast<int>(rows.size()), bar_total, t->name + ": " + sc.name);
-    rows.push_back(runScenario(*t, sc, frames_csv, cfg.events ? &events_csv : nullptr));
+    reporter.report(static_cast<int>(result.runs.size()), bar_total, t->name + ": " + sc.name);
+    result.runs.push_back(runScenario(*t, sc, result.frames, cfg.events ? &result.event_rows : nullptr));
   }
-  reporter.report(static_cast<int>(rows.size()), bar_total);
+  reporter.report(static_cast<int>(result.runs.size()), bar_total);
 
+  const fs::path dir(cfg.out);
+  io::writeFileAtomically((dir / "labelling.csv").string(), labellingCsv(result));
+  io::writeFileAtomically((dir / "labelling_frames.csv").string(), labellingFramesCsv(result));
+  if (cfg.events) io::writeFileAtomically((dir / "labelling_events.csv").string(), labellingEventsCsv(result));
+  return result;
+}
+
+std::string labellingCsv(const LabellingExperimentResult& result) {
   std::string csv =
       "trial,scenario,seed,present,correct,accuracy,wrong,missed,ghost_points,ghosts_labelled,swapped_present,"
       "swapped_correct,reacquire_frames,initialisations,lost_frames,frames,angle_rms_deg,angle_max_deg,us_median,"
       "us_p95\n";
-  reporter.say(fmt::format("\n{:<24} {:<22} {:>9} {:>6} {:>6} {:>8} {:>7} {:>6} {:>9} {:>9} {:>7}\n", "trial",
-                           "scenario", "accuracy", "wrong", "missed", "ghosts→", "reacq.", "inits", "angle RMS",
-                           "angle max", "µs p50"));
-  for (const Row& r : rows) {
+  for (const Row& r : result.runs) {
     const markers::LabellingScore& s = r.score;
     csv += fmt::format("{},{},{},{},{},{:.6f},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.2f},{:.2f}\n", r.trial,
                        r.scenario, r.seed, s.present, s.correct, s.accuracy(), s.wrong, s.missed, s.ghost_points,
                        s.ghosts_labelled, s.swapped_present, s.swapped_correct, s.reacquire_frames, r.initialisations,
                        r.lost, r.frames, r.angle_rms_deg, r.angle_max_deg, r.us_median, r.us_p95);
-    reporter.say(
+  }
+  return csv;
+}
+
+std::string labellingFramesCsv(const LabellingExperimentResult& result) {
+  std::string csv = "trial,scenario,seed,frame,time,present,correct,ghosts_labelled,state\n";
+  for (const LabellingFrame& f : result.frames)
+    csv += fmt::format("{},{},{},{},{:.6f},{},{},{},{}\n", f.trial, f.scenario, f.seed, f.frame, f.time, f.present,
+                       f.correct, f.ghosts_labelled, f.state);
+  return csv;
+}
+
+std::string labellingEventsCsv(const LabellingExperimentResult& result) {
+  std::string csv = "trial,scenario,seed,frame,time,marker,kind,took,distance_m,state,relabelled,rigid\n";
+  for (const LabellingEvent& e : result.event_rows)
+    csv += fmt::format("{},{},{},{},{:.4f},{},{},{},{:.4f},{},{},{}\n", e.trial, e.scenario, e.seed, e.frame, e.time,
+                       e.marker, e.kind, e.took, e.distance, e.state, e.relabelled, e.rigid);
+  return csv;
+}
+
+std::string summaryText(const LabellingExperimentResult& result) {
+  const std::vector<Row>& rows = result.runs;
+  const fs::path dir(result.out);
+  std::string text;
+  text += fmt::format("\n{:<24} {:<22} {:>9} {:>6} {:>6} {:>8} {:>7} {:>6} {:>9} {:>9} {:>7}\n", "trial", "scenario",
+                      "accuracy", "wrong", "missed", "ghosts→", "reacq.", "inits", "angle RMS", "angle max", "µs p50");
+  for (const Row& r : rows) {
+    const markers::LabellingScore& s = r.score;
+    text +=
         fmt::format("{:<24} {:<22} {:>8.3f}% {:>6} {:>6} {:>8} {:>7} {:>6} {:>8}° {:>8}° {:>7.1f}\n", r.trial,
                     r.scenario, 100.0 * s.accuracy(), s.wrong, s.missed,
                     s.ghost_points ? fmt::format("{}/{}", s.ghosts_labelled, s.ghost_points) : std::string("-"),
                     s.reacquire_frames >= 0 ? std::to_string(s.reacquire_frames) : std::string("-"), r.initialisations,
-                    fmtOr(r.angle_rms_deg, "{:.3f}"), fmtOr(r.angle_max_deg, "{:.2f}"), r.us_median));
+                    fmtOr(r.angle_rms_deg, "{:.3f}"), fmtOr(r.angle_max_deg, "{:.2f}"), r.us_median);
   }
-  const fs::path dir(cfg.out);
-  io::writeFileAtomically((dir / "labelling.csv").string(), csv);
-  io::writeFileAtomically((dir / "labelling_frames.csv").string(), frames_csv);
-  reporter.say(
-      fmt::format("\nwrote {} and {}\n", (dir / "labelling.csv").string(), (dir / "labelling_frames.csv").string()));
-  if (cfg.events) {
-    io::writeFileAtomically((dir / "labelling_events.csv").string(), events_csv);
-    reporter.say(fmt::format("wrote {}\n", (dir / "labelling_events.csv").string()));
+  text += fmt::format("\nwrote {} and {}\n", (dir / "labelling.csv").string(), (dir / "labelling_frames.csv").string());
+  if (result.events) {
+    text += fmt::format("wrote {}\n", (dir / "labelling_events.csv").string());
   }
-  if (cfg.seeds > 1) {
+  if (result.seeds > 1) {
     // Over the seeds: mean and worst accuracy of every trial × scenario.
-    reporter.say(
-        fmt::format("\nover {} seeds:\n{:<24} {:<22} {:>9} {:>9}\n", cfg.seeds, "trial", "scenario", "mean", "worst"));
+    text += fmt::format("\nover {} seeds:\n{:<24} {:<22} {:>9} {:>9}\n", result.seeds, "trial", "scenario", "mean",
+                        "worst");
     std::vector<std::string> done;
     for (const Row& a : rows) {
       const std::string key = a.trial + "\n" + a.scenario;
@@ -346,13 +367,13 @@ void runLabellingExperiment(const LabellingExperimentOptions& cfg, const app::Re
       for (const Row& b : rows)
         if (b.trial == a.trial && b.scenario == a.scenario)
           sum += b.score.accuracy(), worst = std::min(worst, b.score.accuracy()), ++count;
-      reporter.say(
-          fmt::format("{:<24} {:<22} {:>8.3f}% {:>8.3f}%\n", a.trial, a.scenario, 100.0 * sum / count, 100.0 * worst));
+      text +=
+          fmt::format("{:<24} {:<22} {:>8.3f}% {:>8.3f}%\n", a.trial, a.scenario, 100.0 * sum / count, 100.0 * worst);
     }
   }
-  reporter.say(
-      fmt::format("goals: 100% clean; >= 99.5% at 2 mm + 5% + 3 ghosts; re-acquire <= 3 frames; angles < 0.5° RMS\n"));
-  return;
+  text +=
+      fmt::format("goals: 100% clean; >= 99.5% at 2 mm + 5% + 3 ghosts; re-acquire <= 3 frames; angles < 0.5° RMS\n");
+  return text;
 }
 
 }  // namespace kinetrack::experiments

@@ -97,7 +97,7 @@ std::string clipName(const std::string& path) { return fs::path(path).stem().str
 
 }  // namespace
 
-void runMappingExperiment(const MappingExperimentOptions& cfg, const app::Reporter& reporter) {
+MappingExperimentResult runMappingExperiment(const MappingExperimentOptions& cfg, const app::Reporter& reporter) {
   if (cfg.degree < 1 || cfg.degree > 4) throw InvalidArgument("--degree: expected 1 to 4");
   if (!(cfg.rate > 0.0)) throw InvalidArgument("--rate: expected > 0");
   if (!(cfg.transient >= 0.0)) throw InvalidArgument("--transient: expected ≥ 0");
@@ -189,8 +189,34 @@ void runMappingExperiment(const MappingExperimentOptions& cfg, const app::Report
     phi_rt = dirs[0].fit->map(dirs[0].best).applyAll(dirs[1].fit->map(dirs[1].best).applyAll(phi_ik));
   }
 
-  const fs::path dir(cfg.out);
-  fs::create_directories(dir);
+  MappingExperimentResult result;
+  result.out = cfg.out;
+  result.human_name = human.name();
+  result.model_name = model.name();
+  result.solver = cfg.solver;
+  result.roundtrip = cfg.roundtrip;
+  result.human_joints = static_cast<int>(theta_idx.size());
+  result.model_coordinates = static_cast<int>(phi_idx.size());
+  result.degree = cfg.degree;
+  for (const ClipPairs& c : clips)
+    result.clips.push_back(
+        {c.path, c.train, c.frames, static_cast<int>(c.theta.cols()), c.gaps, c.poor, c.human_mnte, c.model_mnte});
+  for (const Direction& d : dirs) {
+    result.directions.push_back(
+        {d.name, static_cast<int>(d.fit->features().size()), static_cast<int>(th_train.cols()), d.fit->rank(), d.best});
+    const Eigen::Index last = d.train_rms.rows() - 1;
+    // Error against the number of singular values.
+    for (int k = 1; k <= d.fit->rank(); ++k)
+      result.error.push_back(
+          {d.name, k, d.fit->singularValues()[k - 1], d.train_rms(last, k - 1), d.test_rms(last, k - 1)});
+  }
+  // Per output coordinate at the best k and at full rank.
+  for (const Direction& d : dirs)
+    for (std::size_t o = 0; o < d.outputs.size(); ++o) {
+      const auto r = static_cast<Eigen::Index>(o);
+      result.coordinates.push_back({d.name, d.outputs[o], d.train_rms(r, d.best - 1), d.test_rms(r, d.best - 1),
+                                    d.train_rms(r, d.fit->rank() - 1), d.test_rms(r, d.fit->rank() - 1)});
+    }
   if (phi_ik.size() > 0) {
     std::string rt = "time,coordinate,ik_deg,roundtrip_deg\n";
     for (Eigen::Index j = 0; j < phi_ik.cols(); ++j)
@@ -198,34 +224,25 @@ void runMappingExperiment(const MappingExperimentOptions& cfg, const app::Report
         rt += fmt::format("{:.4f},{},{:.5g},{:.5g}\n", ik.times[static_cast<std::size_t>(j)], phi_names[o],
                           phi_ik(static_cast<Eigen::Index>(o), j) * kRadToDegMapping,
                           phi_rt(static_cast<Eigen::Index>(o), j) * kRadToDegMapping);
-    io::writeFileAtomically((dir / "mapping_roundtrip.csv").string(), rt);
+    result.roundtrip_csv = std::move(rt);
+    const VectorXd per =
+        ((phi_rt - phi_ik).rowwise().squaredNorm() / static_cast<double>(phi_ik.cols())).cwiseSqrt() * kRadToDegMapping;
+    Eigen::Index worst = 0;
+    per.maxCoeff(&worst);
+    result.roundtrip_frames = static_cast<int>(phi_ik.cols());
+    result.roundtrip_rms_deg =
+        std::sqrt((phi_rt - phi_ik).squaredNorm() / static_cast<double>(phi_ik.size())) * kRadToDegMapping;
+    result.roundtrip_worst = phi_names[static_cast<std::size_t>(worst)];
+    result.roundtrip_worst_deg = per[worst];
   }
-  // Error against the number of singular values.
-  std::string csv = "direction,k,singular_value,train_rms_deg,test_rms_deg\n";
-  for (const Direction& d : dirs) {
-    const Eigen::Index last = d.train_rms.rows() - 1;
-    for (int k = 1; k <= d.fit->rank(); ++k)
-      csv += fmt::format("{},{},{:.9g},{:.9g},{:.9g}\n", d.name, k, d.fit->singularValues()[k - 1],
-                         d.train_rms(last, k - 1), d.test_rms(last, k - 1));
-  }
-  io::writeFileAtomically((dir / "mapping_error.csv").string(), csv);
-  // Per output coordinate at the best k and at full rank.
-  csv = "direction,coordinate,train_rms_deg_best,test_rms_deg_best,train_rms_deg_full,test_rms_deg_full\n";
-  for (const Direction& d : dirs)
-    for (std::size_t o = 0; o < d.outputs.size(); ++o) {
-      const auto r = static_cast<Eigen::Index>(o);
-      csv +=
-          fmt::format("{},{},{:.6g},{:.6g},{:.6g},{:.6g}\n", d.name, d.outputs[o], d.train_rms(r, d.best - 1),
-                      d.test_rms(r, d.best - 1), d.train_rms(r, d.fit->rank() - 1), d.test_rms(r, d.fit->rank() - 1));
-    }
-  io::writeFileAtomically((dir / "mapping_coordinates.csv").string(), csv);
   // Fig. 14's idea as time series: the model's coordinates on the first test clip, tracked and
   // mapped from the human figure with few, the best and all singular values.
   const Direction& hm = dirs[0];
   const int k_few = std::max(1, hm.best / 4);
   const biomech::PolynomialMap m_few = hm.fit->map(k_few), m_best = hm.fit->map(hm.best),
                                m_full = hm.fit->map(hm.fit->rank());
-  csv = fmt::format("clip,time,coordinate,tracked_deg,k{}_deg,k{}_deg,k{}_deg\n", k_few, hm.best, hm.fit->rank());
+  std::string csv =
+      fmt::format("clip,time,coordinate,tracked_deg,k{}_deg,k{}_deg,k{}_deg\n", k_few, hm.best, hm.fit->rank());
   for (const ClipPairs& c : clips) {
     if (c.train) continue;
     const MatrixXd a = m_few.applyAll(c.theta) * kRadToDegMapping, b = m_best.applyAll(c.theta) * kRadToDegMapping,
@@ -239,7 +256,7 @@ void runMappingExperiment(const MappingExperimentOptions& cfg, const app::Report
       }
     break;
   }
-  io::writeFileAtomically((dir / "mapping_series.csv").string(), csv);
+  result.series_csv = std::move(csv);
   // The pairs themselves (radians), for refitting elsewhere (python: kinetrack.PolynomialMapFit).
   csv = "clip,role,time";
   for (const std::string& n : theta_names) csv += ",human:" + n;
@@ -253,49 +270,77 @@ void runMappingExperiment(const MappingExperimentOptions& cfg, const app::Report
       for (Eigen::Index i = 0; i < c.phi.rows(); ++i) csv += fmt::format(",{:.7g}", c.phi(i, j));
       csv += '\n';
     }
-  io::writeFileAtomically((dir / "mapping_pairs.csv").string(), csv);
-  csv = "clip,role,frames,pairs,gaps,dropped,human_mnte_median,model_mnte_median\n";
-  for (const ClipPairs& c : clips)
-    csv += fmt::format("{},{},{},{},{},{},{:.5g},{:.5g}\n", c.path, c.train ? "train" : "test", c.frames,
-                       c.theta.cols(), c.gaps, c.poor, c.human_mnte, c.model_mnte);
-  io::writeFileAtomically((dir / "mapping_clips.csv").string(), csv);
+  result.pairs_csv = std::move(csv);
 
-  reporter.say(fmt::format("mapping {} ({} posture joints) <-> {} ({} coordinates), degree {} polynomials, solver {}\n",
-                           human.name(), theta_idx.size(), model.name(), phi_idx.size(), cfg.degree, cfg.solver));
+  const fs::path dir(cfg.out);
+  fs::create_directories(dir);
+  if (!result.roundtrip_csv.empty())
+    io::writeFileAtomically((dir / "mapping_roundtrip.csv").string(), result.roundtrip_csv);
+  io::writeFileAtomically((dir / "mapping_error.csv").string(), mappingErrorCsv(result));
+  io::writeFileAtomically((dir / "mapping_coordinates.csv").string(), mappingCoordinatesCsv(result));
+  io::writeFileAtomically((dir / "mapping_series.csv").string(), result.series_csv);
+  io::writeFileAtomically((dir / "mapping_pairs.csv").string(), result.pairs_csv);
+  io::writeFileAtomically((dir / "mapping_clips.csv").string(), mappingClipsCsv(result));
+  return result;
+}
+
+std::string mappingErrorCsv(const MappingExperimentResult& result) {
+  std::string csv = "direction,k,singular_value,train_rms_deg,test_rms_deg\n";
+  for (const MappingErrorRow& e : result.error)
+    csv += fmt::format("{},{},{:.9g},{:.9g},{:.9g}\n", e.direction, e.k, e.singular_value, e.train_rms_deg,
+                       e.test_rms_deg);
+  return csv;
+}
+
+std::string mappingCoordinatesCsv(const MappingExperimentResult& result) {
+  std::string csv = "direction,coordinate,train_rms_deg_best,test_rms_deg_best,train_rms_deg_full,test_rms_deg_full\n";
+  for (const MappingCoordinateRow& c : result.coordinates)
+    csv += fmt::format("{},{},{:.6g},{:.6g},{:.6g},{:.6g}\n", c.direction, c.coordinate, c.train_best, c.test_best,
+                       c.train_full, c.test_full);
+  return csv;
+}
+
+std::string mappingClipsCsv(const MappingExperimentResult& result) {
+  std::string csv = "clip,role,frames,pairs,gaps,dropped,human_mnte_median,model_mnte_median\n";
+  for (const MappingClip& c : result.clips)
+    csv += fmt::format("{},{},{},{},{},{},{:.5g},{:.5g}\n", c.path, c.train ? "train" : "test", c.frames, c.pairs,
+                       c.gaps, c.dropped, c.human_mnte, c.model_mnte);
+  return csv;
+}
+
+std::string summaryText(const MappingExperimentResult& result) {
+  std::string text = fmt::format(
+      "mapping {} ({} posture joints) <-> {} ({} coordinates), degree {} polynomials, solver {}\n", result.human_name,
+      result.human_joints, result.model_name, result.model_coordinates, result.degree, result.solver);
   std::vector<std::vector<std::string>> t{{"clip", "role", "frames", "pairs", "dropped", "MNTE human", "MNTE model"}};
-  for (const ClipPairs& c : clips)
-    t.push_back({clipName(c.path), c.train ? "train" : "test", std::to_string(c.frames), std::to_string(c.theta.cols()),
-                 std::to_string(c.poor + c.gaps), fmt::format("{:.4f}", c.human_mnte),
+  for (const MappingClip& c : result.clips)
+    t.push_back({clipName(c.path), c.train ? "train" : "test", std::to_string(c.frames), std::to_string(c.pairs),
+                 std::to_string(c.dropped + c.gaps), fmt::format("{:.4f}", c.human_mnte),
                  fmt::format("{:.4f}", c.model_mnte)});
-  reporter.say(app::textTable(t));
-  reporter.say(fmt::format("\nRMS error (deg) against the number k of singular values:\n"));
+  text += app::textTable(t);
+  text += "\nRMS error (deg) against the number k of singular values:\n";
   t = {{"direction", "features", "samples", "rank", "k", "train RMS", "test RMS"}};
-  for (const Direction& d : dirs) {
-    const Eigen::Index last = d.train_rms.rows() - 1;
-    std::vector<int> ks{1, d.best, d.fit->rank()};
+  for (const MappingDirection& d : result.directions) {
+    std::vector<int> ks{1, d.best, d.rank};
     for (int k : {5, 20, 50})
-      if (k < d.fit->rank()) ks.push_back(k);
+      if (k < d.rank) ks.push_back(k);
     std::sort(ks.begin(), ks.end());
     ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
     for (int k : ks)
-      t.push_back({d.name, std::to_string(d.fit->features().size()), std::to_string(th_train.cols()),
-                   std::to_string(d.fit->rank()), std::to_string(k) + (k == d.best ? " (best test)" : ""),
-                   fmt::format("{:.3f}", d.train_rms(last, k - 1)), fmt::format("{:.3f}", d.test_rms(last, k - 1))});
+      for (const MappingErrorRow& e : result.error)
+        if (e.direction == d.name && e.k == k)
+          t.push_back({d.name, std::to_string(d.features), std::to_string(d.samples), std::to_string(d.rank),
+                       std::to_string(k) + (k == d.best ? " (best test)" : ""), fmt::format("{:.3f}", e.train_rms_deg),
+                       fmt::format("{:.3f}", e.test_rms_deg)});
   }
-  reporter.say(app::textTable(t));
-  if (phi_ik.size() > 0) {
-    const VectorXd per =
-        ((phi_rt - phi_ik).rowwise().squaredNorm() / static_cast<double>(phi_ik.cols())).cwiseSqrt() * kRadToDegMapping;
-    Eigen::Index worst = 0;
-    per.maxCoeff(&worst);
-    reporter.say(fmt::format(
+  text += app::textTable(t);
+  if (result.roundtrip_frames > 0)
+    text += fmt::format(
         "\nOpenSim IK walk {} ({} frames) through N then M (k = {}, {}): RMS {:.3f} deg, worst {} {:.3f} deg\n",
-        fs::path(cfg.roundtrip).filename().string(), phi_ik.cols(), dirs[1].best, dirs[0].best,
-        std::sqrt((phi_rt - phi_ik).squaredNorm() / static_cast<double>(phi_ik.size())) * kRadToDegMapping,
-        phi_names[static_cast<std::size_t>(worst)], per[worst]));
-  }
-  reporter.say(fmt::format("wrote {}\n", (dir / "mapping_error.csv").string()));
-  return;
+        fs::path(result.roundtrip).filename().string(), result.roundtrip_frames, result.directions[1].best,
+        result.directions[0].best, result.roundtrip_rms_deg, result.roundtrip_worst, result.roundtrip_worst_deg);
+  text += fmt::format("wrote {}\n", (fs::path(result.out) / "mapping_error.csv").string());
+  return text;
 }
 
 }  // namespace kinetrack::experiments

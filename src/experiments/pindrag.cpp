@@ -22,12 +22,6 @@
 namespace kinetrack::experiments {
 namespace {
 
-struct PhaseStats {
-  double pin_position = 0.0, pin_orientation = 0.0, speed_ratio = 0.0, limit_violation = 0.0, drag_error = 0.0;
-  double sr_damping = 0.0;
-  bool finite = true;
-};
-
 // The link names of the script: right foot, left foot, right hand, left hand.
 struct Links {
   std::string rfoot, lfoot, rhand, lhand;
@@ -55,12 +49,16 @@ Vector3d framePosition(const Model& m, const Configuration& q, FrameId f) {
 
 }  // namespace
 
-void runPinDragExperiment(const PinDragExperimentOptions& cfg, const app::Reporter& reporter) {
+PinDragExperimentResult runPinDragExperiment(const PinDragExperimentOptions& cfg, const app::Reporter& /*reporter*/) {
   const Model model = cfg.model == "icub" ? io::loadUrdf(cfg.urdf) : makeHuman66();
   const Links links = cfg.model == "icub" ? Links{"r_sole", "l_sole", "r_hand", "l_hand"}
                                           : Links{"RightToe", "LeftToe", "RightHand", "LeftHand"};
   const double radius = cfg.model == "icub" ? 0.05 : 0.08;  // m
-  const double dt = 0.01;
+  PinDragExperimentResult result;
+  result.model_name = model.name();
+  result.dof = model.nv();
+  result.out = cfg.out;
+  const double dt = result.dt;
   const PinDragOptions options;
   PinDragIk ik(model, options);
   ik.setState(startPose(model));
@@ -70,11 +68,7 @@ void runPinDragExperiment(const PinDragExperimentOptions& cfg, const app::Report
   ik.pin(lhand);
   ik.drag(rhand);
 
-  std::string csv =
-      "step,time_s,phase,pin_position_error_m,pin_orientation_error_rad,drag_error,max_speed_ratio,sr_damping,"
-      "velocity_scale,limit_violation\n";
-  const char* phases[] = {"circle", "switch", "beyond"};
-  PhaseStats stats[3];
+  for (const char* name : {"circle", "switch", "beyond"}) result.phases.push_back({.name = name});
   int step = 0;
   auto run = [&](int phase, FrameId dragged, int steps, const auto& target) {
     for (int k = 1; k <= steps; ++k) {
@@ -82,7 +76,7 @@ void runPinDragExperiment(const PinDragExperimentOptions& cfg, const app::Report
       const PinDragResult r = ik.update(dt);
       const double ratio = ik.velocity().cwiseAbs().cwiseQuotient(ik.velocityLimits()).maxCoeff();
       const double violation = positionLimitViolation(model, ik.state());
-      PhaseStats& s = stats[phase];
+      PinDragPhase& s = result.phases[static_cast<std::size_t>(phase)];
       s.pin_position = std::max(s.pin_position, r.pin_position_error);
       s.pin_orientation = std::max(s.pin_orientation, r.pin_orientation_error);
       s.speed_ratio = std::max(s.speed_ratio, ratio);
@@ -91,9 +85,8 @@ void runPinDragExperiment(const PinDragExperimentOptions& cfg, const app::Report
       s.drag_error = r.drag_error;
       s.finite = s.finite && ik.velocity().allFinite() && ik.state().joints.allFinite();
       ++step;
-      csv += fmt::format("{},{:.3f},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", step, step * dt,
-                         phases[phase], r.pin_position_error, r.pin_orientation_error, r.drag_error, ratio,
-                         r.sr_damping, r.velocity_scale, violation);
+      result.steps.push_back({step, step * dt, s.name, r.pin_position_error, r.pin_orientation_error, r.drag_error,
+                              ratio, r.sr_damping, r.velocity_scale, violation});
     }
   };
   auto circle = [&](FrameId f) {
@@ -112,23 +105,37 @@ void runPinDragExperiment(const PinDragExperimentOptions& cfg, const app::Report
   const Vector3d far = framePosition(model, ik.state(), rhand) + Vector3d(0.0, -3.0, 1.0);
   run(2, rhand, 300, [&far](int) { return far; });
 
-  const std::filesystem::path dir(cfg.out);
-  std::filesystem::create_directories(dir);
-  io::writeFileAtomically((dir / "pindrag.csv").string(), csv);
-  reporter.say(
-      fmt::format("pin-and-drag IK on {} ({} DoF), dt = {} s: 2 feet pinned (pose) + 1 hand pinned, 1 hand dragged\n",
-                  model.name(), model.nv(), dt));
-  reporter.say(fmt::format("  {:<8}{:>18}{:>20}{:>14}{:>20}{:>14}{:>12}{:>8}\n", "phase", "pin pos max (m)",
-                           "pin rot max (rad)", "speed/limit", "limit viol. (rad)", "drag err (m)", "SR k max",
-                           "finite"));
-  for (int p = 0; p < 3; ++p) {
-    const PhaseStats& s = stats[p];
-    reporter.say(fmt::format("  {:<8}{:>18.3g}{:>20.3g}{:>14.3f}{:>20.3g}{:>14.3g}{:>12.3g}{:>8}\n", phases[p],
-                             s.pin_position, s.pin_orientation, s.speed_ratio, s.limit_violation, s.drag_error,
-                             s.sr_damping, s.finite ? "yes" : "NO"));
+  if (!cfg.out.empty()) {
+    const std::filesystem::path dir(cfg.out);
+    std::filesystem::create_directories(dir);
+    io::writeFileAtomically((dir / "pindrag.csv").string(), pinDragCsv(result));
   }
-  reporter.say(fmt::format("wrote {}\n", (dir / "pindrag.csv").string()));
-  return;
+  return result;
+}
+
+std::string pinDragCsv(const PinDragExperimentResult& result) {
+  std::string csv =
+      "step,time_s,phase,pin_position_error_m,pin_orientation_error_rad,drag_error,max_speed_ratio,sr_damping,"
+      "velocity_scale,limit_violation\n";
+  for (const PinDragStep& r : result.steps)
+    csv += fmt::format("{},{:.3f},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", r.step, r.time, r.phase,
+                       r.pin_position_error, r.pin_orientation_error, r.drag_error, r.max_speed_ratio, r.sr_damping,
+                       r.velocity_scale, r.limit_violation);
+  return csv;
+}
+
+std::string summaryText(const PinDragExperimentResult& result) {
+  std::string t =
+      fmt::format("pin-and-drag IK on {} ({} DoF), dt = {} s: 2 feet pinned (pose) + 1 hand pinned, 1 hand dragged\n",
+                  result.model_name, result.dof, result.dt);
+  t += fmt::format("  {:<8}{:>18}{:>20}{:>14}{:>20}{:>14}{:>12}{:>8}\n", "phase", "pin pos max (m)",
+                   "pin rot max (rad)", "speed/limit", "limit viol. (rad)", "drag err (m)", "SR k max", "finite");
+  for (const PinDragPhase& s : result.phases)
+    t += fmt::format("  {:<8}{:>18.3g}{:>20.3g}{:>14.3f}{:>20.3g}{:>14.3g}{:>12.3g}{:>8}\n", s.name, s.pin_position,
+                     s.pin_orientation, s.speed_ratio, s.limit_violation, s.drag_error, s.sr_damping,
+                     s.finite ? "yes" : "NO");
+  t += fmt::format("wrote {}\n", (std::filesystem::path(result.out) / "pindrag.csv").string());
+  return t;
 }
 
 }  // namespace kinetrack::experiments

@@ -28,12 +28,19 @@ struct ConvergenceExperimentOptions {
 };
 
 struct ConvergenceExperimentResult {
-  std::string model_name, csv;
-  std::vector<GainRun> runs;
+  std::string model_name;
+  std::string csv;  ///< path of the CSV written (OUT/convergence.csv)
+  double rate = 100.0;
+  long steps = 0;             ///< steps per gain
+  std::vector<GainRun> runs;  ///< one per gain: MNTE after every step (rows of convergence.csv)
 };
 
-/// Runs every gain, writes OUT/convergence.csv, notes the set-up and the summary table.
+/// Runs every gain and writes OUT/convergence.csv; notes the set-up before the runs. Throws
+/// InvalidArgument naming the flag (--gains, --rate, --duration, --jacobian).
 ConvergenceExperimentResult runConvergenceExperiment(const ConvergenceExperimentOptions& options,
                                                      const app::Reporter& reporter = {});
+/// The summary table per gain and the "wrote" line, as `kinetrack experiment convergence` prints
+/// them after the set-up notes.
+std::string summaryText(const ConvergenceExperimentResult& result);
 
 }  // namespace kinetrack::experiments

@@ -126,4 +126,17 @@ std::string compareCsv(const CompareResult& result);
 /// (IQR) of log10 MNTE, log10 RMSE and the time per frame, after `transient` s.
 std::string compareTable(const CompareResult& result, double transient);
 
+/// `kinetrack experiment compare`: runCompare and OUT/compare.csv.
+struct CompareExperimentResult {
+  CompareResult compare;
+  double transient = 2.0;  ///< s excluded from the statistics (CompareOptions::transient)
+  std::string csv;         ///< path of the CSV written
+};
+/// Creates `out`, runs runCompare(options, progress) and writes out/compare.csv. Throws
+/// InvalidArgument for negative threads (--threads) or an empty `out` (--out), and as runCompare.
+CompareExperimentResult runCompareExperiment(const CompareOptions& options, const std::string& out,
+                                             const CompareProgress& progress = {});
+/// The table (compareTable) and the "wrote" line, as `kinetrack experiment compare` prints them.
+std::string summaryText(const CompareExperimentResult& result);
+
 }  // namespace kinetrack::experiments

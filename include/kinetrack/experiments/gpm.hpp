@@ -7,7 +7,9 @@
 
 #include "kinetrack/app/job.hpp"
 #include "kinetrack/prior/density.hpp"
+#include "kinetrack/prior/gpm_study.hpp"
 #include "kinetrack/prior/gradient_projection.hpp"
+#include "kinetrack/prior/subject_fit.hpp"
 
 namespace kinetrack::experiments {
 
@@ -22,8 +24,27 @@ struct GpmExperimentOptions {
   int min_samples = prior::DensityOptions{}.min_samples;
 };
 
-/// Fits the subjects, runs the study, writes the CSVs and notes the tables. Returns the rows of
-/// the robustness test (0 when skipped).
-int runGpmExperiment(const GpmExperimentOptions& options, const app::Reporter& reporter = {});
+/// How well one subject's fitted model holds the capture (a row of gpm_fits.csv).
+struct GpmFitRow {
+  std::string subject;
+  int clips = 0;
+  prior::FitQuality quality;
+};
+
+struct GpmExperimentResult {
+  std::string out;
+  std::vector<int> incs;
+  std::vector<GpmFitRow> fits;
+  std::vector<prior::StudyRow> rows;             ///< gpm.csv (Fig. 4)
+  std::vector<prior::RobustnessRow> robustness;  ///< gpm_robustness.csv (Fig. 5; empty when skipped)
+};
+
+/// Fits the subjects, runs the study and writes OUT/gpm.csv, gpm_robustness.csv, gpm_fits.csv;
+/// notes the set-up first. Throws InvalidArgument naming the flag.
+GpmExperimentResult runGpmExperiment(const GpmExperimentOptions& options, const app::Reporter& reporter = {});
+/// gpm_fits.csv (gpm.csv and gpm_robustness.csv: prior::studyCsv, prior::robustnessCsv).
+std::string gpmFitsCsv(const std::vector<GpmFitRow>& fits);
+/// The tables `kinetrack experiment gpm` prints after its set-up line, and the "wrote" line.
+std::string summaryText(const GpmExperimentResult& result);
 
 }  // namespace kinetrack::experiments

@@ -21,7 +21,24 @@ struct SparseExperimentOptions {
   prior::PriorPostureOptions posture;
 };
 
-/// Tracks every subject's reference, runs the study, writes OUT/sparse.csv and notes the table.
-void runSparseExperiment(const SparseExperimentOptions& options, const app::Reporter& reporter = {});
+/// A subject of the study and its reference length.
+struct SparseSubject {
+  std::string name;
+  int frames = 0;  ///< frames of the reference motion
+};
+
+struct SparseExperimentResult {
+  std::string out;
+  bool dyn = true;                      ///< the DYN peers ran
+  std::vector<SparseSubject> subjects;  ///< in the order of the table
+  std::vector<prior::SparseRow> rows;   ///< sparse.csv: one row per subject and method
+};
+
+/// Tracks every subject's reference, runs the study and writes OUT/sparse.csv; notes the set-up
+/// first. Throws InvalidArgument naming the flag.
+SparseExperimentResult runSparseExperiment(const SparseExperimentOptions& options, const app::Reporter& reporter = {});
+/// The table and the means `kinetrack experiment sparse` prints after its set-up line, and the
+/// "wrote" line (sparse.csv: prior::sparseCsv).
+std::string summaryText(const SparseExperimentResult& result);
 
 }  // namespace kinetrack::experiments
