@@ -434,8 +434,13 @@ class Method:
     wholebody_ipopt: Method
     pairwise: Method
 
+def frame_solvers() -> list[dict[str, Any]]: ...
+
 class TrackerOptions:
     method: Method
+    solver: str  # a frame_solvers() name; "" = method
+    marker_ik: MarkerIkOptions
+    pin_drag: PinDragOptions
     kappa: float
     max_step_rotation: float  # rad
     max_substeps: int

@@ -56,6 +56,11 @@ void bindTrackerOptions(py::module_& m) {
       .value("pairwise", track::Method::Pairwise);
   py::class_<track::TrackerOptions> o(m, "TrackerOptions", "Options of a tracking run and its frame solver.");
   o.def_readwrite("method", &track::TrackerOptions::method)
+      .def_readwrite("solver", &track::TrackerOptions::solver,
+                     "a registered frame solver's name (frame_solvers(): 'marker-ik', 'pin-drag', ...); "
+                     "empty: `method`")
+      .def_readwrite("marker_ik", &track::TrackerOptions::marker_ik, "MarkerIkOptions (solver 'marker-ik')")
+      .def_readwrite("pin_drag", &track::TrackerOptions::pin_drag, "PinDragOptions (solver 'pin-drag')")
       .def_readwrite("kappa", &track::TrackerOptions::kappa, "DYN per-step gain K·Δt, 0 < κ < 2")
       .def_readwrite("max_step_rotation", &track::TrackerOptions::max_step_rotation,
                      "DYN sub-stepping: largest target rotation per step (rad)")
@@ -82,6 +87,22 @@ void bindTrackerOptions(py::module_& m) {
 
 void bindStream(py::module_& m) {
   bindTrackerOptions(m);
+  m.def(
+      "frame_solvers",
+      [] {
+        py::list out;
+        for (const track::FrameSolverInfo& i : track::frameSolvers()) {
+          py::dict d;
+          d["name"] = i.name;
+          d["description"] = i.description;
+          d["orientation"] = i.orientation;
+          d["position"] = i.position;
+          out.append(d);
+        }
+        return out;
+      },
+      "The registered frame solvers (name, description, and which target kinds each holds): the names "
+      "TrackerOptions(solver=...) takes.");
   py::class_<PyStreamTracker>(m, "StreamTracker", R"doc(
 Tracks a stream of frames with any method: each frame gives a time (s, increasing) and, per target
 in the order given, a world orientation ((3, 3) R_WT or a quaternion (w, x, y, z)) and a world

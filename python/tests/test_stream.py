@@ -90,3 +90,43 @@ def test_server_and_replay_are_the_cli_jobs():
     assert "frames tracked" in server.summary_text() and "datagrams sent" in sent["summary"]
     with pytest.raises(ValueError, match="loops"):
         kt.replay(mvnx, loops=0)
+
+
+def test_frame_solvers_are_listed_and_marker_ik_runs_under_the_stream(human66):
+    names = [s["name"] for s in kt.frame_solvers()]
+    for n in ["dynamical", "wholebody", "wholebody-ipopt", "pairwise", "marker-ik", "pin-drag"]:
+        assert n in names
+    # Marker IK under the stream: every target is a marker (a position), missing ones are NaN.
+    targets = [kt.StreamTarget(frame=s, orientation=False, position=True) for s in SEGMENTS]
+    times, R, p = walk_targets(human66)
+    p[5, 3] = np.nan  # one marker missing in one frame: not an error
+    tracker = kt.StreamTracker(human66, targets, kt.TrackerOptions(solver="marker-ik"))
+    q0 = human66.neutral()
+    q0[2] = 1.0
+    tracker.set_state(q0)
+    out = tracker.track_sequence(times, R, p)
+    data = kt.Data(human66)
+    frames = [human66.frame_id(s) for s in SEGMENTS]
+    kt.forward_kinematics(human66, data, out["q"][-1])
+    assert np.abs(data.frame_positions[frames] - p[-1]).max() < 1e-4
+    with pytest.raises(ValueError, match="positions \\(markers\\) only"):
+        kt.StreamTracker(human66, [kt.StreamTarget(frame="Head")], kt.TrackerOptions(solver="marker-ik"))
+    with pytest.raises(ValueError, match="registered are"):
+        kt.StreamTracker(human66, targets, kt.TrackerOptions(solver="no-such"))
+
+
+def test_pin_drag_runs_under_the_stream(human66):
+    times, R, p = walk_targets(human66, n=60)
+    hand = SEGMENTS.index("RightHand")
+    tracker = kt.StreamTracker(human66, [kt.StreamTarget(frame="RightHand", orientation=False, position=True)],
+                               kt.TrackerOptions(solver="pin-drag"))
+    q0 = human66.neutral()
+    q0[2] = 1.0
+    tracker.set_state(q0)
+    out = tracker.track_sequence(times, R[:, hand:hand + 1], p[:, hand:hand + 1])
+    data = kt.Data(human66)
+    kt.forward_kinematics(human66, data, out["q"][-1])
+    # The hand travels ~0.6 m at 1 m/s (the walk's drift) while pin-and-drag moves the base only
+    # slowly (base_mobility 0.05): it follows within 2 cm.
+    assert np.linalg.norm(p[-1, hand] - p[0, hand]) > 0.5
+    assert np.linalg.norm(data.frame_positions[human66.frame_id("RightHand")] - p[-1, hand]) < 0.02

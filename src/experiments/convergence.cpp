@@ -73,7 +73,6 @@ std::string summaryTable(const std::vector<GainRun>& runs, double rate) {
 
 ConvergenceExperimentResult runConvergenceExperiment(const ConvergenceExperimentOptions& cfg,
                                                      const app::Reporter& reporter) {
-  const auto start = std::chrono::steady_clock::now();
   const std::vector<double>& gains = cfg.gains;
   if (gains.empty()) throw InvalidArgument("--gains: give at least one gain, e.g. --gains 0,1,10");
   for (const double k : gains)

@@ -114,7 +114,7 @@ class DynamicalSolver final : public SlotSolver<DynamicalIk> {
     }
     scratch_ = Configuration(m);
   }
-  Method method() const override { return Method::Dynamical; }
+  std::string name() const override { return toString(Method::Dynamical); }
   const DynamicalIk* dynamical() const override { return &ik_; }
 
   int addTarget(const std::string& frame, bool orientation, bool position, double weight) override {
@@ -250,8 +250,9 @@ class DynamicalSolver final : public SlotSolver<DynamicalIk> {
 class WholeBodySolver final : public SlotSolver<InstantaneousIk> {
  public:
   explicit WholeBodySolver(InstantaneousIk ik) : SlotSolver(std::move(ik)) {}
-  Method method() const override {
-    return ik_.options().backend == InstantaneousIkBackend::Ipopt ? Method::WholeBodyIpopt : Method::WholeBody;
+  std::string name() const override {
+    return toString(ik_.options().backend == InstantaneousIkBackend::Ipopt ? Method::WholeBodyIpopt
+                                                                           : Method::WholeBody);
   }
   const InstantaneousIk* instantaneous() const override { return &ik_; }
   int addTarget(const std::string& frame, bool orientation, bool position, double weight) override {
@@ -286,7 +287,7 @@ class WholeBodySolver final : public SlotSolver<InstantaneousIk> {
 class PairwiseSolver final : public SlotSolver<PairwiseIk> {
  public:
   explicit PairwiseSolver(PairwiseIk ik) : SlotSolver(std::move(ik)) {}
-  Method method() const override { return Method::Pairwise; }
+  std::string name() const override { return toString(Method::Pairwise); }
   const PairwiseIk* pairwise() const override { return &ik_; }
   int addTarget(const std::string& frame, bool orientation, bool position, double weight) override {
     if (!orientation && !position)

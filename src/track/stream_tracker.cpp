@@ -19,7 +19,9 @@ std::vector<StreamTarget> checked(std::vector<StreamTarget> targets) {
 
 StreamTracker::StreamTracker(std::shared_ptr<const Model> model, std::vector<StreamTarget> targets,
                              const TrackerOptions& options)
-    : StreamTracker(makeFrameSolver(options.method, std::move(model), options), std::move(targets), options) {}
+    : StreamTracker(options.solver.empty() ? makeFrameSolver(options.method, std::move(model), options)
+                                           : makeFrameSolver(options.solver, std::move(model), options),
+                    std::move(targets), options) {}
 
 StreamTracker::StreamTracker(std::unique_ptr<FrameSolver> solver, std::vector<StreamTarget> targets,
                              const TrackerOptions& options)

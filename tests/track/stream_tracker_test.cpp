@@ -182,7 +182,7 @@ TEST(StreamTracker, MethodNamesRoundTrip) {
   const auto model = std::make_shared<const Model>(makeHuman48());
   for (const track::Method method : track::allMethods()) {
     const auto solver = track::makeFrameSolver(method, model, optionsFor(method));
-    EXPECT_EQ(solver->method(), method);
+    EXPECT_EQ(solver->name(), toString(method));
     EXPECT_EQ(&solver->model(), model.get());  // shared, not copied
   }
 }

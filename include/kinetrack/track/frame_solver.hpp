@@ -2,9 +2,14 @@
 // One interface over every tracking method: a FrameSolver takes one frame's targets and moves
 // the model's configuration to them. DYN (integrating its velocity QP over adaptive sub-steps)
 // and the per-frame optimisers of SPEC §3 (whole-body Levenberg–Marquardt, the same through
-// Ipopt, pair-wise) all implement it, so the StreamTracker, the clip tracker, the pipeline, the
-// CLI and the bindings treat them alike. Build one with makeFrameSolver(method, model, options).
+// Ipopt, pair-wise), marker IK and pin-and-drag all implement it, so the StreamTracker, the clip
+// tracker, the pipeline, the CLI and the bindings treat them alike. The registry of frame solvers
+// is open: the built-in ones are registered under their names (frameSolvers()), a module or an
+// application adds its own with registerFrameSolver, and makeFrameSolver(name, model, options)
+// builds any of them. Solvers that need more than a model (the sparse prior's HumanPrior) wrap
+// their solver in a FrameSolver of their own module and hand it to the StreamTracker.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -12,7 +17,9 @@
 
 #include "kinetrack/ik/dynamical_ik.hpp"
 #include "kinetrack/ik/instantaneous_ik.hpp"
+#include "kinetrack/ik/marker_ik.hpp"
 #include "kinetrack/ik/pairwise_ik.hpp"
+#include "kinetrack/ik/pin_drag.hpp"
 #include "kinetrack/ik/status.hpp"
 
 namespace kinetrack::track {
@@ -34,6 +41,9 @@ const std::vector<Method>& allMethods();
 /// Options of a tracking run and of every method's frame solver. Units are stated per field.
 struct TrackerOptions {
   Method method = Method::Dynamical;
+  /// The name of a registered frame solver (frameSolvers(): "marker-ik", "pin-drag" or one a
+  /// module registered). Empty: the built-in `method`.
+  std::string solver;
   // --- DYN ---
   /// Per-step gain κ = K·Δt of every target (dimensionless, 0 < κ < 2; 1 = dead-beat, Remark 2):
   /// the gain stays the same fraction of the error per step whatever the frame rate and
@@ -59,6 +69,10 @@ struct TrackerOptions {
   /// Per-frame optimisers: the first frame, reached from an arbitrary initial state, gets at
   /// least this many iterations (later frames: the solver's own cap).
   int first_frame_iterations = 500;
+  // --- marker IK ("marker-ik"): every slot is a marker (a position target on a model frame) ---
+  ik::MarkerIkOptions marker_ik;
+  // --- pin-and-drag ("pin-drag"): every slot is a drag target ---
+  PinDragOptions pin_drag;
   // --- stream ---
   /// Assumed time (s) from the initial state to the first frame: DYN's first-frame steps and
   /// target velocities use it (the clip tracker sets the clip's mean frame interval).
@@ -100,9 +114,9 @@ struct FrameTargets {
 class FrameSolver {
  public:
   virtual ~FrameSolver() = default;
-  [[nodiscard]] virtual Method method() const = 0;
-  /// toString(method()).
-  [[nodiscard]] std::string name() const { return toString(method()); }
+  /// The solver's registry name ("dynamical", "wholebody", "wholebody-ipopt", "pairwise",
+  /// "marker-ik", "pin-drag", or the name a module registered).
+  [[nodiscard]] virtual std::string name() const = 0;
   [[nodiscard]] virtual const Model& model() const = 0;
   /// Adds the targets of one slot (orientation and/or position on `frame`, weight w) and returns
   /// the slot index. Throws InvalidArgument for a target the method cannot hold (unknown frame;
@@ -125,6 +139,8 @@ class FrameSolver {
   [[nodiscard]] virtual const DynamicalIk* dynamical() const { return nullptr; }
   [[nodiscard]] virtual const InstantaneousIk* instantaneous() const { return nullptr; }
   [[nodiscard]] virtual const PairwiseIk* pairwise() const { return nullptr; }
+  [[nodiscard]] virtual const ik::MarkerIk* markerIk() const { return nullptr; }
+  [[nodiscard]] virtual const PinDragIk* pinDrag() const { return nullptr; }
 };
 
 /// The frame solver of `options.method` on `model` (shared, immutable), without targets. Throws
@@ -137,5 +153,40 @@ std::unique_ptr<FrameSolver> makeFrameSolver(Method method, std::shared_ptr<cons
 std::unique_ptr<FrameSolver> makeFrameSolver(DynamicalIk solver, const TrackerOptions& options = {});
 std::unique_ptr<FrameSolver> makeFrameSolver(InstantaneousIk solver);
 std::unique_ptr<FrameSolver> makeFrameSolver(PairwiseIk solver);
+/// Marker IK under the stream: each slot (position targets only; an orientation is refused) is a
+/// marker on its frame with the slot's weight, and a slot whose position is not finite is a
+/// missing marker this frame (not an error). The first solve after setState runs the solver's
+/// first_solve_iterations. Markers the caller added before are kept ahead of the slots.
+std::unique_ptr<FrameSolver> makeFrameSolver(ik::MarkerIk solver);
+/// Pin-and-drag under the stream: each slot is a drag target (position, orientation or pose;
+/// the weight is not used: drags are the primary task, their gain is PinDragOptions::drag_gain),
+/// driven with the chord velocity over the frame as its feed-forward; one update of the frame's
+/// interval per frame. The first frame is reached from the state with up to
+/// FrameTargets::min_iterations updates of `first_frame_interval` (until every drag is within
+/// 1e-6 m / rad). Pins set on `solver` before (e.g. the feet) stay. `model` keeps the solver's
+/// model alive (PinDragIk refers to it).
+std::unique_ptr<FrameSolver> makeFrameSolver(PinDragIk solver, std::shared_ptr<const Model> model);
+
+// --- registry ------------------------------------------------------------------------------------
+
+/// Builds a frame solver of one kind on `model` (shared, immutable), without targets.
+using FrameSolverFactory =
+    std::function<std::unique_ptr<FrameSolver>(std::shared_ptr<const Model>, const TrackerOptions&)>;
+/// A registered frame solver.
+struct FrameSolverInfo {
+  std::string name;         ///< what TrackerOptions::solver and makeFrameSolver take
+  std::string description;  ///< one line for listings (CLI help, Python)
+  bool orientation = true;  ///< it holds orientation targets
+  bool position = true;     ///< it holds position targets
+};
+/// Registers a frame solver under `info.name` (thread-safe). Throws InvalidArgument for an empty
+/// name, a name taken, or an empty factory.
+void registerFrameSolver(FrameSolverInfo info, FrameSolverFactory make);
+/// Every registered solver, the built-ins first (the four methods, "marker-ik", "pin-drag").
+std::vector<FrameSolverInfo> frameSolvers();
+/// The registered solver `name` on `model`. Throws InvalidArgument for an unknown name (listing
+/// the registered ones) or invalid options.
+std::unique_ptr<FrameSolver> makeFrameSolver(std::string_view name, std::shared_ptr<const Model> model,
+                                             const TrackerOptions& options = {});
 
 }  // namespace kinetrack::track
