@@ -10,8 +10,10 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/joint_csv.hpp"
 #include "kinetrack/prior/prior_posture.hpp"
+#include "kinetrack/prior/sparse_frame_solver.hpp"
 #include "kinetrack/prior/sparse_study.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
+#include "kinetrack/track/stream_tracker.hpp"
 
 namespace kinetrack::app {
 namespace {
@@ -98,52 +100,39 @@ SparseTrackResult runSparseTrack(const SparseTrackOptions& o, const Reporter& re
   }
   if (o.solver != "dyn" && o.solver != "gp")
     throw InvalidArgument("--sparse-solver: '" + o.solver + "' is not one of dyn, gp");
-  const bool use_dyn = o.solver == "dyn";
-  // Only the chosen solver is built.
-  std::optional<SparsePriorIk> gp;
-  std::optional<SparseDynamicalIk> dyn;
-  if (use_dyn)
-    dyn.emplace(model, r.frames, prior.get());
-  else
-    gp.emplace(model, r.frames, prior.get());
-  if (use_dyn)
-    dyn->setState(setup.plan.initial);
-  else
-    gp->setState(setup.plan.initial);
+  // The sparse solver under the stream tracker, like every other method: gaps hold the state,
+  // the first frame is reached from the initial pose (kFirstFrameRepeats solves of one frame
+  // interval), later frames step over the time since the last valid frame.
+  auto solver = std::make_unique<SparseFrameSolver>(model, r.frames, prior.get(), o.solver == "dyn");
+  const SparseFrameSolver& sparse = *solver;
   const io::MotionClip& clip = capture.clip;
   const int n = clip.numFrames();
   const double nominal_dt = n > 1 ? (clip.times.back() - clip.times.front()) / (n - 1) : 0.0;
+  track::TrackerOptions options;
+  options.first_frame_interval = nominal_dt > 0.0 && std::isfinite(nominal_dt) ? nominal_dt : 1.0 / 60.0;
+  std::vector<track::StreamTarget> targets;
+  for (const std::string& f : r.frames) targets.push_back({f, true, true, 1.0});
+  track::StreamTracker tracker(std::move(solver), std::move(targets), options);
+  tracker.setState(setup.plan.initial);
   std::vector<Matrix3d> R(bindings.size());
   std::vector<Vector3d> p(bindings.size());
-  std::vector<Transform> targets(bindings.size());
   std::optional<io::JointCsvWriter> writer;
   if (!o.track.files.joints.empty()) writer.emplace(*model, o.track.files.joints);
   r.q.reserve(static_cast<std::size_t>(n));
-  double last_time = 0.0;
-  bool first = true;
   for (int f = 0; f < n; ++f) {
     const double time = clip.times[static_cast<std::size_t>(f)];
     const bool ok = track::clipFrameTargets(clip, bindings, setup.plan.alignment, f, R, p);
+    const auto t0 = Clock::now();
+    const track::FrameOutcome out = tracker.track(time, R, p, ok);
     if (ok) {
-      for (std::size_t k = 0; k < bindings.size(); ++k) targets[k] = {R[k], p[k]};
-      double dt = first ? nominal_dt : time - last_time;
-      if (!(dt > 0.0) || !std::isfinite(dt)) dt = nominal_dt > 0.0 ? nominal_dt : 1.0 / 60.0;
-      const auto t0 = Clock::now();
-      double error = 0.0;
-      for (int rep = 0; rep < (first ? 30 : 1); ++rep) {
-        const SparseFrameResult s = use_dyn ? dyn->solve(targets, dt) : gp->solve(targets, prior != nullptr);
-        error = s.position_error;
-        r.fallbacks += s.fallbacks;
-      }
       r.frame_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-      r.position_error_mm.push_back(1e3 * error);
-      first = false;
-      last_time = time;
+      r.position_error_mm.push_back(1e3 * sparse.last().position_error);
+      r.fallbacks += sparse.fallbacks();
     } else {
       ++r.gaps;
     }
-    const Configuration& q = use_dyn ? dyn->state() : gp->state();
-    if (writer) writer->write(time, q, !ok);
+    const Configuration& q = tracker.state();
+    if (writer) writer->write(time, q, out.gap);
     r.times.push_back(time);
     r.q.push_back(q);
     r.gap.push_back(ok ? 0 : 1);
