@@ -1,6 +1,9 @@
 // A glove recording tracked by FABRIK or by marker IK on the same hand model; summary figures.
 #include "kinetrack/hand/hand_trial.hpp"
 
+#include "kinetrack/hand/hand_frame_solver.hpp"
+#include "kinetrack/track/stream_tracker.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -53,28 +56,33 @@ HandTrial trackFabrik(const io::MarkerTrajectories& rec, const HandMarkerIndex& 
   HandTrial trial;
   trial.solver = HandSolver::Fabrik;
   trial.use_middle_markers = options.use_middle_markers;
-  const Model model = buildHandModel(geometry);
-  HandTracker tracker(geometry, options);
+  // FABRIK under the stream tracker like every frame solver: one target per glove marker (a
+  // missing marker is NaN, held by the tracker), never a stream gap (the hand holds its own).
+  auto solver = std::make_unique<HandFrameSolver>(geometry, options);
+  const HandFrameSolver& hand = *solver;
+  std::vector<track::StreamTarget> targets;
+  for (const char* t : {"hand_top", "hand_left", "hand_right"}) targets.push_back({t, false, true, 1.0});
+  for (const char* kind : {"_tip", "_middle"})
+    for (int d = 0; d < kDigits; ++d) targets.push_back({std::string(digitName(d)) + kind, false, true, 1.0});
+  track::StreamTracker stream(std::move(solver), std::move(targets));
+  const std::vector<Matrix3d> R(13, Matrix3d::Identity());
+  std::vector<Vector3d> p(13);
   const int n = rec.numFrames();
   trial.rows.reserve(static_cast<std::size_t>(n));
   for (int f = 0; f < n; ++f) {
     const FrameMarkers m = gather(rec, mk, f);
-    const auto t0 = std::chrono::steady_clock::now();
-    const HandFrameResult& res = tracker.track(m.triad, m.tips, m.middles);
-    const auto t1 = std::chrono::steady_clock::now();
+    std::copy(m.triad.begin(), m.triad.end(), p.begin());
+    std::copy(m.tips.begin(), m.tips.end(), p.begin() + 3);
+    std::copy(m.middles.begin(), m.middles.end(), p.begin() + 3 + kDigits);
     HandTrialRow row;
     row.time = rec.times[static_cast<std::size_t>(f)];
-    row.gap = res.gap;
-    row.digits = res.digits;
+    const auto t0 = std::chrono::steady_clock::now();
+    stream.track(row.time, R, p);
+    const auto t1 = std::chrono::steady_clock::now();
+    row.gap = hand.last().gap;
+    row.digits = hand.last().digits;
     row.seconds = std::chrono::duration<double>(t1 - t0).count();
-    row.q = Configuration(model);
-    row.q.base_position = tracker.handPose().p;
-    row.q.base_rotation = tracker.handPose().R;
-    for (int d = 0; d < kDigits; ++d) {
-      const DigitPose& p = tracker.digitPose(d);
-      row.q.joints[4 * d] = p.psi;
-      for (int j = 0; j < 3; ++j) row.q.joints[4 * d + j + 1] = p.theta[static_cast<std::size_t>(j)];
-    }
+    row.q = stream.state();
     trial.rows.push_back(std::move(row));
     progressEvery(progress, f, n);
   }

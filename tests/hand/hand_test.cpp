@@ -12,11 +12,13 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/hand/hand_calibration.hpp"
+#include "kinetrack/hand/hand_frame_solver.hpp"
 #include "kinetrack/hand/hand_trial.hpp"
 #include "kinetrack/io/qtm_tsv.hpp"
 #include "kinetrack/io/urdf.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/data.hpp"
+#include "kinetrack/track/stream_tracker.hpp"
 #include "testing/alloc_guard.hpp"
 #include "testing/hand_fixtures.hpp"
 #include "testing/shared_paths.hpp"
@@ -192,6 +194,51 @@ TEST(HandTracker, TrackDoesNotAllocate) {
     tracker.track(s.triad, s.tips, s.middles);
     EXPECT_EQ(counter.count(), 0) << "use_middle_markers=" << both;
   }
+}
+
+// FABRIK under StreamTracker: the same poses as the tracker driven by hand, missing markers held,
+// no allocation per frame, non-marker frames refused.
+TEST(HandFrameSolver, UnderTheStreamIsTheTrackerByHand) {
+  const HandGeometry h = syntheticHand();
+  auto solver = std::make_unique<HandFrameSolver>(h);
+  const HandFrameSolver& fs = *solver;
+  EXPECT_THROW(solver->addTarget("hand", false, true, 1.0), InvalidArgument);
+  EXPECT_THROW(solver->addTarget("index_tip", true, false, 1.0), InvalidArgument);
+  std::vector<track::StreamTarget> targets;
+  for (const char* t : {"hand_top", "hand_left", "hand_right"}) targets.push_back({t, false, true, 1.0});
+  for (int d = 0; d < kDigits; ++d) targets.push_back({std::string(digitName(d)) + "_tip", false, true, 1.0});
+  track::StreamTracker stream(std::move(solver), targets);
+  EXPECT_EQ(stream.solver().name(), "fabrik-hand");
+  EXPECT_THROW(track::StreamTracker(std::make_unique<HandFrameSolver>(h),
+                                    {{"index_tip", false, true, 1.0}, {"index_tip", false, true, 1.0}}),
+               InvalidArgument);
+  HandTracker direct(h);
+  const std::vector<Matrix3d> R(targets.size(), Matrix3d::Identity());
+  std::vector<Vector3d> p(targets.size());
+  long allocations = 0;
+  for (int f = 0; f < 60; ++f) {
+    SyntheticFrame s = syntheticFrame(h, 0.01 * f);
+    if (f == 30) s.tips[2] = Vector3d::Constant(kNaN);
+    std::copy(s.triad.begin(), s.triad.end(), p.begin());
+    std::copy(s.tips.begin(), s.tips.end(), p.begin() + 3);
+    s.middles.fill(Vector3d::Constant(kNaN));  // not streamed: missing
+    direct.track(s.triad, s.tips, s.middles);
+    if (f >= 10) {
+      testing::AllocationCounter counter;
+      stream.track(0.01 * f, R, p);
+      allocations += counter.count();
+    } else {
+      stream.track(0.01 * f, R, p);
+    }
+    EXPECT_EQ(fs.last().digits[2].held, f == 30);
+    ASSERT_EQ(stream.state().base_position, direct.handPose().p);
+    for (int d = 0; d < kDigits; ++d) {
+      ASSERT_EQ(stream.state().joints[4 * d], direct.digitPose(d).psi);
+      for (int j = 0; j < 3; ++j)
+        ASSERT_EQ(stream.state().joints[4 * d + j + 1], direct.digitPose(d).theta[static_cast<std::size_t>(j)]);
+    }
+  }
+  EXPECT_EQ(allocations, 0);
 }
 
 // The real recording: calibration residuals and tracking figures, bounds set ~1.5× the values
