@@ -12,16 +12,8 @@
 #include <iostream>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/model/human_models.hpp"
 
 namespace kinetrack::cli {
-
-const std::vector<std::string>& segmentNames() { return humanSegmentNames(); }
-
-bool hasSegments(const Model& model) {
-  return std::all_of(segmentNames().begin(), segmentNames().end(),
-                     [&](const std::string& s) { return model.findLink(s).has_value(); });
-}
 
 double parseFiniteDouble(std::string_view text, std::string_view what) {
   std::string_view t = text;
@@ -33,10 +25,6 @@ double parseFiniteDouble(std::string_view text, std::string_view what) {
   if (!std::isfinite(value))
     throw UsageError(std::string(what) + ": '" + std::string(text) + "' is not a finite number");
   return value;
-}
-
-io::MarkerSet loadMarkerSet(const std::string& spec, std::optional<double> height, const std::string& model_name) {
-  return app::loadMarkerSet(spec, height, model_name);
 }
 
 LoadedModel loadModelAndWarn(const ModelSpec& spec) { return app::loadModel(spec, cliReporter(false)); }
@@ -79,16 +67,6 @@ app::Reporter cliReporter(bool progress, const std::string& unit) {
     if (capture == nullptr) std::fflush(stdout);  // a note says what runs now
   };
   return r;
-}
-
-void prepareOutputDirectory(const std::string& dir) {
-  namespace fs = std::filesystem;
-  if (dir.empty()) throw UsageError("--out: empty directory name");
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw ParseError(dir, 0, "--out exists and is not a directory");
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir, ec)) throw ParseError(dir, 0, "cannot create output directory: " + ec.message());
 }
 
 ProgressBar::ProgressBar(int total, bool enabled, std::string unit)

@@ -74,23 +74,8 @@ using io::ModelSpec;
 /// as io::loadModel, except UsageError for --height or --mass with a URDF file.
 LoadedModel loadModelAndWarn(const ModelSpec& spec);
 
-/// A marker set by --markerset: a JSON file (ending in .json) or a built-in name, its offsets
-/// scaled to `height` when given and the set says its reference height (io::scaledMarkerSet).
-/// Throws UsageError listing the built-in sets when `spec` is empty.
-io::MarkerSet loadMarkerSet(const std::string& spec, std::optional<double> height, const std::string& model_name);
-
 /// The help text of --mass (body mass of a built-in model, kg).
 inline constexpr const char* kMassHelp = "body mass of a built-in model (kg, 20 to 300; default 73)";
-
-/// The 23 Xsens segment names in the order of the built-in human models.
-const std::vector<std::string>& segmentNames();
-
-/// True when every one of the 23 segments is a link of `model`.
-bool hasSegments(const Model& model);
-
-/// Creates the output directory `dir` (and parents). Throws UsageError for an empty name,
-/// ParseError when it exists as a file or cannot be created.
-void prepareOutputDirectory(const std::string& dir);
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal and `enabled`:
 /// "[#####     ]  50%  <unit> 12/24  <label>" (items done / total, what runs now), redrawn at most

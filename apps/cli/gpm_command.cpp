@@ -16,7 +16,6 @@
 #include "cli_common.hpp"
 #include "kinetrack/experiments/gpm.hpp"
 #include "plotting.hpp"
-#include "text_table.hpp"
 
 namespace kinetrack::cli {
 namespace {

@@ -18,7 +18,6 @@
 #include "cli_common.hpp"
 #include "kinetrack/experiments/mapping.hpp"
 #include "plotting.hpp"
-#include "text_table.hpp"
 
 namespace kinetrack::cli {
 namespace {

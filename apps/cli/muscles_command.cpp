@@ -13,7 +13,6 @@
 #include "cli_common.hpp"
 #include "kinetrack/app/muscles_job.hpp"
 #include "plotting.hpp"
-#include "text_table.hpp"
 
 namespace kinetrack::cli {
 namespace {
@@ -31,7 +30,7 @@ int runMusclesCommand(MusclesConfig cfg, bool lowpass_given, bool start_given, b
   if (start_given) cfg.job.start = cfg.start;
   if (end_given) cfg.job.end = cfg.end;
   for (const std::string& r : cfg.reserves) cfg.job.reserves.push_back(app::parseReserve(r));
-  prepareOutputDirectory(cfg.job.out);
+  app::prepareDirectory(cfg.job.out);
   const app::MusclesResult r = app::runMuscles(cfg.job, cliReporter(true));
   fmt::print("{}", r.text);
   const std::filesystem::path dir(cfg.job.out);

@@ -18,7 +18,6 @@
 #include "kinetrack/app/serve_job.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "plotting.hpp"
-#include "text_table.hpp"
 
 namespace kinetrack::cli {
 namespace {

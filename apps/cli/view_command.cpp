@@ -10,7 +10,6 @@
 
 #include "cli_common.hpp"
 #include "kinetrack/app/view_job.hpp"
-#include "text_table.hpp"
 
 namespace kinetrack::cli {
 namespace {

@@ -214,31 +214,17 @@ Returns a TrackResult on the robot (result.model).)doc");
       [](const std::string& out, const std::string& manifest, const std::string& input_dir, int threads, bool resume,
          const std::string& model, const std::string& solver, const std::string& map, const std::string& calibration) {
         if (manifest.empty() == input_dir.empty()) throw py::value_error("give either manifest or input_dir");
-        app::BatchDefaults d;
-        d.track.model.model = model;
-        d.track.solver = solver;
-        d.track.map = map;
-        d.track.calibration = calibration;
-        const app::BatchReport report = released([&] {
-          const auto start = std::chrono::steady_clock::now();
-          const std::vector<app::BatchJob> jobs =
-              manifest.empty() ? app::jobsFromDirectory(input_dir, d) : app::readManifest(manifest, d);
-          std::filesystem::create_directories(std::filesystem::path(out) / "status");
-          std::vector<app::BatchRecord> records(jobs.size());
-          std::vector<int> pending;
-          for (const int i : app::largestFirst(jobs)) {
-            const app::BatchJob& job = jobs[static_cast<std::size_t>(i)];
-            if (resume && app::jobComplete(job, out))
-              records[static_cast<std::size_t>(i)] = app::readRecord(job, out);
-            else
-              pending.push_back(i);
-          }
-          const app::BatchModels models(jobs);
-          const std::vector<app::BatchRecord> run = app::runBatchPool(jobs, pending, models, {out, threads});
-          for (const int i : pending) records[static_cast<std::size_t>(i)] = run[static_cast<std::size_t>(i)];
-          const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          return app::writeBatchReport(jobs, records, out, seconds);
-        });
+        app::BatchRunOptions o;
+        o.defaults.track.model.model = model;
+        o.defaults.track.solver = solver;
+        o.defaults.track.map = map;
+        o.defaults.track.calibration = calibration;
+        o.manifest = manifest;
+        o.input_dir = input_dir;
+        o.out = out;
+        o.threads = threads;
+        o.resume = resume;
+        const app::BatchReport report = released([&] { return app::runBatch(o).report; });
         return py::dict(py::arg("exit") = report.exit, py::arg("ok") = report.ok, py::arg("failed") = report.failed,
                         py::arg("frames") = report.frames, py::arg("report") = report.text,
                         py::arg("report_csv") = (std::filesystem::path(out) / "report.csv").string());

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "kinetrack/app/batch.hpp"
+#include "kinetrack/app/job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/worker_pool.hpp"
 #include "kinetrack/io/atomic_file.hpp"
@@ -194,6 +195,58 @@ std::vector<BatchRecord> runBatchPool(const std::vector<BatchJob>& jobs, const s
   detail::WorkerPool pool(std::min<int>(threads, std::max<int>(1, static_cast<int>(pending.size()))), 0.0);
   pool.run(static_cast<int>(pending.size()), &PoolRun::task, &run);
   return records;
+}
+
+BatchRunResult runBatch(const BatchRunOptions& o, const BatchCommandLine& command_line, const Reporter& reporter) {
+  const auto start = std::chrono::steady_clock::now();
+  if (o.manifest.empty() == o.input_dir.empty()) throw InvalidArgument("give either --manifest or --input-dir");
+  if (o.threads < 0) throw InvalidArgument("--threads: expected ≥ 0, got " + std::to_string(o.threads));
+  if (o.distribute && o.threads > 1)
+    throw InvalidArgument("--threads with --mpi: each rank runs one input at a time (start more ranks instead)");
+  std::vector<BatchJob> jobs;
+  if (o.manifest.empty()) {
+    try {
+      jobs = jobsFromDirectory(o.input_dir, o.defaults);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string("--command: ") + e.what());
+    }
+  } else {
+    jobs = readManifest(o.manifest, o.defaults);
+  }
+  prepareDirectory(o.out);
+  prepareDirectory((fs::path(o.out) / "status").string());
+
+  // Resume: the inputs with a complete result on disk are kept, the others (re)done.
+  std::vector<BatchRecord> records(jobs.size());
+  std::vector<int> pending;
+  for (const int i : largestFirst(jobs)) {
+    const BatchJob& job = jobs[static_cast<std::size_t>(i)];
+    if (o.resume && jobComplete(job, o.out))
+      records[static_cast<std::size_t>(i)] = readRecord(job, o.out);
+    else
+      pending.push_back(i);
+  }
+  BatchRunResult result;
+  result.inputs = static_cast<int>(jobs.size());
+  result.pending = static_cast<int>(pending.size());
+  Reporter quiet = reporter;
+  quiet.progress = {};
+  const BatchModels models(jobs, quiet);
+  if (o.distribute) {
+    const std::map<int, BatchRecord> done =
+        o.distribute(jobs, pending, models, o.out, command_line, reporter, result.primary);
+    if (!result.primary) return result;
+    for (const auto& [i, r] : done) records[static_cast<std::size_t>(i)] = r;
+  } else {
+    const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+    reporter.say(fmt::format("batch: {} inputs ({} to do, {} already done) on {} threads\n", jobs.size(),
+                             pending.size(), jobs.size() - pending.size(), threads));
+    const std::vector<BatchRecord> run = runBatchPool(jobs, pending, models, {o.out, threads}, command_line, reporter);
+    for (const int i : pending) records[static_cast<std::size_t>(i)] = run[static_cast<std::size_t>(i)];
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.report = writeBatchReport(jobs, records, o.out, seconds);
+  return result;
 }
 
 }  // namespace kinetrack::app

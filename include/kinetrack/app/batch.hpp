@@ -137,4 +137,33 @@ struct BatchReport {
 BatchReport writeBatchReport(const std::vector<BatchJob>& jobs, const std::vector<BatchRecord>& records,
                              const std::string& outdir, double seconds);
 
+/// Runs the pending jobs elsewhere than on this process's thread pool (MPI ranks:
+/// app/batch_mpi.hpp): returns the records by job index on the primary process (rank 0) and sets
+/// `primary`; the other processes return nothing and get primary = false.
+using BatchDistributor = std::function<std::map<int, BatchRecord>(
+    const std::vector<BatchJob>& jobs, const std::vector<int>& pending, const BatchModels& models,
+    const std::string& outdir, const BatchCommandLine& command_line, const Reporter& reporter, bool& primary)>;
+
+/// `kinetrack batch`: the inputs of a manifest or a directory, each row's command, a report.
+struct BatchRunOptions {
+  BatchDefaults defaults;       ///< cells of rows that leave them empty
+  std::string manifest;         ///< CSV or JSON manifest (docs/batch.md) ...
+  std::string input_dir;        ///< ... or every input file of a directory (exactly one of the two)
+  std::string out;              ///< output directory (results, status/, report.csv)
+  int threads = 0;              ///< inputs at once on the thread pool (0 = one per hardware thread)
+  bool resume = false;          ///< keep the inputs with a complete result in `out`
+  BatchDistributor distribute;  ///< empty: this process's thread pool
+};
+struct BatchRunResult {
+  BatchReport report;   ///< written on the primary process only
+  bool primary = true;  ///< false on the secondary MPI ranks (they report nothing)
+  int inputs = 0, pending = 0;
+};
+/// Reads the inputs, skips the complete ones when resuming, runs the others largest first (notes
+/// "batch: N inputs (…) on …"; progress counts inputs) and writes the report. Throws
+/// InvalidArgument for a bad manifest, directory or option (both or neither of manifest and
+/// input_dir, negative threads, threads with a distributor), ParseError for an unwritable `out`.
+BatchRunResult runBatch(const BatchRunOptions& options, const BatchCommandLine& command_line = {},
+                        const Reporter& reporter = {});
+
 }  // namespace kinetrack::app

@@ -1,12 +1,14 @@
-// `kinetrack batch --mpi`: the pending inputs over the MPI ranks, largest first, handed out one at
-// a time. Rank 0 tracks inputs too; a dispatcher thread on rank 0 answers the other ranks'
-// requests from the same counter. Each rank writes the results it computed; the records are
-// gathered on rank 0 for the report.
+// `kinetrack batch --mpi` (kinetrack/app/batch_mpi.hpp): the pending inputs over the MPI ranks,
+// largest first, handed out one at a time. Rank 0 runs inputs too; a dispatcher thread on rank 0
+// answers the other ranks' requests from the same counter. Each rank writes the results it
+// computed; the records are gathered on rank 0 for the report.
+#include "kinetrack/app/batch_mpi.hpp"
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
-#include "batch.hpp"
+#include "kinetrack/core/errors.hpp"
 
 #ifdef KINETRACK_HAVE_MPI
 #include <mpi.h>
@@ -15,7 +17,7 @@
 #include <thread>
 #endif
 
-namespace kinetrack::cli {
+namespace kinetrack::app {
 
 #ifdef KINETRACK_HAVE_MPI
 namespace {
@@ -38,7 +40,7 @@ class MpiSession {
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
     if (provided < MPI_THREAD_SERIALIZED) {
       PMPI_Finalize();
-      throw UsageError("--mpi: the MPI library does not provide MPI_THREAD_SERIALIZED");
+      throw InvalidArgument("--mpi: the MPI library does not provide MPI_THREAD_SERIALIZED");
     }
   }
   ~MpiSession() { PMPI_Finalize(); }
@@ -70,38 +72,38 @@ void dispatch(int ranks, int count, std::atomic<int>& next) {
 
 }  // namespace
 
-std::map<int, app::BatchRecord> runBatchMpi(const std::vector<app::BatchJob>& jobs, const std::vector<int>& pending,
-                                            const app::BatchModels& models, const std::string& outdir, bool progress,
-                                            int& rank) {
+bool haveMpi() { return true; }
+
+std::map<int, BatchRecord> runBatchMpi(const std::vector<BatchJob>& jobs, const std::vector<int>& pending,
+                                       const BatchModels& models, const std::string& outdir,
+                                       const BatchCommandLine& command_line, const Reporter& reporter, bool& primary) {
   const MpiSession session;
   int ranks = 1;
-  rank = commRank();
+  const int rank = commRank();
+  primary = rank == 0;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   // Every rank decided what is pending before any rank writes a result.
   MPI_Barrier(MPI_COMM_WORLD);
   const int count = static_cast<int>(pending.size());
   if (rank == 0)
-    fmt::print("batch: {} inputs ({} to do, {} already done) on {} MPI ranks\n", jobs.size(), pending.size(),
-               jobs.size() - pending.size(), ranks);
-  std::fflush(stdout);
+    reporter.say(fmt::format("batch: {} inputs ({} to do, {} already done) on {} MPI ranks\n", jobs.size(),
+                             pending.size(), jobs.size() - pending.size(), ranks));
 
   std::string mine;  // this rank's records, one JSON text per line
   std::atomic<std::int64_t> frames{0};
   const auto runPosition = [&](int position) {
     const int i = pending[static_cast<std::size_t>(position)];
-    const app::BatchRecord r =
-        app::runBatchJob(jobs[static_cast<std::size_t>(i)], models, outdir, &frames, runCommandLine);
-    nlohmann::json line = nlohmann::json::parse(app::recordToJson(r));
+    const BatchRecord r = runBatchJob(jobs[static_cast<std::size_t>(i)], models, outdir, &frames, command_line);
+    nlohmann::json line = nlohmann::json::parse(recordToJson(r));
     line["index"] = i;
     mine += line.dump() + "\n";
   };
   if (rank == 0) {
     std::atomic<int> next{0};
     std::thread dispatcher(dispatch, ranks, count, std::ref(next));
-    ProgressBar bar(count, progress, "input");
     for (int position = next.fetch_add(1); position < count; position = next.fetch_add(1)) {
       runPosition(position);
-      bar.update(position + 1, fmt::format("rank 0: {} frames", frames.load()));
+      reporter.report(position + 1, count, fmt::format("rank 0: {} frames", frames.load()));
     }
     dispatcher.join();
   } else {
@@ -126,7 +128,7 @@ std::map<int, app::BatchRecord> runBatchMpi(const std::vector<app::BatchJob>& jo
     all.resize(static_cast<std::size_t>(total));
   }
   MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
-  std::map<int, app::BatchRecord> records;
+  std::map<int, BatchRecord> records;
   if (rank != 0) return records;
   std::size_t begin = 0;
   while (begin < all.size()) {
@@ -135,18 +137,20 @@ std::map<int, app::BatchRecord> runBatchMpi(const std::vector<app::BatchJob>& jo
     begin = end == std::string::npos ? all.size() : end + 1;
     if (line.empty()) continue;
     const int index = nlohmann::json::parse(line).at("index").get<int>();
-    records[index] = app::recordFromJson(line, "MPI rank record");
+    records[index] = recordFromJson(line, "MPI rank record");
   }
   return records;
 }
 
 #else
 
-std::map<int, app::BatchRecord> runBatchMpi(const std::vector<app::BatchJob>&, const std::vector<int>&,
-                                            const app::BatchModels&, const std::string&, bool, int&) {
-  throw UsageError("--mpi: this kinetrack was built without MPI (configure with -DKINETRACK_MPI=ON and OpenMPI)");
+bool haveMpi() { return false; }
+
+std::map<int, BatchRecord> runBatchMpi(const std::vector<BatchJob>&, const std::vector<int>&, const BatchModels&,
+                                       const std::string&, const BatchCommandLine&, const Reporter&, bool&) {
+  throw InvalidArgument("--mpi: this kinetrack was built without MPI (configure with -DKINETRACK_MPI=ON and OpenMPI)");
 }
 
 #endif
 
-}  // namespace kinetrack::cli
+}  // namespace kinetrack::app
