@@ -82,10 +82,20 @@ length 0 when the reader did not compute them).)doc")
 void bindMarkerTrajectories(py::module_& m) {
   py::class_<io::MarkerTrajectories, std::shared_ptr<io::MarkerTrajectories>>(m, "MarkerTrajectories", R"doc(
 Marker trajectories in m: names (M markers), times (N,) s, positions (N, M, 3) with NaN for a
-missing sample, data_rate (Hz).)doc")
+missing sample, data_rate (Hz), up (the lab's up axis: compare Model.up; with_up(model) converts).)doc")
       .def_readonly("source", &io::MarkerTrajectories::source)
       .def_readonly("names", &io::MarkerTrajectories::names)
       .def_readonly("data_rate", &io::MarkerTrajectories::data_rate)
+      .def_property_readonly(
+          "up", [](const io::MarkerTrajectories& t) { return toNumpy(t.up); },
+          "the lab's up direction in these positions: +Z once converted (read_trc(y_up=True), C3D), +Y for a "
+          "TRC read as it is; must be the model's (Model.up) for marker IK")
+      .def(
+          "with_up",
+          [](const io::MarkerTrajectories& t, const Model& model) {
+            return std::make_shared<io::MarkerTrajectories>(io::withUp(t, model.up()));
+          },
+          py::arg("model"), "A copy in the model's axes (the permutation between +Y and +Z up).")
       .def_property_readonly("num_frames", &io::MarkerTrajectories::numFrames)
       .def_property_readonly("num_markers", &io::MarkerTrajectories::numMarkers)
       .def_property_readonly("times", [](const io::MarkerTrajectories& t) { return doubles(t.times); })

@@ -2,13 +2,16 @@
 // ik` on an OpenSim model (track::bindOpenSimIk + solveMarkerTrial, the code the CLI runs).
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "kinetrack/app/marker_ik_job.hpp"
+#include "kinetrack/core/errors.hpp"
 #include "kinetrack/ik/marker_ik.hpp"
 #include "kinetrack/io/marker_set.hpp"
+#include "kinetrack/io/opensim.hpp"
 #include "kinetrack/io/opensim_model.hpp"
 #include "kinetrack/io/opensim_setup.hpp"
 #include "kinetrack/track/marker_calibration.hpp"
@@ -194,6 +197,27 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
            "Every frame of markers (N, M, 3) [and coordinates (N, C)], warm-started, the GIL released: a dict with "
            "q (N, nq), status (N,), iterations (N,), mnte, limit_violation, rms_error and max_error (N,) in m (NaN "
            "with no marker).")
+      .def(
+          "solve_trajectories",
+          [](ik::MarkerIk& s, const io::MarkerTrajectories& t) {
+            // The markers by name, in the solver's order, after checking both use the same axes.
+            io::checkSameUp(s.model(), t);
+            const int n = t.numFrames(), nm = s.numMarkers();
+            py::array_t<double> obs({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(nm), py::ssize_t{3}});
+            for (int i = 0; i < nm; ++i) {
+              const auto it = std::find(t.names.begin(), t.names.end(), s.markerName(i));
+              if (it == t.names.end())
+                throw InvalidArgument("markers '" + t.source + "' have no marker '" + s.markerName(i) +
+                                      "' (a marker of the solver)");
+              const int c = static_cast<int>(it - t.names.begin());
+              for (int f = 0; f < n; ++f)
+                for (int k = 0; k < 3; ++k) obs.mutable_at(f, i, k) = t.position(f, c)[k];
+            }
+            return solveSequencePy(s, obs, py::none());
+          },
+          py::arg("trajectories"),
+          "solve_sequence on MarkerTrajectories (read_trc, read_c3d): each solver marker taken by name; raises "
+          "ValueError when the markers' up axis is not the model's (MarkerTrajectories.with_up converts).")
       .def("marker_error", &ik::MarkerIk::markerError, py::arg("marker"), "m, at the last solve")
       .def(
           "model_marker", [](const ik::MarkerIk& s, int i) { return toNumpy(s.modelMarker(i)); }, py::arg("marker"),

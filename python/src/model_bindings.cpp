@@ -142,6 +142,9 @@ for a floating base and 0 for a fixed one.)doc");
           "JSON file); height (m) rescales a set written for another body height.")
       .def_property_readonly("name", &Model::name)
       .def_property_readonly(
+          "up", [](const Model& self) { return toNumpy(self.up()); },
+          "the world's up direction: +Z (kinetrack, URDF), +Y (OpenSim); marker data must match it")
+      .def_property_readonly(
           "nq", [](const Model& self) { return nq(self); }, "7 + num_joints")
       .def_property_readonly("nv", &Model::nv, "nv_base + num_joints")
       .def_property_readonly("nv_base", &Model::nvBase, "6 for a floating base, 0 for a fixed one")

@@ -138,3 +138,25 @@ def test_fabrik_stop_when_stalled():
     result = solver.solve(positions, tolerance=1e-9, max_iterations=200, restarts=0, stop_when_stalled=True)
     assert result.status == kt.fabrik.Status.stalled and result.iterations < 200
     assert abs(result.error - np.linalg.norm(positions[3] - [0.0, 0.06, 0.08])) < 1e-12
+
+
+def test_marker_axes_must_match_the_model():
+    """read_trc turns a TRC Z up; an OpenSim model is Y up: marker IK refuses the pair with a clear
+    error instead of fitting permuted axes, and with_up (or y_up=False) makes them agree."""
+    model = kt.Model.load(shared_file("data/opensim/gait2354_walk/subject01_simbody.osim"))
+    assert np.allclose(model.up, [0, 1, 0])
+    trc_path = shared_file("data/opensim/gait2354_walk/subject01_walk1.trc")
+    z_up = kt.read_trc(trc_path)
+    assert np.allclose(z_up.up, [0, 0, 1])
+    ik = kt.MarkerIk(model)
+    for name in z_up.names:
+        if name in model.frame_names:
+            ik.add_marker(name)
+    with pytest.raises(ValueError, match=r"are \+Z up but model .* is \+Y up"):
+        ik.solve_trajectories(z_up)
+    y_up = kt.read_trc(trc_path, y_up=False)
+    assert np.allclose(y_up.up, [0, 1, 0])
+    converted = z_up.with_up(model)
+    assert np.allclose(converted.positions, y_up.positions, equal_nan=True)
+    out = ik.solve_trajectories(y_up)
+    assert np.nanmedian(out["rms_error"]) < 0.02  # the same fit OpenSim gets (~1 cm)

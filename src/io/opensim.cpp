@@ -102,6 +102,7 @@ MarkerTrajectories parseTrc(const std::string& text, const std::string& source, 
       if (m.names[a] == m.names[b]) throw fail(3, "duplicate marker name '" + m.names[a] + "'");
   Eigen::Matrix3d C = Eigen::Matrix3d::Identity();
   if (options.y_up) C << 0, 0, 1, 1, 0, 0, 0, 1, 0;
+  m.up = options.y_up ? Vector3d::UnitZ() : Vector3d::UnitY();
   static const char* axis[] = {"X", "Y", "Z"};
   for (std::size_t li = 5; li < L.size(); ++li) {
     if (trim(L[li]).empty()) continue;
@@ -222,5 +223,32 @@ std::string toMot(const MotTable& t) {
 }
 
 void writeMot(const MotTable& table, const std::string& path) { writeFileAtomically(path, toMot(table)); }
+
+std::string upName(const Vector3d& up) {
+  static const char* axis[] = {"X", "Y", "Z"};
+  for (int i = 0; i < 3; ++i)
+    if (std::abs(std::abs(up[i]) - 1.0) < 1e-9) return std::string(up[i] > 0 ? "+" : "-") + axis[i];
+  return fmt::format("({:g}, {:g}, {:g})", up.x(), up.y(), up.z());
+}
+
+void checkSameUp(const Model& model, const MarkerTrajectories& markers) {
+  if ((model.up() - markers.up).norm() < 1e-9) return;
+  throw InvalidArgument("markers '" + markers.source + "' are " + upName(markers.up) + " up but model '" +
+                        model.name() + "' is " + upName(model.up()) +
+                        " up: read them in the model's axes (Python: read_trc(path, y_up=" +
+                        (model.up().y() > 0.5 ? "False" : "True") + ") or markers.with_up(model); CLI: --marker-axes)");
+}
+
+MarkerTrajectories withUp(MarkerTrajectories m, const Vector3d& up) {
+  if ((m.up - up).norm() < 1e-9) return m;
+  const bool y_to_z = (m.up - Vector3d::UnitY()).norm() < 1e-9 && (up - Vector3d::UnitZ()).norm() < 1e-9;
+  const bool z_to_y = (m.up - Vector3d::UnitZ()).norm() < 1e-9 && (up - Vector3d::UnitY()).norm() < 1e-9;
+  if (!y_to_z && !z_to_y)
+    throw InvalidArgument("markers '" + m.source + "': no conversion from " + upName(m.up) + " up to " + upName(up) +
+                          " up (only between +Y and +Z)");
+  for (Vector3d& p : m.positions) p = y_to_z ? Vector3d(p.z(), p.x(), p.y()) : Vector3d(p.y(), p.z(), p.x());
+  m.up = up;
+  return m;
+}
 
 }  // namespace kinetrack::io

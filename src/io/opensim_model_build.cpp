@@ -307,6 +307,8 @@ OpenSimModel buildModel(Document doc, const OpenSimReadOptions& options) {
   std::vector<std::string> notices = doc.notices;
 
   ModelBuilder builder(doc.name, "ground", BaseType::Fixed);
+  // OpenSim's world is Y up; a model with another gravity says so.
+  builder.setUp(doc.gravity.norm() > 0.0 ? Vector3d(-doc.gravity.normalized()) : Vector3d::UnitY());
   Builder b(doc, builder);
   std::priority_queue<int, std::vector<int>, std::greater<>> ready;
   for (int k : joints_of_parent["ground"]) ready.push(k);

@@ -65,6 +65,7 @@ ModelBuilder::ModelBuilder(std::string model_name, std::string root_link, BaseTy
 
 ModelBuilder::ModelBuilder(const Model& model)
     : ModelBuilder(model.name(), model.linkName(LinkId(0)), model.baseType(), model.inertial(LinkId(0))) {
+  up_ = model.up();
   // Walk the frames in model order so frame ids and joint ids come out the same: a link frame
   // stands for the joint that created its link.
   for (int f = 1; f < model.numFrames(); ++f) {
@@ -210,10 +211,18 @@ ModelBuilder& ModelBuilder::addMimic(const std::string& joint, const std::string
   return *this;
 }
 
+ModelBuilder& ModelBuilder::setUp(const Vector3d& up) {
+  if (!up.allFinite() || std::abs(up.norm() - 1.0) > 1e-9)
+    throw InvalidArgument("model '" + model_name_ + "': the up direction must be a unit vector");
+  up_ = up;
+  return *this;
+}
+
 Model ModelBuilder::build() const {
   Model m;
   m.name_ = model_name_;
   m.base_type_ = base_;
+  m.up_ = up_;
   const int nl = static_cast<int>(link_parent_.size());
   const int n = static_cast<int>(joints_.size());
 

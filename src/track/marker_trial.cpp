@@ -196,6 +196,7 @@ io::MarkerTrajectories readMarkerTrial(const std::string& path, bool model_y_up,
   io::MarkerTrajectories t = c3d ? io::readC3dMarkers(path, io::C3dOptions{}) : io::readTrc(path, {.y_up = false});
   if (file_y_up != model_y_up)
     for (Vector3d& p : t.positions) p = model_y_up ? Vector3d(p.y(), p.z(), p.x()) : Vector3d(p.z(), p.x(), p.y());
+  t.up = model_y_up ? Vector3d::UnitY() : Vector3d::UnitZ();
   return t;
 }
 

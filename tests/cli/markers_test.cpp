@@ -77,7 +77,9 @@ TEST(CliMarkers, OpenSimModelToAJointCsv) {
   ASSERT_EQ(a.values.rows(), b.values.rows());
   EXPECT_LT((a.values - b.values).cwiseAbs().maxCoeff(), 1e-6);  // N m, N (4e-11 measured)
   const RunResult v = runCli({"view", "--model", osim, "--result", csv, "--out", dir.file("view")});
-  if (v.err.find("not built into this kinetrack") == std::string::npos) EXPECT_EQ(v.status, 0) << v.err;
+  if (v.err.find("not built into this kinetrack") == std::string::npos) {
+    EXPECT_EQ(v.status, 0) << v.err;
+  }
 }
 
 // Plug-in Gait C3D on the built-in human66: calibrated on the static trial, every frame of the

@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 
 #include "kinetrack/core/types.hpp"
+#include "kinetrack/model/model.hpp"
 
 namespace kinetrack::io {
 
@@ -18,6 +19,9 @@ struct MarkerTrajectories {
   /// Position of marker m at frame f: positions[f * names.size() + m]; NaN when missing.
   std::vector<Vector3d> positions;
   double data_rate = 0.0;  ///< Hz, from the header
+  /// The lab's up direction in these positions: +Z once converted (readTrc with y_up, C3D), +Y for
+  /// a TRC read as it is (OpenSim's convention). A model must have the same (Model::up).
+  Vector3d up = Vector3d::UnitZ();
   [[nodiscard]] int numFrames() const { return static_cast<int>(times.size()); }
   [[nodiscard]] int numMarkers() const { return static_cast<int>(names.size()); }
   [[nodiscard]] const Vector3d& position(int frame, int marker) const {
@@ -37,6 +41,16 @@ struct TrcOptions {
 /// NumFrames, or non-increasing times.
 MarkerTrajectories readTrc(const std::string& path, const TrcOptions& options = {});
 MarkerTrajectories parseTrc(const std::string& text, const std::string& source, const TrcOptions& options = {});
+
+/// "+Z", "-Y", … for an axis-aligned direction, else "(x, y, z)".
+std::string upName(const Vector3d& up);
+/// Throws InvalidArgument unless the markers' up direction is the model's (Model::up), saying
+/// which is which and how to read the markers in the model's axes.
+void checkSameUp(const Model& model, const MarkerTrajectories& markers);
+/// The markers in axes whose up is `up`: the cyclic axis permutation between +Y and +Z up
+/// ((x, y, z) → (z, x, y) from Y up to Z up, the inverse back), nothing when the same. Throws
+/// InvalidArgument for other directions.
+MarkerTrajectories withUp(MarkerTrajectories markers, const Vector3d& up);
 
 /// An OpenSim storage table (.mot/.sto): a time column and named columns.
 struct MotTable {

@@ -141,6 +141,9 @@ class Model {
   [[nodiscard]] bool hasCustomJoints() const { return has_custom_; }
   [[nodiscard]] const std::vector<LinearConstraint>& linearConstraints() const { return constraints_; }
   [[nodiscard]] const std::vector<Mimic>& mimics() const { return mimics_; }
+  /// The world's up direction (unit): +Z for kinetrack's models, URDF and MJCF, +Y for OpenSim
+  /// models (against their gravity). Marker data must come in the same axes (io::MarkerTrajectories::up).
+  [[nodiscard]] const Vector3d& up() const { return up_; }
 
   // --- frames -------------------------------------------------------------------------------
   /// Link the frame is attached to.
@@ -162,6 +165,7 @@ class Model {
 
   std::string name_;
   BaseType base_type_ = BaseType::Floating;
+  Vector3d up_ = Vector3d::UnitZ();
 
   std::vector<std::string> link_names_;
   std::vector<std::int32_t> link_parent_;

@@ -60,6 +60,9 @@ class ModelBuilder {
                                     double velocity_bound = std::numeric_limits<double>::infinity());
 
   /// Records s_joint = multiplier·s_master + offset and adds it as an equality constraint.
+  /// The world's up direction of the model (Model::up; default +Z). Throws InvalidArgument unless
+  /// finite and of unit length (±1e-9).
+  ModelBuilder& setUp(const Vector3d& up);
   ModelBuilder& addMimic(const std::string& joint, const std::string& master, double multiplier, double offset);
 
   [[nodiscard]] bool hasName(const std::string& name) const;
@@ -90,6 +93,7 @@ class ModelBuilder {
 
   std::string model_name_;
   BaseType base_;
+  Vector3d up_ = Vector3d::UnitZ();
   std::vector<int> link_parent_;
   std::vector<Inertial> inertials_;
   std::vector<JointSpec> joints_;
