@@ -79,8 +79,8 @@ void BM_MarkerIk_Gait2354(benchmark::State& state) {
   if (!g.ok) return state.SkipWithError("../shared/data/opensim/gait2354_walk not found");
   const auto& spec = g.binding.spec;
   kt::ik::MarkerIk ik(spec.model, spec.options);
-  for (const auto& mk : spec.markers) ik.addMarker(mk.frame, mk.weight);
-  for (const auto& t : spec.coordinate_tasks) ik.addCoordinateTask(t.joint, t.weight);
+  for (const auto& mk : spec.markers) ik.tasks().addMarker(mk.frame, mk.weight);
+  for (const auto& t : spec.coordinate_tasks) ik.tasks().addCoordinate(t.joint, t.weight);
   ik.setState(spec.initial);
   (void)ik.solve(g.frames[0], g.values[0]);
   std::size_t k = 1;
@@ -137,7 +137,7 @@ void BM_MarkerIk_Gait2354MarkersOnly(benchmark::State& state) {
   if (!g.ok) return state.SkipWithError("../shared/data/opensim/gait2354_walk not found");
   const auto& spec = g.binding.spec;
   kt::ik::MarkerIk ik(spec.model, spec.options);
-  for (const auto& mk : spec.markers) ik.addMarker(mk.frame, mk.weight);
+  for (const auto& mk : spec.markers) ik.tasks().addMarker(mk.frame, mk.weight);
   ik.setState(spec.initial);
   (void)ik.solve(g.frames[0]);
   std::size_t k = 1;

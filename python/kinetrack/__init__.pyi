@@ -600,7 +600,6 @@ class MarkerIkOptions:
     relative_tolerance: float
     max_iterations: int
     first_solve_iterations: int
-    constraint_weight: float
     initial_damping: float
     min_damping: float
     max_damping: float

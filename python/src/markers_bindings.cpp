@@ -30,9 +30,12 @@ std::span<const Vector3d> markerRows(const Array& a, py::ssize_t row) {
   return {reinterpret_cast<const Vector3d*>(a.data() + row * m * 3), static_cast<std::size_t>(m)};
 }
 
+int numMarkers(const ik::MarkerIk& s) { return static_cast<int>(s.tasks().markers().size()); }
+int numCoordinateTasks(const ik::MarkerIk& s) { return static_cast<int>(s.tasks().coordinates().size()); }
+
 py::dict solveSequencePy(ik::MarkerIk& s, ArrayLike markers, ArrayLike coordinates) {
-  const Array obs = checkedArray(markers, {kAny, s.numMarkers(), 3}, "markers (one (3,) position per marker, m)");
-  const py::ssize_t n = obs.shape(0), nc = s.numCoordinateTasks();
+  const Array obs = checkedArray(markers, {kAny, numMarkers(s), 3}, "markers (one (3,) position per marker, m)");
+  const py::ssize_t n = obs.shape(0), nc = numCoordinateTasks(s);
   Array coords;
   if (nc > 0) coords = checkedArray(coordinates, {n, nc}, "coordinates (one value per coordinate task and frame)");
   SequenceOutput out(n, nq(s.model()));
@@ -132,7 +135,6 @@ void bindMarkers(py::module_& m) {
       .def_readwrite("relative_tolerance", &ik::MarkerIkOptions::relative_tolerance)
       .def_readwrite("max_iterations", &ik::MarkerIkOptions::max_iterations)
       .def_readwrite("first_solve_iterations", &ik::MarkerIkOptions::first_solve_iterations)
-      .def_readwrite("constraint_weight", &ik::MarkerIkOptions::constraint_weight)
       .def_readwrite("initial_damping", &ik::MarkerIkOptions::initial_damping)
       .def_readwrite("min_damping", &ik::MarkerIkOptions::min_damping)
       .def_readwrite("max_damping", &ik::MarkerIkOptions::max_damping);
@@ -158,33 +160,38 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
                                                    options.value_or(ik::MarkerIkOptions{}));
            }),
            py::arg("model"), py::arg("options") = py::none())
+      // The C++ solver's tasks() (ik::TaskSet) and bounds() (ik::CoordinateBounds), as methods.
       .def(
-          "add_marker", [](ik::MarkerIk& s, const std::string& frame, double w) { return s.addMarker(frame, w); },
+          "add_marker",
+          [](ik::MarkerIk& s, const std::string& frame, double w) { return s.tasks().addMarker(frame, w).value; },
           py::arg("frame"), py::arg("weight") = 1.0, "A marker on a model frame; returns its index (column of solve).")
       .def(
           "add_coordinate_task",
-          [](ik::MarkerIk& s, const std::string& joint, double w) { return s.addCoordinateTask(joint, w); },
+          [](ik::MarkerIk& s, const std::string& joint, double w) { return s.tasks().addCoordinate(joint, w).value; },
           py::arg("joint"), py::arg("weight") = 1.0)
-      .def("set_marker_weight", &ik::MarkerIk::setMarkerWeight, py::arg("marker"), py::arg("weight"))
+      .def(
+          "set_marker_weight",
+          [](ik::MarkerIk& s, int marker, double w) { s.tasks().setWeight(ik::MarkerTaskId(marker), w); },
+          py::arg("marker"), py::arg("weight"))
       .def(
           "set_bounds",
           [](ik::MarkerIk& s, ArrayLike lower, ArrayLike upper) {
             const int n = s.model().numJoints();
-            s.setBounds(toVector(lower, n, "lower"), toVector(upper, n, "upper"));
+            s.bounds().set(toVector(lower, n, "lower"), toVector(upper, n, "upper"));
           },
           py::arg("lower"), py::arg("upper"), "Joint bounds (num_joints,) each, ±inf for none.")
       .def(
-          "lock", [](ik::MarkerIk& s, const std::string& joint, double v) { s.lock(joint, v); }, py::arg("joint"),
-          py::arg("value"))
-      .def_property_readonly("num_markers", &ik::MarkerIk::numMarkers)
+          "lock", [](ik::MarkerIk& s, const std::string& joint, double v) { s.bounds().lock(joint, v); },
+          py::arg("joint"), py::arg("value"))
+      .def_property_readonly("num_markers", &numMarkers)
       .def_property_readonly("state", [](const ik::MarkerIk& s) { return configurationArray(s.state()); })
       .def(
           "set_state", [](ik::MarkerIk& s, ArrayLike q) { s.setState(toConfiguration(s.model(), q)); }, py::arg("q"))
       .def(
           "solve",
           [](ik::MarkerIk& s, ArrayLike markers, ArrayLike coordinates) {
-            const Array obs = checkedArray(markers, {s.numMarkers(), 3}, "markers");
-            const int nc = s.numCoordinateTasks();
+            const Array obs = checkedArray(markers, {numMarkers(s), 3}, "markers");
+            const int nc = numCoordinateTasks(s);
             const Array c = nc > 0 ? checkedArray(coordinates, {nc}, "coordinates") : Array();
             py::gil_scoped_release release;
             return s.solve(markerRows(obs, 0), nc > 0 ? std::span<const double>(c.data(), static_cast<std::size_t>(nc))
@@ -202,12 +209,13 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
           [](ik::MarkerIk& s, const io::MarkerTrajectories& t) {
             // The markers by name, in the solver's order, after checking both use the same axes.
             io::checkSameUp(s.model(), t);
-            const int n = t.numFrames(), nm = s.numMarkers();
+            const int n = t.numFrames(), nm = numMarkers(s);
             py::array_t<double> obs({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(nm), py::ssize_t{3}});
             for (int i = 0; i < nm; ++i) {
-              const auto it = std::find(t.names.begin(), t.names.end(), s.markerName(i));
+              const std::string& name = s.model().frameName(s.tasks().markers()[static_cast<std::size_t>(i)].frame);
+              const auto it = std::find(t.names.begin(), t.names.end(), name);
               if (it == t.names.end())
-                throw InvalidArgument("markers '" + t.source + "' have no marker '" + s.markerName(i) +
+                throw InvalidArgument("markers '" + t.source + "' have no marker '" + name +
                                       "' (a marker of the solver)");
               const int c = static_cast<int>(it - t.names.begin());
               for (int f = 0; f < n; ++f)
@@ -218,10 +226,12 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
           py::arg("trajectories"),
           "solve_sequence on MarkerTrajectories (read_trc, read_c3d): each solver marker taken by name; raises "
           "ValueError when the markers' up axis is not the model's (MarkerTrajectories.with_up converts).")
-      .def("marker_error", &ik::MarkerIk::markerError, py::arg("marker"), "m, at the last solve")
       .def(
-          "model_marker", [](const ik::MarkerIk& s, int i) { return toNumpy(s.modelMarker(i)); }, py::arg("marker"),
-          "World position (3,) of a marker's model frame at the state.");
+          "marker_error", [](const ik::MarkerIk& s, int i) { return s.markerError(ik::MarkerTaskId(i)); },
+          py::arg("marker"), "m, at the last solve")
+      .def(
+          "model_marker", [](const ik::MarkerIk& s, int i) { return toNumpy(s.modelMarker(ik::MarkerTaskId(i))); },
+          py::arg("marker"), "World position (3,) of a marker's model frame at the state.");
 
   m.def("markers_ik", &markersIkPy, py::arg("model"), py::arg("markers"), py::arg("setup") = "",
         py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("marker_axes") = "auto",

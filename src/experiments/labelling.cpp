@@ -82,7 +82,8 @@ std::vector<Configuration> trueLabelIk(const markers::LabellerModel& lm, const m
   const bool joint_space = markers::LabellerOptions{}.prediction == markers::PredictionSpace::Joints;
   std::vector<int> joints;
   for (int j = 0; j < model.numJoints(); ++j)
-    if (!(lm.lower[j] == lm.upper[j])) ik.addCoordinateTask(model.jointName(JointId(j)), weight), joints.push_back(j);
+    if (!(lm.lower[j] == lm.upper[j]))
+      ik.tasks().addCoordinate(model.jointName(JointId(j)), weight), joints.push_back(j);
   std::vector<double> values(joints.size());
   Configuration prev = start, curr = start, pred = start;
   VectorXd nu(model.nv());

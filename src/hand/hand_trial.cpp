@@ -101,23 +101,24 @@ HandTrial trackLm(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk, 
   ik::MarkerIk solver(model, lm_options);
   // The triad pins the hand frame (weight 100: the plate is rigid to 0.08 mm); tips weigh 1;
   // middle markers 1 when used, else 0 (held out, still reported).
-  for (const char* name : {"hand_top", "hand_left", "hand_right"}) solver.addMarker(name, 100.0);
-  std::array<int, kDigits> tip_index{}, mid_index{};
+  ik::TaskSet& tasks = solver.tasks();
+  for (const char* name : {"hand_top", "hand_left", "hand_right"}) tasks.addMarker(name, 100.0);
+  std::array<ik::MarkerTaskId, kDigits> tip_index{}, mid_index{};
   for (int d = 0; d < kDigits; ++d) {
-    tip_index[static_cast<std::size_t>(d)] = solver.addMarker(std::string(digitName(d)) + "_tip", 1.0);
+    tip_index[static_cast<std::size_t>(d)] = tasks.addMarker(std::string(digitName(d)) + "_tip", 1.0);
   }
   for (int d = 0; d < kDigits; ++d) {
     mid_index[static_cast<std::size_t>(d)] =
-        solver.addMarker(std::string(digitName(d)) + "_middle", options.use_middle_markers ? 1.0 : 0.0);
+        tasks.addMarker(std::string(digitName(d)) + "_middle", options.use_middle_markers ? 1.0 : 0.0);
   }
   for (int d = 0; d < kDigits; ++d) {
     const DigitGeometry& g = geometry.digits[static_cast<std::size_t>(d)];
     if (g.coupling != 0.0 && !options.use_middle_markers) {
-      solver.addCoupler(std::string(digitName(d)) + "_coupling", jointName(d, 3), jointName(d, 2),
-                        ScalarFunction::linear(g.coupling, 0.0));
+      tasks.addCoupler(std::string(digitName(d)) + "_coupling", jointName(d, 3), jointName(d, 2),
+                       ScalarFunction::linear(g.coupling, 0.0));
     }
   }
-  solver.setBounds(model->lowerPositionLimits(), model->upperPositionLimits());
+  solver.bounds().clampAll();
   std::vector<Vector3d> obs(13);
   // Start pose: planes at 0, flexions 0.3 rad (in range; DIP = k·PIP when coupled).
   Configuration start(*model), restart(*model), kept(*model);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "kinetrack/core/errors.hpp"
 
 #include "kinetrack/kinematics/configuration.hpp"
 
@@ -119,6 +122,90 @@ void BaseVelocityLimit::bounds(int nb, Eigen::Ref<VectorXd> lb, Eigen::Ref<Vecto
     lb[c] = -lim;
     ub[c] = lim;
   }
+}
+
+// --- per-coordinate bounds ----------------------------------------------------------------------
+
+CoordinateBounds::CoordinateBounds(std::shared_ptr<const Model> model, std::string owner)
+    : model_(std::move(model)), owner_(std::move(owner)) {
+  if (!model_) throw InvalidArgument(owner_ + ": null model");
+  lower_ = VectorXd::Constant(model_->numJoints(), -kInf);
+  upper_ = VectorXd::Constant(model_->numJoints(), kInf);
+}
+
+void CoordinateBounds::setOne(int j, double lower, double upper, std::string_view where) {
+  if (std::isnan(lower) || std::isnan(upper) || lower > upper || lower == kInf || upper == -kInf)
+    throw InvalidArgument(owner_ + "::" + std::string(where) + ": joint '" + model_->jointName(JointId(j)) +
+                          "': bounds [" + std::to_string(lower) + ", " + std::to_string(upper) +
+                          "] are not an interval");
+  lower_[j] = lower;
+  upper_[j] = upper;
+}
+
+void CoordinateBounds::free(std::string_view joint) {
+  const int j = model_->jointId(joint).value;  // throws, listing the valid names
+  lower_[j] = -kInf;
+  upper_[j] = kInf;
+  ++revision_;
+}
+
+void CoordinateBounds::clamp(std::string_view joint) {
+  const int j = model_->jointId(joint).value;
+  setOne(j, model_->lowerPositionLimits()[j], model_->upperPositionLimits()[j], "clamp");
+  ++revision_;
+}
+
+void CoordinateBounds::clamp(std::string_view joint, double lower, double upper) {
+  const int j = model_->jointId(joint).value;
+  setOne(j, lower, upper, "clamp");
+  ++revision_;
+}
+
+void CoordinateBounds::lock(std::string_view joint, double value) {
+  if (!std::isfinite(value))
+    throw InvalidArgument(owner_ + "::lock: joint '" + std::string(joint) + "': value " + std::to_string(value) +
+                          " is not finite");
+  const int j = model_->jointId(joint).value;
+  lower_[j] = upper_[j] = value;
+  ++revision_;
+}
+
+void CoordinateBounds::freeAll() {
+  lower_.setConstant(-kInf);
+  upper_.setConstant(kInf);
+  ++revision_;
+}
+
+void CoordinateBounds::clampAll() { set(model_->lowerPositionLimits(), model_->upperPositionLimits()); }
+
+void CoordinateBounds::set(const VectorXd& lower, const VectorXd& upper) {
+  const int n = size();
+  if (lower.size() != n || upper.size() != n)
+    throw InvalidArgument(owner_ + "::set: expected " + std::to_string(n) + " entries, got " +
+                          std::to_string(lower.size()) + " and " + std::to_string(upper.size()));
+  for (int j = 0; j < n; ++j)  // check every joint before changing any
+    if (std::isnan(lower[j]) || std::isnan(upper[j]) || lower[j] > upper[j] || lower[j] == kInf || upper[j] == -kInf)
+      setOne(j, lower[j], upper[j], "set");  // throws with the message
+  lower_ = lower;
+  upper_ = upper;
+  ++revision_;
+}
+
+bool CoordinateBounds::isFree(JointId j) const { return lower_[j.value] == -kInf && upper_[j.value] == kInf; }
+
+void CoordinateBounds::project(VectorXd& s) const {
+  for (Eigen::Index j = 0; j < lower_.size(); ++j) s[j] = std::clamp(s[j], lower_[j], upper_[j]);
+}
+
+void CoordinateBounds::displacementBounds(const VectorXd& s, Eigen::Ref<VectorXd> lb, Eigen::Ref<VectorXd> ub) const {
+  lb = lower_ - s;
+  ub = upper_ - s;
+}
+
+double CoordinateBounds::violation(const VectorXd& s) const {
+  double v = 0.0;
+  for (Eigen::Index j = 0; j < lower_.size(); ++j) v = std::max({v, lower_[j] - s[j], s[j] - upper_[j]});
+  return v;
 }
 
 }  // namespace kinetrack::ik

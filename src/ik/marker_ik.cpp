@@ -23,24 +23,6 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kHardCouplerMeritWeight = 1e10;
 
-struct Marker {
-  std::string name;
-  FrameId frame;
-  LinkId link;
-  double weight;
-};
-
-struct CoordinateTask {
-  JointId joint;
-  double weight;
-};
-
-struct Coupler {
-  std::string name;
-  JointId dependent, independent;
-  ScalarFunction function;
-};
-
 void checkOptions(const MarkerIkOptions& o) {
   if (!(o.accuracy > 0.0) || !std::isfinite(o.accuracy))
     throw InvalidArgument("MarkerIk: accuracy must be a positive number, got " + std::to_string(o.accuracy));
@@ -51,40 +33,30 @@ void checkOptions(const MarkerIkOptions& o) {
   if (!(o.min_damping > 0.0) || !(o.initial_damping >= o.min_damping) || !(o.max_damping >= o.initial_damping) ||
       !std::isfinite(o.max_damping))
     throw InvalidArgument("MarkerIk: damping must satisfy 0 < min ≤ initial ≤ max < infinity");
-  if (!(o.constraint_weight > 0.0))
-    throw InvalidArgument("MarkerIk: constraint_weight must be positive (infinity enforces couplers exactly)");
 }
 
-// `kind` and `name` make the message ("marker 'RASI'"); it is only built when the weight is bad, so
-// a weight set every frame costs no allocation.
-void checkWeight(double w, std::string_view kind, std::string_view name = {}) {
-  if (w >= 0.0 && std::isfinite(w)) return;
-  std::string what(kind);
-  if (!name.empty()) what += " '" + std::string(name) + "'";
-  throw InvalidArgument("MarkerIk: " + what + ": weight must be finite and ≥ 0, got " + std::to_string(w));
-}
+// The task kinds MarkerIk reads.
+constexpr TaskKinds kMarkerIkKinds{
+    .frame = false, .marker = true, .coordinate = true, .coupler = true, .posture = true};
 
 }  // namespace
 
 struct MarkerIk::Impl {
   std::shared_ptr<const Model> model;
   MarkerIkOptions options;
-  std::vector<Marker> markers;
-  std::vector<CoordinateTask> tasks;
-  std::vector<Coupler> couplers;
-  VectorXd lower, upper;
+  TaskSet tasks;
+  CoordinateBounds bounds;
 
   Configuration q, q_trial;
   Data kin, kin_trial;
   bool first = true;
   double damping = 0.0;
 
-  // Per-frame inputs (views into the caller's arrays during solve()).
-  std::span<const Vector3d> observed;
-  std::span<const double> coordinate_values;
-
-  // Assembly scratch, sized by prepare().
+  // Assembly scratch, sized by prepare() for the task layout below.
   bool prepared = false;
+  std::size_t prepared_added = 0;  // tasks of every kind ever added
+  int prepared_couplers = 0;       // active couplers (their joints make the Hessian dense)
+  int rows = 0;                    // active exact couplers: the QP's equality rows
   bool dense = false;
   std::vector<Matrix6d> Mc;
   std::vector<Vector6d> fc, S;
@@ -93,31 +65,54 @@ struct MarkerIk::Impl {
   qp::Problem problem;
   std::optional<qp::TreeBoxSolver> tree_qp;
   std::optional<qp::Solver> dense_qp;
-  std::vector<double> errors;  // per marker, at the state
+  std::vector<double> errors;  // per marker task, at the state
 
   Impl(std::shared_ptr<const Model> m, MarkerIkOptions o)
-      : model(std::move(m)), options(o), q(*model), q_trial(*model), kin(*model), kin_trial(*model) {
-    const int n = model->numJoints();
-    lower = VectorXd::Constant(n, -kInf);
-    upper = VectorXd::Constant(n, kInf);
+      : model(std::move(m)),
+        options(o),
+        tasks(model, "MarkerIk", {}, kMarkerIkKinds),
+        bounds(model, "MarkerIk"),
+        q(*model),
+        q_trial(*model),
+        kin(*model),
+        kin_trial(*model) {
     forwardKinematics(*model, kin, q);
   }
 
-  [[nodiscard]] bool hardCouplers() const { return !couplers.empty() && std::isinf(options.constraint_weight); }
+  [[nodiscard]] std::size_t added() const {
+    return tasks.markers().size() + tasks.coordinates().size() + tasks.couplers().size() + tasks.postures().size();
+  }
+  void countCouplers(int& active, int& exact) const {
+    active = exact = 0;
+    for (const CouplerTask& k : tasks.couplers())
+      if (k.active()) ++active, exact += k.exact() ? 1 : 0;
+  }
+  // The scratch is re-sized after an add (as before the task layer: adding a task re-prepares)
+  // and when the couplers' rows or the Hessian's pattern change (a coupler removed, enabled,
+  // switched between exact and penalty); weights and values of markers, coordinate and posture
+  // tasks do not touch it, so changing them between frames does not allocate.
+  [[nodiscard]] bool layoutChanged() const {
+    if (!prepared || added() != prepared_added) return true;
+    int active, exact;
+    countCouplers(active, exact);
+    return active != prepared_couplers || exact != rows;
+  }
 
   void prepare() {
     const Model& m = *model;
     const int nv = m.nv(), nl = m.numLinks();
+    int active, exact;
+    countCouplers(active, exact);
     // Couplers tie joints of different branches: the Hessian (or the equality rows) leaves the
     // tree pattern, so the dense solver takes over.
-    dense = !couplers.empty();
+    dense = active > 0;
+    rows = exact;
     Mc.assign(static_cast<std::size_t>(nl), Matrix6d::Zero());
     fc.assign(static_cast<std::size_t>(nl), Vector6d::Zero());
     S.assign(static_cast<std::size_t>(nv), Vector6d::Zero());
     H = MatrixXd::Zero(nv, nv);
     g = VectorXd::Zero(nv);
     step = VectorXd::Zero(nv);
-    const int rows = hardCouplers() ? static_cast<int>(couplers.size()) : 0;
     problem = qp::Problem(nv, rows);
     qp::Options qo;
     qo.max_iterations = 4 * nv + 20;
@@ -128,30 +123,37 @@ struct MarkerIk::Impl {
       tree_qp.emplace(detail::variableTree(m), qo);
       dense_qp.reset();
     }
-    errors.assign(markers.size(), std::numeric_limits<double>::quiet_NaN());
+    errors.assign(tasks.markers().size(), std::numeric_limits<double>::quiet_NaN());
+    prepared_added = added();
+    prepared_couplers = active;
     prepared = true;
   }
 
-  [[nodiscard]] bool markerActive(std::size_t i) const { return markers[i].weight > 0.0 && observed[i].allFinite(); }
-  [[nodiscard]] bool taskActive(std::size_t c) const {
-    return tasks[c].weight > 0.0 && c < coordinate_values.size() && std::isfinite(coordinate_values[c]);
-  }
-
-  // ½ Σ w‖m − m̂‖² + ½ Σ w_c (s − ŝ)² + ½ w_k Σ (s_dep − f(s_ind))² at the kinematics `d` of q.
+  // ½ Σ w‖m − m̂‖² + ½ Σ w_c (s − ŝ)² + ½ Σ_p Σ_j w_pj (s_j − ŝ_pj)² + ½ Σ w_k (s_dep − f(s_ind))²
+  // at the kinematics `d` of q.
   [[nodiscard]] double objective(const Data& d, const Configuration& x) const {
     const Model& m = *model;
     double F = 0.0;
-    for (std::size_t i = 0; i < markers.size(); ++i)
-      if (markerActive(i)) F += markers[i].weight * (frameOrigin(m, d, markers[i].frame) - observed[i]).squaredNorm();
-    for (std::size_t c = 0; c < tasks.size(); ++c)
-      if (taskActive(c)) {
-        const double e = x.joints[tasks[c].joint.value] - coordinate_values[c];
-        F += tasks[c].weight * e * e;
+    for (const MarkerTask& mk : tasks.markers())
+      if (mk.active()) F += mk.weight * (frameOrigin(m, d, mk.frame) - mk.measured).squaredNorm();
+    for (const CoordinateTask& c : tasks.coordinates())
+      if (c.active()) {
+        const double e = x.joints[c.joint.value] - c.value;
+        F += c.weight * e * e;
       }
+    for (const PostureTask& p : tasks.postures()) {
+      if (!p.active()) continue;
+      for (Eigen::Index j = 0; j < p.weights.size(); ++j)
+        if (p.weights[j] > 0.0 && std::isfinite(p.values[j])) {
+          const double e = x.joints[j] - p.values[j];
+          F += p.weights[j] * e * e;
+        }
+    }
     // Exactly enforced couplers are equality rows of every step's QP; in the merit function that
     // accepts steps they count with a large weight, so restoring them is never refused.
-    const double wk = hardCouplers() ? kHardCouplerMeritWeight : options.constraint_weight;
-    for (const Coupler& k : couplers) {
+    for (const CouplerTask& k : tasks.couplers()) {
+      if (!k.active()) continue;
+      const double wk = k.exact() ? kHardCouplerMeritWeight : k.weight;
       const double e = x.joints[k.dependent.value] - k.function.value(x.joints[k.independent.value]);
       F += wk * e * e;
     }
@@ -166,12 +168,11 @@ struct MarkerIk::Impl {
     for (auto& f : fc) f.setZero();
     if (dense) H.setZero();
     const Vector3d& ref = kin.link[0].p;
-    for (std::size_t i = 0; i < markers.size(); ++i) {
-      if (!markerActive(i)) continue;
-      const Marker& mk = markers[i];
+    for (const MarkerTask& mk : tasks.markers()) {
+      if (!mk.active()) continue;
       const Vector3d origin = frameOrigin(m, kin, mk.frame);
       const Vector3d p = origin - ref;
-      const Vector3d wr = mk.weight * (observed[i] - origin);  // w (m̂ − m): g = −Sᵀ f
+      const Vector3d wr = mk.weight * (mk.measured - origin);  // w (m̂ − m): g = −Sᵀ f
       Matrix6d& M = Mc[static_cast<std::size_t>(mk.link.value)];
       Vector6d& f = fc[static_cast<std::size_t>(mk.link.value)];
       f.head<3>() += p.cross(wr);
@@ -183,27 +184,38 @@ struct MarkerIk::Impl {
       M.bottomRightCorner<3, 3>().diagonal().array() += mk.weight;
     }
     detail::reduceComposites(m, kin, Mc, fc, S, &H, g);
-    for (std::size_t c = 0; c < tasks.size(); ++c) {
-      if (!taskActive(c)) continue;
-      const int v = nb + tasks[c].joint.value;
-      H(v, v) += tasks[c].weight;
-      g[v] += tasks[c].weight * (q.joints[tasks[c].joint.value] - coordinate_values[c]);
+    for (const CoordinateTask& c : tasks.coordinates()) {
+      if (!c.active()) continue;
+      const int v = nb + c.joint.value;
+      H(v, v) += c.weight;
+      g[v] += c.weight * (q.joints[c.joint.value] - c.value);
     }
-    const bool hard = hardCouplers();
-    for (std::size_t k = 0; k < couplers.size(); ++k) {
-      const Coupler& cp = couplers[k];
+    for (const PostureTask& pt : tasks.postures()) {
+      if (!pt.active()) continue;
+      for (Eigen::Index j = 0; j < pt.weights.size(); ++j) {
+        const double w = pt.weights[j];
+        if (!(w > 0.0) || !std::isfinite(pt.values[j])) continue;
+        const Eigen::Index v = nb + j;
+        H(v, v) += w;
+        g[v] += w * (q.joints[j] - pt.values[j]);
+      }
+    }
+    Eigen::Index k = 0;  // equality row of the next exact coupler
+    for (const CouplerTask& cp : tasks.couplers()) {
+      if (!cp.active()) continue;
       double f, df, ddf;
       cp.function.evaluate(q.joints[cp.independent.value], f, df, ddf);
       const double e = q.joints[cp.dependent.value] - f;
       const int a = nb + cp.dependent.value, b = nb + cp.independent.value;
-      if (hard) {
+      if (cp.exact()) {
         // Linearised equality: δ_dep − f′ δ_ind = −e.
-        problem.A.row(static_cast<Eigen::Index>(k)).setZero();
-        problem.A(static_cast<Eigen::Index>(k), a) = 1.0;
-        problem.A(static_cast<Eigen::Index>(k), b) = -df;
-        problem.lbA[static_cast<Eigen::Index>(k)] = problem.ubA[static_cast<Eigen::Index>(k)] = -e;
+        problem.A.row(k).setZero();
+        problem.A(k, a) = 1.0;
+        problem.A(k, b) = -df;
+        problem.lbA[k] = problem.ubA[k] = -e;
+        ++k;
       } else {
-        const double w = options.constraint_weight;
+        const double w = cp.weight;
         H(a, a) += w;
         H(b, b) += w * df * df;
         H(std::max(a, b), std::min(a, b)) -= w * df;
@@ -215,7 +227,8 @@ struct MarkerIk::Impl {
 
   // kin.frame of every marker frame at the state (what data() promises after a solve).
   void updateMarkerFrames() {
-    for (const auto& mk : markers) (void)updateFramePlacement(*model, kin, mk.frame);
+    for (const MarkerTask& mk : tasks.markers())
+      if (mk.alive) (void)updateFramePlacement(*model, kin, mk.frame);
   }
 
   // Marker errors and the result's error fields at the current state.
@@ -225,12 +238,13 @@ struct MarkerIk::Impl {
     r.markers_used = 0;
     r.total_squared_error = r.max_error = 0.0;
     r.worst_marker = -1;
+    const std::vector<MarkerTask>& markers = tasks.markers();
     for (std::size_t i = 0; i < markers.size(); ++i) {
-      if (!markerActive(i)) {
+      if (!markers[i].active()) {
         errors[i] = std::numeric_limits<double>::quiet_NaN();
         continue;
       }
-      const double e = (frameOrigin(m, kin, markers[i].frame) - observed[i]).norm();
+      const double e = (frameOrigin(m, kin, markers[i].frame) - markers[i].measured).norm();
       errors[i] = e;
       ++r.markers_used;
       r.total_squared_error += e * e;
@@ -241,24 +255,23 @@ struct MarkerIk::Impl {
     }
     r.rms_error = r.markers_used > 0 ? std::sqrt(r.total_squared_error / r.markers_used) : 0.0;
     r.coupler_violation = 0.0;
-    for (const Coupler& k : couplers)
-      r.coupler_violation = std::max(
-          r.coupler_violation, std::abs(q.joints[k.dependent.value] - k.function.value(q.joints[k.independent.value])));
-    r.limit_violation = 0.0;
-    for (int j = 0; j < m.numJoints(); ++j)
-      r.limit_violation = std::max({r.limit_violation, lower[j] - q.joints[j], q.joints[j] - upper[j]});
+    for (const CouplerTask& k : tasks.couplers())
+      if (k.active())
+        r.coupler_violation = std::max(r.coupler_violation, std::abs(q.joints[k.dependent.value] -
+                                                                     k.function.value(q.joints[k.independent.value])));
+    r.limit_violation = bounds.violation(q.joints);
   }
 
   MarkerIkResult solve() {
     const Model& m = *model;
     const int nb = m.nvBase(), n = m.numJoints(), nv = m.nv();
-    if (!prepared) prepare();
+    if (layoutChanged()) prepare();
     MarkerIkResult r;
     const int max_it = first ? options.first_solve_iterations : options.max_iterations;
     if (first || damping <= 0.0) damping = options.initial_damping;
     first = false;
     // Bring the state inside the bounds first (a locked joint jumps to its value).
-    for (int j = 0; j < n; ++j) q.joints[j] = std::clamp(q.joints[j], lower[j], upper[j]);
+    bounds.project(q.joints);
     forwardKinematics(m, kin, q);
     double F = objective(kin, q);
     r.initial_cost = 2.0 * F;
@@ -269,7 +282,7 @@ struct MarkerIk::Impl {
       assemble();
       double hmax = 0.0;
       for (int c = 0; c < nv; ++c) hmax = std::max(hmax, H(c, c));
-      if (hmax <= 0.0 && !hardCouplers()) {  // nothing to fit: no active markers or tasks
+      if (hmax <= 0.0 && rows == 0) {  // nothing to fit: no active markers or tasks
         r.status = Status::Converged;
         break;
       }
@@ -278,10 +291,7 @@ struct MarkerIk::Impl {
       problem.H.diagonal().array() += mu;
       problem.g = g;
       for (int c = 0; c < nb; ++c) problem.lb[c] = -kInf, problem.ub[c] = kInf;
-      for (int j = 0; j < n; ++j) {
-        problem.lb[nb + j] = lower[j] - q.joints[j];
-        problem.ub[nb + j] = upper[j] - q.joints[j];
-      }
+      bounds.displacementBounds(q.joints, problem.lb.segment(nb, n), problem.ub.segment(nb, n));
       const qp::Result qr = dense ? dense_qp->solve(problem, step) : tree_qp->solve(problem, step);
       if (qr.status == qp::Status::NotConvex || !step.allFinite()) {
         r.status = Status::Failed;
@@ -351,72 +361,13 @@ const MarkerIkOptions& MarkerIk::options() const { return impl_->options; }
 
 void MarkerIk::setOptions(const MarkerIkOptions& options) {
   checkOptions(options);
-  const bool rows_change = std::isinf(options.constraint_weight) != std::isinf(impl_->options.constraint_weight);
   impl_->options = options;
-  if (rows_change) impl_->prepared = false;
 }
 
-int MarkerIk::addMarker(std::string_view frame, double weight) {
-  checkWeight(weight, "marker", frame);
-  const FrameId f = impl_->model->frameId(frame);
-  impl_->markers.push_back({std::string(frame), f, impl_->model->frameLink(f), weight});
-  impl_->prepared = false;
-  return static_cast<int>(impl_->markers.size()) - 1;
-}
-
-int MarkerIk::addCoordinateTask(std::string_view joint, double weight) {
-  checkWeight(weight, "coordinate task", joint);
-  impl_->tasks.push_back({impl_->model->jointId(joint), weight});
-  impl_->prepared = false;
-  return static_cast<int>(impl_->tasks.size()) - 1;
-}
-
-void MarkerIk::addCoupler(std::string name, std::string_view dependent, std::string_view independent,
-                          ScalarFunction f) {
-  const JointId a = impl_->model->jointId(dependent), b = impl_->model->jointId(independent);
-  if (a == b) throw InvalidArgument("MarkerIk: coupler '" + name + "': a joint cannot depend on itself");
-  impl_->couplers.push_back({std::move(name), a, b, std::move(f)});
-  impl_->prepared = false;
-}
-
-void MarkerIk::setMarkerWeight(int marker, double weight) {
-  if (marker < 0 || marker >= numMarkers()) throw InvalidArgument("MarkerIk: marker index out of range");
-  checkWeight(weight, "marker", impl_->markers[static_cast<std::size_t>(marker)].name);
-  impl_->markers[static_cast<std::size_t>(marker)].weight = weight;
-}
-
-void MarkerIk::setCoordinateTaskWeight(int task, double weight) {
-  if (task < 0 || task >= numCoordinateTasks()) throw InvalidArgument("MarkerIk: coordinate task index out of range");
-  checkWeight(weight, "coordinate task");
-  impl_->tasks[static_cast<std::size_t>(task)].weight = weight;
-}
-
-void MarkerIk::setBounds(const VectorXd& lower, const VectorXd& upper) {
-  const int n = impl_->model->numJoints();
-  if (lower.size() != n || upper.size() != n)
-    throw InvalidArgument("MarkerIk::setBounds: expected " + std::to_string(n) + " entries");
-  for (int j = 0; j < n; ++j)
-    if (std::isnan(lower[j]) || std::isnan(upper[j]) || lower[j] > upper[j] || lower[j] == kInf || upper[j] == -kInf)
-      throw InvalidArgument("MarkerIk::setBounds: joint '" + impl_->model->jointName(JointId(j)) + "': bounds [" +
-                            std::to_string(lower[j]) + ", " + std::to_string(upper[j]) + "] are not an interval");
-  impl_->lower = lower;
-  impl_->upper = upper;
-}
-
-void MarkerIk::lock(std::string_view joint, double value) {
-  if (!std::isfinite(value)) throw InvalidArgument("MarkerIk::lock: value is not finite");
-  const JointId j = impl_->model->jointId(joint);
-  impl_->lower[j.value] = impl_->upper[j.value] = value;
-}
-
-const VectorXd& MarkerIk::lowerBounds() const { return impl_->lower; }
-const VectorXd& MarkerIk::upperBounds() const { return impl_->upper; }
-int MarkerIk::numMarkers() const { return static_cast<int>(impl_->markers.size()); }
-int MarkerIk::numCoordinateTasks() const { return static_cast<int>(impl_->tasks.size()); }
-const std::string& MarkerIk::markerName(int marker) const {
-  if (marker < 0 || marker >= numMarkers()) throw InvalidArgument("MarkerIk: marker index out of range");
-  return impl_->markers[static_cast<std::size_t>(marker)].name;
-}
+TaskSet& MarkerIk::tasks() { return impl_->tasks; }
+const TaskSet& MarkerIk::tasks() const { return impl_->tasks; }
+CoordinateBounds& MarkerIk::bounds() { return impl_->bounds; }
+const CoordinateBounds& MarkerIk::bounds() const { return impl_->bounds; }
 
 void MarkerIk::setState(const Configuration& q) {
   const Model& m = *impl_->model;
@@ -435,28 +386,37 @@ void MarkerIk::setState(const Configuration& q) {
 const Configuration& MarkerIk::state() const { return impl_->q; }
 const Data& MarkerIk::data() const { return impl_->kin; }
 
+MarkerIkResult MarkerIk::solve() { return impl_->solve(); }
+
 MarkerIkResult MarkerIk::solve(std::span<const Vector3d> markers, std::span<const double> coordinates) {
-  if (markers.size() != impl_->markers.size())
-    throw InvalidArgument("MarkerIk::solve: expected " + std::to_string(impl_->markers.size()) +
+  TaskSet& t = impl_->tasks;
+  if (markers.size() != t.markers().size())
+    throw InvalidArgument("MarkerIk::solve: expected " + std::to_string(t.markers().size()) +
                           " marker positions, got " + std::to_string(markers.size()));
-  if (!coordinates.empty() && coordinates.size() != impl_->tasks.size())
-    throw InvalidArgument("MarkerIk::solve: expected " + std::to_string(impl_->tasks.size()) +
+  if (!coordinates.empty() && coordinates.size() != t.coordinates().size())
+    throw InvalidArgument("MarkerIk::solve: expected " + std::to_string(t.coordinates().size()) +
                           " coordinate values, got " + std::to_string(coordinates.size()));
-  impl_->observed = markers;
-  impl_->coordinate_values = coordinates;
-  MarkerIkResult r = impl_->solve();
-  return r;
+  t.setMeasurements(markers);
+  t.setCoordinateValues(coordinates);  // none: every coordinate task off for this frame
+  return impl_->solve();
 }
 
-double MarkerIk::markerError(int marker) const {
-  if (marker < 0 || marker >= numMarkers()) throw InvalidArgument("MarkerIk: marker index out of range");
-  if (impl_->errors.empty()) return std::numeric_limits<double>::quiet_NaN();
-  return impl_->errors[static_cast<std::size_t>(marker)];
+namespace {
+void checkMarkerId(const TaskSet& t, MarkerTaskId m) {
+  if (!m.valid() || m.value >= static_cast<int>(t.markers().size()))
+    throw InvalidArgument("MarkerIk: invalid marker task id " + std::to_string(m.value));
+}
+}  // namespace
+
+double MarkerIk::markerError(MarkerTaskId marker) const {
+  checkMarkerId(impl_->tasks, marker);
+  if (static_cast<std::size_t>(marker.value) >= impl_->errors.size()) return std::numeric_limits<double>::quiet_NaN();
+  return impl_->errors[static_cast<std::size_t>(marker.value)];
 }
 
-Vector3d MarkerIk::modelMarker(int marker) const {
-  if (marker < 0 || marker >= numMarkers()) throw InvalidArgument("MarkerIk: marker index out of range");
-  return frameOrigin(*impl_->model, impl_->kin, impl_->markers[static_cast<std::size_t>(marker)].frame);
+Vector3d MarkerIk::modelMarker(MarkerTaskId marker) const {
+  checkMarkerId(impl_->tasks, marker);
+  return frameOrigin(*impl_->model, impl_->kin, impl_->tasks.markers()[static_cast<std::size_t>(marker.value)].frame);
 }
 
 }  // namespace kinetrack::ik

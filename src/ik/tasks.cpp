@@ -16,6 +16,17 @@ void checkGain(const std::string& owner, double v, const char* what) {
     throw InvalidArgument(owner + ": " + what + " must be finite and ≥ 0, got " + std::to_string(v));
 }
 
+// The weight of a marker, coordinate or posture task (finite, ≥ 0) or of a coupler (also +inf).
+// "owner: marker 'RASI': weight must be …", built only on failure.
+void checkWeight(const std::string& owner, double w, std::string_view kind, std::string_view name,
+                 bool infinite_ok = false) {
+  if (w >= 0.0 && (std::isfinite(w) || infinite_ok)) return;
+  std::string what(kind);
+  if (!name.empty()) what += " '" + std::string(name) + "'";
+  const char* allowed = infinite_ok ? "≥ 0 or +infinity" : "finite and ≥ 0";
+  throw InvalidArgument(owner + ": " + what + ": weight must be " + allowed + ", got " + std::to_string(w));
+}
+
 }  // namespace
 
 void checkRotation(const Matrix3d& R, std::string_view what, std::string_view where) {
@@ -24,8 +35,8 @@ void checkRotation(const Matrix3d& R, std::string_view what, std::string_view wh
   throw InvalidArgument(std::string(what) + std::string(where) + ": not a rotation matrix (RᵀR ≠ I or det < 0)");
 }
 
-TaskSet::TaskSet(std::shared_ptr<const Model> model, std::string owner, Rule rule)
-    : model_(std::move(model)), owner_(std::move(owner)), rule_(std::move(rule)) {
+TaskSet::TaskSet(std::shared_ptr<const Model> model, std::string owner, Rule rule, TaskKinds kinds)
+    : model_(std::move(model)), owner_(std::move(owner)), rule_(std::move(rule)), kinds_(kinds) {
   if (!model_) throw InvalidArgument(owner_ + ": null model");
 }
 
@@ -50,6 +61,7 @@ void TaskSet::refuseOrientation(const FrameTask& x, const Matrix3d& R, const Vec
 const FrameTask& TaskSet::operator[](TargetId t) const { return const_cast<TaskSet*>(this)->at(t); }
 
 TargetId TaskSet::add(std::string_view frame, TargetType type, TaskGain position, TaskGain orientation) {
+  checkKind(kinds_.frame, "frame targets");
   checkGain(owner_, position.weight, "weights");
   checkGain(owner_, orientation.weight, "weights");
   checkGain(owner_, position.gain, "gains");
@@ -118,5 +130,188 @@ void TaskSet::setGains(TargetId t, double position_gain, double orientation_gain
 int TaskSet::size() const {
   return static_cast<int>(std::count_if(tasks_.begin(), tasks_.end(), [](const FrameTask& t) { return t.alive; }));
 }
+
+// --- marker, coordinate, coupler and posture tasks ------------------------------------------------
+
+void TaskSet::refuseKindId(const char* kind, int id) const {
+  throw InvalidArgument(owner_ + ": invalid or removed " + kind + " id " + std::to_string(id));
+}
+
+void TaskSet::checkKind(bool accepted, const char* kind) const {
+  if (!accepted) throw InvalidArgument(owner_ + ": " + kind + " are not read by this solver");
+}
+
+void TaskSet::changedEnabled(bool& flag, bool enabled) {
+  if (flag == enabled) return;
+  flag = enabled;
+  ++structure_revision_;
+}
+
+MarkerTaskId TaskSet::addMarker(std::string_view frame, double weight) {
+  checkKind(kinds_.marker, "marker tasks");
+  checkWeight(owner_, weight, "marker", frame);
+  MarkerTask t;
+  t.frame = model_->frameId(frame);  // throws, listing the valid names
+  t.link = model_->frameLink(t.frame);
+  t.weight = weight;
+  markers_.push_back(t);
+  ++structure_revision_;
+  ++weight_revision_;
+  return MarkerTaskId(static_cast<std::int32_t>(markers_.size() - 1));
+}
+
+void TaskSet::remove(MarkerTaskId m) {
+  markerAt(m).alive = false;
+  ++structure_revision_;
+}
+void TaskSet::setEnabled(MarkerTaskId m, bool enabled) { changedEnabled(markerAt(m).enabled, enabled); }
+
+void TaskSet::setWeight(MarkerTaskId m, double weight) {
+  MarkerTask& x = markerAt(m);
+  checkWeight(owner_, weight, "marker", model_->frameName(x.frame));
+  if ((x.weight == 0.0) != (weight == 0.0)) ++structure_revision_;
+  x.weight = weight;
+  ++weight_revision_;
+}
+
+void TaskSet::setMeasurements(std::span<const Vector3d> p) {
+  if (p.size() != markers_.size())
+    throw InvalidArgument(owner_ + "::setMeasurements: expected " + std::to_string(markers_.size()) +
+                          " marker positions, got " + std::to_string(p.size()));
+  for (std::size_t i = 0; i < p.size(); ++i) markers_[i].measured = p[i];
+}
+
+const MarkerTask& TaskSet::operator[](MarkerTaskId m) const { return const_cast<TaskSet*>(this)->markerAt(m); }
+
+CoordinateTaskId TaskSet::addCoordinate(std::string_view joint, double weight) {
+  checkKind(kinds_.coordinate, "coordinate tasks");
+  checkWeight(owner_, weight, "coordinate task", joint);
+  CoordinateTask t;
+  t.joint = model_->jointId(joint);  // throws, listing the valid names
+  t.weight = weight;
+  coordinates_.push_back(t);
+  ++structure_revision_;
+  ++weight_revision_;
+  return CoordinateTaskId(static_cast<std::int32_t>(coordinates_.size() - 1));
+}
+
+void TaskSet::remove(CoordinateTaskId c) {
+  coordinateAt(c).alive = false;
+  ++structure_revision_;
+}
+void TaskSet::setEnabled(CoordinateTaskId c, bool enabled) { changedEnabled(coordinateAt(c).enabled, enabled); }
+
+void TaskSet::setWeight(CoordinateTaskId c, double weight) {
+  CoordinateTask& x = coordinateAt(c);
+  checkWeight(owner_, weight, "coordinate task", model_->jointName(x.joint));
+  if ((x.weight == 0.0) != (weight == 0.0)) ++structure_revision_;
+  x.weight = weight;
+  ++weight_revision_;
+}
+
+void TaskSet::setCoordinateValues(std::span<const double> values) {
+  if (values.empty()) {
+    for (CoordinateTask& t : coordinates_) t.value = std::numeric_limits<double>::quiet_NaN();
+    return;
+  }
+  if (values.size() != coordinates_.size())
+    throw InvalidArgument(owner_ + "::setCoordinateValues: expected " + std::to_string(coordinates_.size()) +
+                          " coordinate values (or none), got " + std::to_string(values.size()));
+  for (std::size_t c = 0; c < values.size(); ++c) coordinates_[c].value = values[c];
+}
+
+const CoordinateTask& TaskSet::operator[](CoordinateTaskId c) const {
+  return const_cast<TaskSet*>(this)->coordinateAt(c);
+}
+
+CouplerTaskId TaskSet::addCoupler(std::string name, std::string_view dependent, std::string_view independent,
+                                  ScalarFunction f, double weight) {
+  checkKind(kinds_.coupler, "coupler tasks");
+  checkWeight(owner_, weight, "coupler", name, true);
+  CouplerTask t;
+  t.dependent = model_->jointId(dependent);  // throw, listing the valid names
+  t.independent = model_->jointId(independent);
+  if (t.dependent == t.independent)
+    throw InvalidArgument(owner_ + ": coupler '" + name + "': joint '" + std::string(dependent) +
+                          "' cannot depend on itself");
+  t.name = std::move(name);
+  t.function = std::move(f);
+  t.weight = weight;
+  couplers_.push_back(std::move(t));
+  ++structure_revision_;
+  ++weight_revision_;
+  return CouplerTaskId(static_cast<std::int32_t>(couplers_.size() - 1));
+}
+
+void TaskSet::remove(CouplerTaskId k) {
+  couplerAt(k).alive = false;
+  ++structure_revision_;
+}
+void TaskSet::setEnabled(CouplerTaskId k, bool enabled) { changedEnabled(couplerAt(k).enabled, enabled); }
+
+void TaskSet::setWeight(CouplerTaskId k, double weight) {
+  CouplerTask& x = couplerAt(k);
+  checkWeight(owner_, weight, "coupler", x.name, true);
+  // Exact ↔ penalty changes the solver's equality rows, as zero ↔ non-zero changes its terms.
+  if ((x.weight == 0.0) != (weight == 0.0) || std::isinf(x.weight) != std::isinf(weight)) ++structure_revision_;
+  x.weight = weight;
+  ++weight_revision_;
+}
+
+const CouplerTask& TaskSet::operator[](CouplerTaskId k) const { return const_cast<TaskSet*>(this)->couplerAt(k); }
+
+PostureTaskId TaskSet::addPosture(const VectorXd& weights) {
+  checkKind(kinds_.posture, "posture tasks");
+  const int n = model_->numJoints();
+  if (weights.size() != n)
+    throw InvalidArgument(owner_ + ": posture task: expected " + std::to_string(n) + " joint weights, got " +
+                          std::to_string(weights.size()));
+  for (int j = 0; j < n; ++j) checkWeight(owner_, weights[j], "posture task, joint", model_->jointName(JointId(j)));
+  PostureTask t;
+  t.weights = weights;
+  t.values = VectorXd::Constant(n, std::numeric_limits<double>::quiet_NaN());
+  postures_.push_back(std::move(t));
+  ++structure_revision_;
+  ++weight_revision_;
+  return PostureTaskId(static_cast<std::int32_t>(postures_.size() - 1));
+}
+
+PostureTaskId TaskSet::addPosture(double weight) {
+  checkKind(kinds_.posture, "posture tasks");
+  checkWeight(owner_, weight, "posture task", {});
+  return addPosture(VectorXd::Constant(model_->numJoints(), weight));
+}
+
+void TaskSet::remove(PostureTaskId p) {
+  postureAt(p).alive = false;
+  ++structure_revision_;
+}
+void TaskSet::setEnabled(PostureTaskId p, bool enabled) { changedEnabled(postureAt(p).enabled, enabled); }
+
+void TaskSet::setWeights(PostureTaskId p, const VectorXd& weights) {
+  PostureTask& x = postureAt(p);
+  const int n = model_->numJoints();
+  if (weights.size() != n)
+    throw InvalidArgument(owner_ + ": posture task: expected " + std::to_string(n) + " joint weights, got " +
+                          std::to_string(weights.size()));
+  bool zeros_change = false;
+  for (int j = 0; j < n; ++j) {
+    checkWeight(owner_, weights[j], "posture task, joint", model_->jointName(JointId(j)));
+    zeros_change = zeros_change || ((x.weights[j] == 0.0) != (weights[j] == 0.0));
+  }
+  x.weights = weights;
+  if (zeros_change) ++structure_revision_;
+  ++weight_revision_;
+}
+
+void TaskSet::setValues(PostureTaskId p, const VectorXd& values) {
+  PostureTask& x = postureAt(p);
+  if (values.size() != x.values.size())
+    throw InvalidArgument(owner_ + "::setValues: expected " + std::to_string(x.values.size()) + " joint values, got " +
+                          std::to_string(values.size()));
+  x.values = values;
+}
+
+const PostureTask& TaskSet::operator[](PostureTaskId p) const { return const_cast<TaskSet*>(this)->postureAt(p); }
 
 }  // namespace kinetrack::ik

@@ -71,7 +71,7 @@ Labeller::Impl::Impl(std::shared_ptr<const LabellerModel> model, const LabellerO
   if (opt.posture_weight > 0.0)
     for (int j = 0; j < lm->model->numJoints(); ++j)
       if (!(lm->lower[j] == lm->upper[j])) {
-        ik.addCoordinateTask(lm->model->jointName(JointId(j)), opt.posture_weight);
+        ik.tasks().addCoordinate(lm->model->jointName(JointId(j)), opt.posture_weight);
         task_joint.push_back(j);
       }
   task_value.resize(task_joint.size());
@@ -357,7 +357,7 @@ void Labeller::Impl::commit(double time, bool velocity_valid, bool learn) {
     // rotation of their own in the residual's sense: any fixed rotation cancels out).
     const FrameId fr = lm->frames[I];
     const Matrix3d R = d.link[lm->model->frameLink(fr).value].R * lm->model->framePlacement(fr).R;
-    const Vector3d r = R.transpose() * (pts[static_cast<std::size_t>(p)] - ik.modelMarker(i));
+    const Vector3d r = R.transpose() * (pts[static_cast<std::size_t>(p)] - ik.modelMarker(ik::MarkerTaskId(i)));
     residual[I] = r.norm() <= opt.max_residual ? r : Vector3d::Zero();
   }
   if (learn) {

@@ -206,7 +206,7 @@ double Labeller::Impl::fitScore() const {
   const double g2 = opt.init_refine_gate * opt.init_refine_gate;
   double score = 0.0;
   for (int i = 0; i < m; ++i) {
-    const double e = ik.markerError(i);
+    const double e = ik.markerError(ik::MarkerTaskId(i));
     score += mp[static_cast<std::size_t>(i)] >= 0 && std::isfinite(e) ? std::min(e * e, g2) : g2;
   }
   return score;

@@ -178,7 +178,7 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
     bool flagged = false;
     for (int i : region.markers) {
       const auto I = static_cast<std::size_t>(i);
-      const double e = ik.markerError(i);
+      const double e = ik.markerError(ik::MarkerTaskId(i));
       if (mp[I] >= 0) {
         // Tracking: the point against its prediction (the residual offset included: a marker
         // that sits off its model place is not inconsistent); initialisation: the IK's error.
@@ -187,7 +187,7 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
         continue;
       }
       if (flagged) continue;
-      const Vector3d x = ik.modelMarker(i);
+      const Vector3d x = ik.modelMarker(ik::MarkerTaskId(i));
       for (int p = 0; p < n && !flagged; ++p)
         flagged = !point_used[static_cast<std::size_t>(p)] &&
                   (pts[static_cast<std::size_t>(p)] - x).squaredNorm() < near * near && !crowded(p);

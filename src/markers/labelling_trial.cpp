@@ -76,10 +76,11 @@ LabelTrialResult labelTrial(std::shared_ptr<const LabellerModel> model, const io
 ik::MarkerIk makeMarkerIk(const LabellerModel& model, const ik::MarkerIkOptions& options) {
   ik::MarkerIk ik(model.model, options);
   for (int i = 0; i < model.numMarkers(); ++i)
-    ik.addMarker(model.model->frameName(model.frames[static_cast<std::size_t>(i)]),
-                 model.weights[static_cast<std::size_t>(i)]);
-  for (const LabellerModel::Coupler& c : model.couplers) ik.addCoupler(c.name, c.dependent, c.independent, c.function);
-  ik.setBounds(model.lower, model.upper);
+    ik.tasks().addMarker(model.model->frameName(model.frames[static_cast<std::size_t>(i)]),
+                         model.weights[static_cast<std::size_t>(i)]);
+  for (const LabellerModel::Coupler& c : model.couplers)
+    ik.tasks().addCoupler(c.name, c.dependent, c.independent, c.function);
+  ik.bounds().set(model.lower, model.upper);
   ik.setState(model.reference);
   return ik;
 }

@@ -17,13 +17,11 @@ namespace {
 
 class MarkerIkSolver final : public FrameSolver {
  public:
-  explicit MarkerIkSolver(ik::MarkerIk ik) : ik_(std::move(ik)), first_marker_(ik_.numMarkers()) {
-    markers_.resize(static_cast<std::size_t>(first_marker_), Vector3d::Constant(std::nan("")));
-  }
+  explicit MarkerIkSolver(ik::MarkerIk ik) : ik_(std::move(ik)) {}
   std::string name() const override { return "marker-ik"; }
   const Model& model() const override { return ik_.model(); }
   const ik::MarkerIk* markerIk() const override { return &ik_; }
-  int numSlots() const override { return static_cast<int>(markers_.size()) - first_marker_; }
+  int numSlots() const override { return static_cast<int>(slots_.size()); }
   void setState(const Configuration& q) override { ik_.setState(q); }
   const Configuration& state() const override { return ik_.state(); }
   const Data& data() const override { return ik_.data(); }
@@ -33,22 +31,20 @@ class MarkerIkSolver final : public FrameSolver {
       throw InvalidArgument("marker IK: the target on '" + frame +
                             "' asks for an orientation; marker IK tracks positions (markers) only");
     if (!position) throw InvalidArgument("FrameSolver: target on '" + frame + "' has neither orientation nor position");
-    ik_.addMarker(frame, weight);
-    markers_.push_back(Vector3d::Constant(std::nan("")));
+    slots_.push_back(ik_.tasks().addMarker(frame, weight));
     return numSlots() - 1;
   }
 
   ik::Result solve(const FrameTargets& in) override {
-    // Markers the caller added before the slots stay missing (NaN) unless set through the solver.
-    for (int b = 0; b < numSlots(); ++b)
-      markers_[static_cast<std::size_t>(first_marker_ + b)] = in.p[static_cast<std::size_t>(b)];
-    return ik_.solve(markers_);
+    // Each slot's marker task gets the frame's position (not finite: missing this frame); tasks
+    // the caller added to the solver keep the values the caller sets.
+    for (std::size_t b = 0; b < slots_.size(); ++b) ik_.tasks().setMeasurement(slots_[b], in.p[b]);
+    return ik_.solve();
   }
 
  private:
   ik::MarkerIk ik_;
-  int first_marker_ = 0;
-  std::vector<Vector3d> markers_;
+  std::vector<ik::MarkerTaskId> slots_;
 };
 
 // --- pin-and-drag --------------------------------------------------------------------------------

@@ -144,10 +144,10 @@ HumanScaling fitHumanScales(const HumanModelOptions& base, const io::MarkerSet& 
     const io::MarkerSet s = scaledHumanMarkerSet(set, f);
     auto model = std::make_shared<const Model>(io::withMarkers(buildHuman(options.model, mo), s));
     ik::MarkerIk ik(model, ik_options);
-    for (const auto& m : s.markers) ik.addMarker(m.name, m.weight);
+    for (const auto& m : s.markers) ik.tasks().addMarker(m.name, m.weight);
     const int n = model->numJoints();
     if (options.posture_weight > 0.0)
-      for (int j = 0; j < n; ++j) ik.addCoordinateTask(model->jointName(JointId(j)), options.posture_weight);
+      for (int j = 0; j < n; ++j) ik.tasks().addCoordinate(model->jointName(JointId(j)), options.posture_weight);
     const std::vector<double> zeros(options.posture_weight > 0.0 ? static_cast<std::size_t>(n) : 0, 0.0);
     ik.setState(warm ? *warm : detail::aligned(*model, s, Configuration(*model), measured));
     ik.solve(measured, zeros);

@@ -34,11 +34,11 @@ struct Pose {
 ik::MarkerIk makeIk(std::shared_ptr<const Model> model_with, const io::MarkerSet& set,
                     const MarkerCalibrationOptions& options, double posture_weight = 0.0) {
   ik::MarkerIk ik(model_with, options.ik);
-  for (const auto& m : set.markers) ik.addMarker(m.name, m.weight);
+  for (const auto& m : set.markers) ik.tasks().addMarker(m.name, m.weight);
   if (posture_weight > 0.0)
     for (int j = 0; j < model_with->numJoints(); ++j)
-      ik.addCoordinateTask(model_with->jointName(JointId(j)), posture_weight);
-  if (options.model_limits) ik.setBounds(model_with->lowerPositionLimits(), model_with->upperPositionLimits());
+      ik.tasks().addCoordinate(model_with->jointName(JointId(j)), posture_weight);
+  if (options.model_limits) ik.bounds().clampAll();
   return ik;
 }
 

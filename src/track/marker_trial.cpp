@@ -55,13 +55,13 @@ MarkerStreamTracker::MarkerStreamTracker(const MarkerIkSpec& spec)
     if (!model.findFrame(mk.frame))
       throw InvalidArgument("marker IK: marker '" + mk.name + "': model '" + model.name() + "' has no frame '" +
                             mk.frame + "'");
-    ik_.addMarker(mk.frame, mk.weight);
+    ik_.tasks().addMarker(mk.frame, mk.weight);
     frames_.push_back(mk.frame);
     weights_.push_back(mk.weight);
   }
-  for (const auto& t : spec.coordinate_tasks) ik_.addCoordinateTask(t.joint, t.weight);
-  for (const auto& c : spec.couplers) ik_.addCoupler(c.name, c.dependent, c.independent, c.function);
-  if (spec.lower.size() > 0) ik_.setBounds(spec.lower, spec.upper);
+  for (const auto& t : spec.coordinate_tasks) ik_.tasks().addCoordinate(t.joint, t.weight);
+  for (const auto& c : spec.couplers) ik_.tasks().addCoupler(c.name, c.dependent, c.independent, c.function, c.weight);
+  if (spec.lower.size() > 0) ik_.bounds().set(spec.lower, spec.upper);
   q0_ = spec.initial.joints.size() == model.numJoints() ? spec.initial : Configuration(model);
   aligned_ = !spec.align_base || model.baseType() != BaseType::Floating;
   ik_.setState(q0_);

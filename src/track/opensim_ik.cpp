@@ -50,7 +50,8 @@ OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup*
     }
   }
   for (const io::OpenSimCoupler& k : model.couplers)
-    if (k.enforced) s.couplers.push_back({k.name, k.dependent, k.independent, k.function});
+    if (k.enforced)  // exact unless the setup gives a constraint_weight (below)
+      s.couplers.push_back({k.name, k.dependent, k.independent, k.function, std::numeric_limits<double>::infinity()});
 
   auto hasMarker = [&](const std::string& name) {
     return std::any_of(model.markers.begin(), model.markers.end(),
@@ -61,7 +62,7 @@ OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup*
       if (trialHas(trial, mk.name)) s.markers.push_back({mk.name, mk.name, 1.0});
   } else {
     s.options.accuracy = setup->accuracy;
-    s.options.constraint_weight = setup->constraint_weight;
+    for (MarkerIkSpec::Coupler& k : s.couplers) k.weight = setup->constraint_weight;
     for (const io::IkMarkerTaskSpec& t : setup->marker_tasks) {
       if (!hasMarker(t.name)) {
         std::string known;

@@ -71,8 +71,8 @@ TEST_P(AdversarialMarkerIk, Human48WithBounds) {
   o.max_iterations = 4;
   o.first_solve_iterations = 100;
   ik::MarkerIk solver(model, o);
-  for (const std::string& n : names) solver.addMarker(n, 1.0);
-  solver.setBounds(m.lowerPositionLimits(), m.upperPositionLimits());
+  for (const std::string& n : names) solver.tasks().addMarker(n, 1.0);
+  solver.bounds().clampAll();
   solver.setState(smoothMotion(m, 0.0));
   std::vector<FrameId> frames;
   for (const std::string& n : names) frames.push_back(m.frameId(n));
@@ -112,7 +112,7 @@ TEST_P(AdversarialMarkerIk, Human48WithBounds) {
     const ik::MarkerIkResult r = solver.solve(markers);
     tally.addStatus(static_cast<int>(r.status));
     if (r.markers_used > 0) tally.checkOutput({r.cost, r.rms_error, r.total_squared_error, r.limit_violation});
-    tally.checkJoints(solver.lowerBounds(), solver.upperBounds(), solver.state().joints, f);
+    tally.checkJoints(solver.bounds().lower(), solver.bounds().upper(), solver.state().joints, f);
     tally.checkState(m, solver.state(), f);
   }
   tally.expectClean(kAdversarialFrames, std::string("marker IK ") + attackName(GetParam()));

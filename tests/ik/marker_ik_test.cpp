@@ -2,7 +2,10 @@
 // base) and on a fixed-base model with a function-driven knee, first-order optimality checked by
 // finite differences of the objective when markers are noisy, bounds and locks never violated,
 // missing markers dropped, coordinate tasks and couplers (exact and penalty), warm-started
-// tracking of a smooth motion, no allocation per solve, bad arguments.
+// tracking of a smooth motion, no allocation per solve, bad arguments; the problem read from the
+// solver's TaskSet and CoordinateBounds: solve() on the values set there equal to solve(markers,
+// coordinates), disabled or removed markers equal to missing ones, a posture task equal to
+// coordinate tasks, couplers switched between exact and penalty.
 #include "kinetrack/ik/marker_ik.hpp"
 
 #include <gtest/gtest.h>
@@ -62,8 +65,8 @@ TEST(MarkerIk, RecoversExactMarkersOnHuman48) {
   std::vector<std::string> names;
   const auto model = markedHuman(names);
   ik::MarkerIk ik(model);
-  for (const auto& n : names) ik.addMarker(n, 1.0);
-  ik.setBounds(model->lowerPositionLimits(), model->upperPositionLimits());
+  for (const auto& n : names) ik.tasks().addMarker(n, 1.0);
+  ik.bounds().clampAll();
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 10; ++trial) {
     const Configuration truth = randomWithin(*model, rng);
@@ -88,7 +91,7 @@ TEST(MarkerIk, RecoversExactMarkersOnHuman48) {
     for (std::size_t i = 0; i < names.size(); ++i) {
       const FrameId f = model->frameId(names[i]);
       EXPECT_LT((ik.data().frame[static_cast<std::size_t>(f.value)].p - solved[i]).norm(), 1e-12) << names[i];
-      EXPECT_LT((ik.modelMarker(static_cast<int>(i)) - solved[i]).norm(), 1e-12) << names[i];
+      EXPECT_LT((ik.modelMarker(ik::MarkerTaskId(static_cast<int>(i))) - solved[i]).norm(), 1e-12) << names[i];
     }
   }
   // … and after setState, before any solve.
@@ -111,7 +114,7 @@ TEST(MarkerIk, NoisyMarkersGiveAStationaryPoint) {
   std::vector<double> weights;
   for (const auto& n : names) {
     weights.push_back(w(rng));
-    ik.addMarker(n, weights.back());
+    ik.tasks().addMarker(n, weights.back());
   }
   const Configuration truth = randomWithin(*model, rng);
   std::vector<Vector3d> obs = markersAt(*model, truth, names);
@@ -122,7 +125,7 @@ TEST(MarkerIk, NoisyMarkersGiveAStationaryPoint) {
   const ik::MarkerIkResult r = ik.solve(obs);
   EXPECT_EQ(r.status, ik::Status::Converged);
   EXPECT_EQ(r.markers_used, static_cast<int>(names.size()) - 1);
-  EXPECT_TRUE(std::isnan(ik.markerError(4)));
+  EXPECT_TRUE(std::isnan(ik.markerError(ik::MarkerTaskId(4))));
   auto cost = [&](const Configuration& q) {
     const std::vector<Vector3d> m = markersAt(*model, q, names);
     double F = 0.0;
@@ -149,32 +152,32 @@ TEST(MarkerIk, BoundsAndLocksHoldAndCoordinateTasksPull) {
   std::vector<std::string> names;
   const auto model = markedHuman(names, 7);
   ik::MarkerIk ik(model);
-  for (const auto& n : names) ik.addMarker(n, 1.0);
+  for (const auto& n : names) ik.tasks().addMarker(n, 1.0);
   // Truth far outside narrowed bounds: the solution sits on them.
   VectorXd lo = model->lowerPositionLimits(), hi = model->upperPositionLimits();
   for (int j = 0; j < model->numJoints(); ++j) {
     lo[j] = std::max(lo[j], -0.1);
     hi[j] = std::min(hi[j], 0.1);
   }
-  ik.setBounds(lo, hi);
-  ik.lock(model->jointName(JointId(3)), 0.05);
+  ik.bounds().set(lo, hi);
+  ik.bounds().lock(model->jointName(JointId(3)), 0.05);
   std::mt19937_64 rng(9);
   const Configuration truth = randomWithin(*model, rng);
   ik.setState(Configuration(*model));
   const ik::MarkerIkResult r = ik.solve(markersAt(*model, truth, names));
   EXPECT_NE(r.status, ik::Status::Failed);
   for (int j = 0; j < model->numJoints(); ++j) {
-    EXPECT_GE(ik.state().joints[j], ik.lowerBounds()[j] - 1e-12);
-    EXPECT_LE(ik.state().joints[j], ik.upperBounds()[j] + 1e-12);
+    EXPECT_GE(ik.state().joints[j], ik.bounds().lower()[j] - 1e-12);
+    EXPECT_LE(ik.state().joints[j], ik.bounds().upper()[j] + 1e-12);
   }
   EXPECT_EQ(ik.state().joints[3], 0.05);
   EXPECT_LE(r.limit_violation, 1e-12);
 
   // A coordinate task alone (all markers missing) moves its joint to the value.
   ik::MarkerIk task_ik(model);
-  for (const auto& n : names) task_ik.addMarker(n, 1.0);
-  const int t = task_ik.addCoordinateTask(model->jointName(JointId(5)), 1000.0);
-  EXPECT_EQ(t, 0);
+  for (const auto& n : names) task_ik.tasks().addMarker(n, 1.0);
+  const ik::CoordinateTaskId t = task_ik.tasks().addCoordinate(model->jointName(JointId(5)), 1000.0);
+  EXPECT_EQ(t.value, 0);
   std::vector<Vector3d> none(names.size(), Vector3d::Constant(kNaN));
   const std::vector<double> value = {0.3};
   task_ik.setState(Configuration(*model));
@@ -240,9 +243,9 @@ TEST(MarkerIk, CouplersHoldExactlyOrAsPenalty) {
   const std::vector<std::string> names = {"thigh_a", "thigh_b", "thigh_c", "shank_a", "shank_b"};
   const ScalarFunction f = ScalarFunction::simmSpline({-2.0, -1.0, 0.0, 0.5}, {0.03, 0.02, 0.0, -0.01});
   for (double weight : {kInf, 20.0}) {
-    ik::MarkerIk ik(model, {.constraint_weight = weight});
-    for (const auto& n : names) ik.addMarker(n, 1.0);
-    ik.addCoupler("patella_coupler", "patella", "knee", f);
+    ik::MarkerIk ik(model);
+    for (const auto& n : names) ik.tasks().addMarker(n, 1.0);
+    ik.tasks().addCoupler("patella_coupler", "patella", "knee", f, weight);
     Configuration truth(*model);
     truth.joints << 0.4, 0.1, -1.3, f.value(-1.3);
     const std::vector<Vector3d> obs = markersAt(*model, truth, names);
@@ -259,7 +262,7 @@ TEST(MarkerIk, TracksASmoothMotionWarmStartedWithoutAllocating) {
   std::vector<std::string> names;
   const auto model = markedHuman(names, 13);
   ik::MarkerIk ik(model);
-  for (const auto& n : names) ik.addMarker(n, 1.0);
+  for (const auto& n : names) ik.tasks().addMarker(n, 1.0);
   std::mt19937_64 rng(4);
   const Configuration a = randomWithin(*model, rng), b = randomWithin(*model, rng);
   ik.setState(a);
@@ -284,24 +287,203 @@ TEST(MarkerIk, TracksASmoothMotionWarmStartedWithoutAllocating) {
   }
   EXPECT_EQ(allocations, 0);
   EXPECT_LE(worst_iterations, 6);
+
+  // Back along the same motion through the TaskSet: measurements set one by one, a marker
+  // re-weighted, dropped (weight 0) and disabled between frames, then solve() — still no allocation.
+  ik::TaskSet& tasks = ik.tasks();
+  const ik::MarkerTaskId some(5);
+  allocations = 0;
+  for (int k = N - 1; k >= 0; --k) {
+    testing::AllocationCounter counter;
+    const std::vector<Vector3d>& f = frames[static_cast<std::size_t>(k)];
+    for (std::size_t i = 0; i < f.size(); ++i) tasks.setMeasurement(ik::MarkerTaskId(static_cast<int>(i)), f[i]);
+    tasks.setWeight(some, k % 3 == 0 ? 0.0 : 1.0 + 0.1 * k);
+    tasks.setEnabled(some, k % 4 != 1);
+    const ik::MarkerIkResult r = ik.solve();
+    allocations += counter.count();
+    EXPECT_LT(r.max_error, 1e-6) << k;
+    EXPECT_EQ(r.markers_used, static_cast<int>(names.size()) - (k % 3 == 0 || k % 4 == 1 ? 1 : 0)) << k;
+  }
+  EXPECT_EQ(allocations, 0);
+}
+
+void expectSameSolve(const ik::MarkerIk& a, const ik::MarkerIkResult& ra, const ik::MarkerIk& b,
+                     const ik::MarkerIkResult& rb, const std::string& what) {
+  EXPECT_EQ(a.state().joints, b.state().joints) << what;
+  EXPECT_EQ(a.state().base_position, b.state().base_position) << what;
+  EXPECT_EQ(a.state().base_rotation, b.state().base_rotation) << what;
+  EXPECT_EQ(ra.iterations, rb.iterations) << what;
+  EXPECT_EQ(ra.rejected_steps, rb.rejected_steps) << what;
+  EXPECT_EQ(ra.cost, rb.cost) << what;
+  EXPECT_EQ(ra.markers_used, rb.markers_used) << what;
+  EXPECT_EQ(ra.rms_error, rb.rms_error) << what;
+  EXPECT_EQ(ra.worst_marker, rb.worst_marker) << what;
+  EXPECT_EQ(ra.coupler_violation, rb.coupler_violation) << what;
+}
+
+TEST(MarkerIk, SolvesOnTheValuesOfItsTaskSet) {
+  std::vector<std::string> names;
+  const auto model = markedHuman(names, 17);
+  const std::string j5 = model->jointName(JointId(5));
+  auto make = [&] {
+    ik::MarkerIk ik(model);
+    for (const auto& n : names) ik.tasks().addMarker(n, 1.0);
+    ik.tasks().addCoordinate(j5, 10.0);
+    ik.bounds().clampAll();
+    return ik;
+  };
+  ik::MarkerIk a = make(), b = make();
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> noise(0.0, 0.005);
+  const Configuration truth = randomWithin(*model, rng);
+  std::vector<Vector3d> obs = markersAt(*model, truth, names);
+  for (auto& p : obs) p += randomVector3(noise, rng);
+  obs[3].setConstant(kNaN);
+  a.setState(truth);
+  b.setState(truth);
+
+  // solve(markers, coordinates) writes the values into the TaskSet; solve() reads them there.
+  const std::vector<double> values = {0.2};
+  const ik::MarkerIkResult ra = a.solve(obs, values);
+  for (std::size_t i = 0; i < obs.size(); ++i) b.tasks().setMeasurement(ik::MarkerTaskId(static_cast<int>(i)), obs[i]);
+  b.tasks().setValue(ik::CoordinateTaskId(0), 0.2);
+  const ik::MarkerIkResult rb = b.solve();
+  expectSameSolve(a, ra, b, rb, "values set in the TaskSet");
+  EXPECT_EQ(a.tasks()[ik::MarkerTaskId(7)].measured, obs[7]);
+  EXPECT_EQ(a.tasks()[ik::CoordinateTaskId(0)].value, 0.2);
+  EXPECT_TRUE(std::isnan(a.markerError(ik::MarkerTaskId(3))));
+
+  // No coordinates: every coordinate task off for the frame (as a NaN value).
+  for (auto& p : obs) p += randomVector3(noise, rng);
+  const ik::MarkerIkResult ra2 = a.solve(obs);
+  EXPECT_TRUE(std::isnan(a.tasks()[ik::CoordinateTaskId(0)].value));
+  b.tasks().setMeasurements(obs);
+  b.tasks().setValue(ik::CoordinateTaskId(0), kNaN);
+  expectSameSolve(a, ra2, b, b.solve(), "coordinate task off");
+
+  // A disabled marker, a zero-weight one and a removed one count as missing.
+  std::vector<Vector3d> gaps = obs;
+  gaps[7].setConstant(kNaN);
+  gaps[11].setConstant(kNaN);
+  gaps[20].setConstant(kNaN);
+  a.setState(truth);
+  b.setState(truth);
+  const ik::MarkerIkResult ra3 = a.solve(gaps);
+  b.tasks().setEnabled(ik::MarkerTaskId(7), false);
+  b.tasks().setWeight(ik::MarkerTaskId(11), 0.0);
+  b.tasks().remove(ik::MarkerTaskId(20));
+  const ik::MarkerIkResult rb3 = b.solve(obs);  // one measurement per marker ever added
+  expectSameSolve(a, ra3, b, rb3, "disabled, zero-weight and removed markers");
+  EXPECT_EQ(rb3.markers_used, static_cast<int>(names.size()) - 4);
+  EXPECT_TRUE(std::isnan(b.markerError(ik::MarkerTaskId(20))));
+  EXPECT_FALSE(std::isnan(b.markerError(ik::MarkerTaskId(21))));
+  EXPECT_TRUE(b.modelMarker(ik::MarkerTaskId(20)).allFinite());
+  EXPECT_THROW(static_cast<void>(b.markerError(ik::MarkerTaskId(static_cast<int>(names.size())))), InvalidArgument);
+
+  // A marker added after a solve: scratch re-sized, no error until it has been solved with.
+  const ik::MarkerTaskId late = b.tasks().addMarker(names[0], 1.0);
+  EXPECT_TRUE(std::isnan(b.markerError(late)));
+  EXPECT_THROW(b.solve(obs), InvalidArgument);  // one measurement short now
+  obs.push_back(obs[0]);
+  (void)b.solve(obs);
+  EXPECT_FALSE(std::isnan(b.markerError(late)));
+}
+
+TEST(MarkerIk, PostureTaskEqualsCoordinateTasks) {
+  std::vector<std::string> names;
+  const auto model = markedHuman(names, 19);
+  const int n = model->numJoints();
+  ik::MarkerIk a(model), b(model);
+  for (const auto& name : names) a.tasks().addMarker(name, 1.0), b.tasks().addMarker(name, 1.0);
+  a.tasks().addCoordinate(model->jointName(JointId(5)), 1000.0);
+  a.tasks().addCoordinate(model->jointName(JointId(9)), 50.0);
+  VectorXd w = VectorXd::Zero(n);
+  w[5] = 1000.0;
+  w[9] = 50.0;
+  const ik::PostureTaskId posture = b.tasks().addPosture(w);
+  std::mt19937_64 rng(23);
+  const Configuration truth = randomWithin(*model, rng);
+  const std::vector<Vector3d> obs = markersAt(*model, truth, names);
+  for (const double v9 : {-0.4, kNaN}) {
+    a.setState(Configuration(*model));
+    b.setState(Configuration(*model));
+    const std::vector<double> values = {0.3, v9};
+    const ik::MarkerIkResult ra = a.solve(obs, values);
+    VectorXd pose = VectorXd::Constant(n, 7.0);  // unweighted joints: ignored
+    pose[5] = 0.3;
+    pose[9] = v9;
+    b.tasks().setValues(posture, pose);
+    b.tasks().setMeasurements(obs);
+    const ik::MarkerIkResult rb = b.solve();
+    expectSameSolve(a, ra, b, rb, "posture value " + std::to_string(v9));
+  }
+  // Disabled, the posture task leaves the fit to the markers alone.
+  b.tasks().setEnabled(posture, false);
+  b.setState(truth);
+  const ik::MarkerIkResult r = b.solve();
+  EXPECT_LT(r.max_error, 1e-7);
+}
+
+TEST(MarkerIk, CouplersSwitchBetweenExactAndPenalty) {
+  const auto model = couplerLeg();
+  const std::vector<std::string> names = {"thigh_a", "thigh_b", "thigh_c", "shank_a", "shank_b"};
+  const ScalarFunction f = ScalarFunction::simmSpline({-2.0, -1.0, 0.0, 0.5}, {0.03, 0.02, 0.0, -0.01});
+  Configuration truth(*model);
+  truth.joints << 0.4, 0.1, -1.3, f.value(-1.3);
+  const std::vector<Vector3d> obs = markersAt(*model, truth, names);
+  auto make = [&](double weight, ik::CouplerTaskId* id) {
+    ik::MarkerIk ik(model);
+    for (const auto& n : names) ik.tasks().addMarker(n, 1.0);
+    const ik::CouplerTaskId k = ik.tasks().addCoupler("patella_coupler", "patella", "knee", f, weight);
+    if (id) *id = k;
+    ik.setState(Configuration(*model));
+    return ik;
+  };
+  ik::CouplerTaskId k;
+  ik::MarkerIk ik = make(kInf, &k);
+  const ik::MarkerIkResult exact = ik.solve(obs);
+  EXPECT_LT(exact.coupler_violation, 1e-10);
+  // Re-weighted to a penalty on the same solver: as a solver built with the penalty.
+  ik.tasks().setWeight(k, 20.0);
+  ik.setState(Configuration(*model));
+  const ik::MarkerIkResult penalty = ik.solve(obs);
+  ik::MarkerIk fresh = make(20.0, nullptr);
+  expectSameSolve(ik, penalty, fresh, fresh.solve(obs), "penalty");
+  EXPECT_LT(penalty.coupler_violation, 1e-6);
+  // Disabled: no coupler term and no violation reported; the patella is not observed, so stays.
+  ik.tasks().setEnabled(k, false);
+  ik.setState(Configuration(*model));
+  const ik::MarkerIkResult off = ik.solve(obs);
+  EXPECT_EQ(off.coupler_violation, 0.0);
+  EXPECT_EQ(ik.state().joints[3], 0.0);
+  EXPECT_LT(off.max_error, 1e-7);
+  // And back to exact.
+  ik.tasks().setEnabled(k, true);
+  ik.tasks().setWeight(k, kInf);
+  ik.setState(Configuration(*model));
+  ik::MarkerIk again = make(kInf, nullptr);
+  expectSameSolve(ik, ik.solve(obs), again, again.solve(obs), "exact again");
 }
 
 TEST(MarkerIk, RejectsBadArguments) {
   std::vector<std::string> names;
   const auto model = markedHuman(names);
   ik::MarkerIk ik(model);
-  EXPECT_THROW(ik.addMarker("no_such_frame"), InvalidArgument);
-  EXPECT_THROW(ik.addMarker(names[0], -1.0), InvalidArgument);
-  EXPECT_THROW(ik.addMarker(names[0], kNaN), InvalidArgument);
-  EXPECT_THROW(ik.addCoordinateTask("no_such_joint"), InvalidArgument);
-  ik.addMarker(names[0]);
+  EXPECT_THROW(ik.tasks().addMarker("no_such_frame"), InvalidArgument);
+  EXPECT_THROW(ik.tasks().addMarker(names[0], -1.0), InvalidArgument);
+  EXPECT_THROW(ik.tasks().addMarker(names[0], kNaN), InvalidArgument);
+  EXPECT_THROW(ik.tasks().addCoordinate("no_such_joint"), InvalidArgument);
+  EXPECT_THROW(ik.tasks().addCoupler("k", names[0], "no_such_joint", {}), InvalidArgument);
+  EXPECT_EQ(ik.tasks().markers().size(), 0u);
+  ik.tasks().addMarker(names[0]);
   EXPECT_THROW(ik.solve(std::vector<Vector3d>(2)), InvalidArgument);
   EXPECT_THROW(ik.solve(std::vector<Vector3d>(1), std::vector<double>(3)), InvalidArgument);
   VectorXd lo = VectorXd::Zero(model->numJoints()), hi = lo;
   lo[0] = 1.0;
-  EXPECT_THROW(ik.setBounds(lo, hi), InvalidArgument);
-  EXPECT_THROW(ik.setBounds(VectorXd::Zero(2), VectorXd::Zero(2)), InvalidArgument);
-  EXPECT_THROW(ik.lock("no_such_joint", 0.0), InvalidArgument);
+  EXPECT_THROW(ik.bounds().set(lo, hi), InvalidArgument);
+  EXPECT_THROW(ik.bounds().set(VectorXd::Zero(2), VectorXd::Zero(2)), InvalidArgument);
+  EXPECT_THROW(ik.bounds().lock("no_such_joint", 0.0), InvalidArgument);
+  EXPECT_THROW(ik.tasks().addPosition(names[0]), InvalidArgument);  // frame targets: not read by MarkerIk
   EXPECT_THROW(ik.setOptions({.accuracy = 0.0}), InvalidArgument);
   EXPECT_THROW(ik.setOptions({.max_iterations = 0}), InvalidArgument);
   Configuration bad(*model);

@@ -122,7 +122,7 @@ TEST(StreamSolvers, MarkerIkThroughTheStreamIsMarkerIkByHandAndFollowsTheMotion)
   EXPECT_EQ(stream.solver().name(), "marker-ik");
 
   ik::MarkerIk direct(model, o.marker_ik);
-  for (const std::string& f : frames) direct.addMarker(f, 1.0);
+  for (const std::string& f : frames) direct.tasks().addMarker(f, 1.0);
   stream.setState(rest);
   direct.setState(rest);
 

@@ -2,14 +2,17 @@
 // Marker-based inverse kinematics, the problem OpenSim's IK tool solves (SPEC §5, behaviour
 // capture: "from any number of markers to joint data of any model"):
 //
-//   min_q  Σ_i w_i ‖m_i(q) − m̂_i‖²  +  Σ_c w_c (s_c − ŝ_c)²  [+ w_k Σ_k (s_dep − f_k(s_ind))²]
+//   min_q  Σ_i w_i ‖m_i(q) − m̂_i‖²  +  Σ_c w_c (s_c − ŝ_c)²  [+ Σ_k w_k (s_dep − f_k(s_ind))²]
+//          + Σ_p Σ_j w_pj (s_j − ŝ_pj)²
 //   s.t.   lower ≤ s ≤ upper                        (clamped coordinates; locked: lower = upper)
 //          s_dep = f_k(s_ind)                        (coupler constraints, when enforced exactly)
 //
-// m_i(q) is the world position of marker frame i, m̂_i its measurement (a missing marker, NaN,
-// drops out of that frame's sum), ŝ_c a coordinate task's value. Couplers are OpenSim's
-// CoordinateCouplerConstraint: exact equalities when MarkerIkOptions::constraint_weight is
-// infinite (OpenSim's default), else the weighted penalty term in brackets.
+// The problem is the solver's task and limit objects (mink's split): tasks() is an ik::TaskSet
+// holding the marker tasks (m_i(q) the world position of marker frame i, m̂_i its measurement; a
+// missing marker, NaN, drops out of that frame's sum), coordinate tasks (ŝ_c per frame, NaN: off),
+// coupler tasks (OpenSim's CoordinateCouplerConstraint: an exact equality with weight +infinity,
+// OpenSim's default, else the weighted penalty in brackets) and posture tasks; bounds() is an
+// ik::CoordinateBounds (OpenSim's clamped and locked coordinates).
 //
 // Solver: Gauss–Newton with Levenberg–Marquardt damping on the configuration manifold, each step
 // a bound-constrained QP (qp::TreeBoxSolver on the Hessian's tree sparsity, or the dense
@@ -24,7 +27,9 @@
 #include <string_view>
 #include <vector>
 
+#include "kinetrack/ik/limits.hpp"
 #include "kinetrack/ik/status.hpp"
+#include "kinetrack/ik/tasks.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/model/joint_function.hpp"
@@ -47,9 +52,6 @@ struct MarkerIkOptions {
   /// Iterations of the first solve after construction, setState or reset: it starts from a pose
   /// that may be far from the markers (OpenSim starts its first frame from the default pose too).
   int first_solve_iterations = 1000;
-  /// Weight of the coupler constraints; +infinity enforces them exactly (OpenSim's
-  /// constraint_weight, whose default is also infinity).
-  double constraint_weight = std::numeric_limits<double>::infinity();
   /// Levenberg–Marquardt damping μ (added as μ·max(diag H)·I): first value and bounds. μ falls
   /// after a good step and grows after a rejected one (Nielsen's rule).
   double initial_damping = 1e-8;
@@ -67,14 +69,14 @@ struct MarkerIkResult : Result {
   double total_squared_error = 0.0;  ///< Σ ‖m_i − m̂_i‖² (m²)
   double rms_error = 0.0;            ///< √(total_squared_error / markers_used) (m)
   double max_error = 0.0;            ///< m
-  int worst_marker = -1;             ///< index (addMarker order) of the largest error, −1 if none
+  int worst_marker = -1;             ///< marker task id of the largest error, −1 if none
   double coupler_violation = 0.0;    ///< largest |s_dep − f(s_ind)| at the solution
 };
 
 class MarkerIk {
  public:
-  /// Bounds default to none (OpenSim enforces a coordinate's range only when it is clamped:
-  /// call setBounds with the clamped ranges, or with the model limits to keep every joint inside).
+  /// No tasks; every coordinate free (OpenSim enforces a coordinate's range only when it is
+  /// clamped: bounds().clamp(joint), or bounds().clampAll() to keep every joint inside its range).
   explicit MarkerIk(std::shared_ptr<const Model> model, MarkerIkOptions options = {});
   ~MarkerIk();
   MarkerIk(MarkerIk&&) noexcept;
@@ -85,47 +87,42 @@ class MarkerIk {
   /// Throws InvalidArgument for a non-positive accuracy or iteration count, or bad damping.
   void setOptions(const MarkerIkOptions& options);
 
-  // --- problem (set-up: these allocate) ------------------------------------------------------
-  /// A marker on model frame `frame` with weight w ≥ 0; returns its index (the order of the
-  /// observations passed to solve). Throws InvalidArgument for an unknown frame (listing them)
-  /// or a negative / non-finite weight.
-  int addMarker(std::string_view frame, double weight = 1.0);
-  /// A coordinate task pulling joint `joint` towards the value given per frame; returns its index.
-  int addCoordinateTask(std::string_view joint, double weight = 1.0);
-  /// s_dependent = f(s_independent). Throws InvalidArgument for unknown or equal joints.
-  void addCoupler(std::string name, std::string_view dependent, std::string_view independent, ScalarFunction f);
-  void setMarkerWeight(int marker, double weight);
-  void setCoordinateTaskWeight(int task, double weight);
-  /// Joint bounds (size numJoints, ±infinity for none, lower ≤ upper; lower = upper locks).
-  void setBounds(const VectorXd& lower, const VectorXd& upper);
-  /// Locks a joint at `value` (both bounds).
-  void lock(std::string_view joint, double value);
-  [[nodiscard]] const VectorXd& lowerBounds() const;
-  [[nodiscard]] const VectorXd& upperBounds() const;
-  [[nodiscard]] int numMarkers() const;
-  [[nodiscard]] int numCoordinateTasks() const;
-  [[nodiscard]] const std::string& markerName(int marker) const;
+  // --- problem -----------------------------------------------------------------------------------
+  /// The tasks: marker, coordinate, coupler and posture tasks (frame targets are refused: this
+  /// solver does not read them). Adding allocates; setting weights, enabling and setting the
+  /// per-frame values (setMeasurement, setValue, …) do not. A marker task's id is its column in
+  /// solve(markers, …) and in MarkerIkResult::worst_marker.
+  [[nodiscard]] TaskSet& tasks();
+  [[nodiscard]] const TaskSet& tasks() const;
+  /// The coordinate bounds (every coordinate free until set).
+  [[nodiscard]] CoordinateBounds& bounds();
+  [[nodiscard]] const CoordinateBounds& bounds() const;
 
   // --- state ---------------------------------------------------------------------------------
   /// The warm start of the next solve (clamped into the bounds by the solve); the next solve is
   /// a first solve (first_solve_iterations). Throws InvalidArgument on a wrong size or NaN.
   void setState(const Configuration& q);
   [[nodiscard]] const Configuration& state() const;
-  /// Kinematics at the state: every link, and data().frame of every marker's frame (updated
+  /// Kinematics at the state: every link, and data().frame of every marker task's frame (updated
   /// after setState and after each solve; other frames are not).
   [[nodiscard]] const Data& data() const;
 
   // --- solving (no allocation) ---------------------------------------------------------------
-  /// Solves one frame: `markers` holds one measured world position per marker (NaN components
-  /// for a missing marker), `coordinates` one value per coordinate task (NaN: the task is off for
-  /// this frame). Throws InvalidArgument on wrong sizes only.
+  /// Solves one frame on the values in tasks(): the marker measurements, coordinate values and
+  /// posture values set since (a value stays until set again).
+  MarkerIkResult solve();
+  /// Writes this frame's values into tasks() and solves: `markers` one measured world position
+  /// per marker task ever added, in id order (NaN components for a missing marker), `coordinates`
+  /// one value per coordinate task (NaN: off for this frame), or none: every coordinate task off.
+  /// Throws InvalidArgument on wrong sizes only.
   MarkerIkResult solve(std::span<const Vector3d> markers, std::span<const double> coordinates = {});
 
-  /// Distance (m) of marker i between the model and its measurement at the state of the last
-  /// solve; NaN when missing or weight 0.
-  [[nodiscard]] double markerError(int marker) const;
-  /// World position of marker i's model frame at the state.
-  [[nodiscard]] Vector3d modelMarker(int marker) const;
+  /// Distance (m) between marker m's model frame and its measurement at the state of the last
+  /// solve; NaN when it did not count (missing, weight 0, disabled) or was added since. Throws
+  /// InvalidArgument for an invalid id.
+  [[nodiscard]] double markerError(MarkerTaskId marker) const;
+  /// World position of marker m's model frame at the state.
+  [[nodiscard]] Vector3d modelMarker(MarkerTaskId marker) const;
 
  private:
   struct Impl;

@@ -1,10 +1,19 @@
 #pragma once
-// Tasks: what an IK solver is asked to reach. One TaskSet per solver instance holds every task
-// (frame position, orientation and pose targets today; marker and posture tasks to come), with
-// names resolved to ids once, weights, gains, the current target values and their velocities.
-// Every solver (DynamicalIk, InstantaneousIk, PairwiseIk, and the methods built on them) reads
-// the same TaskSet, so adding, removing, enabling, re-weighting and setting a target is one API
-// (solver.tasks().…) whatever the method — mink's task / limit / solve split (STYLE.md).
+// Tasks: what an IK solver is asked to reach. One TaskSet per solver instance holds every task,
+// with names resolved to ids once, weights, gains and the current values:
+//  - frame tasks (FrameTask, TargetId): position, orientation and pose targets on model frames,
+//    with their velocities — read by DynamicalIk, InstantaneousIk, PairwiseIk and the methods
+//    built on them;
+//  - marker tasks (MarkerTask, MarkerTaskId): a point on a model frame and its measured world
+//    position, which may be missing in a frame; coordinate tasks (CoordinateTask): a joint pulled
+//    towards a value; coupler tasks (CouplerTask): s_dep = f(s_ind), OpenSim's
+//    CoordinateCouplerConstraint, exact or as a penalty; posture tasks (PostureTask): every joint
+//    pulled towards a pose with per-joint weights — read by MarkerIk.
+// Each kind has its own id type and list (all(), markers(), coordinates(), couplers(),
+// postures()); a solver's TaskSet accepts the kinds the solver reads (TaskKinds) and refuses the
+// others, so no task is silently ignored. Adding, removing, enabling, re-weighting and setting a
+// value is one API (solver.tasks().…) whatever the method — mink's task / limit / solve split
+// (STYLE.md).
 //
 // Conventions (docs/conventions.md): target positions p_WT (m) and orientations R_WT in the
 // world frame; velocities world-frame (ṗ in m/s, ω in rad/s). Weights are the W of DYN Eq. 10
@@ -12,14 +21,19 @@
 // per-step κ = K·Δt under DynamicalIkOptions::gain_mode = PerStep) are read by DYN only: the
 // per-frame solvers reach each frame's targets by iterating to convergence.
 #include <Eigen/LU>
+#include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "kinetrack/core/types.hpp"
 #include "kinetrack/ik/target.hpp"
+#include "kinetrack/model/joint_function.hpp"
 #include "kinetrack/model/model.hpp"
 
 namespace kinetrack::ik {
@@ -66,6 +80,79 @@ inline bool isRotation(const Matrix3d& R) {
 /// allocate unless it throws.
 void checkRotation(const Matrix3d& R, std::string_view what, std::string_view where = {});
 
+// --- marker, coordinate, coupler and posture tasks ------------------------------------------------
+// Each kind has its own ids, indexing its list (TaskSet::markers(), …); ids are never reused.
+using MarkerTaskId = Id<struct MarkerTaskTag>;
+using CoordinateTaskId = Id<struct CoordinateTaskTag>;
+using CouplerTaskId = Id<struct CouplerTaskTag>;
+using PostureTaskId = Id<struct PostureTaskTag>;
+
+/// A marker: a point fixed on a model frame (the marker is a frame of the model, e.g.
+/// io::withMarkers), with weight w in Σ w ‖m(q) − m̂‖² and its measured world position m̂ (m).
+/// A measurement with a non-finite component is a marker missing in that frame: it drops out of
+/// that frame's sum (not an error).
+struct MarkerTask {
+  FrameId frame;
+  LinkId link;  ///< the link carrying `frame`
+  double weight = 1.0;
+  bool alive = true;  ///< false once removed (ids are never reused)
+  bool enabled = true;
+  Vector3d measured = Vector3d::Constant(std::numeric_limits<double>::quiet_NaN());  ///< m̂ (m)
+
+  [[nodiscard]] bool present() const { return measured.allFinite(); }
+  /// Counts in this frame's sum: live, enabled, a positive weight and present.
+  [[nodiscard]] bool active() const { return weight > 0.0 && measured.allFinite() && alive && enabled; }
+};
+
+/// A joint pulled towards a value: w (s − ŝ)². A non-finite value switches it off for the frame.
+struct CoordinateTask {
+  JointId joint;
+  double weight = 1.0;
+  bool alive = true;
+  bool enabled = true;
+  double value = std::numeric_limits<double>::quiet_NaN();  ///< ŝ (rad or m)
+
+  [[nodiscard]] bool active() const { return weight > 0.0 && std::isfinite(value) && alive && enabled; }
+};
+
+/// OpenSim's CoordinateCouplerConstraint: s_dependent = f(s_independent). Weight +infinity
+/// enforces it exactly (an equality of every step; OpenSim's default constraint_weight), a finite
+/// weight w > 0 adds the penalty w (s_dep − f(s_ind))², 0 leaves it out.
+struct CouplerTask {
+  std::string name;
+  JointId dependent, independent;
+  ScalarFunction function;
+  double weight = std::numeric_limits<double>::infinity();
+  bool alive = true;
+  bool enabled = true;
+
+  [[nodiscard]] bool active() const { return weight > 0.0 && alive && enabled; }
+  [[nodiscard]] bool exact() const { return std::isinf(weight); }
+};
+
+/// Every joint pulled towards a pose: Σ_j w_j (s_j − ŝ_j)², per-joint weights w_j ≥ 0 (0 leaves a
+/// joint out) and values ŝ_j (a non-finite value leaves the joint out for the frame).
+struct PostureTask {
+  VectorXd weights;  ///< numJoints
+  VectorXd values;   ///< numJoints, NaN until set
+  bool alive = true;
+  bool enabled = true;
+
+  [[nodiscard]] bool active() const { return alive && enabled; }
+};
+
+/// The kinds of task a TaskSet accepts: those its solver reads (adding another kind throws
+/// InvalidArgument naming the solver). The default, frame tasks only, is the frame-target
+/// solvers' (DynamicalIk, InstantaneousIk, PairwiseIk); MarkerIk reads the other four.
+struct TaskKinds {
+  bool frame = true;
+  bool marker = false;
+  bool coordinate = false;
+  bool coupler = false;
+  bool posture = false;
+  static constexpr TaskKinds all() { return {true, true, true, true, true}; }
+};
+
 /// The tasks of one solver. Ids index tasks() and are never reused. Adding a task allocates;
 /// setting values, gains, weights and enabling do not.
 class TaskSet {
@@ -74,10 +161,12 @@ class TaskSet {
   /// link); called on every add with the new task, throws InvalidArgument to refuse it.
   using Rule = std::function<void(const Model&, const FrameTask&, std::string_view frame)>;
 
-  /// Tasks on frames of `model` (shared, immutable). `owner` names the solver in error messages.
-  explicit TaskSet(std::shared_ptr<const Model> model, std::string owner = "IK", Rule rule = {});
+  /// Tasks on frames of `model` (shared, immutable). `owner` names the solver in error messages;
+  /// `kinds` are the kinds of task the solver reads (frame tasks only by default).
+  explicit TaskSet(std::shared_ptr<const Model> model, std::string owner = "IK", Rule rule = {}, TaskKinds kinds = {});
 
   [[nodiscard]] const Model& model() const { return *model_; }
+  [[nodiscard]] const TaskKinds& kinds() const { return kinds_; }
 
   // --- tasks -----------------------------------------------------------------------------------
   /// Adds a target on a model frame. Throws InvalidArgument for an unknown frame (listing the
@@ -118,6 +207,70 @@ class TaskSet {
   [[nodiscard]] std::uint64_t structureRevision() const { return structure_revision_; }
   /// Changes whenever a weight or gain changes.
   [[nodiscard]] std::uint64_t weightRevision() const { return weight_revision_; }
+  // Both revisions count every kind of task: adding, removing and enabling any task, and a
+  // weight becoming or ceasing to be zero (or, for a coupler, infinite) change the structure.
+
+  // --- marker tasks --------------------------------------------------------------------------------
+  /// A marker on model frame `frame` with weight ≥ 0. Throws InvalidArgument for an unknown frame
+  /// (listing the frames), a negative or non-finite weight, or a solver that reads no markers.
+  MarkerTaskId addMarker(std::string_view frame, double weight = 1.0);
+  void remove(MarkerTaskId m);
+  void setEnabled(MarkerTaskId m, bool enabled);
+  void setWeight(MarkerTaskId m, double weight);
+  /// The measured world position (m) of this frame; a non-finite component marks the marker
+  /// missing (not an error). Does not allocate.
+  void setMeasurement(MarkerTaskId m, const Vector3d& p) { markerAt(m).measured = p; }
+  /// Marks the marker missing in this frame.
+  void setMissing(MarkerTaskId m) { markerAt(m).measured.setConstant(std::numeric_limits<double>::quiet_NaN()); }
+  /// One measurement per marker task ever added, in id order (a removed task's is ignored).
+  /// Throws InvalidArgument on a wrong size; does not allocate otherwise.
+  void setMeasurements(std::span<const Vector3d> p);
+  /// Throws InvalidArgument for an invalid or removed id.
+  [[nodiscard]] const MarkerTask& operator[](MarkerTaskId m) const;
+  /// Every marker task ever added, indexed by id (removed ones have alive = false).
+  [[nodiscard]] const std::vector<MarkerTask>& markers() const { return markers_; }
+
+  // --- coordinate tasks ----------------------------------------------------------------------------
+  /// A task pulling joint `joint` towards the value set per frame (off until one is set). Throws
+  /// InvalidArgument for an unknown joint (listing the joints) or a negative / non-finite weight.
+  CoordinateTaskId addCoordinate(std::string_view joint, double weight = 1.0);
+  void remove(CoordinateTaskId c);
+  void setEnabled(CoordinateTaskId c, bool enabled);
+  void setWeight(CoordinateTaskId c, double weight);
+  /// This frame's value (rad or m); non-finite switches the task off for the frame. Does not
+  /// allocate.
+  void setValue(CoordinateTaskId c, double value) { coordinateAt(c).value = value; }
+  /// One value per coordinate task ever added, in id order, or none: every task off for the frame.
+  /// Throws InvalidArgument on another size; does not allocate otherwise.
+  void setCoordinateValues(std::span<const double> values);
+  [[nodiscard]] const CoordinateTask& operator[](CoordinateTaskId c) const;
+  [[nodiscard]] const std::vector<CoordinateTask>& coordinates() const { return coordinates_; }
+
+  // --- coupler tasks -------------------------------------------------------------------------------
+  /// s_dependent = f(s_independent) with weight +infinity (exact, the default), w > 0 (penalty) or
+  /// 0 (off). `name` (OpenSim's constraint name) appears in messages. Throws InvalidArgument for an
+  /// unknown joint (listing the joints), equal joints, or a NaN or negative weight.
+  CouplerTaskId addCoupler(std::string name, std::string_view dependent, std::string_view independent, ScalarFunction f,
+                           double weight = std::numeric_limits<double>::infinity());
+  void remove(CouplerTaskId k);
+  void setEnabled(CouplerTaskId k, bool enabled);
+  void setWeight(CouplerTaskId k, double weight);
+  [[nodiscard]] const CouplerTask& operator[](CouplerTaskId k) const;
+  [[nodiscard]] const std::vector<CouplerTask>& couplers() const { return couplers_; }
+
+  // --- posture tasks -------------------------------------------------------------------------------
+  /// Every joint pulled towards the pose set per frame (off until set), with per-joint weights
+  /// (numJoints, each finite and ≥ 0) or one weight for every joint.
+  PostureTaskId addPosture(const VectorXd& weights);
+  PostureTaskId addPosture(double weight = 1.0);
+  void remove(PostureTaskId p);
+  void setEnabled(PostureTaskId p, bool enabled);
+  void setWeights(PostureTaskId p, const VectorXd& weights);
+  /// This frame's pose (numJoints values, rad or m; a non-finite one leaves its joint out).
+  /// Throws InvalidArgument on a wrong size; does not allocate otherwise.
+  void setValues(PostureTaskId p, const VectorXd& values);
+  [[nodiscard]] const PostureTask& operator[](PostureTaskId p) const;
+  [[nodiscard]] const std::vector<PostureTask>& postures() const { return postures_; }
 
  private:
   // The setters run every frame: checks inline, messages built out of line only on failure.
@@ -151,6 +304,36 @@ class TaskSet {
   Rule rule_;
   std::vector<FrameTask> tasks_;
   std::uint64_t structure_revision_ = 0, weight_revision_ = 0;
+
+  // The other kinds (same conventions as the frame tasks above).
+  template <class T, class Tag>
+  [[nodiscard]] static bool live(const std::vector<T>& v, Id<Tag> id) {
+    return id.valid() && id.value < static_cast<int>(v.size()) && v[static_cast<std::size_t>(id.value)].alive;
+  }
+  MarkerTask& markerAt(MarkerTaskId m) {
+    if (!live(markers_, m)) refuseKindId("marker task", m.value);
+    return markers_[static_cast<std::size_t>(m.value)];
+  }
+  CoordinateTask& coordinateAt(CoordinateTaskId c) {
+    if (!live(coordinates_, c)) refuseKindId("coordinate task", c.value);
+    return coordinates_[static_cast<std::size_t>(c.value)];
+  }
+  CouplerTask& couplerAt(CouplerTaskId k) {
+    if (!live(couplers_, k)) refuseKindId("coupler", k.value);
+    return couplers_[static_cast<std::size_t>(k.value)];
+  }
+  PostureTask& postureAt(PostureTaskId p) {
+    if (!live(postures_, p)) refuseKindId("posture task", p.value);
+    return postures_[static_cast<std::size_t>(p.value)];
+  }
+  [[noreturn]] void refuseKindId(const char* kind, int id) const;
+  void checkKind(bool accepted, const char* kind) const;
+  void changedEnabled(bool& flag, bool enabled);
+  TaskKinds kinds_;
+  std::vector<MarkerTask> markers_;
+  std::vector<CoordinateTask> coordinates_;
+  std::vector<CouplerTask> couplers_;
+  std::vector<PostureTask> postures_;
 };
 
 }  // namespace kinetrack::ik

@@ -156,7 +156,7 @@ std::unique_ptr<FrameSolver> makeFrameSolver(PairwiseIk solver);
 /// Marker IK under the stream: each slot (position targets only; an orientation is refused) is a
 /// marker on its frame with the slot's weight, and a slot whose position is not finite is a
 /// missing marker this frame (not an error). The first solve after setState runs the solver's
-/// first_solve_iterations. Markers the caller added before are kept ahead of the slots.
+/// first_solve_iterations. Marker tasks the caller added before keep the values the caller sets.
 std::unique_ptr<FrameSolver> makeFrameSolver(ik::MarkerIk solver);
 /// Pin-and-drag under the stream: each slot is a drag target (position, orientation or pose;
 /// the weight is not used: drags are the primary task, their gain is PinDragOptions::drag_gain),

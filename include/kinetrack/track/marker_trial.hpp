@@ -37,6 +37,8 @@ struct MarkerIkSpec {
   struct Coupler {
     std::string name, dependent, independent;
     ScalarFunction function;
+    /// +infinity: exact (OpenSim's default constraint_weight); else the penalty weight.
+    double weight = std::numeric_limits<double>::infinity();
   };
   std::vector<Marker> markers;
   std::vector<CoordinateTask> coordinate_tasks;
