@@ -147,6 +147,10 @@ void bindPerFrameSolver(py::module_& m, const char* name, const char* doc, Make 
 }
 
 void bindTaskSet(py::module_& m) {
+  py::enum_<TargetType>(m, "TargetType", "What of a frame a task targets (PinDragMode is an alias).")
+      .value("position", TargetType::Position)
+      .value("orientation", TargetType::Orientation)
+      .value("pose", TargetType::Pose);
   py::class_<ik::TaskSet>(m, "TaskSet", R"doc(
 The targets of one solver (solver.tasks): positions, orientations and poses of model frames, with
 weights (W of DYN Eq. 10, per component) and gains (K in 1/s, DYN only). add_* return an int id;
