@@ -126,6 +126,7 @@ class Result:
     mnte: float
     limit_violation: float
     row_violation: float
+    gap: bool  # no valid data this frame: the state was held
 
 class StepResult(Result):
     qp_iterations: int
@@ -465,7 +466,6 @@ class StreamTarget:
     def __init__(self, **fields: Any) -> None: ...
 
 class FrameOutcome(Result):
-    gap: bool
     rmse: float
     non_finite: bool
 

@@ -218,6 +218,7 @@ void bindResults(py::module_& m) {
       .def_readonly("mnte", &ik::Result::mnte, "MNTE (DYN Eq. 15) of the orientation targets")
       .def_readonly("limit_violation", &ik::Result::limit_violation, "rad or m")
       .def_readonly("row_violation", &ik::Result::row_violation)
+      .def_readonly("gap", &ik::Result::gap, "no valid data this frame: the state was held")
       .def("__repr__", [](const ik::Result& r) {
         return std::string("<kinetrack.Result ") + ik::toString(r.status) + ", " + std::to_string(r.iterations) +
                " iterations, mnte " + std::to_string(r.mnte) + ">";
