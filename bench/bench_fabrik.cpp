@@ -29,7 +29,7 @@ struct Tally {
   long iterations = 0, solves = 0, failed = 0;
   void add(const Result& r) {
     iterations += r.iterations;
-    failed += r.status != Status::Converged;
+    failed += r.status != ik::Status::Converged;
     ++solves;
   }
   void report(benchmark::State& state) const {

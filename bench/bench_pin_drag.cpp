@@ -84,13 +84,13 @@ void timed(benchmark::State& state, F&& step) {
 
 void BM_PinDragUpdate(benchmark::State& state) {
   const kt::Model m = kt::makeHuman66();
-  kt::PinDragOptions options;
+  kt::ik::PinDragOptions options;
   options.posture_gain = 2.0;  // desired joint values (the start pose): no drift over many circles
-  kt::PinDragIk ik(m, options);
+  kt::ik::PinDragIk ik(m, options);
   ik.setState(startPose(m));
   ik.setDesiredJoints(startPose(m).joints);
-  ik.pin("RightToe", kt::PinDragMode::Pose);
-  ik.pin("LeftToe", kt::PinDragMode::Pose);
+  ik.pin("RightToe", kt::TargetType::Pose);
+  ik.pin("LeftToe", kt::TargetType::Pose);
   ik.pin("LeftHand");
   const kt::FrameId hand = m.frameId("RightHand");
   ik.drag(hand);
@@ -99,7 +99,7 @@ void BM_PinDragUpdate(benchmark::State& state) {
   double pin_error = 0.0;
   timed(state, [&] {
     ik.setDragTarget(hand, circle(start, ++k));
-    const kt::PinDragResult r = ik.update(kDt);
+    const kt::ik::PinDragResult r = ik.update(kDt);
     pin_error = std::max(pin_error, r.pin_position_error);
     benchmark::DoNotOptimize(r);
   });
@@ -193,10 +193,10 @@ void BM_PinDragIcub(benchmark::State& state) {
   q2.joints[m.jointId("r_shoulder_roll").value] -= 1e-4;
   const kt::Vector3d start = placement(m, q, hand);
   const kt::Vector3d dir = (placement(m, q2, hand) - start).normalized();
-  kt::PinDragIk ik(m);
+  kt::ik::PinDragIk ik(m);
   ik.setState(q);
-  ik.pin("l_sole", kt::PinDragMode::Pose);
-  ik.pin("r_sole", kt::PinDragMode::Pose);
+  ik.pin("l_sole", kt::TargetType::Pose);
+  ik.pin("r_sole", kt::TargetType::Pose);
   ik.pin("l_hand");
   ik.drag(hand);
   // The target swings 0 → 15 cm → 0 along that direction (period 2 s): the shoulder runs into
@@ -205,7 +205,7 @@ void BM_PinDragIcub(benchmark::State& state) {
   timed(state, [&] {
     const double a = 0.075 * (1.0 - std::cos(2.0 * M_PI * static_cast<double>(++k) * kDt / 2.0));
     ik.setDragTarget(hand, start + a * dir);
-    const kt::PinDragResult r = ik.update(kDt);
+    const kt::ik::PinDragResult r = ik.update(kDt);
     with_rows += r.active_rows > 0 ? 1 : 0;
     ++total;
     benchmark::DoNotOptimize(r);

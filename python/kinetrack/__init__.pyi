@@ -1,7 +1,7 @@
 """Type stubs of the kinetrack Python module (docs/python.md). Shapes in comments: nq = 7 +
 num_joints (base position m, base quaternion w, x, y, z, joints rad or m), nv = nv_base +
 num_joints; SI units, world frame Z up."""
-from typing import Any, Iterator, Optional, Sequence, Union
+from typing import Any, Iterator, Literal, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -128,6 +128,7 @@ class Result:
     mnte: float
     limit_violation: float
     row_violation: float
+    gap: bool  # no valid data this frame: the state was held
 
 class StepResult(Result):
     qp_iterations: int
@@ -157,6 +158,11 @@ class PairwiseSolveResult(Result):
     max_position_error: float
     unenforced_row_violation: float
     wall_time: float
+
+class TargetType:
+    position: TargetType
+    orientation: TargetType
+    pose: TargetType
 
 class TaskSet:
     def add_position(self, frame: str, weight: float = 1.0, gain: float = 10.0) -> int: ...
@@ -271,10 +277,7 @@ class PairwiseIk(_Solver):
                        rotations: Optional[ArrayLike] = None) -> dict[str, np.ndarray]: ...
 
 # --- pin-and-drag IK (Nakamura Eq. 6-12) ------------------------------------------------------
-class PinDragMode:
-    position: PinDragMode
-    orientation: PinDragMode
-    pose: PinDragMode
+PinDragMode = TargetType  # the mode of a pin or drag is its task's type
 
 class PinDragRole:
     free: PinDragRole
@@ -296,7 +299,7 @@ class PinDragOptions:
     max_lock_passes: int
     def __init__(self, **fields: Any) -> None: ...
 
-class PinDragResult:
+class PinDragResult(Result):
     pin_position_error: float  # m
     pin_orientation_error: float  # rad
     drag_error: float
@@ -305,11 +308,20 @@ class PinDragResult:
     velocity_scale: float
     locked_joints: int
     aux_rows: int
+    active_rows: int
+
+_Mode = Union[TargetType, Literal["position", "orientation", "pose"]]
 
 class PinDragIk:
     def __init__(self, model: Model, options: Optional[PinDragOptions] = None) -> None: ...
     @property
+    def model(self) -> Model: ...
+    @property
     def options(self) -> PinDragOptions: ...
+    @property
+    def pins(self) -> TaskSet: ...
+    @property
+    def drags(self) -> TaskSet: ...
     @property
     def state(self) -> NDArray: ...  # (nq,)
     def set_state(self, q: ArrayLike) -> None: ...
@@ -317,9 +329,9 @@ class PinDragIk:
     def velocity(self) -> NDArray: ...  # (nv,)
     @property
     def velocity_limits(self) -> NDArray: ...  # (nv,)
-    def pin(self, frame: Union[str, int], mode: PinDragMode = ..., gain: Optional[float] = None,
-            position: Optional[ArrayLike] = None, rotation: Optional[ArrayLike] = None) -> None: ...
-    def drag(self, frame: Union[str, int], mode: PinDragMode = ..., gain: Optional[float] = None) -> None: ...
+    def pin(self, frame: Union[str, int], mode: _Mode = ..., gain: Optional[float] = None,
+            position: Optional[ArrayLike] = None, rotation: Optional[ArrayLike] = None) -> int: ...
+    def drag(self, frame: Union[str, int], mode: _Mode = ..., gain: Optional[float] = None) -> int: ...
     def set_drag_target(self, frame: Union[str, int], position: ArrayLike,
                         velocity: Optional[ArrayLike] = None) -> None: ...
     def set_drag_orientation(self, frame: Union[str, int], rotation: ArrayLike) -> None: ...
@@ -464,7 +476,6 @@ class StreamTarget:
     def __init__(self, **fields: Any) -> None: ...
 
 class FrameOutcome(Result):
-    gap: bool
     rmse: float
     non_finite: bool
 

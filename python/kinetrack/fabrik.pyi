@@ -4,6 +4,8 @@ from typing import Sequence
 import numpy as np
 import numpy.typing as npt
 
+import kinetrack
+
 class Skeleton:
     def __init__(self, parents: Sequence[int], rest: npt.ArrayLike) -> None: ...  # rest (n, 3)
     def set_hinge(self, joint: int, axis: npt.ArrayLike, min_angle: float, max_angle: float) -> None: ...
@@ -13,16 +15,10 @@ class Skeleton:
     def size(self) -> int: ...
     def length(self, joint: int) -> float: ...
 
-class Status:
-    converged: Status
-    unreachable: Status
-    iteration_limit: Status
-    stalled: Status
-
-class Result:
-    status: Status
-    iterations: int
+class Result(kinetrack.Result):  # status: converged, stationary (unreachable / stalled), iteration_limit
     error: float
+    unreachable: bool
+    stalled: bool
 
 class Solver:
     def __init__(self, skeleton: Skeleton) -> None: ...

@@ -43,7 +43,7 @@ std::vector<ContactBody> contactsFromList(const Model& m, const py::list& list) 
 
 py::dict frameDict(const Model& m, const DynamicsFilterFrame& f) {
   py::dict d;
-  d["status"] = toString(f.status);
+  d["status"] = outcomeName(f);
   d["q"] = configurationArray(f.q);
   d["v"] = toNumpy(f.v);
   d["acceleration"] = toNumpy(f.acceleration);
@@ -272,7 +272,7 @@ void bindDynamicsFilter(py::module_& m) {
           for (int i = 0; i < model.nv(); ++i) tau.mutable_at(k, i) = fr.tau[i];
           for (py::ssize_t i = 0; i < nu; ++i)
             rb.mutable_at(k, i) = fr.residual_before[i], ra.mutable_at(k, i) = fr.residual_after[i];
-          status.append(toString(fr.status));
+          status.append(outcomeName(fr));
         }
         py::dict d;
         d["q"] = qo;
@@ -385,7 +385,7 @@ void bindDynamicsFilter(py::module_& m) {
           const DynamicsFilterFrame& fr = r.motion.frames[static_cast<std::size_t>(k)];
           writeConfiguration(fr.q, q.mutable_data(k, 0));
           for (int j = 0; j < m.nv(); ++j) tau.mutable_at(k, j) = fr.tau[j];
-          status.append(toString(fr.status));
+          status.append(outcomeName(fr));
         }
         const auto table = [](const std::vector<std::string>& columns, const Eigen::MatrixXd& values) {
           return py::dict(py::arg("columns") = columns, py::arg("values") = toNumpy(values));

@@ -120,15 +120,13 @@ A tree of joint points: parents[j] is joint j's parent (-1 for joint 0 only, par
       .def_property_readonly("size", &fabrik::Skeleton::size)
       .def("length", &fabrik::Skeleton::length, py::arg("joint"), "Bone length to joint j (m).");
 
-  py::enum_<fabrik::Status>(fab, "Status")
-      .value("converged", fabrik::Status::Converged)
-      .value("unreachable", fabrik::Status::Unreachable)
-      .value("iteration_limit", fabrik::Status::IterationLimit)
-      .value("stalled", fabrik::Status::Stalled);
-  py::class_<fabrik::Result>(fab, "Result")
-      .def_readonly("status", &fabrik::Result::status)
-      .def_readonly("iterations", &fabrik::Result::iterations)
-      .def_readonly("error", &fabrik::Result::error, "largest target distance (m)");
+  py::class_<fabrik::Result, ik::Result>(
+      fab, "Result",
+      "A kinetrack.Result: status converged, stationary (out of reach: unreachable; no progress after the "
+      "restarts: stalled) or iteration_limit; iterations.")
+      .def_readonly("error", &fabrik::Result::error, "largest target distance (m)")
+      .def_readonly("unreachable", &fabrik::Result::unreachable, "a target lies beyond the bones' reach")
+      .def_readonly("stalled", &fabrik::Result::stalled, "stopped at a stall after the last restart");
   py::class_<fabrik::Solver>(fab, "Solver", "FABRIK on one Skeleton; solve() moves positions (n, 3) in place.")
       .def(py::init<fabrik::Skeleton>(), py::arg("skeleton"))
       .def(
@@ -140,7 +138,7 @@ A tree of joint points: parents[j] is joint j's parent (-1 for joint 0 only, par
            py::arg("root") = "fixed", py::arg("restarts") = 3, py::arg("stop_when_stalled") = false,
            "Moves positions (n, 3; writeable, C-contiguous float64, m) towards the targets in place, keeping bone "
            "lengths and constraints; root 'fixed' or 'free'; stop_when_stalled ends a solve that stalls after its "
-           "restarts (status stalled) instead of iterating to the cap. Returns a fabrik.Result.")
+           "restarts (status stationary, stalled) instead of iterating to the cap. Returns a fabrik.Result.")
       .def(
           "hinge_angle", [](const fabrik::Solver& s, int j) { return s.hingeAngle(j); }, py::arg("joint"), "rad");
 

@@ -147,6 +147,10 @@ void bindPerFrameSolver(py::module_& m, const char* name, const char* doc, Make 
 }
 
 void bindTaskSet(py::module_& m) {
+  py::enum_<TargetType>(m, "TargetType", "What of a frame a task targets (PinDragMode is an alias).")
+      .value("position", TargetType::Position)
+      .value("orientation", TargetType::Orientation)
+      .value("pose", TargetType::Pose);
   py::class_<ik::TaskSet>(m, "TaskSet", R"doc(
 The targets of one solver (solver.tasks): positions, orientations and poses of model frames, with
 weights (W of DYN Eq. 10, per component) and gains (K in 1/s, DYN only). add_* return an int id;
@@ -214,6 +218,7 @@ void bindResults(py::module_& m) {
       .def_readonly("mnte", &ik::Result::mnte, "MNTE (DYN Eq. 15) of the orientation targets")
       .def_readonly("limit_violation", &ik::Result::limit_violation, "rad or m")
       .def_readonly("row_violation", &ik::Result::row_violation)
+      .def_readonly("gap", &ik::Result::gap, "no valid data this frame: the state was held")
       .def("__repr__", [](const ik::Result& r) {
         return std::string("<kinetrack.Result ") + ik::toString(r.status) + ", " + std::to_string(r.iterations) +
                " iterations, mnte " + std::to_string(r.mnte) + ">";

@@ -83,7 +83,8 @@ struct PySparseSolver {
   }
   py::dict result(const SparseFrameResult& res) const {
     return py::dict(py::arg("q") = configurationArray(ik.state()), py::arg("position_error") = res.position_error,
-                    py::arg("orientation_error") = res.orientation_error, py::arg("fallbacks") = res.fallbacks);
+                    py::arg("orientation_error") = res.orientation_error, py::arg("fallbacks") = res.fallbacks,
+                    py::arg("status") = res.status, py::arg("gap") = res.gap);
   }
 };
 using PySparse = PySparseSolver<SparsePriorIk, SparseIkOptions>;
@@ -197,7 +198,7 @@ LN (Eq. 3) and GP (Eq. 4-5) on a subject's model; solve() is one frame of `itera
             const GpmFrameResult r = g.ik.solve(toHands(hand_positions, hand_rotations), t, toMethod(method));
             return py::dict(py::arg("theta") = thetaArray(t), py::arg("position_error") = r.position_error,
                             py::arg("orientation_error") = r.orientation_error, py::arg("fallbacks") = r.fallbacks,
-                            py::arg("limited") = r.limited);
+                            py::arg("limited") = r.limited, py::arg("status") = r.status, py::arg("gap") = r.gap);
           },
           py::arg("theta"), py::arg("hand_positions"), py::arg("hand_rotations"), py::arg("method") = "GP",
           "One frame from theta (25,) toward the hands (positions (2, 3), rotations (2, 3, 3)); returns a dict "

@@ -78,7 +78,6 @@ void bindTrackerOptions(py::module_& m) {
       .def_readwrite("weight", &track::StreamTarget::weight);
   keywordInit(t);
   py::class_<track::FrameOutcome, ik::Result>(m, "FrameOutcome", "One tracked frame.")
-      .def_readonly("gap", &track::FrameOutcome::gap, "no valid data: state held")
       .def_readonly("rmse", &track::FrameOutcome::rmse, "angular-velocity RMSE over the frame (rad/s)")
       .def_readonly("non_finite", &track::FrameOutcome::non_finite);
 }

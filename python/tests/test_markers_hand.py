@@ -84,7 +84,7 @@ def test_fabrik_chain_reaches_a_target():
     solver.set_target(3, [1.5, 0.0, 2.0])
     positions = rest.copy()
     result = solver.solve(positions)
-    assert result.status == kt.fabrik.Status.converged
+    assert result.status == kt.Status.converged and isinstance(result, kt.Result)
     np.testing.assert_allclose(positions[3], [1.5, 0.0, 2.0], atol=1e-6)
     np.testing.assert_allclose(np.linalg.norm(np.diff(positions, axis=0), axis=1), 1.0, atol=1e-9)
     with pytest.raises(ValueError, match=r"\(4, 3\)"):
@@ -136,7 +136,8 @@ def test_fabrik_stop_when_stalled():
     solver.set_target(3, [0.0, 0.06, 0.08])
     positions = rest.copy()
     result = solver.solve(positions, tolerance=1e-9, max_iterations=200, restarts=0, stop_when_stalled=True)
-    assert result.status == kt.fabrik.Status.stalled and result.iterations < 200
+    assert result.status == kt.Status.stationary and result.stalled and result.iterations < 200
+    assert not result.unreachable and not result.gap
     assert abs(result.error - np.linalg.norm(positions[3] - [0.0, 0.06, 0.08])) < 1e-12
 
 

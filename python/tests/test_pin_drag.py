@@ -1,5 +1,6 @@
 """Pin-and-drag IK from Python: a hand drag holds pinned feet, roles switch, many drag links,
-beyond reach stays bounded, options as keywords, errors for bad input."""
+beyond reach stays bounded, pins and drags as TaskSets, modes as strings, the result's status,
+options as keywords, errors for bad input."""
 import numpy as np
 import pytest
 
@@ -114,6 +115,37 @@ def test_icub_coupling_rows_hold_while_a_hand_drag_pushes_into_them():
         active = max(active, r.active_rows)
     assert active > 0
     assert np.linalg.norm(frame_position(model, ik.state, "r_hand") - target) < 0.01
+
+
+def test_pins_and_drags_are_task_sets_and_modes_are_strings():
+    model = kt.Model.human66()
+    a, b = kt.PinDragIk(model), kt.PinDragIk(model)
+    for ik in (a, b):
+        ik.set_state(start(model))
+    assert kt.PinDragMode is kt.TargetType
+    a.pin("RightToe", "pose")
+    a.pin("LeftToe", kt.PinDragMode.pose)
+    t = a.drag("RightHand", "position", 15.0)
+    assert a.drags.type(t) == "position" and a.drags.frame(t) == "RightHand"
+    assert len(a.pins) == 2
+    # the same on the sets: values left unset are taken where the frames are
+    b.pins.add_pose("RightToe", position_gain=50.0, orientation_gain=50.0)
+    b.pins.add_pose("LeftToe", position_gain=50.0, orientation_gain=50.0)
+    d = b.drags.add_position("RightHand", gain=15.0)
+    assert b.role("RightHand") == kt.PinDragRole.dragged
+    goal = frame_position(model, a.state, "RightHand") + [0.0, 0.02, 0.02]
+    for k in range(30):
+        ra, rb = a.update(0.01), b.update(0.01)
+        if k == 0:
+            a.set_drag_target("RightHand", goal, [0.0, 0.1, 0.1])
+            b.drags.set_position(d, goal, [0.0, 0.1, 0.1])
+    np.testing.assert_array_equal(a.state, b.state)
+    assert ra.status == kt.Status.converged and ra.iterations >= 1 and ra.mnte == rb.mnte
+    assert isinstance(ra, kt.Result) and ra.limit_violation == 0.0 and ra.row_violation == 0.0
+    b.pins.set_enabled(0, False)
+    assert b.role("RightToe") == kt.PinDragRole.free
+    with pytest.raises(ValueError, match="mode"):
+        a.pin("LeftHand", "elbow")
 
 
 def test_bad_input_raises_value_error():

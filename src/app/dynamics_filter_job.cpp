@@ -87,8 +87,7 @@ void writeOutputs(const FilterJobOptions& cfg, const FilterJobResult& r) {
       io::writeMot(t, cfg.out);
     } else {
       io::JointCsvWriter w(*in.model, cfg.out);
-      for (std::size_t k = 0; k < n; ++k)
-        w.write(in.t[k], out.frames[k].q, out.frames[k].status == FilterStatus::InvalidReference);
+      for (std::size_t k = 0; k < n; ++k) w.write(in.t[k], out.frames[k].q, out.frames[k].gap && !out.frames[k].reset);
       w.commit();
     }
   }
@@ -100,7 +99,7 @@ void writeOutputs(const FilterJobOptions& cfg, const FilterJobResult& r) {
       std::vector<std::uint8_t> valid(n);
       for (std::size_t k = 0; k < n; ++k) {
         tau[k] = out.frames[k].tau;
-        valid[k] = out.frames[k].status != FilterStatus::InvalidReference;
+        valid[k] = !(out.frames[k].gap && !out.frames[k].reset);
       }
       io::writeForceCsv(cfg.torques, *in.model, in.t, tau, valid);
     }

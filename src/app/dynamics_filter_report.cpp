@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "kinetrack/app/dynamics_filter_job.hpp"
 #include "kinetrack/core/errors.hpp"
@@ -33,6 +34,15 @@ double rms(const std::vector<double>& x) {
 
 double maxOf(const std::vector<double>& x) { return x.empty() ? 0.0 : *std::max_element(x.begin(), x.end()); }
 
+// The count of an outcome word (outcomeName) in the report's counts.
+int& countOf(FilterReport::OutcomeCounts& c, std::string_view word) {
+  if (word == "reset") return c.reset;
+  if (word == "invalid_reference") return c.invalid_reference;
+  if (word == "solver_limit") return c.solver_limit;
+  if (word == "no_contact") return c.no_contact;
+  return c.ok;
+}
+
 // Mean speed (m/s) along the ground, relative to the surface (a treadmill's belt), of the feet in
 // contact over consecutive frames, at their contact points: in the filtered motion the sole
 // points that carry force (normal force > 1e-3 of the weight at the first frame), in the input
@@ -50,9 +60,7 @@ double slideSpeed(const FilterInput& in, const FilteredMotion& out, bool filtere
   int count = 0;
   for (std::size_t k = 0; k + 1 < out.frames.size(); ++k) {
     const DynamicsFilterFrame &a = out.frames[k], &b = out.frames[k + 1];
-    if (a.status == FilterStatus::InvalidReference || b.status == FilterStatus::InvalidReference ||
-        a.status == FilterStatus::Reset)
-      continue;
+    if ((a.gap && !a.reset) || (b.gap && !b.reset) || a.reset) continue;
     bool any = false;
     for (std::size_t c = 0; c < nc; ++c) any = any || (a.in_contact[c] && b.in_contact[c]);
     if (!any) continue;
@@ -101,9 +109,9 @@ FilterReport summarize(const FilterInput& in, const FilteredMotion& out) {
   if (in.unactuated.empty()) std::fill(unact.begin(), unact.begin() + 6, 1);
   for (std::size_t k = 0; k < out.frames.size(); ++k) {
     const DynamicsFilterFrame& f = out.frames[k];
-    ++r.status_count[static_cast<int>(f.status)];
+    ++countOf(r.outcomes, outcomeName(f));
     us.push_back(out.seconds_per_frame[k] * 1e6);
-    if (f.status == FilterStatus::InvalidReference) continue;
+    if (f.gap && !f.reset) continue;  // held (a reset frame is counted as one)
     if (f.active_contacts > 0) ++r.frames_in_contact;
     if (f.binding_unilateral + f.binding_friction > 0) ++r.frames_binding;
     if (f.binding_unilateral > 0) ++r.frames_unilateral;
@@ -204,8 +212,8 @@ std::string summaryText(const FilterJobResult& result, const FilterJobOptions& c
   t += textTable(rows);
   t += fmt::format("  {:<26} {}\n", "frames", r.frames);
   t += fmt::format("  {:<26} {} ok, {} no contact, {} invalid reference (held), {} QP iteration limit, {} reset\n",
-                   "status", r.status_count[0], r.status_count[1], r.status_count[2], r.status_count[3],
-                   r.status_count[4]);
+                   "status", r.outcomes.ok, r.outcomes.no_contact, r.outcomes.invalid_reference,
+                   r.outcomes.solver_limit, r.outcomes.reset);
   t += fmt::format("  {:<26} {} frames in contact; constraints bind in {} ({} unilateral, {} friction; mu = {:g})\n",
                    "contact activity", r.frames_in_contact, r.frames_binding, r.frames_unilateral, r.frames_friction,
                    cfg.friction);
@@ -249,11 +257,11 @@ std::string summaryJson(const FilterJobResult& result, const FilterJobOptions& c
   j["frames_unilateral_binding"] = r.frames_unilateral;
   j["frames_friction_binding"] = r.frames_friction;
   j["friction_coefficient"] = cfg.friction;
-  j["status"] = {{"ok", r.status_count[0]},
-                 {"no_contact", r.status_count[1]},
-                 {"invalid_reference", r.status_count[2]},
-                 {"solver_limit", r.status_count[3]},
-                 {"reset", r.status_count[4]}};
+  j["status"] = {{"ok", r.outcomes.ok},
+                 {"no_contact", r.outcomes.no_contact},
+                 {"invalid_reference", r.outcomes.invalid_reference},
+                 {"solver_limit", r.outcomes.solver_limit},
+                 {"reset", r.outcomes.reset}};
   j["time_per_frame_us_p50"] = r.step_us_p50;
   j["time_per_frame_us_p95"] = r.step_us_p95;
   j["slope_deg"] = cfg.slope_deg;
@@ -312,7 +320,7 @@ FilterFrameReport filterFrameReport(const FilterInput& in, const FilteredMotion&
       row.segment<3>(c) = f.wrenches[b].force.transpose(), c += 3;
       if (!in.plates.empty()) row.segment<3>(c) = in.plates[k][b].force.transpose(), c += 3;
     }
-    r.status.push_back(toString(f.status));
+    r.status.push_back(outcomeName(f));
   }
   return r;
 }

@@ -23,6 +23,17 @@ bool finite(const Configuration& q) {
   return q.base_position.allFinite() && q.base_rotation.allFinite() && q.joints.allFinite();
 }
 
+// The force QP's outcome as the frame's status (written "solver_limit" whenever not optimal).
+ik::Status statusOf(qp::Status s) {
+  switch (s) {
+    case qp::Status::Optimal: return ik::Status::Converged;
+    case qp::Status::IterationLimit: return ik::Status::IterationLimit;
+    case qp::Status::Infeasible: return ik::Status::Infeasible;
+    case qp::Status::NotConvex: return ik::Status::Failed;
+  }
+  return ik::Status::Failed;
+}
+
 // The wrench (force; moment about the link origin o) of a unit force along `axis` at the world
 // point p: the dual of the mixed-representation Jacobian's rows (linear; angular).
 Vector6d unitWrench(const Vector3d& axis, const Vector3d& p, const Vector3d& o) {
@@ -405,12 +416,13 @@ void DynamicsFilter::solveForces(std::span<const ExternalWrench> measured) {
   w.before.ub = p.ub;
   if (!p.H.allFinite() || !p.g.allFinite()) {  // a degenerate frame: no forces, reported
     w.f.setZero();
-    frame_.status = FilterStatus::SolverLimit;
+    frame_.status = ik::Status::Failed;
     return;
   }
   const qp::Result r = w.solver->solve(p, w.f);
   frame_.qp_iterations = r.iterations;
-  if (r.status != qp::Status::Optimal) frame_.status = FilterStatus::SolverLimit;
+  frame_.iterations = 1;
+  frame_.status = statusOf(r.status);
   // Activity: unilateral bounds and friction rows of contact points active at the optimum.
   const VectorXd& bm = w.solver->boundMultipliers();
   const VectorXd& rm = w.solver->rowMultipliers();
@@ -554,7 +566,9 @@ const DynamicsFilterFrame& DynamicsFilter::step(const Configuration& q_ref, cons
   const VectorXd &vr = w.v_hold, &ar = w.a_hold;
   if (!started_) reset(qr, vr);
   DynamicsFilterFrame& fr = frame_;
-  fr.status = FilterStatus::Ok;
+  fr.status = ik::Status::Converged;
+  fr.iterations = 0;
+  fr.gap = fr.no_contact = fr.reset = false;
   fr.binding_unilateral = fr.binding_friction = 0;
   fr.q = w.q;
   fr.v = w.v;
@@ -584,8 +598,8 @@ const DynamicsFilterFrame& DynamicsFilter::step(const Configuration& q_ref, cons
   }
   if (options_.residual_before) apply ? residualBeforeMeasured(qr, vr, ar) : residualBefore(qr, vr, ar);
   finish(dt);
-  if (fr.status == FilterStatus::Ok && fr.active_contacts == 0) fr.status = FilterStatus::NoContact;
-  if (!valid) fr.status = FilterStatus::InvalidReference;
+  fr.no_contact = fr.active_contacts == 0;
+  fr.gap = !valid;
   // A state that left the reference by more than max_deviation (or is not finite) restarts from
   // the reference: the frame says so, the output stays finite.
   difference(m, qr, w.q, w.diff);
@@ -599,7 +613,7 @@ const DynamicsFilterFrame& DynamicsFilter::step(const Configuration& q_ref, cons
       for (ExternalWrench& e : fr.wrenches) e.force.setZero(), e.moment.setZero();
     }
     if (!fr.residual_after.allFinite()) fr.residual_after.setZero();
-    fr.status = FilterStatus::Reset;
+    fr.reset = true;
   }
   return fr;
 }

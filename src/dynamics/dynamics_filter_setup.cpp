@@ -18,15 +18,13 @@
 
 namespace kinetrack {
 
-const char* toString(FilterStatus s) {
-  switch (s) {
-    case FilterStatus::Ok: return "ok";
-    case FilterStatus::NoContact: return "no_contact";
-    case FilterStatus::InvalidReference: return "invalid_reference";
-    case FilterStatus::SolverLimit: return "solver_limit";
-    case FilterStatus::Reset: return "reset";
-  }
-  return "?";
+const char* outcomeName(const DynamicsFilterFrame& frame) {
+  // The precedence of the events and outcomes, as the filter's report has always written them.
+  if (frame.reset) return "reset";
+  if (frame.gap) return "invalid_reference";
+  if (frame.status != ik::Status::Converged) return "solver_limit";
+  if (frame.no_contact) return "no_contact";
+  return "ok";
 }
 
 GroundPlane GroundPlane::slope(const Vector3d& up, const Vector3d& downhill, double degrees, const Vector3d& point) {

@@ -59,12 +59,12 @@ PinDragExperimentResult runPinDragExperiment(const PinDragExperimentOptions& cfg
   result.dof = model.nv();
   result.out = cfg.out;
   const double dt = result.dt;
-  const PinDragOptions options;
-  PinDragIk ik(model, options);
+  const ik::PinDragOptions options;
+  ik::PinDragIk ik(model, options);
   ik.setState(startPose(model));
   const FrameId rhand = model.frameId(links.rhand), lhand = model.frameId(links.lhand);
-  ik.pin(links.rfoot, PinDragMode::Pose);
-  ik.pin(links.lfoot, PinDragMode::Pose);
+  ik.pin(links.rfoot, TargetType::Pose);
+  ik.pin(links.lfoot, TargetType::Pose);
   ik.pin(lhand);
   ik.drag(rhand);
 
@@ -73,7 +73,7 @@ PinDragExperimentResult runPinDragExperiment(const PinDragExperimentOptions& cfg
   auto run = [&](int phase, FrameId dragged, int steps, const auto& target) {
     for (int k = 1; k <= steps; ++k) {
       ik.setDragTarget(dragged, target(k));
-      const PinDragResult r = ik.update(dt);
+      const ik::PinDragResult r = ik.update(dt);
       const double ratio = ik.velocity().cwiseAbs().cwiseQuotient(ik.velocityLimits()).maxCoeff();
       const double violation = positionLimitViolation(model, ik.state());
       PinDragPhase& s = result.phases[static_cast<std::size_t>(phase)];

@@ -8,16 +8,6 @@
 
 namespace kinetrack::fabrik {
 
-const char* toString(Status s) {
-  switch (s) {
-    case Status::Converged: return "converged";
-    case Status::Unreachable: return "unreachable";
-    case Status::IterationLimit: return "iteration-limit";
-    case Status::Stalled: return "stalled";
-  }
-  return "unknown";
-}
-
 Skeleton::Skeleton(std::vector<int> parents, const Eigen::Ref<const Matrix3Xd>& rest) : parent_(std::move(parents)) {
   const int n = static_cast<int>(parent_.size());
   if (n < 2) throw InvalidArgument("fabrik::Skeleton: expected at least 2 joints, got " + std::to_string(n));

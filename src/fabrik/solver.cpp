@@ -426,6 +426,7 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
     if (!free_root && (target_[js] - base).norm() > reach_[js]) unreachable = true;
   }
   Result result;
+  result.unreachable = unreachable;
   if (unreachable && n_targets == 1) {
     // A single unreachable target: stretch its path straight towards it (as far as constraints let).
     // Every joint of the path is put at the target (a coupled pair's end included): the forward
@@ -433,7 +434,7 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
     for (int j = last_target; j > 0; j = skeleton_.parent(j)) p.col(j) = target_[static_cast<std::size_t>(last_target)];
     forward(p, base);
     updateRelative();
-    result.status = Status::Unreachable;
+    result.status = ik::Status::Stationary;
     result.iterations = 1;
     result.error = error(p);
     return result;
@@ -449,7 +450,8 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
     if (err <= options.tolerance) break;
     const bool stalled = err > options.stall_ratio * prev;
     if (stalled && restarts == 0 && options.stop_when_stalled) {
-      result.status = Status::Stalled;
+      result.status = ik::Status::Stationary;
+      result.stalled = true;
       break;
     }
     if (restarts > 0 && stalled) {
@@ -480,10 +482,10 @@ Result Solver::solve(Eigen::Ref<Matrix3Xd> p, const Options& options) {
   }
   updateRelative();
   result.error = err;
-  if (result.status == Status::Stalled) return result;
-  result.status = err <= options.tolerance ? Status::Converged
-                  : unreachable            ? Status::Unreachable
-                                           : Status::IterationLimit;
+  if (result.stalled) return result;
+  result.status = err <= options.tolerance ? ik::Status::Converged
+                  : unreachable            ? ik::Status::Stationary  // out of reach: stretched towards it
+                                           : ik::Status::IterationLimit;
   return result;
 }
 

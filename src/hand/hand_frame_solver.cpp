@@ -1,21 +1,12 @@
 #include "kinetrack/hand/hand_frame_solver.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 
 namespace kinetrack::hand {
-
-ik::Status toIkStatus(fabrik::Status s) {
-  switch (s) {
-    case fabrik::Status::Converged: return ik::Status::Converged;
-    case fabrik::Status::Unreachable:
-    case fabrik::Status::Stalled: return ik::Status::Stationary;
-    case fabrik::Status::IterationLimit: return ik::Status::IterationLimit;
-  }
-  return ik::Status::Failed;
-}
 
 HandFrameSolver::HandFrameSolver(HandGeometry geometry, TrackerOptions options)
     : model_(std::make_shared<const Model>(buildHandModel(geometry))),
@@ -78,13 +69,11 @@ ik::Result HandFrameSolver::solve(const track::FrameTargets& in) {
     for (int j = 0; j < 3; ++j) q_.joints[4 * d + j + 1] = p.theta[static_cast<std::size_t>(j)];
   }
   framesForwardKinematics(*model_, data_, q_);
-  ik::Result out;
-  for (const DigitResult& d : r.digits) {
-    if (d.held) continue;
-    out.status = ik::worst(out.status, toIkStatus(d.status));
-    out.iterations += d.iterations;
-    out.limit_violation = std::max(out.limit_violation, d.violation);
-  }
+  // The tracker's own outcome (worst digit, iterations summed, gap when the triad is incomplete)
+  // and the digits' largest range and plane violation.
+  ik::Result out = r;
+  for (const DigitResult& d : r.digits)
+    if (!d.gap) out.limit_violation = std::max(out.limit_violation, d.violation);
   return out;
 }
 

@@ -170,7 +170,7 @@ void HandTracker::trackFrame(const std::array<Vector3d, 3>& triad, const std::ar
   if (palm.status != cga::Case::Real || !handFrame(triad[0], triad[1], triad[2], T)) {
     result_.gap = true;
     for (int d = 0; d < kDigits; ++d) {
-      result_.digits[static_cast<std::size_t>(d)].held = true;
+      result_.digits[static_cast<std::size_t>(d)].gap = true;
       measure(d, tips[static_cast<std::size_t>(d)], middles[static_cast<std::size_t>(d)]);
     }
     return;
@@ -187,7 +187,7 @@ void HandTracker::trackFrame(const std::array<Vector3d, 3>& triad, const std::ar
     DigitResult& r = result_.digits[ds];
     const Vector3d& tip = tips[ds];
     if (!tip.allFinite()) {
-      r.held = true;
+      r.gap = true;
       updateWorld(d, roots[ds]);
       measure(d, tip, middles[ds]);
       continue;
@@ -202,6 +202,8 @@ void HandTracker::trackFrame(const std::array<Vector3d, 3>& triad, const std::ar
     const bool use_middle = options_.use_middle_markers && middles[ds].allFinite();
     solveDigit(d, roots[ds], tip, middles[ds], use_middle);
     measure(d, tip, middles[ds]);
+    result_.status = ik::worst(result_.status, r.status);
+    result_.iterations += r.iterations;
   }
   have_previous_ = true;
 }

@@ -186,7 +186,7 @@ HandTrial trackLm(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk, 
       }
       for (auto& dr : row.digits) {
         dr.iterations = iterations;
-        dr.status = res.status == ik::Status::Converged ? fabrik::Status::Converged : fabrik::Status::IterationLimit;
+        dr.status = res.status;
       }
     }
     const auto t1 = std::chrono::steady_clock::now();
@@ -195,7 +195,7 @@ HandTrial trackLm(const io::MarkerTrajectories& rec, const HandMarkerIndex& mk, 
     for (int d = 0; d < kDigits; ++d) {
       const auto ds = static_cast<std::size_t>(d);
       DigitResult& dr = row.digits[ds];
-      dr.held = row.gap || !m.tips[ds].allFinite();
+      dr.gap = row.gap || !m.tips[ds].allFinite();
       dr.used_middle = options.use_middle_markers && m.middles[ds].allFinite();
       dr.tip_error = m.tips[ds].allFinite() ? (solver.modelMarker(tip_index[ds]) - m.tips[ds]).norm() : kNaN;
       dr.middle_error = m.middles[ds].allFinite() ? (solver.modelMarker(mid_index[ds]) - m.middles[ds]).norm() : kNaN;
@@ -249,11 +249,11 @@ HandSummary summarize(const HandTrial& trial, int exclude_first, int exclude_end
         mid[d].push_back(dr.middle_error * 1e3);
         mid_all.push_back(dr.middle_error * 1e3);
       }
-      s.digits[d].held += dr.held ? 1 : 0;
-      if (!dr.held) {
+      s.digits[d].held += dr.gap ? 1 : 0;
+      if (!dr.gap) {
         ++solved;
         iterations += dr.iterations;
-        s.not_converged += dr.status != fabrik::Status::Converged ? 1 : 0;
+        s.not_converged += dr.status != ik::Status::Converged ? 1 : 0;
         s.planes_clamped += dr.plane_clamped ? 1 : 0;
         s.constraint_violation_max_rad = std::max(s.constraint_violation_max_rad, dr.violation);
         s.bone_length_drift_max_m = std::max(s.bone_length_drift_max_m, dr.length_drift);

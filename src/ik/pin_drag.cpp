@@ -10,14 +10,11 @@
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
+#include "kinetrack/metrics/tracking.hpp"
 
-namespace kinetrack {
+namespace kinetrack::ik {
 
 namespace {
-
-int rowsOf(PinDragMode mode) { return mode == PinDragMode::Pose ? 6 : 3; }
-bool hasPosition(PinDragMode mode) { return mode != PinDragMode::Orientation; }
-bool hasOrientation(PinDragMode mode) { return mode != PinDragMode::Position; }
 
 void requireNonNegative(double value, const char* name) {
   if (!(value >= 0.0) || !std::isfinite(value)) {
@@ -48,10 +45,30 @@ double gainOrDefault(std::optional<double> gain, double fallback, const char* wh
   return *gain;
 }
 
+const std::shared_ptr<const Model>& nonNull(const std::shared_ptr<const Model>& model) {
+  if (!model) throw InvalidArgument("PinDragIk: null model");
+  return model;
+}
+
+// A frame's rotation as a task value: FK's R (a rotation to round-off) unchanged, else projected.
+Matrix3d rotationValue(const Matrix3d& R) { return isRotation(R) ? R : so3::project(R); }
+
 }  // namespace
 
 PinDragIk::PinDragIk(const Model& model, const PinDragOptions& options)
-    : model_(&model), options_(options), data_(model), q_(model), nu_(VectorXd::Zero(model.nv())) {
+    : PinDragIk(std::make_shared<const Model>(model), options) {}
+
+PinDragIk::PinDragIk(std::shared_ptr<const Model> model_ptr, const PinDragOptions& options)
+    : model_(nonNull(model_ptr)),
+      options_(options),
+      data_(*model_),
+      q_(*model_),
+      nu_(VectorXd::Zero(model_->nv())),
+      pins_(model_, "PinDragIk::pins"),
+      drags_(model_, "PinDragIk::drags"),
+      joint_limits_(*model_),
+      row_limits_(*model_),
+      base_limit_{options.max_base_linear_velocity, options.max_base_angular_velocity} {
   requireNonNegative(options.drag_gain, "drag_gain");
   requireNonNegative(options.pin_gain, "pin_gain");
   requireNonNegative(options.limit_return_gain, "limit_return_gain");
@@ -65,19 +82,16 @@ PinDragIk::PinDragIk(const Model& model, const PinDragOptions& options)
   requireNonNegative(options.base_mobility, "base_mobility");
   if (options.max_lock_passes < 0) throw InvalidArgument("PinDragOptions: max_lock_passes must be >= 0");
 
+  const Model& model = *model_;
   const int nj = model.numJoints();
   const int nb = model.nvBase();
   const int nv = model.nv();
-  lower_ = model.lowerPositionLimits();
-  upper_ = model.upperPositionLimits();
+  // Velocity limits: the base's from its BaseVelocityLimit, the joints' the model's where finite.
   vmax_.resize(nv);
-  for (int i = 0; i < nb; ++i) {
-    vmax_[i] = i < 3 ? options.max_base_linear_velocity : options.max_base_angular_velocity;
-  }
+  VectorXd lower(nv);
+  base_limit_.bounds(nb, lower, vmax_);
   for (int j = 0; j < nj; ++j) {
-    const double lo = model.lowerVelocityLimits()[j];
-    const double hi = model.upperVelocityLimits()[j];
-    const double v = std::min(std::abs(lo), std::abs(hi));
+    const double v = std::abs(joint_limits_.velocity()[j]);
     vmax_[nb + j] = (std::isfinite(v) && v > 0.0) ? v : options.max_joint_velocity;
   }
   mobility_ = VectorXd::Ones(nj);
@@ -90,17 +104,8 @@ PinDragIk::PinDragIk(const Model& model, const PinDragOptions& options)
   y_ = VectorXd::Zero(nv);
   z_ = VectorXd::Zero(nv);
   w_ = VectorXd::Zero(nv);
-  // The model's linear rows over the velocity vector (base columns zero).
-  const auto& rows = model.linearConstraints();
-  const int nr = static_cast<int>(rows.size());
-  rowA_ = MatrixXd::Zero(nr, nv);
-  rowLo_.resize(nr);
-  rowHi_.resize(nr);
-  for (int r = 0; r < nr; ++r) {
-    rowA_.row(r).tail(nj) = rows[static_cast<std::size_t>(r)].coefficients.transpose();
-    rowLo_[r] = rows[static_cast<std::size_t>(r)].lower;
-    rowHi_[r] = rows[static_cast<std::size_t>(r)].upper;
-  }
+  // The model's linear rows over the velocity vector (row_limits_.matrix(): base columns zero).
+  const int nr = row_limits_.size();
   rowAct_ = MatrixXd::Zero(nr, nv);
   AD_ = MatrixXd::Zero(nr, nv);
   XG_ = MatrixXd::Zero(nr, nv);
@@ -114,6 +119,10 @@ PinDragIk::PinDragIk(const Model& model, const PinDragOptions& options)
   fixedJ_ = VectorXd::Zero(nv);
   zt_ = VectorXd::Zero(nv);
   active_ = Eigen::Matrix<std::uint8_t, Eigen::Dynamic, 1>::Zero(nr);
+  pin_structure_ = pins_.structureRevision();
+  pin_weights_ = pins_.weightRevision();
+  drag_structure_ = drags_.structureRevision();
+  drag_weights_ = drags_.weightRevision();
   reserveWorkspace();
 }
 
@@ -135,96 +144,110 @@ void PinDragIk::checkFrame(FrameId f) const {
   }
 }
 
-int PinDragIk::findEntry(const std::vector<Entry>& list, FrameId f) const {
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (list[i].frame == f) return static_cast<int>(i);
+TargetId PinDragIk::findDrag(FrameId f, bool position) const {
+  const std::vector<FrameTask>& all = drags_.all();
+  for (std::size_t i = all.size(); i-- > 0;) {
+    const FrameTask& t = all[i];
+    if (t.alive && t.frame == f && (position ? t.hasPosition() : t.hasOrientation()))
+      return TargetId(static_cast<std::int32_t>(i));
   }
-  return -1;
+  return TargetId();
 }
 
 PinDragRole PinDragIk::role(FrameId f) const {
-  if (findEntry(pins_, f) >= 0) return PinDragRole::Pinned;
-  if (findEntry(drags_, f) >= 0) return PinDragRole::Dragged;
+  const auto on = [f](const TaskSet& set) {
+    return std::any_of(set.all().begin(), set.all().end(),
+                       [f](const FrameTask& t) { return t.alive && t.enabled && t.frame == f; });
+  };
+  if (on(pins_)) return PinDragRole::Pinned;
+  if (on(drags_)) return PinDragRole::Dragged;
   return PinDragRole::Free;
 }
 
-void PinDragIk::pin(FrameId f, PinDragMode mode, std::optional<double> gain) {
+TargetId PinDragIk::pin(FrameId f, TargetType type, std::optional<double> gain) {
   checkFrame(f);
   forwardKinematics(*model_, data_, q_);
   const Transform& X = updateFramePlacement(*model_, data_, f);
-  pinAt(f, X.p, X.R, mode, gain);
+  return pinAt(f, X.p, X.R, type, gain);
 }
 
-void PinDragIk::pin(std::string_view frame, PinDragMode mode, std::optional<double> gain) {
-  pin(model_->frameId(frame), mode, gain);
+TargetId PinDragIk::pin(std::string_view frame, TargetType type, std::optional<double> gain) {
+  return pin(model_->frameId(frame), type, gain);
 }
 
-void PinDragIk::pinAt(FrameId f, const Vector3d& p_W, const Matrix3d& R_W, PinDragMode mode,
-                      std::optional<double> gain) {
+TargetId PinDragIk::pinAt(FrameId f, const Vector3d& p_W, const Matrix3d& R_W, TargetType type,
+                          std::optional<double> gain) {
   checkFrame(f);
   if (!p_W.allFinite() || !R_W.allFinite()) throw InvalidArgument("PinDragIk::pinAt: pin placement is not finite");
   const double k = gainOrDefault(gain, options_.pin_gain, "PinDragIk::pin");
+  const Matrix3d R = so3::project(R_W);
   release(f);
-  Entry e;
-  e.frame = f;
-  e.mode = mode;
-  e.gain = k;
-  e.p_ref = p_W;
-  e.R_ref = so3::project(R_W);
-  pins_.push_back(e);
-  reserveWorkspace();
+  const std::string& name = model_->frameName(f);
+  const TaskGain g{.weight = 1.0, .gain = k};
+  const TargetId t = type == TargetType::Position      ? pins_.addPosition(name, g)
+                     : type == TargetType::Orientation ? pins_.addOrientation(name, g)
+                                                       : pins_.addPose(name, g, g);
+  if (type != TargetType::Orientation) pins_.setPosition(t, p_W);
+  if (type != TargetType::Position) pins_.setOrientation(t, R);
+  return t;
 }
 
-void PinDragIk::drag(FrameId f, PinDragMode mode, std::optional<double> gain) {
+TargetId PinDragIk::drag(FrameId f, TargetType type, std::optional<double> gain) {
   checkFrame(f);
   const double k = gainOrDefault(gain, options_.drag_gain, "PinDragIk::drag");
   release(f);
   forwardKinematics(*model_, data_, q_);
   const Transform& X = updateFramePlacement(*model_, data_, f);
-  Entry e;
-  e.frame = f;
-  e.mode = mode;
-  e.gain = k;
-  e.p_ref = X.p;
-  e.R_ref = X.R;
-  drags_.push_back(e);
-  reserveWorkspace();
+  const std::string& name = model_->frameName(f);
+  const TaskGain g{.weight = 1.0, .gain = k};
+  const TargetId t = type == TargetType::Position      ? drags_.addPosition(name, g)
+                     : type == TargetType::Orientation ? drags_.addOrientation(name, g)
+                                                       : drags_.addPose(name, g, g);
+  // The target starts where the frame is, with a zero feed-forward.
+  if (type != TargetType::Orientation) drags_.setPosition(t, X.p, Vector3d::Zero());
+  if (type != TargetType::Position) drags_.setOrientation(t, rotationValue(X.R), Vector3d::Zero());
+  return t;
 }
 
-void PinDragIk::drag(std::string_view frame, PinDragMode mode, std::optional<double> gain) {
-  drag(model_->frameId(frame), mode, gain);
+TargetId PinDragIk::drag(std::string_view frame, TargetType type, std::optional<double> gain) {
+  return drag(model_->frameId(frame), type, gain);
 }
 
 void PinDragIk::setDragTarget(FrameId f, const Vector3d& p_W, const Vector3d& v_W) {
-  const int i = findEntry(drags_, f);
-  if (i < 0) throw InvalidArgument("PinDragIk::setDragTarget: frame " + std::to_string(f.value) + " is not dragged");
+  const TargetId t = findDrag(f, true);
+  if (!t.valid()) {
+    throw InvalidArgument("PinDragIk::setDragTarget: frame " + std::to_string(f.value) + " is not dragged in position");
+  }
   if (!p_W.allFinite() || !v_W.allFinite()) throw InvalidArgument("PinDragIk::setDragTarget: target is not finite");
-  drags_[i].p_ref = p_W;
-  drags_[i].v_ref = v_W;
+  drags_.setPosition(t, p_W, v_W);
 }
 
 void PinDragIk::setDragOrientation(FrameId f, const Matrix3d& R_W, const Vector3d& w_W) {
-  const int i = findEntry(drags_, f);
-  if (i < 0) {
-    throw InvalidArgument("PinDragIk::setDragOrientation: frame " + std::to_string(f.value) + " is not dragged");
+  const TargetId t = findDrag(f, false);
+  if (!t.valid()) {
+    throw InvalidArgument("PinDragIk::setDragOrientation: frame " + std::to_string(f.value) +
+                          " is not dragged in orientation");
   }
   if (!R_W.allFinite() || !w_W.allFinite()) {
     throw InvalidArgument("PinDragIk::setDragOrientation: target is not finite");
   }
-  drags_[i].R_ref = so3::project(R_W);
-  drags_[i].w_ref = w_W;
+  drags_.setOrientation(t, so3::project(R_W), w_W);
 }
 
 void PinDragIk::release(FrameId f) {
-  if (const int i = findEntry(pins_, f); i >= 0) pins_.erase(pins_.begin() + i);
-  if (const int i = findEntry(drags_, f); i >= 0) drags_.erase(drags_.begin() + i);
-  reserveWorkspace();
+  for (TaskSet* set : {&pins_, &drags_}) {
+    for (std::size_t i = 0; i < set->all().size(); ++i) {
+      if (set->all()[i].alive && set->all()[i].frame == f) set->remove(TargetId(static_cast<std::int32_t>(i)));
+    }
+  }
 }
 
 void PinDragIk::releaseAll() {
-  pins_.clear();
-  drags_.clear();
-  reserveWorkspace();
+  for (TaskSet* set : {&pins_, &drags_}) {
+    for (std::size_t i = 0; i < set->all().size(); ++i) {
+      if (set->all()[i].alive) set->remove(TargetId(static_cast<std::int32_t>(i)));
+    }
+  }
 }
 
 void PinDragIk::setDesiredJoints(const Eigen::Ref<const VectorXd>& s_d) {
@@ -247,17 +270,13 @@ void PinDragIk::setJointMobility(const Eigen::Ref<const VectorXd>& mobility) {
   base_mobility_.tail(model_->numJoints()) = mobility;
 }
 
-// Sizes the workspace for the current roles: np drag rows, and aux rows for every pin plus one
-// per joint with a finite limit (the most joint-range return rows an update can add).
+// Sizes the workspace for the tasks in the solve: np_ drag rows, and aux rows for every pin row
+// (npin_) plus one per joint with a finite limit (the most joint-range return rows an update can add).
 void PinDragIk::reserveWorkspace() {
   const int nv = model_->nv();
-  np_ = 0;
-  for (const Entry& e : drags_) np_ += rowsOf(e.mode);
-  npin_ = 0;
-  for (const Entry& e : pins_) npin_ += rowsOf(e.mode);
   int limited = 0;
   for (int j = 0; j < model_->numJoints(); ++j) {
-    if (std::isfinite(lower_[j]) || std::isfinite(upper_[j])) ++limited;
+    if (std::isfinite(joint_limits_.lower()[j]) || std::isfinite(joint_limits_.upper()[j])) ++limited;
   }
   const int na = npin_ + limited;
   JP_.setZero(np_, nv);
@@ -284,6 +303,59 @@ void PinDragIk::reserveWorkspace() {
   vS_.setZero(na);
 }
 
+// The tasks of one set in the solve, in id order (the order they were added): live, enabled, with
+// the components of non-zero weight; `rows` counts their rows (3 per component).
+void PinDragIk::collect(const TaskSet& set, std::vector<Active>& list, int& rows) const {
+  const std::vector<FrameTask>& all = set.all();
+  list.clear();
+  list.reserve(all.size());
+  rows = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const FrameTask& t = all[i];
+    if (!t.alive || !t.enabled) continue;
+    Active a;
+    a.task = TargetId(static_cast<std::int32_t>(i));
+    a.position = t.hasPosition() && t.position_weight > 0.0;
+    a.orientation = t.hasOrientation() && t.orientation_weight > 0.0;
+    if (!a.position && !a.orientation) continue;
+    rows += (a.position ? 3 : 0) + (a.orientation ? 3 : 0);
+    list.push_back(a);
+  }
+}
+
+void PinDragIk::syncTasks() {
+  const bool structure = pins_.structureRevision() != pin_structure_ || drags_.structureRevision() != drag_structure_;
+  if (!structure && pins_.weightRevision() == pin_weights_ && drags_.weightRevision() == drag_weights_) return;
+  int npin = 0, np = 0;
+  collect(pins_, active_pins_, npin);
+  collect(drags_, active_drags_, np);
+  pin_structure_ = pins_.structureRevision();
+  pin_weights_ = pins_.weightRevision();
+  drag_structure_ = drags_.structureRevision();
+  drag_weights_ = drags_.weightRevision();
+  if (structure || npin != npin_ || np != np_) {
+    npin_ = npin;
+    np_ = np;
+    reserveWorkspace();
+  }
+}
+
+// A component in the solve whose value was never set: the frame where it is now (FK at q_ done),
+// as pin() and drag() take it (a pin's rotation projected, a drag's as FK gives it).
+void PinDragIk::fillUnsetValues() {
+  for (TaskSet* set : {&pins_, &drags_}) {
+    const bool pins = set == &pins_;
+    for (const Active& a : pins ? active_pins_ : active_drags_) {
+      const FrameTask& t = set->all()[static_cast<std::size_t>(a.task.value)];
+      const bool p = a.position && !t.has_position, R = a.orientation && !t.has_orientation;
+      if (!p && !R) continue;
+      const Transform& X = updateFramePlacement(*model_, data_, t.frame);
+      if (p) set->setPosition(a.task, X.p);
+      if (R) set->setOrientation(a.task, pins ? so3::project(X.R) : rotationValue(X.R));
+    }
+  }
+}
+
 double PinDragIk::dampingFor(double w) const {
   const double w0 = options_.sr_threshold;
   if (w >= w0) return 0.0;
@@ -295,32 +367,46 @@ double PinDragIk::dampingFor(double w) const {
 // Jaux_, daux_ at the current FK.
 void PinDragIk::stackTasks() {
   int row = 0;
-  for (const Entry& e : drags_) {
-    frameJacobian(*model_, data_, e.frame, Jframe_);
-    const Transform& X = updateFramePlacement(*model_, data_, e.frame);
-    if (hasPosition(e.mode)) {
+  for (const Active& a : active_drags_) {  // ṙ_P^ref = v_target + K_P (r_target − r_P)
+    const FrameTask& t = drags_.all()[static_cast<std::size_t>(a.task.value)];
+    frameJacobian(*model_, data_, t.frame, Jframe_);
+    const Transform& X = updateFramePlacement(*model_, data_, t.frame);
+    if (a.position) {
       JP_.middleRows(row, 3) = Jframe_.topRows(3);
-      rP_.segment(row, 3) = e.v_ref + e.gain * (e.p_ref - X.p);
+      if (t.velocity_given)
+        rP_.segment(row, 3) = t.velocity + t.position_gain * (t.p - X.p);
+      else
+        rP_.segment(row, 3) = t.position_gain * (t.p - X.p);
       row += 3;
     }
-    if (hasOrientation(e.mode)) {
+    if (a.orientation) {
       JP_.middleRows(row, 3) = Jframe_.bottomRows(3);
-      rP_.segment(row, 3) = e.w_ref + e.gain * so3::log(e.R_ref * X.R.transpose());
+      if (t.angular_velocity_given)
+        rP_.segment(row, 3) = t.angular_velocity + t.orientation_gain * so3::log(t.R * X.R.transpose());
+      else
+        rP_.segment(row, 3) = t.orientation_gain * so3::log(t.R * X.R.transpose());
       row += 3;
     }
   }
   row = 0;
-  for (const Entry& e : pins_) {  // Eq. 8: ṙ_F^d = K_F (r_F^ref − r_F)
-    frameJacobian(*model_, data_, e.frame, Jframe_);
-    const Transform& X = updateFramePlacement(*model_, data_, e.frame);
-    if (hasPosition(e.mode)) {
+  for (const Active& a : active_pins_) {  // Eq. 8: ṙ_F^d = K_F (r_F^ref − r_F) (+ a given feed-forward)
+    const FrameTask& t = pins_.all()[static_cast<std::size_t>(a.task.value)];
+    frameJacobian(*model_, data_, t.frame, Jframe_);
+    const Transform& X = updateFramePlacement(*model_, data_, t.frame);
+    if (a.position) {
       Jaux_.middleRows(row, 3) = Jframe_.topRows(3);
-      daux_.segment(row, 3) = e.gain * (e.p_ref - X.p);
+      if (t.velocity_given)
+        daux_.segment(row, 3) = t.velocity + t.position_gain * (t.p - X.p);
+      else
+        daux_.segment(row, 3) = t.position_gain * (t.p - X.p);
       row += 3;
     }
-    if (hasOrientation(e.mode)) {
+    if (a.orientation) {
       Jaux_.middleRows(row, 3) = Jframe_.bottomRows(3);
-      daux_.segment(row, 3) = e.gain * so3::log(e.R_ref * X.R.transpose());
+      if (t.angular_velocity_given)
+        daux_.segment(row, 3) = t.angular_velocity + t.orientation_gain * so3::log(t.R * X.R.transpose());
+      else
+        daux_.segment(row, 3) = t.orientation_gain * so3::log(t.R * X.R.transpose());
       row += 3;
     }
   }
@@ -330,7 +416,7 @@ void PinDragIk::stackTasks() {
   Jaux_.bottomRows(na - row).setZero();
   daux_.tail(na - row).setZero();
   for (int j = 0; j < model_->numJoints() && row < na; ++j) {
-    const double lo = lower_[j], hi = upper_[j];
+    const double lo = joint_limits_.lower()[j], hi = joint_limits_.upper()[j];
     if (!std::isfinite(lo) && !std::isfinite(hi)) continue;
     const double margin = (std::isfinite(lo) && std::isfinite(hi)) ? std::min(options_.limit_margin, 0.25 * (hi - lo))
                                                                    : options_.limit_margin;
@@ -432,22 +518,29 @@ void PinDragIk::solve(double /*dt*/, PinDragResult& result) {
 PinDragResult PinDragIk::update(double dt) {
   if (!(dt > 0.0) || !std::isfinite(dt)) throw InvalidArgument("PinDragIk::update: dt must be finite and > 0");
   PinDragResult result;
+  syncTasks();
   const int nb = model_->nvBase();
   const int nj = model_->numJoints();
+  const VectorXd& lower = joint_limits_.lower();
+  const VectorXd& upper = joint_limits_.upper();
+  const MatrixXd& rowA = row_limits_.matrix();
   forwardKinematics(*model_, data_, q_);
+  fillUnsetValues();
   stackTasks();
   result.aux_rows = aux_rows_;
   m_ = base_mobility_;
   fixedJ_.setZero();
   active_.setZero();
   rowB_.setZero();
-  rowVal_.noalias() = rowA_.rightCols(nj) * q_.joints;
-  const int max_passes = options_.max_lock_passes + static_cast<int>(rowLo_.size());
+  rowVal_.noalias() = rowA.rightCols(nj) * q_.joints;
+  const int max_passes = options_.max_lock_passes + row_limits_.size();
   // Solve, then lock every joint whose step would cross a limit, activate every model row whose
   // step would leave its range, and solve again.
+  int clipped = 0, rows_left = 0;
   for (int pass = 0;; ++pass) {
     prepareMobility();
     solve(dt, result);
+    result.iterations = pass + 1;
     int newly_locked = 0;
     for (int j = 0; j < nj; ++j) {
       const int c = nb + j;
@@ -455,8 +548,8 @@ PinDragResult PinDragIk::update(double dt) {
       const double s = q_.joints[j];
       const double next = s + nu_[c] * dt;
       double v = nu_[c];
-      if (next > upper_[j]) v = std::max((upper_[j] - s) / dt, -vmax_[c]);
-      if (next < lower_[j]) v = std::min((lower_[j] - s) / dt, vmax_[c]);
+      if (next > upper[j]) v = std::max((upper[j] - s) / dt, -vmax_[c]);
+      if (next < lower[j]) v = std::min((lower[j] - s) / dt, vmax_[c]);
       if (v == nu_[c]) continue;
       if (pass < max_passes) {
         m_[c] = 0.0;
@@ -464,14 +557,21 @@ PinDragResult PinDragIk::update(double dt) {
         ++newly_locked;
       } else {
         nu_[c] = v;  // last pass: clip
+        ++clipped;
       }
     }
     result.locked_joints += newly_locked;
-    const int newly_active = pass < max_passes ? activateRows(dt) : 0;
+    const int newly_active = pass < max_passes ? activateRows(dt, true) : 0;
+    if (pass >= max_passes) rows_left = activateRows(dt, false);  // rows the passes could not take
     if ((newly_locked == 0 && newly_active == 0) || pass >= max_passes) break;
   }
   result.active_rows = static_cast<int>(active_.cast<int>().sum());
-  if (!nu_.allFinite()) nu_.setZero();  // numerical safety net: never integrate NaN
+  if (!nu_.allFinite()) {  // numerical safety net: never integrate NaN
+    nu_.setZero();
+    result.status = Status::Failed;
+  } else if (clipped > 0 || rows_left > 0) {
+    result.status = Status::IterationLimit;
+  }
   // Velocity limits: one uniform scale keeps the direction (and limits: s inside stays inside).
   double scale = 1.0;
   for (int i = 0; i < nu_.size(); ++i) {
@@ -481,23 +581,38 @@ PinDragResult PinDragIk::update(double dt) {
   if (scale < 1.0) nu_ *= scale;
   result.velocity_scale = scale;
   integrate(*model_, q_, nu_, dt, q_);
-  // Errors after the step.
+  // Errors after the step; MNTE over the orientation components.
   forwardKinematics(*model_, data_, q_);
-  for (const Entry& e : pins_) {
-    const Transform& X = updateFramePlacement(*model_, data_, e.frame);
-    if (hasPosition(e.mode)) result.pin_position_error = std::max(result.pin_position_error, (e.p_ref - X.p).norm());
-    if (hasOrientation(e.mode)) {
-      result.pin_orientation_error = std::max(result.pin_orientation_error, so3::log(e.R_ref * X.R.transpose()).norm());
+  double trace_error = 0.0;
+  int orientations = 0;
+  for (const Active& a : active_pins_) {
+    const FrameTask& t = pins_.all()[static_cast<std::size_t>(a.task.value)];
+    const Transform& X = updateFramePlacement(*model_, data_, t.frame);
+    if (a.position) result.pin_position_error = std::max(result.pin_position_error, (t.p - X.p).norm());
+    if (a.orientation) {
+      result.pin_orientation_error = std::max(result.pin_orientation_error, so3::log(t.R * X.R.transpose()).norm());
+      trace_error += metrics::normalizedTraceError(X.R, t.R);
+      ++orientations;
     }
   }
-  for (const Entry& e : drags_) {
-    const Transform& X = updateFramePlacement(*model_, data_, e.frame);
-    const double err = hasPosition(e.mode) ? (e.p_ref - X.p).norm() : so3::log(e.R_ref * X.R.transpose()).norm();
+  for (const Active& a : active_drags_) {
+    const FrameTask& t = drags_.all()[static_cast<std::size_t>(a.task.value)];
+    const Transform& X = updateFramePlacement(*model_, data_, t.frame);
+    const double err = a.position ? (t.p - X.p).norm() : so3::log(t.R * X.R.transpose()).norm();
     result.drag_error = std::max(result.drag_error, err);
+    if (a.orientation) {
+      trace_error += metrics::normalizedTraceError(X.R, t.R);
+      ++orientations;
+    }
   }
-  rowVal_.noalias() = rowA_.rightCols(nj) * q_.joints;
-  for (int r = 0; r < rowVal_.size(); ++r)
-    result.row_violation = std::max({result.row_violation, rowVal_[r] - rowHi_[r], rowLo_[r] - rowVal_[r]});
+  result.mnte = orientations > 0 ? trace_error / orientations : 0.0;
+  result.limit_violation = joint_limits_.violation(q_.joints);
+  rowVal_.noalias() = rowA.rightCols(nj) * q_.joints;
+  const std::vector<LinearConstraint>& rows = row_limits_.rows();
+  for (int r = 0; r < rowVal_.size(); ++r) {
+    const LinearConstraint& row = rows[static_cast<std::size_t>(r)];
+    result.row_violation = std::max({result.row_violation, rowVal_[r] - row.upper, row.lower - rowVal_[r]});
+  }
   return result;
 }
 
@@ -512,7 +627,7 @@ void PinDragIk::prepareMobility() {
   }
   for (int r = 0; r < active_.size(); ++r) {
     if (active_[r] != 0)
-      rowAct_.row(r) = rowA_.row(r);
+      rowAct_.row(r) = row_limits_.matrix().row(r);
     else
       rowAct_.row(r).setZero();
   }
@@ -531,12 +646,16 @@ void PinDragIk::prepareMobility() {
   fixed_.noalias() += AD_.transpose() * xr_;
 }
 
-int PinDragIk::activateRows(double dt) {
+// With apply: activates every inactive row whose step leaves its range (or that is outside and not
+// returning at K_L), with the velocity b it gets; without: only counts them.
+int PinDragIk::activateRows(double dt, bool apply) {
   int newly = 0;
+  const std::vector<LinearConstraint>& rows = row_limits_.rows();
   for (int r = 0; r < active_.size(); ++r) {
     if (active_[r] != 0) continue;
-    const double val = rowVal_[r], lo = rowLo_[r], hi = rowHi_[r];
-    const double rate = rowA_.row(r).dot(nu_), next = val + rate * dt;
+    const double val = rowVal_[r], lo = rows[static_cast<std::size_t>(r)].lower,
+                 hi = rows[static_cast<std::size_t>(r)].upper;
+    const double rate = row_limits_.matrix().row(r).dot(nu_), next = val + rate * dt;
     double b = rate;
     if (val > hi) {
       b = std::min(rate, options_.limit_return_gain * (hi - val));  // outside: return at least at K_L
@@ -548,11 +667,12 @@ int PinDragIk::activateRows(double dt) {
       b = (lo - val) / dt;
     }
     if (b == rate) continue;
+    ++newly;
+    if (!apply) continue;
     active_[r] = 1;
     rowB_[r] = b;
-    ++newly;
   }
   return newly;
 }
 
-}  // namespace kinetrack
+}  // namespace kinetrack::ik

@@ -9,6 +9,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/ik/tasks.hpp"
+#include "kinetrack/metrics/tracking.hpp"
 
 namespace kinetrack::prior {
 
@@ -55,6 +56,7 @@ GpmFrameResult GradientProjectionIk::solve(const std::array<Transform, 2>& targe
   for (const Transform& t : target)
     if (!t.p.allFinite() || !ik::isRotation(t.R)) {  // refused: θ stays, the errors are NaN
       result.position_error = result.orientation_error = std::numeric_limits<double>::quiet_NaN();
+      result.gap = true;
       return result;
     }
   const UpperBodyModel& m = *model_;
@@ -119,7 +121,10 @@ GpmFrameResult GradientProjectionIk::solve(const std::array<Transform, 2>& targe
     result.position_error = std::max(result.position_error, (t.p - h.p).norm());
     const double c = std::clamp(0.5 * ((t.R * h.R.transpose()).trace() - 1.0), -1.0, 1.0);
     result.orientation_error = std::max(result.orientation_error, std::acos(c));
+    result.mnte += 0.5 * metrics::normalizedTraceError(h.R, t.R);
   }
+  result.iterations = options_.iterations;
+  result.status = theta.allFinite() ? ik::Status::Converged : ik::Status::Failed;
   return result;
 }
 

@@ -13,6 +13,7 @@
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
+#include "kinetrack/metrics/tracking.hpp"
 
 namespace kinetrack::prior {
 
@@ -152,6 +153,7 @@ SparseFrameResult SparsePriorIk::solve(std::span<const Transform> targets, bool 
   for (const Transform& t : targets)
     if (!t.p.allFinite() || !ik::isRotation(t.R)) {  // refused: the state stays, the errors are NaN
       r.position_error = r.orientation_error = std::numeric_limits<double>::quiet_NaN();
+      r.gap = true;
       return r;
     }
   const bool prior = use_prior && prior_ != nullptr;
@@ -198,7 +200,13 @@ SparseFrameResult SparsePriorIk::solve(std::span<const Transform> targets, bool 
     const Transform& P = m.framePlacement(frames_[k]);
     r.position_error = std::max(r.position_error, (targets[k].p - (L.p + L.R * P.p)).norm());
     r.orientation_error = std::max(r.orientation_error, so3::log(targets[k].R * (L.R * P.R).transpose()).norm());
+    r.mnte += metrics::normalizedTraceError(L.R * P.R, targets[k].R);
   }
+  if (!frames_.empty()) r.mnte /= static_cast<double>(frames_.size());
+  r.iterations = options_.iterations;
+  const bool finite = q_.joints.allFinite() && q_.base_position.allFinite() && q_.base_rotation.allFinite();
+  r.status = finite ? ik::Status::Converged : ik::Status::Failed;
+  if (finite) r.limit_violation = positionLimitViolation(m, q_);
   return r;
 }
 

@@ -82,6 +82,7 @@ SparseFrameResult SparseDynamicalIk::solve(std::span<const Transform> targets, d
   for (const Transform& t : targets)
     if (!t.p.allFinite() || !ik::isRotation(t.R)) {  // as SparsePriorIk: the state stays, the errors are NaN
       r.position_error = r.orientation_error = std::numeric_limits<double>::quiet_NaN();
+      r.gap = true;
       return r;
     }
   for (std::size_t k = 0; k < ids_.size(); ++k) {
@@ -89,7 +90,7 @@ SparseFrameResult SparseDynamicalIk::solve(std::span<const Transform> targets, d
     ik_.tasks().setOrientation(ids_[k], targets[k].R);
   }
   if (posture_) r.fallbacks = posture_->update(dt);
-  ik_.step(dt);
+  static_cast<ik::Result&>(r) = ik_.step(dt);  // status, steps, MNTE, violations of the step
   const Model& m = *model_;
   for (std::size_t k = 0; k < ids_.size(); ++k) {  // the step leaves the links' poses in data()
     const Transform& L = ik_.data().link[static_cast<std::size_t>(m.frameLink(frames_[k]).value)];

@@ -100,7 +100,7 @@ struct Server::Impl {
   int input_fd = -1;  ///< eventfd: a WebSocket input is waiting
   // Interactive mode.
   std::shared_ptr<const Model> model;
-  std::unique_ptr<PinDragIk> ik;
+  std::unique_ptr<ik::PinDragIk> ik;
   Configuration initial;
   std::unique_ptr<Data> ik_data;
   std::mutex command_mutex;
@@ -433,21 +433,21 @@ void Server::Impl::interactiveLoop() {
         switch (c.kind) {
           case Command::Kind::Pin: ik->pin(c.frame); break;
           case Command::Kind::Unpin:
-            if (role == PinDragRole::Pinned) ik->release(c.frame);
+            if (role == ik::PinDragRole::Pinned) ik->release(c.frame);
             break;
           case Command::Kind::Drag:
-            if (role != PinDragRole::Dragged) ik->drag(c.frame);
+            if (role != ik::PinDragRole::Dragged) ik->drag(c.frame);
             ik->setDragTarget(c.frame, c.target);
             break;
           case Command::Kind::Release:
-            if (role == PinDragRole::Dragged) ik->release(c.frame);
+            if (role == ik::PinDragRole::Dragged) ik->release(c.frame);
             break;
           case Command::Kind::Reset:
             ik->releaseAll();
             ik->setState(initial);
             break;
         }
-        roles_changed = roles_changed || c.kind != Command::Kind::Drag || role != PinDragRole::Dragged;
+        roles_changed = roles_changed || c.kind != Command::Kind::Drag || role != ik::PinDragRole::Dragged;
       } catch (const InvalidArgument&) {
         ++client_errors;
       }
@@ -458,8 +458,8 @@ void Server::Impl::interactiveLoop() {
       drags.clear();
       for (int f = 0; f < model->numFrames(); ++f) {
         const auto role = ik->role(FrameId(f));
-        if (role == PinDragRole::Pinned) pins.push_back(model->frameName(FrameId(f)));
-        if (role == PinDragRole::Dragged) drags.push_back(model->frameName(FrameId(f)));
+        if (role == ik::PinDragRole::Pinned) pins.push_back(model->frameName(FrameId(f)));
+        if (role == ik::PinDragRole::Dragged) drags.push_back(model->frameName(FrameId(f)));
       }
     }
     ik->update(dt);
@@ -541,7 +541,7 @@ Server::Server(const Model& model, const Configuration& initial, const ServerOpt
     throw InvalidArgument("serve: the interactive rate must be in (0, 2000] Hz");
   impl_->options = options;
   impl_->model = std::make_shared<const Model>(model);
-  impl_->ik = std::make_unique<PinDragIk>(*impl_->model);
+  impl_->ik = std::make_unique<ik::PinDragIk>(impl_->model);
   impl_->initial = initial;
   impl_->ik->setState(initial);
   impl_->ik_data = std::make_unique<Data>(*impl_->model);

@@ -53,15 +53,10 @@ constexpr double kDragTolerance = 1e-6;  // m or rad: the first frame's updates 
 
 class PinDragSolver final : public FrameSolver {
  public:
-  PinDragSolver(PinDragIk ik, std::shared_ptr<const Model> model)
-      : model_(std::move(model)), ik_(std::move(ik)), limits_(ik_.model()), data_(ik_.model()) {
-    if (model_ && model_.get() != &ik_.model())
-      throw InvalidArgument("pin-and-drag frame solver: the model given is not the solver's");
-    refresh();
-  }
+  explicit PinDragSolver(ik::PinDragIk ik) : ik_(std::move(ik)), data_(ik_.model()) { refresh(); }
   std::string name() const override { return "pin-drag"; }
   const Model& model() const override { return ik_.model(); }
-  const PinDragIk* pinDrag() const override { return &ik_; }
+  const ik::PinDragIk* pinDrag() const override { return &ik_; }
   int numSlots() const override { return static_cast<int>(slots_.size()); }
   void setState(const Configuration& q) override {
     ik_.setState(q);
@@ -74,11 +69,11 @@ class PinDragSolver final : public FrameSolver {
     if (!orientation && !position)
       throw InvalidArgument("FrameSolver: target on '" + frame + "' has neither orientation nor position");
     const FrameId f = ik_.model().frameId(frame);  // throws, listing the frames
-    if (ik_.role(f) != PinDragRole::Free)
+    if (ik_.role(f) != ik::PinDragRole::Free)
       throw InvalidArgument("pin-and-drag: frame '" + frame + "' is already pinned or dragged");
-    ik_.drag(f, orientation && position ? PinDragMode::Pose
-                : orientation           ? PinDragMode::Orientation
-                                        : PinDragMode::Position);
+    ik_.drag(f, orientation && position ? TargetType::Pose
+                : orientation           ? TargetType::Orientation
+                                        : TargetType::Position);
     slots_.push_back({f, orientation, position});
     return numSlots() - 1;
   }
@@ -99,18 +94,15 @@ class PinDragSolver final : public FrameSolver {
       if (s.position) ik_.setDragTarget(s.frame, in.p[b], in.translation[b] * inv);
       if (s.orientation) ik_.setDragOrientation(s.frame, in.R[b], in.rotation[b] * inv);
     }
-    ik::Result out;
-    PinDragResult r = ik_.update(in.dt);
+    ik::PinDragResult r = ik_.update(in.dt);
     int updates = 1;
     while (in.first && updates < in.min_iterations && r.drag_error > kDragTolerance) {
       r = ik_.update(in.dt);
       ++updates;
     }
     refresh();
+    ik::Result out = r;  // status, MNTE, limit and row violations of the last update
     out.iterations = updates;
-    out.row_violation = r.row_violation;
-    out.limit_violation = limits_.violation(ik_.state().joints);
-    if (!ik_.state().joints.allFinite() || !std::isfinite(r.drag_error)) out.status = ik::Status::Failed;
     return out;
   }
 
@@ -121,9 +113,7 @@ class PinDragSolver final : public FrameSolver {
   };
   void refresh() { framesForwardKinematics(ik_.model(), data_, ik_.state()); }
   const std::string& frameName(FrameId f) const { return ik_.model().frameName(f); }
-  std::shared_ptr<const Model> model_;
-  PinDragIk ik_;
-  ik::JointLimits limits_;
+  ik::PinDragIk ik_;
   Data data_;
   std::vector<Slot> slots_;
 };
@@ -150,8 +140,7 @@ struct Registry {
                        }});
     entries.push_back({{"pin-drag", "pin-and-drag IK (Nakamura): targets are dragged frames", true, true},
                        [](std::shared_ptr<const Model> model, const TrackerOptions& o) {
-                         PinDragIk ik(*model, o.pin_drag);
-                         return makeFrameSolver(std::move(ik), std::move(model));
+                         return makeFrameSolver(ik::PinDragIk(std::move(model), o.pin_drag));
                        }});
   }
   static const char* methodDescription(Method m) {
@@ -176,8 +165,8 @@ std::unique_ptr<FrameSolver> makeFrameSolver(ik::MarkerIk solver) {
   return std::make_unique<MarkerIkSolver>(std::move(solver));
 }
 
-std::unique_ptr<FrameSolver> makeFrameSolver(PinDragIk solver, std::shared_ptr<const Model> model) {
-  return std::make_unique<PinDragSolver>(std::move(solver), std::move(model));
+std::unique_ptr<FrameSolver> makeFrameSolver(ik::PinDragIk solver) {
+  return std::make_unique<PinDragSolver>(std::move(solver));
 }
 
 void registerFrameSolver(FrameSolverInfo info, FrameSolverFactory make) {

@@ -161,7 +161,9 @@ TEST(DynamicsFilter, RemovesTheResidualAndKeepsContactForcesUnilateralAndInsideT
   for (int k = 1; k + 1 < n; ++k) {
     const DynamicsFilterFrame& f = out.frames[static_cast<std::size_t>(k)];
     ASSERT_TRUE(f.acceleration.allFinite());
-    EXPECT_EQ(f.status, FilterStatus::Ok) << "frame " << k;
+    EXPECT_STREQ(outcomeName(f), "ok") << "frame " << k;
+    EXPECT_EQ(f.status, ik::Status::Converged);
+    EXPECT_EQ(f.iterations, 1);
     before = std::max(before, f.residual_before.head<3>().norm());
     after = std::max(after, f.residual_after.norm());
     unilateral += f.binding_unilateral;
@@ -325,7 +327,7 @@ TEST(DynamicsFilter, PinnedContactsDoNotSlideAfterTouchDown) {
     Vector3d first = Vector3d::Zero();
     for (int k = 0; k < 13; ++k) {
       const DynamicsFilterFrame& f = filter.step(q, zero, zero, dt, both);
-      ASSERT_EQ(f.status, FilterStatus::Ok);
+      ASSERT_STREQ(outcomeName(f), "ok");
       if (k == 0) continue;  // the touch-down step
       forwardKinematics(*m, d, f.q);
       const Vector3d p = d.link[static_cast<std::size_t>(feet[0].link.value)].p;
@@ -356,7 +358,8 @@ TEST(DynamicsFilter, BadInputGivesAStatusAndFiniteOutput) {
                 f.residual_before.allFinite())
         << "frame " << k;
     const bool near_gap = k >= 18 && k <= 23;  // the gap and the difference stencils that use it
-    EXPECT_EQ(f.status == FilterStatus::InvalidReference, near_gap) << "frame " << k;
+    EXPECT_EQ(f.gap, near_gap) << "frame " << k;
+    EXPECT_EQ(outcomeName(f) == std::string("invalid_reference"), near_gap) << "frame " << k;
   }
   // Flight: no contact at all, the base follows the ballistic motion (no residual, no force).
   DynamicsFilterOptions o;
@@ -366,8 +369,9 @@ TEST(DynamicsFilter, BadInputGivesAStatusAndFiniteOutput) {
   std::vector<std::uint8_t> none(static_cast<std::size_t>(2 * n), 0);
   const FilteredMotion air = filterMotion(flight, q, times(n, dt), none);
   for (const DynamicsFilterFrame& f : air.frames) {
-    if (f.status == FilterStatus::InvalidReference) continue;
-    EXPECT_EQ(f.status, FilterStatus::NoContact);
+    if (f.gap) continue;
+    EXPECT_STREQ(outcomeName(f), "no_contact");
+    EXPECT_TRUE(f.no_contact && !f.reset);
     EXPECT_LT(f.residual_after.norm(), 1e-6);
     EXPECT_EQ(f.wrenches[0].force.norm() + f.wrenches[1].force.norm(), 0.0);
   }
@@ -387,6 +391,23 @@ TEST(DynamicsFilter, BadInputGivesAStatusAndFiniteOutput) {
   DynamicsFilter ok(m, feet);
   EXPECT_THROW(ok.step(q[0], VectorXd::Zero(3), VectorXd::Zero(m->nv()), dt), InvalidArgument);
   EXPECT_THROW(ok.step(q[0], VectorXd::Zero(m->nv()), VectorXd::Zero(m->nv()), 0.0), InvalidArgument);
+}
+
+// The words the report writes come from the outcome (ik::Result) and the two event flags, in the
+// precedence the report has always written: reset, gap, QP not converged, no contact, ok.
+TEST(DynamicsFilter, OutcomeNamesFollowTheFlagsAndStatus) {
+  DynamicsFilterFrame f;
+  EXPECT_STREQ(outcomeName(f), "ok");
+  f.no_contact = true;
+  EXPECT_STREQ(outcomeName(f), "no_contact");
+  f.status = ik::Status::IterationLimit;
+  EXPECT_STREQ(outcomeName(f), "solver_limit");
+  f.status = ik::Status::Failed;
+  EXPECT_STREQ(outcomeName(f), "solver_limit");
+  f.gap = true;
+  EXPECT_STREQ(outcomeName(f), "invalid_reference");
+  f.reset = true;
+  EXPECT_STREQ(outcomeName(f), "reset");
 }
 
 TEST(DynamicsFilter, StepDoesNotAllocate) {

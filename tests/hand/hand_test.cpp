@@ -169,9 +169,16 @@ TEST(HandTracker, GapsAndMissingMarkersAreHeldWithoutNaN) {
   m.tips[3] = Vector3d::Constant(kNaN);
   const HandFrameResult& r1 = tracker.track(m.triad, m.tips, m.middles);
   EXPECT_FALSE(r1.gap);
-  EXPECT_TRUE(r1.digits[3].held);
+  EXPECT_TRUE(r1.digits[3].gap);
+  EXPECT_EQ(r1.digits[3].iterations, 0);  // held: nothing solved
+  int iterations = 0;
+  ik::Status worst = ik::Status::Converged;
+  for (const DigitResult& d : r1.digits) iterations += d.iterations, worst = ik::worst(worst, d.status);
+  EXPECT_EQ(r1.iterations, iterations);  // the frame: the digits' sum and worst
+  EXPECT_GT(r1.iterations, 0);
+  EXPECT_EQ(r1.status, worst);
   EXPECT_TRUE(std::isnan(r1.digits[3].tip_error));
-  EXPECT_FALSE(r1.digits[2].held);
+  EXPECT_FALSE(r1.digits[2].gap);
   EXPECT_EQ(tracker.digitPose(3).theta, before.theta);
   for (int d = 0; d < kDigits; ++d) {
     for (const auto& p : tracker.points(d)) EXPECT_TRUE(p.allFinite());
@@ -230,7 +237,7 @@ TEST(HandFrameSolver, UnderTheStreamIsTheTrackerByHand) {
     } else {
       stream.track(0.01 * f, R, p);
     }
-    EXPECT_EQ(fs.last().digits[2].held, f == 30);
+    EXPECT_EQ(fs.last().digits[2].gap, f == 30);
     ASSERT_EQ(stream.state().base_position, direct.handPose().p);
     for (int d = 0; d < kDigits; ++d) {
       ASSERT_EQ(stream.state().joints[4 * d], direct.digitPose(d).psi);

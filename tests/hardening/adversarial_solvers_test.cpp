@@ -127,14 +127,14 @@ class AdversarialPinDrag : public ::testing::TestWithParam<Attack> {};
 
 TEST_P(AdversarialPinDrag, Human48HandDraggedFeetPinned) {
   const Model m = makeHuman48();
-  PinDragIk pd(m);
+  ik::PinDragIk pd(m);
   Configuration q0 = stretched(m);
   pd.setState(q0);
   const bool pose = GetParam() == Attack::PiRotation;
   const FrameId hand = m.frameId("RightHand"), shoulder = m.frameId("RightUpperArm");
   pd.pin("LeftFoot");
   pd.pin("RightFoot");
-  pd.drag(hand, pose ? PinDragMode::Pose : PinDragMode::Position);
+  pd.drag(hand, pose ? TargetType::Pose : TargetType::Position);
   Data d(m);
   framesForwardKinematics(m, d, q0);
   const double reach =
@@ -173,7 +173,7 @@ TEST_P(AdversarialPinDrag, Human48HandDraggedFeetPinned) {
       ++tally.refused;  // the previous target stays; the update below is the frame's row
       if (GetParam() != Attack::NaN && GetParam() != Attack::Inf) ++unexpected_refusals;
     }
-    const PinDragResult r = pd.update(1.0 / 120.0);
+    const ik::PinDragResult r = pd.update(1.0 / 120.0);
     tally.addStatus(0);
     tally.checkOutput({r.pin_position_error, r.pin_orientation_error, r.drag_error, r.velocity_scale});
     tally.checkState(m, pd.state(), f);

@@ -57,11 +57,11 @@ struct CouplingRun {
 
 /// The scripted drag on `m`; rows measured with `rows` (the retarget model's).
 CouplingRun dragAcrossChest(const Model& m, const ik::RowLimits& rows, const Model& with_rows) {
-  PinDragIk ik(m);
+  ik::PinDragIk ik(m);
   ik.setState(couplingStart(with_rows));
-  ik.pin("l_sole", PinDragMode::Pose);
-  ik.pin("r_sole", PinDragMode::Pose);
-  ik.pin("l_hand", PinDragMode::Position);
+  ik.pin("l_sole", TargetType::Pose);
+  ik.pin("r_sole", TargetType::Pose);
+  ik.pin("l_hand", TargetType::Position);
   const FrameId hand = m.frameId("r_hand");
   ik.drag(hand);
   Data d(m);
@@ -73,7 +73,7 @@ CouplingRun dragAcrossChest(const Model& m, const ik::RowLimits& rows, const Mod
   CouplingRun out;
   for (int k = 1; k <= 300; ++k) {
     ik.setDragTarget(hand, start + std::min(1.0, k / 200.0) * (goal - start));
-    const PinDragResult r = ik.update(kDt);
+    const ik::PinDragResult r = ik.update(kDt);
     out.max_row_violation = std::max(out.max_row_violation, rows.violation(ik.state().joints));
     out.max_pin_position = std::max(out.max_pin_position, r.pin_position_error);
     out.max_pin_orientation = std::max(out.max_pin_orientation, r.pin_orientation_error);
@@ -116,9 +116,9 @@ TEST(PinDragCoupling, IcubRetargetDragKeepsCouplingRowsAndPins) {
 TEST(PinDragCoupling, UpdateWithActiveRowsDoesNotAllocate) {
   KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
   const Model icub = icubForRetargeting(io::loadUrdf(path));
-  PinDragIk ik(icub);
+  ik::PinDragIk ik(icub);
   ik.setState(couplingStart(icub));
-  ik.pin("l_sole", PinDragMode::Pose);
+  ik.pin("l_sole", TargetType::Pose);
   const FrameId hand = icub.frameId("r_hand");
   ik.drag(hand);
   Data d(icub);

@@ -57,7 +57,7 @@ struct RunStats {
   bool finite = true;
 };
 
-void record(const PinDragIk& ik, const PinDragResult& r, RunStats& st) {
+void record(const ik::PinDragIk& ik, const ik::PinDragResult& r, RunStats& st) {
   const Model& m = ik.model();
   st.max_pin_position = std::max(st.max_pin_position, r.pin_position_error);
   st.max_pin_orientation = std::max(st.max_pin_orientation, r.pin_orientation_error);
@@ -69,7 +69,7 @@ void record(const PinDragIk& ik, const PinDragResult& r, RunStats& st) {
 }
 
 // Drags `frame` from its start along a circle of radius `radius` (m) in the y–z plane for `steps`.
-RunStats circleDrag(PinDragIk& ik, FrameId frame, double radius, int steps) {
+RunStats circleDrag(ik::PinDragIk& ik, FrameId frame, double radius, int steps) {
   RunStats st;
   const Vector3d centre = placement(ik.model(), ik.state(), frame) - Vector3d(0.0, radius, 0.0);
   for (int k = 1; k <= steps; ++k) {
@@ -92,12 +92,12 @@ struct ScriptedDrag {
 };
 
 ScriptedDrag scriptedHandDrag(const Model& m, const std::vector<std::string>& names, double radius) {
-  const PinDragOptions o;
-  PinDragIk ik(m, o);
+  const ik::PinDragOptions o;
+  ik::PinDragIk ik(m, o);
   ik.setState(startPose(m));
-  ik.pin(names[0], PinDragMode::Pose);
-  ik.pin(names[1], PinDragMode::Pose);
-  ik.pin(names[2], PinDragMode::Position);
+  ik.pin(names[0], TargetType::Pose);
+  ik.pin(names[1], TargetType::Pose);
+  ik.pin(names[2], TargetType::Position);
   const FrameId hand = m.frameId(names[3]);
   ik.drag(hand);
   const Vector3d start = placement(m, ik.state(), hand);
@@ -130,10 +130,10 @@ TEST(PinDrag, IcubHandDragHoldsPinnedSolesWithinJointLimits) {
 
 TEST(PinDrag, ManyDragLinksFollowTheirTargets) {
   const Model m = makeHuman66();
-  PinDragIk ik(m);
+  ik::PinDragIk ik(m);
   ik.setState(startPose(m));
-  ik.pin("RightToe", PinDragMode::Pose);
-  ik.pin("LeftToe", PinDragMode::Pose);
+  ik.pin("RightToe", TargetType::Pose);
+  ik.pin("LeftToe", TargetType::Pose);
   const std::vector<FrameId> drags = {m.frameId("RightHand"), m.frameId("LeftHand"), m.frameId("Head")};
   std::vector<Vector3d> goals;
   for (const FrameId f : drags) {
@@ -141,7 +141,7 @@ TEST(PinDrag, ManyDragLinksFollowTheirTargets) {
     goals.push_back(placement(m, ik.state(), f) + Vector3d(0.05, 0.0, -0.05));
     ik.setDragTarget(f, goals.back());
   }
-  PinDragResult r;
+  ik::PinDragResult r;
   for (int k = 0; k < 200; ++k) r = ik.update(kDt);
   EXPECT_LT(r.pin_position_error, 1e-4);
   for (std::size_t i = 0; i < drags.size(); ++i)
@@ -150,12 +150,12 @@ TEST(PinDrag, ManyDragLinksFollowTheirTargets) {
 
 TEST(PinDrag, RolesSwitchMidRun) {
   const Model m = makeHuman66();
-  const PinDragOptions o;
-  PinDragIk ik(m, o);
+  const ik::PinDragOptions o;
+  ik::PinDragIk ik(m, o);
   ik.setState(startPose(m));
   const FrameId rhand = m.frameId("RightHand"), lhand = m.frameId("LeftHand"), rtoe = m.frameId("RightToe");
-  ik.pin(rtoe, PinDragMode::Pose);
-  ik.pin("LeftToe", PinDragMode::Pose);
+  ik.pin(rtoe, TargetType::Pose);
+  ik.pin("LeftToe", TargetType::Pose);
   ik.drag(rhand);
   ik.pin(lhand);
   RunStats st = circleDrag(ik, rhand, 0.1, 100);
@@ -163,9 +163,9 @@ TEST(PinDrag, RolesSwitchMidRun) {
   // upward (a knee lift) while the left foot stays.
   ik.pin(rhand);
   ik.drag(lhand);
-  ik.drag(rtoe, PinDragMode::Position, 5.0);
-  EXPECT_EQ(ik.role(rhand), PinDragRole::Pinned);
-  EXPECT_EQ(ik.role(lhand), PinDragRole::Dragged);
+  ik.drag(rtoe, TargetType::Position, 5.0);
+  EXPECT_EQ(ik.role(rhand), ik::PinDragRole::Pinned);
+  EXPECT_EQ(ik.role(lhand), ik::PinDragRole::Dragged);
   const Vector3d toe_goal = placement(m, ik.state(), rtoe) + Vector3d(0.0, 0.0, 0.08);
   ik.setDragTarget(rtoe, toe_goal);
   RunStats st2 = circleDrag(ik, lhand, 0.1, 100);
@@ -175,23 +175,23 @@ TEST(PinDrag, RolesSwitchMidRun) {
   EXPECT_LT(std::max(st.max_pin_orientation, st2.max_pin_orientation), 1e-3);
   EXPECT_LT((placement(m, ik.state(), rtoe) - toe_goal).norm(), 1e-3);
   ik.release(rtoe);
-  EXPECT_EQ(ik.role(rtoe), PinDragRole::Free);
+  EXPECT_EQ(ik.role(rtoe), ik::PinDragRole::Free);
 }
 
 // ---- infeasible drags: bounded ---------------------------------------------------------------
 
 TEST(PinDrag, DragBeyondReachStaysBoundedOnHuman66) {
   const Model m = makeHuman66();
-  const PinDragOptions o;
-  PinDragIk ik(m, o);
+  const ik::PinDragOptions o;
+  ik::PinDragIk ik(m, o);
   ik.setState(startPose(m));
-  ik.pin("RightToe", PinDragMode::Pose);
-  ik.pin("LeftToe", PinDragMode::Pose);
+  ik.pin("RightToe", TargetType::Pose);
+  ik.pin("LeftToe", TargetType::Pose);
   const FrameId hand = m.frameId("RightHand");
   ik.drag(hand);
   ik.setDragTarget(hand, placement(m, ik.state(), hand) + Vector3d(0.0, -3.0, 1.0));
   RunStats st;
-  PinDragResult r;
+  ik::PinDragResult r;
   for (int k = 0; k < 500; ++k) record(ik, r = ik.update(kDt), st);
   EXPECT_TRUE(st.finite);
   EXPECT_LE(st.max_speed_ratio, 1.0 + 1e-9);
@@ -203,12 +203,12 @@ TEST(PinDrag, DragBeyondReachStaysBoundedOnHuman66) {
 TEST(PinDrag, ConflictingPinsAndDragStayBoundedOnIcub) {
   KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
   const Model m = loadIcub();
-  const PinDragOptions o;
-  PinDragIk ik(m, o);
+  const ik::PinDragOptions o;
+  ik::PinDragIk ik(m, o);
   ik.setState(startPose(m));
-  ik.pin("l_sole", PinDragMode::Pose);
-  ik.pin("r_sole", PinDragMode::Pose);
-  ik.pin("r_hand", PinDragMode::Pose);  // the hand is pinned, its forearm dragged away: conflict
+  ik.pin("l_sole", TargetType::Pose);
+  ik.pin("r_sole", TargetType::Pose);
+  ik.pin("r_hand", TargetType::Pose);  // the hand is pinned, its forearm dragged away: conflict
   const FrameId forearm = m.frameId("r_forearm");
   ik.drag(forearm);
   ik.setDragTarget(forearm, placement(m, ik.state(), forearm) + Vector3d(0.5, -2.0, 1.0));
@@ -216,7 +216,7 @@ TEST(PinDrag, ConflictingPinsAndDragStayBoundedOnIcub) {
   ik.drag(lhand);
   ik.setDragTarget(lhand, placement(m, ik.state(), lhand) + Vector3d(0.0, 5.0, 0.0));
   RunStats st;
-  PinDragResult r;
+  ik::PinDragResult r;
   double max_k = 0.0;
   for (int k = 0; k < 500; ++k) {
     record(ik, r = ik.update(kDt), st);
@@ -231,12 +231,12 @@ TEST(PinDrag, ConflictingPinsAndDragStayBoundedOnIcub) {
 TEST(PinDrag, JointRangeReturnBringsAJointBackInside) {
   KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
   const Model m = loadIcub();
-  PinDragIk ik(m);
+  ik::PinDragIk ik(m);
   Configuration q = startPose(m);
   const JointId elbow = m.jointId("r_elbow");
   q.joints[elbow.value] = m.upperPositionLimits()[elbow.value] + 0.2;  // outside its range
   ik.setState(q);
-  ik.pin("l_sole", PinDragMode::Pose);
+  ik.pin("l_sole", TargetType::Pose);
   for (int k = 0; k < 200; ++k) ik.update(kDt);
   EXPECT_LE(ik.state().joints[elbow.value], m.upperPositionLimits()[elbow.value]);
   EXPECT_TRUE(ik.state().joints.allFinite());
@@ -244,15 +244,15 @@ TEST(PinDrag, JointRangeReturnBringsAJointBackInside) {
 
 TEST(PinDrag, DesiredJointValuesActInThePinsNullSpace) {
   const Model m = makeHuman66();
-  PinDragOptions o;
+  ik::PinDragOptions o;
   o.posture_gain = 5.0;
-  PinDragIk ik(m, o);
+  ik::PinDragIk ik(m, o);
   const Configuration q0 = startPose(m);
   ik.setState(q0);
-  ik.pin("RightToe", PinDragMode::Pose);
-  ik.pin("LeftToe", PinDragMode::Pose);
+  ik.pin("RightToe", TargetType::Pose);
+  ik.pin("LeftToe", TargetType::Pose);
   const double before = q0.joints.norm();
-  PinDragResult r;
+  ik::PinDragResult r;
   for (int k = 0; k < 300; ++k) r = ik.update(kDt);
   EXPECT_LT(ik.state().joints.norm(), 0.8 * before);  // pulled towards s_d = 0
   EXPECT_LT(r.pin_position_error, 1e-4);
@@ -265,20 +265,20 @@ TEST(PinDrag, StepVelocityMatchesFiniteDifferenceOfPinsAndDrag) {
   // The ν of one update, pushed through each task's finite-difference Jacobian: pins see their
   // Eq. 8 velocity K_F(r_ref − r), the drag its K_P(r_target − r) (feasible, undamped case).
   const Model m = makeHuman66();
-  PinDragOptions o;
+  ik::PinDragOptions o;
   o.max_joint_velocity = 100.0;
   o.max_base_linear_velocity = o.max_base_angular_velocity = 100.0;
-  PinDragIk ik(m, o);
+  ik::PinDragIk ik(m, o);
   const Configuration q = startPose(m);
   ik.setState(q);
   const FrameId toe = m.frameId("RightToe"), lhand = m.frameId("LeftHand"), rhand = m.frameId("RightHand");
   const Vector3d p_toe = placement(m, q, toe) + Vector3d(0.001, 0.0, 0.0);  // a small pin error
-  ik.pinAt(toe, p_toe, Matrix3d::Identity(), PinDragMode::Position, 30.0);
-  ik.pin(lhand, PinDragMode::Orientation, 30.0);
+  ik.pinAt(toe, p_toe, Matrix3d::Identity(), TargetType::Position, 30.0);
+  ik.pin(lhand, TargetType::Orientation, 30.0);
   ik.drag(rhand);
   const Vector3d goal = placement(m, q, rhand) + Vector3d(0.0, 0.01, 0.02);
   ik.setDragTarget(rhand, goal);
-  const PinDragResult r = ik.update(1e-3);
+  const ik::PinDragResult r = ik.update(1e-3);
   ASSERT_EQ(r.sr_damping, 0.0);
   ASSERT_EQ(r.drag_damping, 0.0);
   const VectorXd& nu = ik.velocity();
@@ -291,14 +291,172 @@ TEST(PinDrag, StepVelocityMatchesFiniteDifferenceOfPinsAndDrag) {
   EXPECT_LT((Jr.topRows(3) * nu - o.drag_gain * (goal - placement(m, q, rhand))).norm(), tol);
 }
 
+// ---- pins and drags are TaskSets ------------------------------------------------------------
+
+// The same script twice, once through pin()/drag()/setDragTarget, once on pins()/drags() directly:
+// the states agree bit for bit (the shortcuts are thin layers over the two sets).
+TEST(PinDrag, TaskSetsAndShortcutsGiveTheSameSteps) {
+  const Model m = makeHuman66();
+  ik::PinDragOptions o;
+  o.posture_gain = 2.0;
+  ik::PinDragIk a(m, o), b(m, o);
+  a.setState(startPose(m));
+  b.setState(startPose(m));
+  const FrameId hand = m.frameId("RightHand");
+  a.pin("RightToe", TargetType::Pose);
+  a.pin("LeftToe", TargetType::Pose, 30.0);
+  a.pin("LeftHand", TargetType::Orientation);
+  a.drag(hand, TargetType::Position, 15.0);
+  // b: values left unset are taken where the frames are at the first update.
+  b.pins().addPose("RightToe", {.gain = o.pin_gain}, {.gain = o.pin_gain});
+  b.pins().addPose("LeftToe", {.gain = 30.0}, {.gain = 30.0});
+  b.pins().addOrientation("LeftHand", {.gain = o.pin_gain});
+  const TargetId drag = b.drags().addPosition("RightHand", {.gain = 15.0});
+  const Vector3d start = placement(m, a.state(), hand);
+  for (int k = 1; k <= 60; ++k) {
+    const Vector3d p = start + Vector3d(0.0, 0.001 * k, 0.0005 * k), v(0.0, 0.1, 0.05);
+    if (k > 1) {  // first update: the targets are where the hand is
+      a.setDragTarget(hand, p, v);
+      b.drags().setPosition(drag, p, v);
+    }
+    const ik::PinDragResult ra = a.update(kDt), rb = b.update(kDt);
+    ASSERT_EQ(ra.pin_position_error, rb.pin_position_error) << k;
+    ASSERT_EQ(ra.aux_rows, rb.aux_rows);
+  }
+  EXPECT_EQ(a.state().joints, b.state().joints);
+  EXPECT_EQ(a.state().base_position, b.state().base_position);
+  EXPECT_EQ(a.velocity(), b.velocity());
+  EXPECT_EQ(b.role(hand), ik::PinDragRole::Dragged);
+  EXPECT_EQ(b.role(m.frameId("LeftHand")), ik::PinDragRole::Pinned);
+}
+
+TEST(PinDrag, TasksAddedRemovedAndDisabledBetweenUpdates) {
+  const Model m = makeHuman66();
+  ik::PinDragIk ik(m);
+  ik.setState(startPose(m));
+  const TargetId rtoe = ik.pins().addPose("RightToe");
+  const TargetId ltoe = ik.pins().addPose("LeftToe");
+  ik::PinDragResult r = ik.update(kDt);
+  const int base_rows = r.aux_rows;
+  EXPECT_GE(base_rows, 12);
+  const TargetId hand = ik.pins().addPosition("LeftHand");
+  r = ik.update(kDt);
+  EXPECT_EQ(r.aux_rows, base_rows + 3);
+  ik.pins().setEnabled(hand, false);
+  EXPECT_EQ(ik.role(m.frameId("LeftHand")), ik::PinDragRole::Free);
+  r = ik.update(kDt);
+  EXPECT_EQ(r.aux_rows, base_rows);
+  ik.pins().setWeights(rtoe, 1.0, 0.0);  // a component of weight 0 is left out
+  r = ik.update(kDt);
+  EXPECT_EQ(r.aux_rows, base_rows - 3);
+  ik.pins().remove(ltoe);
+  r = ik.update(kDt);
+  EXPECT_EQ(r.aux_rows, base_rows - 9);
+  EXPECT_EQ(ik.role(m.frameId("LeftToe")), ik::PinDragRole::Free);
+  EXPECT_EQ(ik.role(m.frameId("RightToe")), ik::PinDragRole::Pinned);
+  EXPECT_EQ(ik.pins().size(), 2);
+  ik.releaseAll();
+  EXPECT_EQ(ik.pins().size(), 0);
+  r = ik.update(kDt);
+  EXPECT_EQ(r.aux_rows, base_rows - 12);
+  EXPECT_EQ(r.status, ik::Status::Converged);
+}
+
+TEST(PinDrag, UpdateAfterATaskIsAddedAllocatesOnlyOnce) {
+  const Model m = makeHuman66();
+  ik::PinDragIk ik(m);
+  ik.setState(startPose(m));
+  ik.pin("RightToe", TargetType::Pose);
+  const FrameId hand = m.frameId("RightHand");
+  ik.drag(hand);
+  ik.update(kDt);
+  ik.pins().addPosition("LeftHand");  // value unset: taken at the next update
+  ik.update(kDt);                     // re-sizes the workspace
+  const Vector3d goal = placement(m, ik.state(), hand) + Vector3d(0.0, 0.05, 0.05);
+  long allocations = 0;
+  {
+    testing::AllocationCounter guard;
+    for (int k = 0; k < 3; ++k) {
+      ik.setDragTarget(hand, goal);
+      ik.update(kDt);
+    }
+    allocations = guard.count();
+  }
+  EXPECT_EQ(allocations, 0);
+}
+
+TEST(PinDrag, PinFeedForwardMovesThePinnedFrame) {
+  // A pin with a velocity given: ṙ_F^d = v + K_F (r_ref − r); at r = r_ref the frame moves at v.
+  const Model m = makeHuman66();
+  ik::PinDragOptions o;
+  o.max_joint_velocity = 100.0;
+  o.max_base_linear_velocity = o.max_base_angular_velocity = 100.0;
+  ik::PinDragIk ik(m, o);
+  const Configuration q = startPose(m);
+  ik.setState(q);
+  const FrameId lhand = m.frameId("LeftHand");
+  const TargetId t = ik.pins().addPosition("LeftHand", {.gain = 20.0});
+  const Vector3d v(0.02, -0.01, 0.03);
+  ik.pins().setPosition(t, placement(m, q, lhand), v);
+  ik.pin("RightToe", TargetType::Pose);
+  const ik::PinDragResult r = ik.update(1e-3);
+  ASSERT_EQ(r.sr_damping, 0.0);
+  const Matrix6Xd J = testing::finiteDifferenceFrameJacobian(m, q, lhand);
+  EXPECT_LT((J.topRows(3) * ik.velocity() - v).norm(), 1e-5);
+}
+
+// ---- the result ------------------------------------------------------------------------------
+
+TEST(PinDrag, ResultReportsStatusPassesMnteAndViolations) {
+  KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
+  const Model m = loadIcub();
+  Configuration q = startPose(m);
+  const JointId elbow = m.jointId("r_elbow");
+  const double hi = m.upperPositionLimits()[elbow.value];
+  q.joints[elbow.value] = hi - 1e-3;  // just inside: a drag that bends it crosses in one step
+  ik::PinDragOptions o;
+  ik::PinDragIk ik(m, o);
+  ik.setState(q);
+  ik.pin("l_sole", TargetType::Pose);
+  const FrameId hand = m.frameId("r_hand");
+  ik.drag(hand, TargetType::Pose);
+  ik.setDragOrientation(hand, Matrix3d::Identity());
+  ik.setDragTarget(hand, placement(m, q, hand) + Vector3d(0.0, 0.0, 0.3));
+  const ik::PinDragResult r = ik.update(kDt);
+  EXPECT_EQ(r.status, ik::Status::Converged);
+  EXPECT_GE(r.iterations, 1);
+  EXPECT_GT(r.mnte, 0.0);  // the hand's orientation is off its target
+  EXPECT_EQ(r.limit_violation, 0.0);
+  EXPECT_EQ(r.row_violation, 0.0);
+  // Without lock passes, a joint crossing its limit is clipped: the passes ran out. Desired joint
+  // values beyond the elbow's limit drive it across in one step.
+  o.max_lock_passes = 0;
+  o.posture_gain = 10.0;
+  ik::PinDragIk clip(m, o);
+  q.joints[elbow.value] = hi - 0.05;
+  clip.setState(q);
+  VectorXd desired = q.joints;
+  desired[elbow.value] = hi + 1.0;
+  clip.setDesiredJoints(desired);
+  const ik::PinDragResult rc = clip.update(kDt);
+  EXPECT_EQ(rc.status, ik::Status::IterationLimit);
+  EXPECT_EQ(rc.iterations, 1);
+  EXPECT_EQ(rc.limit_violation, 0.0);  // clipped onto the limit, never across
+  EXPECT_EQ(clip.state().joints[elbow.value], hi);
+  // Without orientation tasks, MNTE is 0.
+  clip.releaseAll();
+  clip.pin(hand);
+  EXPECT_EQ(clip.update(kDt).mnte, 0.0);
+}
+
 // ---- API -------------------------------------------------------------------------------------
 
 TEST(PinDrag, UpdateDoesNotAllocate) {
   const Model m = makeHuman66();
-  PinDragIk ik(m);
+  ik::PinDragIk ik(m);
   ik.setState(startPose(m));
-  ik.pin("RightToe", PinDragMode::Pose);
-  ik.pin("LeftToe", PinDragMode::Pose);
+  ik.pin("RightToe", TargetType::Pose);
+  ik.pin("LeftToe", TargetType::Pose);
   ik.pin("LeftHand");
   const FrameId hand = m.frameId("RightHand");
   ik.drag(hand);
@@ -314,17 +472,17 @@ TEST(PinDrag, UpdateDoesNotAllocate) {
 }
 
 TEST(PinDrag, VelocityLimitsAreTheModelsOrTheOptions) {
-  PinDragOptions o;
+  ik::PinDragOptions o;
   o.max_joint_velocity = 3.0;
   o.max_base_linear_velocity = 1.5;
   const Model h = makeHuman66();  // no model velocity limits
-  const PinDragIk hik(h, o);
+  const ik::PinDragIk hik(h, o);
   EXPECT_EQ(hik.velocityLimits().head(3), Vector3d::Constant(1.5));
   EXPECT_EQ(hik.velocityLimits().segment(3, 3), Vector3d::Constant(o.max_base_angular_velocity));
   EXPECT_TRUE((hik.velocityLimits().tail(h.numJoints()).array() == 3.0).all());
   KINETRACK_REQUIRE_SHARED(path, "models/icub/iCubGazeboV2_5_model.urdf");
   const Model m = loadIcub();
-  const PinDragIk ik(m, o);
+  const ik::PinDragIk ik(m, o);
   for (int j = 0; j < m.numJoints(); ++j) {
     const double v = std::min(std::abs(m.lowerVelocityLimits()[j]), std::abs(m.upperVelocityLimits()[j]));
     EXPECT_EQ(ik.velocityLimits()[m.nvBase() + j], std::isfinite(v) && v > 0.0 ? v : 3.0) << m.jointName(JointId(j));
@@ -333,7 +491,7 @@ TEST(PinDrag, VelocityLimitsAreTheModelsOrTheOptions) {
 
 TEST(PinDrag, BadInputThrowsClearly) {
   const Model m = makeHuman66();
-  PinDragIk ik(m);
+  ik::PinDragIk ik(m);
   try {
     ik.pin("NoSuchLink");
     FAIL() << "expected InvalidArgument";
@@ -344,17 +502,24 @@ TEST(PinDrag, BadInputThrowsClearly) {
   EXPECT_THROW(ik.setDragTarget(hand, Vector3d::Zero()), InvalidArgument);  // not dragged
   ik.drag(hand);
   EXPECT_THROW(ik.setDragTarget(hand, Vector3d(NAN, 0.0, 0.0)), InvalidArgument);
-  EXPECT_THROW(ik.pin("LeftHand", PinDragMode::Position, -5.0), InvalidArgument);  // negative gain
-  EXPECT_THROW(ik.drag(m.frameId("LeftHand"), PinDragMode::Position, NAN), InvalidArgument);
-  EXPECT_EQ(ik.role(m.frameId("LeftHand")), PinDragRole::Free);
+  EXPECT_THROW(ik.pin("LeftHand", TargetType::Position, -5.0), InvalidArgument);  // negative gain
+  EXPECT_THROW(ik.drag(m.frameId("LeftHand"), TargetType::Position, NAN), InvalidArgument);
+  EXPECT_EQ(ik.role(m.frameId("LeftHand")), ik::PinDragRole::Free);
+  const FrameId head = m.frameId("Head");
+  ik.drag(head, TargetType::Orientation);
+  EXPECT_THROW(ik.setDragTarget(head, Vector3d::Zero()), InvalidArgument);  // no position drag
+  EXPECT_THROW(ik.setDragOrientation(hand, Matrix3d::Identity()), InvalidArgument);
+  EXPECT_THROW(ik.pins().addPosition("NoSuchLink"), InvalidArgument);
+  EXPECT_THROW(ik.drags().addPose("Head", {.weight = -1.0}), InvalidArgument);
+  EXPECT_THROW(ik::PinDragIk(std::shared_ptr<const Model>()), InvalidArgument);
   EXPECT_THROW(ik.update(0.0), InvalidArgument);
   EXPECT_THROW(ik.update(NAN), InvalidArgument);
-  PinDragOptions o;
+  ik::PinDragOptions o;
   o.pin_gain = -1.0;
-  EXPECT_THROW(PinDragIk(m, o), InvalidArgument);
+  EXPECT_THROW(ik::PinDragIk(m, o), InvalidArgument);
   o = {};
   o.sr_max_damping = -1e-3;
-  EXPECT_THROW(PinDragIk(m, o), InvalidArgument);
+  EXPECT_THROW(ik::PinDragIk(m, o), InvalidArgument);
   EXPECT_THROW(ik.setJointMobility(VectorXd::Constant(m.numJoints(), -1.0)), InvalidArgument);
   EXPECT_THROW(ik.setDesiredJoints(VectorXd::Zero(3)), InvalidArgument);
   EXPECT_TRUE(ik.velocity().allFinite());

@@ -45,7 +45,7 @@ int main() {
   chain << 0, 0, 0, 0, 0, 0, 0, 1, 2;
   kinetrack::fabrik::Solver fabrik(kinetrack::fabrik::Skeleton({-1, 0, 1}, chain));
   fabrik.setTarget(2, kinetrack::Vector3d(1.0, 0.0, 1.0));
-  const bool reached = fabrik.solve(chain).status == kinetrack::fabrik::Status::Converged;
+  const bool reached = fabrik.solve(chain).status == kinetrack::ik::Status::Converged;
   std::printf("fabrik %s\n", reached ? "converged" : "failed");
   return cga_ok && reloaded.numJoints() == 66 && head.z() > 0.3 && tracked && reached ? 0 : 1;
 }

@@ -57,6 +57,10 @@ double trackRms(GradientProjectionIk& ik, const Motion& motion, IkMethod method,
   double sq = 0.0;
   for (std::size_t f = 0; f < motion.theta.size(); ++f) {
     const GpmFrameResult r = ik.solve(motion.hands[f], theta, method);
+    EXPECT_EQ(r.status, ik::Status::Converged);
+    EXPECT_FALSE(r.gap);
+    EXPECT_EQ(r.iterations, ik.options().iterations);
+    EXPECT_TRUE(r.mnte >= 0.0 && r.mnte <= 2.0);
     if (worst_position) *worst_position = std::max(*worst_position, r.position_error);
     sq += (theta - motion.theta[f]).squaredNorm();
   }
@@ -135,6 +139,7 @@ TEST(GradientProjection, BadInputGivesErrorsOrAnUnchangedPoseNeverNaN) {
   target[0].p.x() = std::nan("");
   const GpmFrameResult r = ln_only.solve(target, theta, IkMethod::LeastNorm);
   EXPECT_TRUE(std::isnan(r.position_error));
+  EXPECT_TRUE(r.gap);
   EXPECT_TRUE(theta.isZero());
   theta[3] = std::nan("");
   target[0].p.x() = 0.0;

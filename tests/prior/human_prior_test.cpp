@@ -45,6 +45,12 @@ double trackRms(SparsePriorIk& ik, const Model& m, const std::vector<Configurati
   for (const Configuration& q : motion) {
     const SparseFrameResult r = ik.solve(targetsOf(m, q), use_prior);
     EXPECT_LT(r.position_error, 0.02);
+    EXPECT_EQ(r.status, ik::Status::Converged);
+    EXPECT_FALSE(r.gap);
+    EXPECT_EQ(r.iterations, SparseIkOptions{}.iterations);
+    EXPECT_GE(r.mnte, 0.0);
+    EXPECT_LT(r.mnte, 1e-2);
+    EXPECT_EQ(r.limit_violation, 0.0);  // clamped into the limits
     sq += (ik.state().joints - q.joints).squaredNorm();
   }
   return std::sqrt(sq / static_cast<double>(motion.size() * static_cast<std::size_t>(m.numJoints())));
@@ -96,6 +102,8 @@ TEST(HumanPrior, BadTargetsAndStatesAreRejectedNeverNaN) {
   const Configuration before = ik.state();
   const SparseFrameResult r = ik.solve(t, false);
   EXPECT_TRUE(std::isnan(r.position_error));
+  EXPECT_TRUE(r.gap);  // no valid data: the state held
+  EXPECT_EQ(r.iterations, 0);
   EXPECT_TRUE(ik.state().joints.isApprox(before.joints));
   t.pop_back();
   EXPECT_THROW(ik.solve(t, false), InvalidArgument);

@@ -178,7 +178,7 @@ TEST(SparseDynamicalIk, MatchesDynWithThePriorStepForStepAndReportsTheTargetErro
   for (std::size_t f = 0; f < 40; ++f) {
     setTargets(reference, ids, *w.model, w.test[f]);
     posture.update(kDt);
-    reference.step(kDt);
+    const StepResult step = reference.step(kDt);
     const std::vector<Transform> t = targetsOf(*w.model, w.test[f]);
     const SparseFrameResult r = ik.solve(t, kDt);
     ASSERT_LT((ik.state().joints - reference.state().joints).cwiseAbs().maxCoeff(), 1e-12) << "frame " << f;
@@ -193,6 +193,10 @@ TEST(SparseDynamicalIk, MatchesDynWithThePriorStepForStepAndReportsTheTargetErro
     }
     EXPECT_NEAR(r.position_error, worst, 1e-12);
     EXPECT_NEAR(r.orientation_error, worst_angle, 1e-9);
+    EXPECT_EQ(r.status, ik::Status::Converged);  // the DYN step's outcome
+    EXPECT_EQ(r.iterations, step.iterations);
+    EXPECT_EQ(r.mnte, step.mnte);
+    EXPECT_EQ(r.limit_violation, step.limit_violation);
   }
   EXPECT_THROW(ik.solve(std::vector<Transform>(2), kDt), InvalidArgument);
   EXPECT_THROW(ik.solve(targetsOf(*w.model, w.test[40]), 0.0), InvalidArgument);
@@ -201,6 +205,7 @@ TEST(SparseDynamicalIk, MatchesDynWithThePriorStepForStepAndReportsTheTargetErro
   const Configuration before = ik.state();
   const SparseFrameResult r = ik.solve(bad, kDt);
   EXPECT_TRUE(std::isnan(r.position_error));
+  EXPECT_TRUE(r.gap);
   EXPECT_EQ(ik.state().joints, before.joints);
   EXPECT_TRUE(ik.state().joints.allFinite());
 }

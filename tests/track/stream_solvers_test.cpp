@@ -163,17 +163,17 @@ TEST(StreamSolvers, PinDragThroughTheStreamIsPinDragByHandAndKeepsThePins) {
   const FrameId hand = m.frameId("RightHand");
   // Feet pinned as poses by the caller before the solver goes under the stream.
   auto pinned = [&] {
-    PinDragIk ik(m);
+    ik::PinDragIk ik(m);
     ik.setState(rest);
-    ik.pin("RightToe", PinDragMode::Pose);
-    ik.pin("LeftToe", PinDragMode::Pose);
+    ik.pin("RightToe", TargetType::Pose);
+    ik.pin("LeftToe", TargetType::Pose);
     return ik;
   };
   track::TrackerOptions o;
-  track::StreamTracker stream(track::makeFrameSolver(pinned(), model), {{"RightHand", false, true, 1.0}}, o);
+  track::StreamTracker stream(track::makeFrameSolver(pinned()), {{"RightHand", false, true, 1.0}}, o);
   ASSERT_NE(stream.solver().pinDrag(), nullptr);
   EXPECT_EQ(stream.solver().name(), "pin-drag");
-  PinDragIk direct = pinned();
+  ik::PinDragIk direct = pinned();
   direct.drag(hand);
 
   Data d(m);
@@ -190,7 +190,7 @@ TEST(StreamSolvers, PinDragThroughTheStreamIsPinDragByHandAndKeepsThePins) {
     const std::vector<Vector3d> p = {target};
     const track::FrameOutcome out = stream.track(k * dt, R, p);
     // By hand: the chord velocity as feed-forward; the first frame is reached without one.
-    PinDragResult r;
+    ik::PinDragResult r;
     if (k == 0) {
       direct.setDragTarget(hand, target);
       int n = 0;

@@ -98,7 +98,10 @@ struct FilterReport {
   /// input; the same of the feet's link origins (the ankle: moves while the foot rolls).
   double foot_slide_mm = 0, foot_slide_input_mm = 0, foot_slide_origin_mm = 0, foot_slide_origin_input_mm = 0;
   int frames = 0, frames_in_contact = 0, frames_binding = 0, frames_unilateral = 0, frames_friction = 0;
-  int status_count[5] = {0, 0, 0, 0, 0};
+  /// Frames by the word their outcome is written as (outcomeName).
+  struct OutcomeCounts {
+    int ok = 0, no_contact = 0, invalid_reference = 0, solver_limit = 0, reset = 0;
+  } outcomes;
   double step_us_p50 = 0, step_us_p95 = 0;
   std::vector<double> plate_rms;  ///< per axis x, y, z (N): filter's contact force vs plates, both feet
 };
@@ -115,7 +118,7 @@ FilterReport summarize(const FilterInput& in, const FilteredMotion& out);
 struct FilterFrameReport {
   std::vector<std::string> columns;
   Eigen::MatrixXd values;
-  std::vector<std::string> status;  ///< per frame: toString(FilterStatus)
+  std::vector<std::string> status;  ///< per frame: outcomeName(frame)
 };
 
 /// A table of numbers with its column names: `values` is (frames × columns.size()).

@@ -34,6 +34,7 @@
 
 #include "kinetrack/dynamics/rigid_body.hpp"
 #include "kinetrack/dynamics/trajectory.hpp"
+#include "kinetrack/ik/status.hpp"
 #include "kinetrack/qp/qp.hpp"
 
 namespace kinetrack {
@@ -173,7 +174,7 @@ struct DynamicsFilterOptions {
   /// rolls) only their centroid is held (3 rows).
   double contact_point_tolerance = 0.025;
   /// rad or m: a filtered coordinate further than this from the reference's (or a non-finite
-  /// state) restarts the filter from the reference (FilterStatus::Reset).
+  /// state) restarts the filter from the reference (DynamicsFilterFrame::reset).
   double max_deviation = 1.0;
   double contact_kp = 400.0;  ///< 1/s², Baumgarte stiffness of the weld to the touch-down pose
   double contact_kd = 40.0;   ///< 1/s (unused with pin_contacts)
@@ -211,19 +212,16 @@ struct DynamicsFilterOptions {
   static DynamicsFilterOptions measuredLoads();
 };
 
-/// Outcome of one frame.
-enum class FilterStatus : std::uint8_t {
-  Ok,                ///< contacts active, the QP optimal
-  NoContact,         ///< no contact this frame: the base follows the ballistic motion
-  InvalidReference,  ///< NaN/inf in the reference (or its contact data): held the last valid one
-  SolverLimit,       ///< the QP stopped at its iteration limit: forces of the last iterate
-  Reset,             ///< the state left the reference by more than max_deviation: restarted there
-};
-const char* toString(FilterStatus s);
-
-/// One filtered frame (all preallocated; valid until the next step()).
-struct DynamicsFilterFrame {
-  FilterStatus status = FilterStatus::Ok;
+/// One filtered frame (all preallocated; valid until the next step()). Its outcome is an
+/// ik::Result: status the contact-force QP's (Converged: optimal, or no QP with measured loads;
+/// IterationLimit: it stopped at its iteration cap, forces of the last iterate; Infeasible; Failed:
+/// not convex, or non-finite QP data: no forces), iterations the force QPs solved (0 or 1), gap:
+/// NaN/inf in the reference (or its contact data), the last valid one held. mnte and the
+/// violations are not computed (0). Two events are flags beside it: no_contact and reset.
+struct DynamicsFilterFrame : ik::Result {
+  bool no_contact = false;  ///< no contact this frame: the base follows the ballistic motion
+  /// The state left the reference by more than max_deviation (or was not finite): restarted there.
+  bool reset = false;
   Configuration q;        ///< filtered configuration at this frame (before the step)
   VectorXd v;             ///< filtered velocity (nv)
   VectorXd acceleration;  ///< ν̇ = ν̇ᵈ + Δν̇ (nv), applied over the step
@@ -242,6 +240,11 @@ struct DynamicsFilterFrame {
   int binding_friction = 0;    ///< friction-pyramid rows active at the optimum
   int qp_iterations = 0;
 };
+
+/// The word a frame's outcome is written as (the filter's report and Python): "reset" (reset),
+/// else "invalid_reference" (gap), else "solver_limit" (status not Converged), else "no_contact"
+/// (no_contact), else "ok".
+const char* outcomeName(const DynamicsFilterFrame& frame);
 
 /// The filter: built once for a model and its contact bodies; step() does not allocate.
 class DynamicsFilter {
@@ -269,7 +272,7 @@ class DynamicsFilter {
   /// point plus a free moment; its `link` is ignored, the body's link is used) required with
   /// ContactForces::Measured, used when force_tracking > 0, else may be empty. The first step after construction starts
   /// from the reference (reset(q_ref, ν_ref)). Non-finite reference values or measured wrenches give
-  /// FilterStatus::InvalidReference and the last valid reference is held (zero velocity and
+  /// a gap (ik::Result::gap) and the last valid reference is held (zero velocity and
   /// acceleration); the output stays finite. Throws InvalidArgument for wrong sizes or Δt ≤ 0.
   const DynamicsFilterFrame& step(const Configuration& q_ref, const VectorXd& v_ref, const VectorXd& a_ref, double dt,
                                   std::span<const std::uint8_t> contact = {},
@@ -303,7 +306,7 @@ class DynamicsFilter {
 /// A whole motion through the filter (offline driver of step()): reference derivatives by
 /// central differences on the manifold (differentiate()), so the reference at frame k uses
 /// frame k + 1 (one frame of latency when run live). Frames with a non-finite value are gaps
-/// (held: FilterStatus::InvalidReference, as are their neighbours, whose differences use them).
+/// (held: gap, as are their neighbours, whose differences use them).
 /// `contact` (frames × bodies, row-major) for ContactSource::Given; `measured` (one list per
 /// frame, one wrench per body) for force tracking. Returns one frame per input configuration.
 /// `progress(done, total)` after each frame. Throws InvalidArgument for sizes that disagree and

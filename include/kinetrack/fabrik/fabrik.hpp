@@ -14,22 +14,12 @@
 #include <vector>
 
 #include "kinetrack/core/types.hpp"
+#include "kinetrack/ik/status.hpp"
 
 namespace kinetrack::fabrik {
 
 using Matrix3Xd = Eigen::Matrix3Xd;
 inline constexpr double kPi = std::numbers::pi;
-
-/// How a solve ended.
-enum class Status : std::uint8_t {
-  Converged,       ///< every target within the tolerance
-  Unreachable,     ///< a target lies beyond the bones' reach: the chain was stretched towards it
-  IterationLimit,  ///< the iteration cap was reached first (the last iterate is returned)
-  Stalled,         ///< no progress with every restart used (Options::stop_when_stalled)
-};
-
-/// "converged", "unreachable", "iteration-limit", "stalled".
-const char* toString(Status s);
 
 enum class ConstraintType : std::uint8_t { None, Hinge, Ball };
 
@@ -104,19 +94,25 @@ struct Options {
   /// iterations go on. 0: plain FABRIK.
   int restarts = 3;
   double stall_ratio = 0.999;
-  /// Stop at a stall once every restart is used (status Stalled) instead of iterating to the
-  /// cap: for trackers that solve every frame and prefer time to the last fraction of a
-  /// percent an unreachable-inside-the-limits target would still gain.
+  /// Stop at a stall once every restart is used (status Stationary, Result::stalled) instead of
+  /// iterating to the cap: for trackers that solve every frame and prefer time to the last
+  /// fraction of a percent an unreachable-inside-the-limits target would still gain.
   bool stop_when_stalled = false;
   /// Where restart k (cycling) puts the hinges: a fraction of each range from its minimum, or a
   /// negative value for the neutral pose above.
   std::array<double, 4> restart_fractions{-1.0, 0.5, 0.25, 0.75};
 };
 
-struct Result {
-  Status status = Status::Converged;
-  int iterations = 0;  ///< full (backward + forward) iterations
-  double error = 0.0;  ///< largest distance of a targeted joint to its target (m)
+/// How a solve ended. The ik::Result fields: status Converged (every target within the
+/// tolerance), Stationary (the targets were missed at a fixed point: a target out of reach —
+/// `unreachable`, the chain stretched towards it — or no progress with every restart used —
+/// `stalled`, Options::stop_when_stalled), IterationLimit (the cap was reached first, the last
+/// iterate is returned); iterations: full (backward + forward) iterations. mnte and the
+/// violations are not computed (0): the constraints hold by construction.
+struct Result : ik::Result {
+  double error = 0.0;        ///< largest distance of a targeted joint to its target (m)
+  bool unreachable = false;  ///< with the root held, a target lies beyond the bones' reach
+  bool stalled = false;      ///< stopped at a stall after the last restart (Options::stop_when_stalled)
 };
 
 /// Solves FABRIK on one Skeleton. Sized at construction: solve() never allocates.

@@ -32,8 +32,8 @@ class HandFrameSolver final : public track::FrameSolver {
   void setState(const Configuration& q) override;
   [[nodiscard]] const Configuration& state() const override { return q_; }
   [[nodiscard]] const Data& data() const override { return data_; }
-  /// One frame of markers. Status: the worst digit's (FABRIK's unreachable and stalled are
-  /// Stationary: the targets were out of reach); iterations: the digits' FABRIK iterations summed.
+  /// One frame of markers: the tracker's HandFrameResult as an ik::Result (the worst digit's status,
+  /// iterations summed, gap when the triad is incomplete), limit_violation the digits' largest.
   ik::Result solve(const track::FrameTargets& targets) override;
 
   /// The tracker (per-digit poses, joint points) and its last frame's result.
@@ -51,9 +51,5 @@ class HandFrameSolver final : public track::FrameSolver {
   const HandFrameResult* last_ = nullptr;
   HandFrameResult none_;
 };
-
-/// FABRIK's outcome as the per-frame solvers' one: Converged; Unreachable and Stalled are
-/// Stationary (a constrained minimum that misses the tolerance); IterationLimit.
-ik::Status toIkStatus(fabrik::Status s);
 
 }  // namespace kinetrack::hand

@@ -42,20 +42,22 @@ enum class PalmCase : std::uint8_t {
   Midpoint,         ///< C² < 0: the spheres do not meet, (p + q) / 2 as the paper
 };
 
-struct DigitResult {
-  bool held = false;           ///< no tip marker (or a gap): last frame's flexions kept on the new palm
+/// One digit of one frame. The ik::Result fields: gap (no tip marker, or the triad lost: last
+/// frame's flexions kept on the new palm, nothing solved), status and iterations of the digit's
+/// solve (FABRIK: fabrik::Result's; marker IK: its solve's), mnte and the ik violations 0 (the
+/// digit's own `violation` below).
+struct DigitResult : ik::Result {
   bool used_middle = false;    ///< the middle marker was a target this frame
   bool plane_clamped = false;  ///< the plane angle was outside its range and clamped
-  fabrik::Status status = fabrik::Status::Converged;
-  int iterations = 0;
-  double tip_error = 0.0;     ///< m; NaN when the tip marker is missing
-  double middle_error = 0.0;  ///< m; NaN when the middle marker is missing
-  double violation = 0.0;     ///< rad: range excess + out-of-plane angle, from the joint points
-  double length_drift = 0.0;  ///< m: largest |bone − calibrated length|, from the joint points
+  double tip_error = 0.0;      ///< m; NaN when the tip marker is missing
+  double middle_error = 0.0;   ///< m; NaN when the middle marker is missing
+  double violation = 0.0;      ///< rad: range excess + out-of-plane angle, from the joint points
+  double length_drift = 0.0;   ///< m: largest |bone − calibrated length|, from the joint points
 };
 
-struct HandFrameResult {
-  bool gap = false;  ///< triad incomplete: the whole hand held (its last pose, or neutral)
+/// One frame. The ik::Result fields: gap (the triad incomplete: the whole hand held, its last pose
+/// or neutral), status the worst of the solved digits', iterations their sum.
+struct HandFrameResult : ik::Result {
   std::array<PalmCase, kDigits> palm{};
   std::array<DigitResult, kDigits> digits{};
 };

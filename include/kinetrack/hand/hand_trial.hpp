@@ -53,7 +53,7 @@ struct HandSummary {
   double bone_length_drift_max_m = 0.0;
   double us_per_frame_p50 = 0.0, us_per_frame_p95 = 0.0;
   double iterations_mean = 0.0;  ///< per solved digit (FABRIK iterations or LM iterations)
-  int not_converged = 0;         ///< solved digits that ended unreachable or at the iteration cap
+  int not_converged = 0;         ///< solved digits whose status is not Converged (out of reach, stalled, cap)
   int planes_clamped = 0;
 };
 

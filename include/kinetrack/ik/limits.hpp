@@ -57,6 +57,11 @@ class JointLimits {
   void displacementBounds(const VectorXd& s, Eigen::Ref<VectorXd> lb, Eigen::Ref<VectorXd> ub) const;
   /// Largest position-limit violation of s (0 when inside; rad or m).
   [[nodiscard]] double violation(const VectorXd& s) const;
+  /// The model's position limits s_min, s_max (n, rad or m; ±infinity for none) and velocity
+  /// limits (n, rad/s or m/s; the model's upper velocity limits, infinity for none).
+  [[nodiscard]] const VectorXd& lower() const { return lower_; }
+  [[nodiscard]] const VectorXd& upper() const { return upper_; }
+  [[nodiscard]] const VectorXd& velocity() const { return velocity_; }
 
  private:
   VectorXd lower_, upper_, velocity_;
@@ -79,6 +84,8 @@ class RowLimits {
   void displacementBounds(const VectorXd& s, Eigen::Ref<VectorXd> lbA, Eigen::Ref<VectorXd> ubA) const;
   /// Largest row violation of s (0 when every row holds).
   [[nodiscard]] double violation(const VectorXd& s) const;
+  /// The rows (ranges lower, upper and velocity bounds), in the order of matrix().
+  [[nodiscard]] const std::vector<LinearConstraint>& rows() const { return rows_; }
 
  private:
   std::vector<LinearConstraint> rows_;

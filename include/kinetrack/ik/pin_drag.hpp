@@ -33,9 +33,20 @@
 // and the posture term all act within what the coupling allows. The uniform velocity scale keeps a
 // row inside (its range is convex).
 //
+// Pins and drags are frame tasks (ik/tasks.hpp), one TaskSet each: pins() and drags(). A task's
+// value is the reference r_F^ref (pins) or the target (drags), the velocity given with it the
+// feed-forward, TaskGain::gain the gain K_F or K_P (1/s); a component of weight 0 is left out, other
+// weights are not read (the drags' rows are met by the pseudo-inverse, the pins' by the SR-inverse
+// in its null space: priority, not weighting). A component whose value was never set is taken at the
+// frame's current placement on the next update ("pin where it is"). pin(), drag(), release() and
+// role() are thin layers over the two sets. Limits are the library's (ik/limits.hpp): JointLimits,
+// RowLimits and a BaseVelocityLimit from the options.
+//
 // The Model is immutable and shared; a PinDragIk holds all per-thread state. update() does not
-// allocate; role changes (pin, drag, release) may grow the workspace.
+// allocate unless the tasks' structure changed since the last update (a task added, removed,
+// enabled or disabled, a weight becoming or ceasing to be zero: the workspace is re-sized then).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -43,26 +54,24 @@
 #include <Eigen/Cholesky>
 
 #include "kinetrack/core/types.hpp"
+#include "kinetrack/ik/limits.hpp"
+#include "kinetrack/ik/status.hpp"
+#include "kinetrack/ik/target.hpp"
+#include "kinetrack/ik/tasks.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/model/model.hpp"
 
-namespace kinetrack {
-
-/// What of a link is pinned or dragged.
-enum class PinDragMode : std::uint8_t {
-  Position,     ///< the frame origin (3 rows)
-  Orientation,  ///< the frame orientation (3 rows)
-  Pose,         ///< both (6 rows)
-};
+namespace kinetrack::ik {
 
 /// The role of a frame in the pin-and-drag IK.
 enum class PinDragRole : std::uint8_t { Free, Pinned, Dragged };
 
 struct PinDragOptions {
-  /// Drag feedback gain K_P (1/s): ṙ_P^ref = v_target + K_P (r_target − r_P). Stable for K_P·Δt < 2.
+  /// Drag feedback gain K_P (1/s) of drag() when none is given: ṙ_P^ref = v_target + K_P (r_target − r_P).
+  /// Stable for K_P·Δt < 2.
   double drag_gain = 20.0;
-  /// Default pin feedback gain K_F of Eq. 8 (1/s, scalar times identity); per pin overridable.
+  /// Pin feedback gain K_F of Eq. 8 (1/s, scalar times identity) of pin() when none is given.
   double pin_gain = 50.0;
   /// Joint-range return gain K_L (1/s): desired velocity K_L (clamp(s) − s) for joints outside
   /// their motion range shrunk by limit_margin.
@@ -77,19 +86,31 @@ struct PinDragOptions {
   double sr_threshold = 0.05;
   /// Velocity limit (rad/s or m/s) of joints whose model velocity limit is not finite.
   double max_joint_velocity = 5.0;
-  /// Velocity limits of the floating base (m/s, rad/s per component).
+  /// Velocity limits of the floating base (m/s, rad/s per component): the solver's
+  /// BaseVelocityLimit.
   double max_base_linear_velocity = 2.0;
   double max_base_angular_velocity = 5.0;
   /// Mobility of the six floating-base columns (0 fixes the base in place; 1 = like a joint). Low
   /// by default: a drag then bends the body rather than carrying the pelvis (and straightening
   /// the legs of pinned feet).
   double base_mobility = 0.05;
-  /// How often the solve is repeated after locking joints that would cross a limit.
+  /// How often the solve is repeated after locking joints that would cross a limit (plus one pass
+  /// per model row).
   int max_lock_passes = 3;
 };
 
-/// Outcome of one update.
-struct PinDragResult {
+/// Outcome of one update. The ik::Result fields:
+///  - status: Converged when the step was taken as solved; IterationLimit when the lock passes ran
+///    out with a joint still crossing its limit (it was clipped onto the limit instead of locked and
+///    re-solved) or a model row still leaving its range; Failed when ν was not finite (it was set to
+///    zero: the state is held). Infeasible and Stationary are not reported: the SR-inverse always
+///    gives a step, and how far the targets are missed is in pin_*_error and drag_error.
+///  - iterations: solves (lock passes) of this update, ≥ 1;
+///  - mnte: MNTE (DYN Eq. 15) over the orientation components of the pins and drags after the step
+///    (0 without any);
+///  - limit_violation, row_violation: the largest joint-limit and model-row violation after the step
+///    (rad or m; 0 when every limit and row holds).
+struct PinDragResult : Result {
   /// Largest pinned-position error ‖r_ref − r‖ (m) and orientation error ‖log(R_ref Rᵀ)‖ (rad),
   /// measured after the step (0 without pins).
   double pin_position_error = 0.0;
@@ -105,21 +126,21 @@ struct PinDragResult {
   int locked_joints = 0;
   /// Rows of S (pins and joint-range returns).
   int aux_rows = 0;
-  /// Model rows (coupling, mimic) active this update, and the largest row violation after the
-  /// step (rad; 0 when every row holds).
+  /// Model rows (coupling, mimic) active this update.
   int active_rows = 0;
-  double row_violation = 0.0;
 };
 
 /// Pin-and-drag IK over one Model. Roles are per frame: any frame (link or fixed frame) can be
 /// pinned, dragged or released between updates, and any number may be pinned or dragged.
 class PinDragIk {
  public:
-  /// Throws InvalidArgument for a negative gain, damping, threshold or velocity limit, or a
-  /// mobility outside [0, ∞).
+  /// Copies `model` (or shares it). Throws InvalidArgument for a negative gain, damping, threshold
+  /// or velocity limit, a mobility outside [0, ∞), or a null model.
   explicit PinDragIk(const Model& model, const PinDragOptions& options = {});
+  explicit PinDragIk(std::shared_ptr<const Model> model, const PinDragOptions& options = {});
 
   [[nodiscard]] const Model& model() const { return *model_; }
+  [[nodiscard]] const std::shared_ptr<const Model>& sharedModel() const { return model_; }
   [[nodiscard]] const PinDragOptions& options() const { return options_; }
 
   /// Sets the configuration (joint count must match; finite). Pins keep their references.
@@ -127,32 +148,54 @@ class PinDragIk {
   [[nodiscard]] const Configuration& state() const { return q_; }
   /// Velocity ν (nv) of the last update (rad/s, m/s; base (ṗ_B, ω_B) world frame first).
   [[nodiscard]] const VectorXd& velocity() const { return nu_; }
-  /// The velocity limits update() enforces (nv): base (m/s, rad/s) from the options, joints the
-  /// model's finite limits, else options().max_joint_velocity.
+  /// The velocity limits update() enforces (nv): the base's from baseVelocityLimit(), the joints'
+  /// the model's finite limits (JointLimits::velocity), else options().max_joint_velocity.
   [[nodiscard]] const VectorXd& velocityLimits() const { return vmax_; }
 
-  /// Pins frame f at its current placement with gain K_F (1/s, ≥ 0; none: options().pin_gain).
-  /// Throws InvalidArgument for a negative or non-finite gain or an unknown frame.
-  void pin(FrameId f, PinDragMode mode = PinDragMode::Position, std::optional<double> gain = std::nullopt);
-  void pin(std::string_view frame, PinDragMode mode = PinDragMode::Position, std::optional<double> gain = std::nullopt);
-  /// Pins frame f at the world position p_W (m) and orientation R_W (used for the modes with it).
-  void pinAt(FrameId f, const Vector3d& p_W, const Matrix3d& R_W, PinDragMode mode = PinDragMode::Position,
-             std::optional<double> gain = std::nullopt);
-  /// Makes f a drag link; its target starts at its current placement (gain K_P in 1/s, ≥ 0;
-  /// none: options().drag_gain).
-  void drag(FrameId f, PinDragMode mode = PinDragMode::Position, std::optional<double> gain = std::nullopt);
-  void drag(std::string_view frame, PinDragMode mode = PinDragMode::Position,
-            std::optional<double> gain = std::nullopt);
-  /// Moves a drag link's target: position p_W (m), optional feed-forward velocity v_W (m/s).
-  /// Throws InvalidArgument when f is not dragged or a value is not finite.
+  // --- tasks -------------------------------------------------------------------------------------
+  /// The pins (Eq. 8): frame tasks on any model frame; the value set is the reference r_F^ref
+  /// (p_WF in m, R_WF), the velocity given with it a feed-forward added to ṙ_F^d, TaskGain::gain
+  /// K_F (1/s). Any number; added, removed, enabled between updates.
+  [[nodiscard]] TaskSet& pins() { return pins_; }
+  [[nodiscard]] const TaskSet& pins() const { return pins_; }
+  /// The drags (Eq. 6): the value set is the target r_target, the velocity given with it the
+  /// feed-forward v_target (m/s, rad/s), TaskGain::gain K_P (1/s).
+  [[nodiscard]] TaskSet& drags() { return drags_; }
+  [[nodiscard]] const TaskSet& drags() const { return drags_; }
+
+  // --- convenience over pins() and drags() ---------------------------------------------------------
+  /// Pins frame f at its current placement with gain K_F (1/s, ≥ 0; none: options().pin_gain),
+  /// after releasing it. Returns the pin's task in pins(). Throws InvalidArgument for a negative or
+  /// non-finite gain or an unknown frame.
+  TargetId pin(FrameId f, TargetType type = TargetType::Position, std::optional<double> gain = std::nullopt);
+  TargetId pin(std::string_view frame, TargetType type = TargetType::Position,
+               std::optional<double> gain = std::nullopt);
+  /// Pins frame f at the world position p_W (m) and orientation R_W (projected onto SO(3); used for
+  /// the types with it).
+  TargetId pinAt(FrameId f, const Vector3d& p_W, const Matrix3d& R_W, TargetType type = TargetType::Position,
+                 std::optional<double> gain = std::nullopt);
+  /// Makes f a drag link, after releasing it; its target starts at its current placement with zero
+  /// feed-forward (gain K_P in 1/s, ≥ 0; none: options().drag_gain). Returns the task in drags().
+  TargetId drag(FrameId f, TargetType type = TargetType::Position, std::optional<double> gain = std::nullopt);
+  TargetId drag(std::string_view frame, TargetType type = TargetType::Position,
+                std::optional<double> gain = std::nullopt);
+  /// Moves the target of f's (latest) position or pose drag: position p_W (m), feed-forward
+  /// velocity v_W (m/s). Throws InvalidArgument when f has no such drag or a value is not finite.
   void setDragTarget(FrameId f, const Vector3d& p_W, const Vector3d& v_W = Vector3d::Zero());
-  /// Target orientation R_W of a drag link (modes Orientation, Pose), angular velocity ω_W (rad/s).
+  /// Target orientation R_W (projected onto SO(3)) of f's orientation or pose drag, angular
+  /// velocity ω_W (rad/s).
   void setDragOrientation(FrameId f, const Matrix3d& R_W, const Vector3d& w_W = Vector3d::Zero());
-  /// Frees f (no-op when free).
+  /// Removes every pin and drag task on f (no-op when free).
   void release(FrameId f);
-  /// Frees every frame.
+  /// Removes every pin and drag task.
   void releaseAll();
+  /// Pinned when f has a live, enabled pin task; else Dragged when it has such a drag task; else Free.
   [[nodiscard]] PinDragRole role(FrameId f) const;
+
+  // --- limits (ik/limits.hpp) ------------------------------------------------------------------
+  [[nodiscard]] const JointLimits& jointLimits() const { return joint_limits_; }
+  [[nodiscard]] const RowLimits& rowLimits() const { return row_limits_; }
+  [[nodiscard]] const BaseVelocityLimit& baseVelocityLimit() const { return base_limit_; }
 
   /// Desired joint values s_d (numJoints, rad or m) of the posture term; default: zeros.
   void setDesiredJoints(const Eigen::Ref<const VectorXd>& s_d);
@@ -161,40 +204,46 @@ class PinDragIk {
   void setJointMobility(const Eigen::Ref<const VectorXd>& mobility);
 
   /// One step of Eq. 6–12 over dt (s, > 0): computes ν at the current state and integrates it.
-  /// Does not allocate. Throws InvalidArgument for dt ≤ 0 or not finite.
+  /// Does not allocate (unless the tasks' structure changed). Throws InvalidArgument for dt ≤ 0 or
+  /// not finite.
   PinDragResult update(double dt);
 
  private:
-  struct Entry {
-    FrameId frame;
-    PinDragMode mode = PinDragMode::Position;
-    double gain = 0.0;
-    Vector3d p_ref = Vector3d::Zero();
-    Matrix3d R_ref = Matrix3d::Identity();
-    Vector3d v_ref = Vector3d::Zero();
-    Vector3d w_ref = Vector3d::Zero();
+  /// One task of pins() or drags() in the solve: its id and which components give rows.
+  struct Active {
+    TargetId task;
+    bool position = false, orientation = false;
   };
-  int findEntry(const std::vector<Entry>& list, FrameId f) const;
   void checkFrame(FrameId f) const;
+  [[nodiscard]] TargetId findDrag(FrameId f, bool position) const;
+  void syncTasks();  ///< the active lists and workspace, when the TaskSets' revisions changed
+  void collect(const TaskSet& set, std::vector<Active>& list, int& rows) const;
+  void fillUnsetValues();  ///< components never given a value: the current placement (FK current)
   void reserveWorkspace();
   void stackTasks();
   void solve(double dt, PinDragResult& result);
-  void prepareMobility();       ///< M (diagonal, or M' in the active rows' null space) and fixed_
-  int activateRows(double dt);  ///< rows whose step leaves their range: activated; returns how many
+  void prepareMobility();                   ///< M (diagonal, or M' in the active rows' null space) and fixed_
+  int activateRows(double dt, bool apply);  ///< rows whose step leaves their range (activated when apply)
   [[nodiscard]] double dampingFor(double w) const;
 
-  const Model* model_;
+  std::shared_ptr<const Model> model_;
   PinDragOptions options_;
   Data data_;
   Configuration q_;
   VectorXd nu_;
-  std::vector<Entry> pins_, drags_;
-  VectorXd lower_, upper_, vmax_;      // position limits (nj), velocity limits (nv)
+  TaskSet pins_, drags_;
+  JointLimits joint_limits_;
+  RowLimits row_limits_;
+  BaseVelocityLimit base_limit_;
+  // The tasks in the solve (rebuilt when a TaskSet's revisions change), in id order.
+  std::vector<Active> active_pins_, active_drags_;
+  std::uint64_t pin_structure_ = ~0ull, pin_weights_ = ~0ull, drag_structure_ = ~0ull, drag_weights_ = ~0ull;
+  VectorXd vmax_;                      // velocity limits (nv)
   VectorXd mobility_, base_mobility_;  // user mobilities (nj), effective (nv)
   VectorXd desired_;                   // s_d (nj)
   VectorXd m_;                         // effective mobility of this pass (nv)
   VectorXd fixed_;                     // fixed velocity of locked coordinates (nv)
-  // Workspace (sized on role changes): drag rows (np), aux rows (na ≤ pins + nj).
+  // Workspace (sized on structure changes): drag rows (np), aux rows (na ≤ pins + nj).
   Matrix6Xd Jframe_;
   MatrixXd JP_, PM_, XP_, JPinv_, AP_;  // drag: J_P (np×nv), J_P M, A_P⁻¹ J_P M, J_P^#, A_P
   MatrixXd Jaux_, S_, MSt_, AS_, C_;    // aux: J_aux, S (na×nv), M Sᵀ, S M Sᵀ + kI, J_aux J_P^#
@@ -203,13 +252,13 @@ class PinDragIk {
   Eigen::LDLT<MatrixXd> ldltP_, ldltS_;
   int aux_rows_ = 0;
   int np_ = 0, npin_ = 0;
-  // The model's linear rows (nr): A (nr×nv, base columns zero), ranges, active set and target
-  // velocities b; the dense mobility M' when rows are active, and its workspace.
-  MatrixXd rowA_, rowAct_, AD_, G_, XG_, Mfull_;
-  VectorXd rowLo_, rowHi_, rowVal_, rowB_, rr_, xr_, fixedJ_, zt_;
+  // The model's linear rows (nr, row_limits_): the active rows' matrix, target velocities b, the
+  // dense mobility M' when rows are active, and its workspace.
+  MatrixXd rowAct_, AD_, G_, XG_, Mfull_;
+  VectorXd rowVal_, rowB_, rr_, xr_, fixedJ_, zt_;
   Eigen::Matrix<std::uint8_t, Eigen::Dynamic, 1> active_;
   Eigen::LDLT<MatrixXd> ldltG_;
   bool dense_ = false;
 };
 
-}  // namespace kinetrack
+}  // namespace kinetrack::ik

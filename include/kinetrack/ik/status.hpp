@@ -1,7 +1,9 @@
 #pragma once
 // How an IK solve or step ended, and the result fields every solver reports (DynamicalIk::step,
-// InstantaneousIk::solve, PairwiseIk::solve, track::FrameSolver::solve). Numerical outcomes are
-// reported here, never thrown (STYLE: the third error tier).
+// InstantaneousIk::solve, PairwiseIk::solve, track::FrameSolver::solve, ik::PinDragIk::update) and
+// every per-frame driver's result derives from (track::FrameOutcome, fabrik::Result,
+// hand::DigitResult and HandFrameResult, DynamicsFilterFrame, prior::SparseFrameResult and
+// GpmFrameResult). Numerical outcomes are reported here, never thrown (STYLE: the third error tier).
 #include <cstdint>
 
 namespace kinetrack::ik {
@@ -31,6 +33,10 @@ struct Result {
   /// Largest violation at the returned state of the linear rows the method enforces (pair-wise
   /// reports rows spanning subsystems apart; track::FrameSolver includes them).
   double row_violation = 0.0;
+  /// No valid data this frame (a gap: missing or non-finite input): the state was held, nothing
+  /// was solved, and the other fields describe the held state (or are 0). Set by the per-frame
+  /// drivers, never by a solve.
+  bool gap = false;
 };
 
 /// The worse of two statuses.

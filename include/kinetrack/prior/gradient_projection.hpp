@@ -9,6 +9,7 @@
 // columns and redoes the step with the others. LN is the same with ∇H = 0.
 #include <array>
 
+#include "kinetrack/ik/status.hpp"
 #include "kinetrack/prior/density.hpp"
 #include "kinetrack/prior/upper_body.hpp"
 
@@ -25,8 +26,11 @@ struct GpmOptions {
   double max_step = 0.5;          ///< cap of |Δθ|∞ per iteration (rad); larger steps are scaled down
 };
 
-/// What one frame did.
-struct GpmFrameResult {
+/// What one frame did. The ik::Result fields: gap (a hand target not finite or not a rotation: θ
+/// held, the errors NaN); status Converged once the frame's iterations were taken (a fixed count,
+/// no tolerance test; Failed if θ is not finite), iterations; mnte over the two hands;
+/// limit_violation 0 (θ is clamped into its limits).
+struct GpmFrameResult : ik::Result {
   double position_error = 0.0;     ///< max over hands of |p_target − p_hand| after the frame (m)
   double orientation_error = 0.0;  ///< max over hands of the rotation angle between them (rad)
   int fallbacks = 0;               ///< groups whose key point fell in an empty cell (last iteration)

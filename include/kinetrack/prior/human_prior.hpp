@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kinetrack/ik/status.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/model/model.hpp"
@@ -63,7 +64,12 @@ struct SparseIkOptions {
   double max_step = 0.5;           ///< cap of |ν|∞ per update
 };
 
-struct SparseFrameResult {
+/// One frame of SparsePriorIk or SparseDynamicalIk. The ik::Result fields: gap (a target not
+/// finite or not a rotation: the state held, the errors NaN); status Converged once the frame's
+/// updates were taken (SparsePriorIk: a fixed count, no tolerance test; Failed if the state is not
+/// finite), iterations the updates; mnte over the pose targets, limit_violation after the frame.
+/// SparseDynamicalIk: its DYN step's (ik::Result of DynamicalIk::step).
+struct SparseFrameResult : ik::Result {
   double position_error = 0.0;     ///< max over targets after the frame (m)
   double orientation_error = 0.0;  ///< max over targets (rad)
   int fallbacks = 0;               ///< prior groups in an empty cell (last update)

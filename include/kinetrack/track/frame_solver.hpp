@@ -72,7 +72,7 @@ struct TrackerOptions {
   // --- marker IK ("marker-ik"): every slot is a marker (a position target on a model frame) ---
   ik::MarkerIkOptions marker_ik;
   // --- pin-and-drag ("pin-drag"): every slot is a drag target ---
-  PinDragOptions pin_drag;
+  ik::PinDragOptions pin_drag;
   // --- stream ---
   /// Assumed time (s) from the initial state to the first frame: DYN's first-frame steps and
   /// target velocities use it (the clip tracker sets the clip's mean frame interval).
@@ -140,7 +140,7 @@ class FrameSolver {
   [[nodiscard]] virtual const InstantaneousIk* instantaneous() const { return nullptr; }
   [[nodiscard]] virtual const PairwiseIk* pairwise() const { return nullptr; }
   [[nodiscard]] virtual const ik::MarkerIk* markerIk() const { return nullptr; }
-  [[nodiscard]] virtual const PinDragIk* pinDrag() const { return nullptr; }
+  [[nodiscard]] virtual const ik::PinDragIk* pinDrag() const { return nullptr; }
 };
 
 /// The frame solver of `options.method` on `model` (shared, immutable), without targets. Throws
@@ -163,9 +163,9 @@ std::unique_ptr<FrameSolver> makeFrameSolver(ik::MarkerIk solver);
 /// driven with the chord velocity over the frame as its feed-forward; one update of the frame's
 /// interval per frame. The first frame is reached from the state with up to
 /// FrameTargets::min_iterations updates of `first_frame_interval` (until every drag is within
-/// 1e-6 m / rad). Pins set on `solver` before (e.g. the feet) stay. `model` keeps the solver's
-/// model alive (PinDragIk refers to it).
-std::unique_ptr<FrameSolver> makeFrameSolver(PinDragIk solver, std::shared_ptr<const Model> model);
+/// 1e-6 m / rad). Pins set on `solver` before (e.g. the feet) stay. Status, MNTE and the limit and
+/// row violations are the last update's; iterations the updates made.
+std::unique_ptr<FrameSolver> makeFrameSolver(ik::PinDragIk solver);
 
 // --- registry ------------------------------------------------------------------------------------
 

@@ -25,9 +25,9 @@ struct StreamTarget {
 };
 
 /// What happened at one frame: ik::Result (status, iterations = DYN steps or optimiser
-/// iterations, MNTE after the frame, limit and row violations) plus the tracker's fields.
+/// iterations, MNTE after the frame, limit and row violations; gap: the frame had no valid data,
+/// state held, row marked, the other fields 0) plus the tracker's fields.
 struct FrameOutcome : ik::Result {
-  bool gap = false;         ///< the frame had no valid data: state held, row marked (other fields 0)
   double rmse = 0.0;        ///< angular-velocity RMSE over the frame (Eq. 16, chord velocities)
   bool non_finite = false;  ///< the solver failed (status Failed; DYN held the state)
 };
