@@ -308,7 +308,11 @@ OpenSimModel buildModel(Document doc, const OpenSimReadOptions& options) {
 
   ModelBuilder builder(doc.name, "ground", BaseType::Fixed);
   // OpenSim's world is Y up; a model with another gravity says so.
-  builder.setUp(doc.gravity.norm() > 0.0 ? Vector3d(-doc.gravity.normalized()) : Vector3d::UnitY());
+  // (Scaled first: a gravity of 1e200 would overflow the norm.)
+  const double g_max = doc.gravity.cwiseAbs().maxCoeff();
+  const Vector3d up =
+      g_max > 0.0 && std::isfinite(g_max) ? Vector3d(-(doc.gravity / g_max).normalized()) : Vector3d::UnitY();
+  builder.setUp(up.allFinite() ? up : Vector3d::UnitY());
   Builder b(doc, builder);
   std::priority_queue<int, std::vector<int>, std::greater<>> ready;
   for (int k : joints_of_parent["ground"]) ready.push(k);
