@@ -17,8 +17,13 @@ HandFrameSolver::HandFrameSolver(HandGeometry geometry, TrackerOptions options)
   triad_.fill(missing);
   tips_.fill(missing);
   middles_.fill(missing);
-  framesForwardKinematics(*model_, data_, q_);
+  refresh();
   last_ = &none_;
+}
+
+void HandFrameSolver::refresh() {
+  forwardKinematics(*model_, data_, q_);
+  for (const FrameId f : frames_) updateFramePlacement(*model_, data_, f);
 }
 
 int HandFrameSolver::addTarget(const std::string& frame, bool orientation, bool position, double /*weight*/) {
@@ -44,6 +49,7 @@ int HandFrameSolver::addTarget(const std::string& frame, bool orientation, bool 
   for (const Vector3d* s : slots_)
     if (s == slot) throw InvalidArgument("FABRIK hand: marker '" + frame + "' has two targets");
   slots_.push_back(slot);
+  frames_.push_back(model_->frameId(frame));
   return numSlots() - 1;
 }
 
@@ -54,7 +60,7 @@ void HandFrameSolver::setState(const Configuration& q) {
                           " finite joint values and a finite base");
   q_ = q;
   tracker_.reset();
-  framesForwardKinematics(*model_, data_, q_);
+  refresh();
 }
 
 ik::Result HandFrameSolver::solve(const track::FrameTargets& in) {
@@ -68,7 +74,7 @@ ik::Result HandFrameSolver::solve(const track::FrameTargets& in) {
     q_.joints[4 * d] = p.psi;
     for (int j = 0; j < 3; ++j) q_.joints[4 * d + j + 1] = p.theta[static_cast<std::size_t>(j)];
   }
-  framesForwardKinematics(*model_, data_, q_);
+  refresh();
   // The tracker's own outcome (worst digit, iterations summed, gap when the triad is incomplete)
   // and the digits' largest range and plane violation.
   ik::Result out = r;

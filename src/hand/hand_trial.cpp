@@ -64,9 +64,9 @@ HandTrial trackFabrik(const io::MarkerTrajectories& rec, const HandMarkerIndex& 
   for (const char* t : {"hand_top", "hand_left", "hand_right"}) targets.push_back({t, false, true, 1.0});
   for (const char* kind : {"_tip", "_middle"})
     for (int d = 0; d < kDigits; ++d) targets.push_back({std::string(digitName(d)) + kind, false, true, 1.0});
+  const std::vector<Matrix3d> R(targets.size(), Matrix3d::Identity());  // unused: markers are positions
+  std::vector<Vector3d> p(targets.size());
   track::StreamTracker stream(std::move(solver), std::move(targets));
-  const std::vector<Matrix3d> R(13, Matrix3d::Identity());
-  std::vector<Vector3d> p(13);
   const int n = rec.numFrames();
   trial.rows.reserve(static_cast<std::size_t>(n));
   for (int f = 0; f < n; ++f) {

@@ -64,17 +64,22 @@ void JointLimits::velocityBounds(const VectorXd& s, double dt, const LimitShapin
   }
 }
 
+namespace {
+// Largest amount by which s leaves [lower, upper] (0 inside; ±infinity bounds never count).
+double boxViolation(const VectorXd& lower, const VectorXd& upper, const VectorXd& s) {
+  double v = 0.0;
+  for (Eigen::Index j = 0; j < lower.size(); ++j) v = std::max({v, lower[j] - s[j], s[j] - upper[j]});
+  return v;
+}
+}  // namespace
+
 void JointLimits::displacementBounds(const VectorXd& s, Eigen::Ref<VectorXd> lb, Eigen::Ref<VectorXd> ub) const {
   // ±infinity stays infinite; a finite limit becomes the distance to it.
   lb = lower_ - s;
   ub = upper_ - s;
 }
 
-double JointLimits::violation(const VectorXd& s) const {
-  double v = 0.0;
-  for (Eigen::Index j = 0; j < lower_.size(); ++j) v = std::max({v, lower_[j] - s[j], s[j] - upper_[j]});
-  return v;
-}
+double JointLimits::violation(const VectorXd& s) const { return boxViolation(lower_, upper_, s); }
 
 // --- rows --------------------------------------------------------------------------------------
 
@@ -202,10 +207,6 @@ void CoordinateBounds::displacementBounds(const VectorXd& s, Eigen::Ref<VectorXd
   ub = upper_ - s;
 }
 
-double CoordinateBounds::violation(const VectorXd& s) const {
-  double v = 0.0;
-  for (Eigen::Index j = 0; j < lower_.size(); ++j) v = std::max({v, lower_[j] - s[j], s[j] - upper_[j]});
-  return v;
-}
+double CoordinateBounds::violation(const VectorXd& s) const { return boxViolation(lower_, upper_, s); }
 
 }  // namespace kinetrack::ik

@@ -141,6 +141,18 @@ void TaskSet::checkKind(bool accepted, const char* kind) const {
   if (!accepted) throw InvalidArgument(owner_ + ": " + kind + " are not read by this solver");
 }
 
+void TaskSet::retire(bool& alive) {
+  alive = false;
+  ++structure_revision_;
+}
+
+void TaskSet::reweigh(double& weight, double value, bool structural) {
+  // A weight becoming or ceasing to be zero adds or drops the task's terms.
+  if (structural || (weight == 0.0) != (value == 0.0)) ++structure_revision_;
+  weight = value;
+  ++weight_revision_;
+}
+
 void TaskSet::changedEnabled(bool& flag, bool enabled) {
   if (flag == enabled) return;
   flag = enabled;
@@ -160,18 +172,13 @@ MarkerTaskId TaskSet::addMarker(std::string_view frame, double weight) {
   return MarkerTaskId(static_cast<std::int32_t>(markers_.size() - 1));
 }
 
-void TaskSet::remove(MarkerTaskId m) {
-  markerAt(m).alive = false;
-  ++structure_revision_;
-}
+void TaskSet::remove(MarkerTaskId m) { retire(markerAt(m).alive); }
 void TaskSet::setEnabled(MarkerTaskId m, bool enabled) { changedEnabled(markerAt(m).enabled, enabled); }
 
 void TaskSet::setWeight(MarkerTaskId m, double weight) {
   MarkerTask& x = markerAt(m);
   checkWeight(owner_, weight, "marker", model_->frameName(x.frame));
-  if ((x.weight == 0.0) != (weight == 0.0)) ++structure_revision_;
-  x.weight = weight;
-  ++weight_revision_;
+  reweigh(x.weight, weight, false);
 }
 
 void TaskSet::setMeasurements(std::span<const Vector3d> p) {
@@ -195,18 +202,13 @@ CoordinateTaskId TaskSet::addCoordinate(std::string_view joint, double weight) {
   return CoordinateTaskId(static_cast<std::int32_t>(coordinates_.size() - 1));
 }
 
-void TaskSet::remove(CoordinateTaskId c) {
-  coordinateAt(c).alive = false;
-  ++structure_revision_;
-}
+void TaskSet::remove(CoordinateTaskId c) { retire(coordinateAt(c).alive); }
 void TaskSet::setEnabled(CoordinateTaskId c, bool enabled) { changedEnabled(coordinateAt(c).enabled, enabled); }
 
 void TaskSet::setWeight(CoordinateTaskId c, double weight) {
   CoordinateTask& x = coordinateAt(c);
   checkWeight(owner_, weight, "coordinate task", model_->jointName(x.joint));
-  if ((x.weight == 0.0) != (weight == 0.0)) ++structure_revision_;
-  x.weight = weight;
-  ++weight_revision_;
+  reweigh(x.weight, weight, false);
 }
 
 void TaskSet::setCoordinateValues(std::span<const double> values) {
@@ -243,19 +245,14 @@ CouplerTaskId TaskSet::addCoupler(std::string name, std::string_view dependent, 
   return CouplerTaskId(static_cast<std::int32_t>(couplers_.size() - 1));
 }
 
-void TaskSet::remove(CouplerTaskId k) {
-  couplerAt(k).alive = false;
-  ++structure_revision_;
-}
+void TaskSet::remove(CouplerTaskId k) { retire(couplerAt(k).alive); }
 void TaskSet::setEnabled(CouplerTaskId k, bool enabled) { changedEnabled(couplerAt(k).enabled, enabled); }
 
 void TaskSet::setWeight(CouplerTaskId k, double weight) {
   CouplerTask& x = couplerAt(k);
   checkWeight(owner_, weight, "coupler", x.name, true);
   // Exact ↔ penalty changes the solver's equality rows, as zero ↔ non-zero changes its terms.
-  if ((x.weight == 0.0) != (weight == 0.0) || std::isinf(x.weight) != std::isinf(weight)) ++structure_revision_;
-  x.weight = weight;
-  ++weight_revision_;
+  reweigh(x.weight, weight, std::isinf(x.weight) != std::isinf(weight));
 }
 
 const CouplerTask& TaskSet::operator[](CouplerTaskId k) const { return const_cast<TaskSet*>(this)->couplerAt(k); }
@@ -282,10 +279,7 @@ PostureTaskId TaskSet::addPosture(double weight) {
   return addPosture(VectorXd::Constant(model_->numJoints(), weight));
 }
 
-void TaskSet::remove(PostureTaskId p) {
-  postureAt(p).alive = false;
-  ++structure_revision_;
-}
+void TaskSet::remove(PostureTaskId p) { retire(postureAt(p).alive); }
 void TaskSet::setEnabled(PostureTaskId p, bool enabled) { changedEnabled(postureAt(p).enabled, enabled); }
 
 void TaskSet::setWeights(PostureTaskId p, const VectorXd& weights) {

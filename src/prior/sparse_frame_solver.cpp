@@ -14,7 +14,13 @@ SparseFrameSolver::SparseFrameSolver(std::shared_ptr<const Model> model, std::ve
   else
     gp_.emplace(model_, frames_, prior_);
   targets_.resize(frames_.size());
-  framesForwardKinematics(*model_, data_, state());
+  for (const std::string& f : frames_) frame_ids_.push_back(model_->frameId(f));
+  refresh();
+}
+
+void SparseFrameSolver::refresh() {
+  forwardKinematics(*model_, data_, state());
+  for (const FrameId f : frame_ids_) updateFramePlacement(*model_, data_, f);
 }
 
 int SparseFrameSolver::addTarget(const std::string& frame, bool orientation, bool position, double /*weight*/) {
@@ -34,7 +40,7 @@ void SparseFrameSolver::setState(const Configuration& q) {
     dyn_->setState(q);
   else
     gp_->setState(q);
-  framesForwardKinematics(*model_, data_, state());
+  refresh();
 }
 
 const Configuration& SparseFrameSolver::state() const { return dyn_ ? dyn_->state() : gp_->state(); }
@@ -47,7 +53,7 @@ ik::Result SparseFrameSolver::solve(const track::FrameTargets& in) {
     last_ = dyn_ ? dyn_->solve(targets_, in.dt) : gp_->solve(targets_, prior_ != nullptr);
     fallbacks_ += last_.fallbacks;
   }
-  framesForwardKinematics(*model_, data_, state());
+  refresh();
   ik::Result out;
   out.iterations = repeats;
   // A refused target (not finite, not a rotation) leaves the state and reports NaN errors.

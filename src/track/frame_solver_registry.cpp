@@ -111,7 +111,11 @@ class PinDragSolver final : public FrameSolver {
     FrameId frame;
     bool orientation = false, position = false;
   };
-  void refresh() { framesForwardKinematics(ik_.model(), data_, ik_.state()); }
+  // Kinematics at the state: every link and the target frames (the placements the tracker reads).
+  void refresh() {
+    forwardKinematics(ik_.model(), data_, ik_.state());
+    for (const Slot& s : slots_) updateFramePlacement(ik_.model(), data_, s.frame);
+  }
   const std::string& frameName(FrameId f) const { return ik_.model().frameName(f); }
   ik::PinDragIk ik_;
   Data data_;

@@ -45,7 +45,9 @@ class HandFrameSolver final : public track::FrameSolver {
   HandTracker tracker_;
   Configuration q_;
   Data data_;
+  void refresh();                 ///< kinematics at q_: links and the slots' marker frames
   std::vector<Vector3d*> slots_;  // where each slot's position goes
+  std::vector<FrameId> frames_;   // each slot's marker frame
   std::array<Vector3d, 3> triad_;
   std::array<Vector3d, kDigits> tips_, middles_;
   const HandFrameResult* last_ = nullptr;

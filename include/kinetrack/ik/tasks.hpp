@@ -310,24 +310,19 @@ class TaskSet {
   [[nodiscard]] static bool live(const std::vector<T>& v, Id<Tag> id) {
     return id.valid() && id.value < static_cast<int>(v.size()) && v[static_cast<std::size_t>(id.value)].alive;
   }
-  MarkerTask& markerAt(MarkerTaskId m) {
-    if (!live(markers_, m)) refuseKindId("marker task", m.value);
-    return markers_[static_cast<std::size_t>(m.value)];
+  template <class T, class Tag>
+  T& kindAt(std::vector<T>& v, Id<Tag> id, const char* kind) {
+    if (!live(v, id)) refuseKindId(kind, id.value);
+    return v[static_cast<std::size_t>(id.value)];
   }
-  CoordinateTask& coordinateAt(CoordinateTaskId c) {
-    if (!live(coordinates_, c)) refuseKindId("coordinate task", c.value);
-    return coordinates_[static_cast<std::size_t>(c.value)];
-  }
-  CouplerTask& couplerAt(CouplerTaskId k) {
-    if (!live(couplers_, k)) refuseKindId("coupler", k.value);
-    return couplers_[static_cast<std::size_t>(k.value)];
-  }
-  PostureTask& postureAt(PostureTaskId p) {
-    if (!live(postures_, p)) refuseKindId("posture task", p.value);
-    return postures_[static_cast<std::size_t>(p.value)];
-  }
+  MarkerTask& markerAt(MarkerTaskId m) { return kindAt(markers_, m, "marker task"); }
+  CoordinateTask& coordinateAt(CoordinateTaskId c) { return kindAt(coordinates_, c, "coordinate task"); }
+  CouplerTask& couplerAt(CouplerTaskId k) { return kindAt(couplers_, k, "coupler"); }
+  PostureTask& postureAt(PostureTaskId p) { return kindAt(postures_, p, "posture task"); }
   [[noreturn]] void refuseKindId(const char* kind, int id) const;
   void checkKind(bool accepted, const char* kind) const;
+  void retire(bool& alive);                                     ///< removes a task: alive = false
+  void reweigh(double& weight, double value, bool structural);  ///< sets a weight, bumping the revisions
   void changedEnabled(bool& flag, bool enabled);
   TaskKinds kinds_;
   std::vector<MarkerTask> markers_;

@@ -54,6 +54,8 @@ class SparseFrameSolver final : public track::FrameSolver {
   const HumanPrior* prior_;
   std::optional<SparseDynamicalIk> dyn_;
   std::optional<SparsePriorIk> gp_;
+  void refresh();  ///< kinematics at the state: links and the target frames
+  std::vector<FrameId> frame_ids_;
   std::vector<Transform> targets_;
   Data data_;
   SparseFrameResult last_;
