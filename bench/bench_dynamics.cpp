@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "kinetrack/dynamics/rigid_body.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "testing/dart_oracle.hpp"
 #include "testing/kdl_oracle.hpp"

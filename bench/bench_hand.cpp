@@ -19,7 +19,7 @@
 
 #include "kinetrack/hand/hand_calibration.hpp"
 #include "kinetrack/hand/hand_trial.hpp"
-#include "kinetrack/io/qtm_tsv.hpp"
+#include "kinetrack/io/capture/qtm_tsv.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 #include "testing/shared_paths.hpp"
 

@@ -24,7 +24,7 @@
 #include "kinetrack/ik/dynamical_ik.hpp"
 #include "kinetrack/ik/instantaneous_ik.hpp"
 #include "kinetrack/ik_ipopt/instantaneous_ik_ipopt.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/icub.hpp"

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "kinetrack/io/bvh.hpp"
-#include "kinetrack/io/mvnx.hpp"
+#include "kinetrack/io/capture/bvh.hpp"
+#include "kinetrack/io/capture/mvnx.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace {

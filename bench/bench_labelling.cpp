@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "kinetrack/io/c3d.hpp"
-#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/capture/c3d.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/markers/assignment.hpp"
 #include "kinetrack/markers/labeller.hpp"
 #include "kinetrack/markers/labelling_trial.hpp"

@@ -15,9 +15,9 @@
 
 #include "kinetrack/ik/instantaneous_ik.hpp"
 #include "kinetrack/ik/marker_ik.hpp"
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/opensim_model.hpp"
-#include "kinetrack/io/opensim_setup.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_setup.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
 #include "testing/shared_paths.hpp"

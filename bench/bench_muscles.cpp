@@ -7,8 +7,8 @@
 // Run: build/bench/bench_muscles --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 
-#include "kinetrack/io/external_loads.hpp"
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/model/external_loads.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/muscles/muscle_forces.hpp"
 #include "kinetrack/muscles/muscle_trial.hpp"
 #include "testing/ipopt_qp.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kinetrack/biomech/opensim_id.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "testing/shared_paths.hpp"
 

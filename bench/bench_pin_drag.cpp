@@ -26,7 +26,7 @@
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/ik/dynamical_ik.hpp"
 #include "kinetrack/ik/pin_drag.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"

@@ -32,7 +32,7 @@
 #include <thread>
 #include <vector>
 
-#include "kinetrack/io/model_source.hpp"
+#include "kinetrack/io/model/model_source.hpp"
 #include "kinetrack/stream/ktp.hpp"
 #include "kinetrack/stream/live_tracker.hpp"
 #include "kinetrack/stream/server.hpp"

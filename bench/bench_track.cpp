@@ -11,8 +11,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/io/segment_map.hpp"
+#include "kinetrack/io/model/segment_map.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/synthetic.hpp"

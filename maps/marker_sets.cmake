@@ -1,5 +1,5 @@
-# Built-in marker sets (include/kinetrack/io/marker_set.hpp): maps/markersets/*.json are embedded
-# into kinetrack_io as raw string literals in a generated source, like the segment maps, and
+# Built-in marker sets (include/kinetrack/io/model/marker_set.hpp): maps/markersets/*.json are embedded
+# into kinetrack_io_model as raw string literals in a generated source, like the segment maps, and
 # installed to <datadir>/kinetrack/maps/markersets. Included from src/CMakeLists.txt after
 # maps/segment_maps.cmake (which defines kinetrack_embed_maps and links nlohmann-json).
 kinetrack_embed_maps(kinetrack_marker_sets ${PROJECT_SOURCE_DIR}/maps/markersets/*.json "markersets/")
@@ -13,5 +13,5 @@ file(WRITE ${_kms_generated}.in
   "extern const char* const kBuiltinMarkerSetJson[] = {\n${kinetrack_marker_sets_texts}    nullptr};\n\n"
   "}  // namespace kinetrack::io::detail\n")
 configure_file(${_kms_generated}.in ${_kms_generated} COPYONLY)
-target_sources(kinetrack_io PRIVATE ${_kms_generated})
+target_sources(kinetrack_io_model PRIVATE ${_kms_generated})
 install(FILES ${kinetrack_marker_sets} DESTINATION ${CMAKE_INSTALL_DATADIR}/kinetrack/maps/markersets)

@@ -1,11 +1,11 @@
-# Built-in segment maps (include/kinetrack/io/segment_map.hpp): maps/*.json are embedded into
-# kinetrack_io as raw string literals in a generated source (rewritten only when a map changes;
+# Built-in segment maps (include/kinetrack/io/model/segment_map.hpp): maps/*.json are embedded into
+# kinetrack_io_model as raw string literals in a generated source (rewritten only when a map changes;
 # editing, adding or removing a map re-runs CMake) and installed to <datadir>/kinetrack/maps.
-# Included from src/CMakeLists.txt after kinetrack_io is defined.
+# Included from src/CMakeLists.txt after kinetrack_io_model is defined.
 find_package(nlohmann_json 3.2 REQUIRED)
 # Header-only and build-only: kept out of the exported link interface, so that
 # find_package(kinetrack) needs no nlohmann_json.
-target_link_libraries(kinetrack_io PRIVATE $<BUILD_INTERFACE:nlohmann_json::nlohmann_json>)
+target_link_libraries(kinetrack_io_model PRIVATE $<BUILD_INTERFACE:nlohmann_json::nlohmann_json>)
 
 # Globs maps matching `pattern`, sets <var> to the sorted list, <var>_count to its length and
 # <var>_files / <var>_texts to the C++ initialisers of the file names (prefixed by `prefix`) and
@@ -49,6 +49,6 @@ file(WRITE ${_km_generated}.in
   "extern const char* const kBuiltinRobotMapJson[] = {\n${kinetrack_robot_maps_texts}    nullptr};\n\n"
   "}  // namespace kinetrack::io::detail\n")
 configure_file(${_km_generated}.in ${_km_generated} COPYONLY)
-target_sources(kinetrack_io PRIVATE ${_km_generated})
+target_sources(kinetrack_io_model PRIVATE ${_km_generated})
 install(FILES ${kinetrack_segment_maps} DESTINATION ${CMAKE_INSTALL_DATADIR}/kinetrack/maps)
 install(FILES ${kinetrack_robot_maps} DESTINATION ${CMAKE_INSTALL_DATADIR}/kinetrack/maps/robots)

@@ -21,11 +21,14 @@ def targets():
         name, rest = m.group(1), m.group(2)
         deps = sorted({d for d in re.findall(r"kinetrack_(\w+)", rest) if d != name})
         found[name] = deps
+    # Umbrella targets (add_library(kinetrack_<name> INTERFACE)): the modules they link.
+    for m in re.finditer(r"target_link_libraries\(kinetrack_(\w+)\s+INTERFACE(.*?)\)", text, re.S):
+        found[m.group(1)] = sorted(set(re.findall(r"kinetrack_(\w+)", m.group(2))))
     return found
 
 
 def size(name):
-    folder = "app" if name.startswith("app") else name
+    folder = "app" if name.startswith("app") else name.replace("io_", "io/") if name.startswith("io_") else name
     files = list((ROOT / "src" / folder).glob("*.cpp")) + list((ROOT / "include" / "kinetrack" / folder).glob("*.hpp"))
     if name == "app_tracking":
         files = [f for f in files if re.search(r"/(job|track_job|model_job)\.(c|h)pp$", str(f))]

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "kinetrack/app/job.hpp"
-#include "kinetrack/io/marker_set.hpp"
-#include "kinetrack/io/model_source.hpp"
+#include "kinetrack/io/model/marker_set.hpp"
+#include "kinetrack/io/model/model_source.hpp"
 #include "kinetrack/model/model.hpp"
 
 namespace kinetrack::cli {
@@ -66,7 +66,7 @@ void addBatchCommand(CLI::App& app, Action& action);
 void addMusclesCommand(CLI::App& app, Action& action);
 
 /// Which model to load (a built-in name or a URDF path) and the loaded model: the library's
-/// model registry (kinetrack/io/model_source.hpp).
+/// model registry (kinetrack/io/model/model_source.hpp).
 using io::LoadedModel;
 using io::ModelSpec;
 

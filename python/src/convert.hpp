@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kinetrack/core/types.hpp"
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/model.hpp"
 

@@ -13,7 +13,7 @@
 #include "kinetrack/hand/hand_calibration.hpp"
 #include "kinetrack/hand/hand_model.hpp"
 #include "kinetrack/hand/hand_trial.hpp"
-#include "kinetrack/io/qtm_tsv.hpp"
+#include "kinetrack/io/capture/qtm_tsv.hpp"
 
 namespace kinetrack::python {
 namespace {

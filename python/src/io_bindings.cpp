@@ -5,12 +5,12 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
-#include "kinetrack/io/bvh.hpp"
-#include "kinetrack/io/c3d.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/io/mvnx.hpp"
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/qtm_tsv.hpp"
+#include "kinetrack/io/capture/bvh.hpp"
+#include "kinetrack/io/capture/c3d.hpp"
+#include "kinetrack/io/capture/mvnx.hpp"
+#include "kinetrack/io/capture/qtm_tsv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 
 namespace kinetrack::python {
 

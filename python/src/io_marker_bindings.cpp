@@ -4,11 +4,11 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
-#include "kinetrack/io/c3d.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/point_cloud.hpp"
-#include "kinetrack/io/qtm_tsv.hpp"
+#include "kinetrack/io/capture/c3d.hpp"
+#include "kinetrack/io/capture/point_cloud.hpp"
+#include "kinetrack/io/capture/qtm_tsv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 
 namespace kinetrack::python {
 

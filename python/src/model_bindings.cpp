@@ -4,9 +4,9 @@
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "kinetrack/app/model_job.hpp"
-#include "kinetrack/io/marker_set.hpp"
-#include "kinetrack/io/model_source.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/marker_set.hpp"
+#include "kinetrack/io/model/model_source.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/icub.hpp"
 

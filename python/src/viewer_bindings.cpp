@@ -5,7 +5,7 @@
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "kinetrack/app/view_job.hpp"
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/viewer/viewer.hpp"
 

@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 
 namespace kinetrack::app {
 namespace {

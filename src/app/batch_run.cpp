@@ -15,7 +15,7 @@
 #include "kinetrack/app/job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/worker_pool.hpp"
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 
 namespace kinetrack::app {
 namespace {

@@ -9,8 +9,8 @@
 #include "kinetrack/biomech/opensim_id.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/force_csv.hpp"
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/table/force_csv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 
 namespace kinetrack::app {
 namespace {

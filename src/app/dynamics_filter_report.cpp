@@ -12,7 +12,7 @@
 
 #include "kinetrack/app/dynamics_filter_job.hpp"
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/metrics/tracking.hpp"

@@ -9,9 +9,9 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/hand/hand_model.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/io/qtm_tsv.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/capture/qtm_tsv.hpp"
+#include "kinetrack/io/model/urdf.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 
 namespace kinetrack::app {
 namespace {

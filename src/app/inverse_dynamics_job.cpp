@@ -10,11 +10,11 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/dynamics/com_adjustment.hpp"
 #include "kinetrack/dynamics/trajectory.hpp"
-#include "kinetrack/io/external_loads.hpp"
-#include "kinetrack/io/force_csv.hpp"
-#include "kinetrack/io/opensim_model.hpp"
-#include "kinetrack/io/opensim_setup.hpp"
-#include "kinetrack/io/wrench_csv.hpp"
+#include "kinetrack/io/model/external_loads.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_setup.hpp"
+#include "kinetrack/io/table/force_csv.hpp"
+#include "kinetrack/io/table/wrench_csv.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 
 namespace kinetrack::app {

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 #include "kinetrack/model/human_models.hpp"
 
 namespace kinetrack::app {

@@ -11,9 +11,9 @@
 
 #include "kinetrack/app/track_job.hpp"
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/c3d.hpp"
-#include "kinetrack/io/marker_set.hpp"
-#include "kinetrack/io/vsk.hpp"
+#include "kinetrack/io/capture/c3d.hpp"
+#include "kinetrack/io/model/marker_set.hpp"
+#include "kinetrack/io/model/vsk.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/track/marker_calibration.hpp"
@@ -79,7 +79,7 @@ LabellingSubject loadLabellingSubject(const LabellingSubjectOptions& spec, const
     if (!spec.static_trial.empty()) {
       // The start pose of the initialisation: OpenSim's IK of the static trial's mean markers.
       const io::MarkerTrajectories st =
-          track::readMarkerTrial(spec.static_trial, true, track::parseMarkerAxes(spec.marker_axes));
+          io::readMarkerTrial(spec.static_trial, true, io::parseMarkerAxes(spec.marker_axes));
       const std::vector<Vector3d> mean = track::meanMarkerPositions(st, -INFINITY, INFINITY);
       ik::MarkerIk ik = markers::makeMarkerIk(lm);
       std::vector<Vector3d> target(lm.names.size(), Vector3d::Constant(NAN));
@@ -128,7 +128,7 @@ LabellingSubject loadLabellingSubject(const LabellingSubjectOptions& spec, const
   Configuration start;
   if (!spec.static_trial.empty()) {
     const io::MarkerTrajectories st =
-        track::readMarkerTrial(spec.static_trial, false, track::parseMarkerAxes(spec.marker_axes));
+        io::readMarkerTrial(spec.static_trial, false, io::parseMarkerAxes(spec.marker_axes));
     const track::MarkerCalibration cal = track::calibrateMarkers(model, set, st);
     set = cal.markers;
     if (!cal.poses.empty()) start = cal.poses.front();

@@ -9,10 +9,10 @@
 #include "kinetrack/app/label_job.hpp"
 #include "kinetrack/app/track_job.hpp"
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/io/opensim_model.hpp"
-#include "kinetrack/io/opensim_setup.hpp"
-#include "kinetrack/io/vsk.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_setup.hpp"
+#include "kinetrack/io/model/vsk.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 #include "kinetrack/track/marker_calibration.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
@@ -28,9 +28,9 @@ void writeJointCsv(const Model& model, const track::MarkerTrialResult& trial, co
   w.commit();
 }
 
-// The trial in the model's world (track::readMarkerTrial with the marker axes).
+// The trial in the model's world (io::readMarkerTrial with the marker axes).
 io::MarkerTrajectories readTrial(const MarkerIkOptions& o, const std::string& path, bool model_y_up) {
-  return track::readMarkerTrial(path, model_y_up, track::parseMarkerAxes(o.marker_axes));
+  return io::readMarkerTrial(path, model_y_up, io::parseMarkerAxes(o.marker_axes));
 }
 
 // A built-in model (or URDF) with a marker set, optionally calibrated on a static trial; writes

@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/external_loads.hpp"
-#include "kinetrack/io/opensim_model.hpp"
-#include "kinetrack/io/opensim_setup.hpp"
+#include "kinetrack/io/model/external_loads.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_setup.hpp"
 #include "kinetrack/muscles/muscle_paths.hpp"
 
 namespace kinetrack::app {

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/prior/prior_posture.hpp"
 #include "kinetrack/prior/sparse_frame_solver.hpp"
 #include "kinetrack/prior/sparse_study.hpp"

@@ -39,7 +39,7 @@ std::unique_ptr<stream::LiveInput> markerInput(const ServeOptions& cfg, const Re
   Configuration start;
   if (!cfg.static_trial.empty()) {
     const track::MarkerCalibration cal = track::calibrateMarkers(
-        model, set, track::readMarkerTrial(cfg.static_trial, false, track::parseMarkerAxes(cfg.marker_axes)));
+        model, set, io::readMarkerTrial(cfg.static_trial, false, io::parseMarkerAxes(cfg.marker_axes)));
     set = cal.markers;
     if (!cal.poses.empty()) start = cal.poses.front();
     if (!cfg.quiet)
@@ -110,7 +110,7 @@ class ReplaySource {
       if (protocol_ == "mxtp") throw InvalidArgument("--protocol mxtp carries segment poses: a marker trial needs ktp");
       // The server's marker list is the set's markers in order (hello "input.names").
       names_ = loadMarkerSet(cfg.markerset, std::nullopt, "(the server's)").names();
-      trial_ = track::readMarkerTrial(cfg.input, false, track::parseMarkerAxes(cfg.marker_axes));
+      trial_ = io::readMarkerTrial(cfg.input, false, io::parseMarkerAxes(cfg.marker_axes));
       for (const std::string& n : names_) {
         const auto at = std::find(trial_.names.begin(), trial_.names.end(), n);
         column_.push_back(at == trial_.names.end() ? -1 : static_cast<int>(at - trial_.names.begin()));

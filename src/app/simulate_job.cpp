@@ -14,7 +14,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/dynamics/simulator.hpp"
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 

@@ -12,9 +12,9 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/bvh_writer.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/capture/bvh_writer.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/track/segment_pairs.hpp"

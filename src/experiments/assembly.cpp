@@ -17,7 +17,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/dynamics/assembly.hpp"
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/serial_chain.hpp"

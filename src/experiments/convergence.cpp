@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 #include "kinetrack/qp/qp.hpp"
 
 namespace kinetrack::experiments {

@@ -14,7 +14,7 @@
 #include <memory>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 #include "kinetrack/prior/density.hpp"
 #include "kinetrack/prior/gpm_study.hpp"
 #include "kinetrack/prior/subject_fit.hpp"

@@ -20,7 +20,7 @@
 #include "kinetrack/app/label_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/markers/labelling_trial.hpp"
@@ -137,7 +137,7 @@ Trial loadTrial(std::string name, const app::LabellingSubjectOptions& spec, cons
   t.name = std::move(name);
   // The trial in the model's world (an .osim model is Y up); the set: the model's markers that
   // the trial has (the markers worn).
-  io::MarkerTrajectories raw = track::readMarkerTrial(trial_path, app::hasSuffix(spec.model, ".osim"));
+  io::MarkerTrajectories raw = io::readMarkerTrial(trial_path, app::hasSuffix(spec.model, ".osim"));
   app::LabellingSubjectOptions quiet = spec;
   quiet.quiet = true;
   t.subject = app::loadLabellingSubject(quiet, raw.names);

@@ -18,9 +18,9 @@
 #include "kinetrack/app/track_job.hpp"
 #include "kinetrack/biomech/posture_mapping.hpp"
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/atomic_file.hpp"
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/track/posture_pairs.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
 

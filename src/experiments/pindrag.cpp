@@ -13,8 +13,8 @@
 #include <filesystem>
 
 #include "kinetrack/ik/pin_drag.hpp"
-#include "kinetrack/io/atomic_file.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 #include "kinetrack/model/human_models.hpp"
 
 namespace kinetrack::experiments {

@@ -3,7 +3,7 @@
 // frame (see muscle_paths.hpp for the rules).
 #include <Eigen/Core>
 
-#include "kinetrack/io/opensim_muscles.hpp"
+#include "kinetrack/io/model/opensim_muscles.hpp"
 
 namespace kinetrack::muscles::detail {
 

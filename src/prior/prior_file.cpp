@@ -8,7 +8,7 @@
 #include <string>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 #include "kinetrack/prior/human_prior.hpp"
 
 namespace kinetrack::prior {

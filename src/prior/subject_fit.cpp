@@ -10,7 +10,7 @@
 #include "../track/rigid_fit.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/segment_map.hpp"
+#include "kinetrack/io/model/segment_map.hpp"
 
 namespace kinetrack::prior {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/c3d.hpp"
+#include "kinetrack/io/capture/c3d.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
 #include "rigid_fit.hpp"
@@ -33,19 +33,6 @@ int MarkerTrialResult::framesWithMissingMarkers() const {
   int n = 0;
   for (const auto& f : frames) n += f.markers_missing > 0 ? 1 : 0;
   return n;
-}
-
-std::vector<double> trialTimes(const io::MarkerTrajectories& trial) {
-  std::vector<double> t = trial.times;
-  if (trial.data_rate > 0.0 && !t.empty()) {
-    const double dt = 1.0 / trial.data_rate;
-    bool grid = true;
-    for (std::size_t k = 0; k < t.size() && grid; ++k)
-      grid = std::abs(t[k] - (t[0] + static_cast<double>(k) * dt)) < 0.5 * dt;
-    if (grid)
-      for (std::size_t k = 0; k < t.size(); ++k) t[k] = t[0] + static_cast<double>(k) * dt;
-  }
-  return t;
 }
 
 MarkerStreamTracker::MarkerStreamTracker(const MarkerIkSpec& spec)
@@ -118,7 +105,7 @@ MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTra
                                    const MarkerTrialOptions& options) {
   if (!spec.model) throw InvalidArgument("marker IK: no model");
   const int nframes_all = trial.numFrames();
-  const std::vector<double> times = trialTimes(trial);
+  const std::vector<double> times = io::trialTimes(trial);
 
   // Columns of the trial for each spec marker.
   std::vector<int> column;
@@ -179,25 +166,6 @@ MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTra
     if (options.progress) options.progress(idx + 1, total);
   }
   return out;
-}
-
-MarkerAxes parseMarkerAxes(std::string_view name) {
-  if (name == "auto") return MarkerAxes::Auto;
-  if (name == "y-up") return MarkerAxes::YUp;
-  if (name == "z-up") return MarkerAxes::ZUp;
-  throw InvalidArgument("marker axes: expected auto, y-up or z-up, got '" + std::string(name) + "'");
-}
-
-io::MarkerTrajectories readMarkerTrial(const std::string& path, bool model_y_up, MarkerAxes axes) {
-  const bool c3d = path.size() >= 4 && std::equal(path.end() - 4, path.end(), ".c3d", [](char a, char b) {
-                     return std::tolower(static_cast<unsigned char>(a)) == b;
-                   });
-  const bool file_y_up = axes == MarkerAxes::Auto ? !c3d : axes == MarkerAxes::YUp;
-  io::MarkerTrajectories t = c3d ? io::readC3dMarkers(path, io::C3dOptions{}) : io::readTrc(path, {.y_up = false});
-  if (file_y_up != model_y_up)
-    for (Vector3d& p : t.positions) p = model_y_up ? Vector3d(p.y(), p.z(), p.x()) : Vector3d(p.z(), p.x(), p.y());
-  t.up = model_y_up ? Vector3d::UnitY() : Vector3d::UnitZ();
-  return t;
 }
 
 }  // namespace kinetrack::track

@@ -98,7 +98,7 @@ OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup*
                 "IKCoordinateTask '" + t.name + "': value_type from_file but the setup names no coordinate_file");
           if (!have_file) {
             coordinate_file = io::readMot(setup->resolve(setup->coordinate_file));
-            times = trialTimes(trial);
+            times = io::trialTimes(trial);
             have_file = true;
           }
           const auto col = std::find(coordinate_file.columns.begin(), coordinate_file.columns.end(), t.name);

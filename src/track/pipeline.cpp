@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/mvnx.hpp"
-#include "kinetrack/io/target_csv.hpp"
+#include "kinetrack/io/capture/mvnx.hpp"
+#include "kinetrack/io/capture/target_csv.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
 #include "kinetrack/track/synthetic.hpp"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kinetrack/core/types.hpp"
-#include "kinetrack/io/marker_set.hpp"
+#include "kinetrack/io/model/marker_set.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/configuration.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/viewer/viewer.hpp"
 

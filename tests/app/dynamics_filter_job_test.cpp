@@ -24,7 +24,7 @@
 
 #include "kinetrack/app/dynamics_filter_job.hpp"
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "testing/filter_fixtures.hpp"
 

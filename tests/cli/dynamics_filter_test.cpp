@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "cli_runner.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "testing/shared_paths.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace KINETRACK_UNITY_ID {

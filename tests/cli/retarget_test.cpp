@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cli_runner.hpp"
-#include "kinetrack/io/bvh.hpp"
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/capture/bvh.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace KINETRACK_UNITY_ID {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 
 namespace KINETRACK_UNITY_ID {
 

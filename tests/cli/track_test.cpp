@@ -10,9 +10,9 @@
 
 #include "cli_runner.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/bvh.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/capture/bvh.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "testing/shared_paths.hpp"

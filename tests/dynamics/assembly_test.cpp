@@ -14,7 +14,7 @@
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/dynamics/assembly.hpp"
 #include "kinetrack/dynamics/rigid_body.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"

@@ -27,7 +27,7 @@
 #include <string>
 
 #include "kinetrack/dynamics/rigid_body.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "testing/dart_oracle.hpp"
 #include "testing/mujoco_oracle.hpp"

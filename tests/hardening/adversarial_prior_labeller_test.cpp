@@ -25,7 +25,7 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/random.hpp"
 #include "kinetrack/ik/tasks.hpp"
-#include "kinetrack/io/marker_set.hpp"
+#include "kinetrack/io/model/marker_set.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/markers/labeller.hpp"

@@ -13,7 +13,7 @@
 
 #include "hardening/adversarial.hpp"
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/model_source.hpp"
+#include "kinetrack/io/model/model_source.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"

@@ -11,7 +11,7 @@
 
 #include "kinetrack/ik/limits.hpp"
 #include "kinetrack/ik/pin_drag.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/icub.hpp"

@@ -14,7 +14,7 @@
 #include "kinetrack/ik/marker_ik.hpp"
 #include "kinetrack/ik/pairwise_ik.hpp"
 #include "kinetrack/ik/tasks.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/icub.hpp"
 #include "testing/alloc_guard.hpp"

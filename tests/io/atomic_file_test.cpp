@@ -1,6 +1,6 @@
 // Atomic file output: write, overwrite, streaming with commit and without, and failures that
 // name the target path and leave no file behind.
-#include "kinetrack/io/atomic_file.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
 
 #include <gtest/gtest.h>
 

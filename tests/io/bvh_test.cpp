@@ -1,6 +1,6 @@
 // BVH reader: every clip of ../shared/data/bvh against its CLIPS.csv row, FK sanity in the Z-up
 // world, velocities, and broken files naming file, line and field.
-#include "kinetrack/io/bvh.hpp"
+#include "kinetrack/io/capture/bvh.hpp"
 
 #include <gtest/gtest.h>
 

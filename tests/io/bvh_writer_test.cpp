@@ -1,7 +1,7 @@
 // BVH writer: models at random configurations → writeBvh → readBvh + bvhToClip, and every BVH
 // joint's world pose equals the link's world pose from kinetrack's forward kinematics (two
 // independent paths: the writer's chain products and Euler angles, the reader's BVH FK).
-#include "kinetrack/io/bvh_writer.hpp"
+#include "kinetrack/io/capture/bvh_writer.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,8 +12,8 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/bvh.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/capture/bvh.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/data.hpp"

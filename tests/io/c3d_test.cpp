@@ -1,7 +1,7 @@
 // C3D reader: the Vicon Nexus files of ../shared/data/c3d (model outputs checked against Nexus's
 // own CSV export), synthetic files of every processor and data format written in memory by the
 // test-only writer (tests/testing/c3d_writer.hpp), and broken files.
-#include "kinetrack/io/c3d.hpp"
+#include "kinetrack/io/capture/c3d.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Generalised-force CSV writer: header and one row per frame, invalid rows written as zeros, and
 // never a NaN: a non-finite value in a valid row is an InvalidArgument and no file is left.
-#include "kinetrack/io/force_csv.hpp"
+#include "kinetrack/io/table/force_csv.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -15,7 +15,7 @@
 #include <set>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/c3d.hpp"
+#include "kinetrack/io/capture/c3d.hpp"
 #include "testing/c3d_writer.hpp"
 #include "testing/mutations.hpp"
 

@@ -23,9 +23,9 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/bvh.hpp"
-#include "kinetrack/io/mvnx.hpp"
-#include "kinetrack/io/segment_map.hpp"
+#include "kinetrack/io/capture/bvh.hpp"
+#include "kinetrack/io/capture/mvnx.hpp"
+#include "kinetrack/io/model/segment_map.hpp"
 #include "testing/mutations.hpp"
 #include "testing/shared_paths.hpp"
 

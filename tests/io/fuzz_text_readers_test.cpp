@@ -16,12 +16,12 @@
 #include <set>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/joint_csv.hpp"
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/opensim_model.hpp"
-#include "kinetrack/io/target_csv.hpp"
-#include "kinetrack/io/urdf.hpp"
-#include "kinetrack/io/wrench_csv.hpp"
+#include "kinetrack/io/capture/target_csv.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/model/urdf.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
+#include "kinetrack/io/table/wrench_csv.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/model_builder.hpp"

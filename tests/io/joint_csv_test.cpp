@@ -1,6 +1,6 @@
 // Joint trajectory CSV: writer → reader round trip on human66, no partial file, no allocation
 // per row, bad input to the writer, broken files naming file, line and column.
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // Marker sets: the JSON reader's errors (source, line, field), the built-in Plug-in Gait set on
 // human66, scaling, withMarkers; and the Vicon .vsk subject reader.
-#include "kinetrack/io/marker_set.hpp"
+#include "kinetrack/io/model/marker_set.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <set>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/vsk.hpp"
+#include "kinetrack/io/model/vsk.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "testing/shared_paths.hpp"

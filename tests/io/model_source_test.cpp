@@ -1,6 +1,6 @@
 // Model registry: built-in names with a height and base type, URDF paths with their warnings
 // returned (never printed), and the errors for unknown names, heights and bad files.
-#include "kinetrack/io/model_source.hpp"
+#include "kinetrack/io/model/model_source.hpp"
 
 #include <gtest/gtest.h>
 

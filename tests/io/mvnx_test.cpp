@@ -1,6 +1,6 @@
 // MVNX reader: both fixtures (v3 and v4), the BVH ⇄ MVNX cross-check of the Xsens capture,
 // broken and truncated files.
-#include "kinetrack/io/mvnx.hpp"
+#include "kinetrack/io/capture/mvnx.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/bvh.hpp"
+#include "kinetrack/io/capture/bvh.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::io {

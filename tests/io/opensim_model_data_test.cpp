@@ -12,8 +12,8 @@
 #include <random>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"

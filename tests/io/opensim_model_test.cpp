@@ -3,7 +3,7 @@
 // and frame names, joint types, limits, couplers, notices), every body and marker pose against
 // poses computed here from OpenSim's definitions, and broken files (ParseError with file and line).
 // The shared real models are in opensim_model_data_test.cpp.
-#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // OpenSim TRC (markers) and MOT (coordinates) readers, the MOT writer round trip, broken files.
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Qualisys QTM TSV reader (io/qtm_tsv.hpp) on the shared glove recording (21 markers, 100 Hz,
 // 6000 frames, CRLF, "nan" gaps) and on small synthetic files: header keys, gaps (empty, nan,
 // zero triples), errors naming line and column, and a fuzz run with the shared mutation machinery.
-#include "kinetrack/io/qtm_tsv.hpp"
+#include "kinetrack/io/capture/qtm_tsv.hpp"
 
 #include <gtest/gtest.h>
 

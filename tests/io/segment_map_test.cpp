@@ -1,7 +1,7 @@
 // Segment maps: the built-in maps against every clip of ../shared/data/bvh (detection, joints
 // that exist, completeness, canonical targets), the automatic mapper against the built-in maps
 // and against mixamo, 3ds Max biped and MVNX names, and JSON errors naming source, line, field.
-#include "kinetrack/io/segment_map.hpp"
+#include "kinetrack/io/model/segment_map.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/bvh.hpp"
-#include "kinetrack/io/mvnx.hpp"
+#include "kinetrack/io/capture/bvh.hpp"
+#include "kinetrack/io/capture/mvnx.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "testing/shared_paths.hpp"
 

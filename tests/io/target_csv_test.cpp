@@ -1,6 +1,6 @@
 // Pose-target CSV: writer → reader round trip (exact numbers, gaps kept), position-only and
 // orientation-only segments, comments, broken files naming file, line and column.
-#include "kinetrack/io/target_csv.hpp"
+#include "kinetrack/io/capture/target_csv.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // URDF reading and writing: every shared model loads with the expected sizes, write → read round
 // trips are exact, mimic tags become equality constraints, and broken files raise ParseError
 // naming the file, the line and what is wrong (fixtures in tests/data/urdf/).
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 
 #include <gtest/gtest.h>
 

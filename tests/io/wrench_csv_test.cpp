@@ -2,7 +2,7 @@
 // order, comments; broken files naming file, line and column; binding body names to links of a
 // model (a link, a fixed frame, an unknown name); resampling at motion times (linear in the
 // spatial force, exact at sample times, the outside-the-range policy).
-#include "kinetrack/io/wrench_csv.hpp"
+#include "kinetrack/io/table/wrench_csv.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -11,7 +11,7 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/random.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/model_builder.hpp"
 #include "testing/shared_paths.hpp"

@@ -17,7 +17,7 @@
 #include <random>
 #include <vector>
 
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"

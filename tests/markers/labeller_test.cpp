@@ -19,8 +19,8 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/random.hpp"
-#include "kinetrack/io/c3d.hpp"
-#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/capture/c3d.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/markers/labelling_trial.hpp"
 #include "kinetrack/markers/scenarios.hpp"

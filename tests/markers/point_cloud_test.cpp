@@ -1,7 +1,7 @@
 // Unlabelled point CSV (io/point_cloud.hpp): parsing, frames without points, NaN points counted,
 // every malformed line reported with file, line and field; labels stripped from a trial; TRC
 // written and read back.
-#include "kinetrack/io/point_cloud.hpp"
+#include "kinetrack/io/capture/point_cloud.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 
 namespace kinetrack::io {
 namespace KINETRACK_UNITY_ID {

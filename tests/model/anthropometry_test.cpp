@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/mass_properties.hpp"
 #include "kinetrack/model/model_builder.hpp"

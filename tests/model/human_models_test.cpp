@@ -10,7 +10,7 @@
 #include <string>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack {

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/external_loads.hpp"
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/model/external_loads.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/muscles/muscle_trial.hpp"
 #include "testing/alloc_guard.hpp"
 #include "testing/shared_paths.hpp"

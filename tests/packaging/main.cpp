@@ -1,6 +1,6 @@
 #include <kinetrack/cga/cga.hpp>
 #include <kinetrack/fabrik/model_angles.hpp>
-#include <kinetrack/io/urdf.hpp>
+#include <kinetrack/io/model/urdf.hpp>
 #include <kinetrack/kinematics/forward_kinematics.hpp>
 #include <kinetrack/model/human_models.hpp>
 #include <kinetrack/track/stream_tracker.hpp>

@@ -26,7 +26,7 @@
 #include <thread>
 #include <vector>
 
-#include "kinetrack/io/model_source.hpp"
+#include "kinetrack/io/model/model_source.hpp"
 #include "kinetrack/stream/server.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
 #include "kinetrack/track/pipeline.hpp"

@@ -9,7 +9,7 @@
 #include <memory>
 #include <thread>
 
-#include "kinetrack/io/marker_set.hpp"
+#include "kinetrack/io/model/marker_set.hpp"
 #include "kinetrack/stream/ktp.hpp"
 #include "kinetrack/stream/server.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
@@ -144,7 +144,7 @@ TEST(KtpServer, WebSocketJsonRoundTrip) { roundTrip(Transport::WsJson); }
 
 TEST(KtpServer, MarkerServerTracksKtpMarkersOverBothTransports) {
   KINETRACK_REQUIRE_SHARED(path, "data/c3d/pycgm_Movement_trial.c3d");
-  const io::MarkerTrajectories trial = track::readMarkerTrial(path, false);
+  const io::MarkerTrajectories trial = io::readMarkerTrial(path, false);
   auto model = std::make_shared<const Model>(io::loadModel(modelSpec("human66")).model);
   const io::MarkerSet set = io::builtinMarkerSet("human66_plugin_gait");
   // The server knows every marker of the set (as `kinetrack serve --markerset` does).

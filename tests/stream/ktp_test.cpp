@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "kinetrack/io/marker_set.hpp"
-#include "kinetrack/io/model_source.hpp"
+#include "kinetrack/io/model/marker_set.hpp"
+#include "kinetrack/io/model/model_source.hpp"
 #include "kinetrack/stream/ktp.hpp"
 #include "kinetrack/stream/live_tracker.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
@@ -360,7 +360,7 @@ struct MarkerFixture {
   io::MarkerTrajectories trial;
   track::MarkerIkSpec spec;
   explicit MarkerFixture(const std::string& path) {
-    trial = track::readMarkerTrial(path, false);
+    trial = io::readMarkerTrial(path, false);
     auto model = std::make_shared<const Model>(io::loadModel(modelSpec("human66")).model);
     spec = track::markerSetProblem(model, io::builtinMarkerSet("human66_plugin_gait"), trial).spec;
   }
@@ -368,7 +368,7 @@ struct MarkerFixture {
   void frame(int k, KtpFrame& f) const {
     f.kind = KtpKind::Markers;
     f.seq = static_cast<std::uint32_t>(k);
-    f.time = track::trialTimes(trial)[static_cast<std::size_t>(k)];
+    f.time = io::trialTimes(trial)[static_cast<std::size_t>(k)];
     f.count = 0;
     for (std::size_t i = 0; i < spec.markers.size(); ++i) {
       const int c = static_cast<int>(std::find(trial.names.begin(), trial.names.end(), spec.markers[i].name) -
@@ -387,7 +387,7 @@ TEST(MarkerLiveTracker, MatchesFileMarkerIkOnTheViconTrial) {
   const MarkerFixture fx(path);
   const int frames = 120;
   track::MarkerTrialOptions opt;
-  opt.time_end = track::trialTimes(fx.trial)[frames - 1];
+  opt.time_end = io::trialTimes(fx.trial)[frames - 1];
   const track::MarkerTrialResult file = track::solveMarkerTrial(fx.spec, fx.trial, opt);
   ASSERT_EQ(static_cast<int>(file.frames.size()), frames);
   MarkerLiveTracker bin(fx.spec, 120.0), json(fx.spec, 120.0);

@@ -3,7 +3,7 @@
 // by name and ephemeral ports.
 #include <string>
 
-#include "kinetrack/io/model_source.hpp"
+#include "kinetrack/io/model/model_source.hpp"
 #include "kinetrack/stream/server.hpp"
 #include "testing/loopback.hpp"
 

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "kinetrack/io/model_source.hpp"
+#include "kinetrack/io/model/model_source.hpp"
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/stream/live_tracker.hpp"
 #include "kinetrack/track/clip_tracker.hpp"

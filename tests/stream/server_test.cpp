@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/model_source.hpp"
+#include "kinetrack/io/model/model_source.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/stream/server.hpp"
 #include "kinetrack/track/clip_tracker.hpp"

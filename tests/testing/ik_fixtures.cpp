@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "kinetrack/core/random.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/kinematics/configuration.hpp"
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/model/model_builder.hpp"

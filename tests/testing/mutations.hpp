@@ -17,7 +17,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/types.hpp"
-#include "kinetrack/io/motion_clip.hpp"
+#include "kinetrack/io/capture/motion_clip.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/model/model.hpp"

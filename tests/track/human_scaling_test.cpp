@@ -12,8 +12,8 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
-#include "kinetrack/io/c3d.hpp"
-#include "kinetrack/io/vsk.hpp"
+#include "kinetrack/io/capture/c3d.hpp"
+#include "kinetrack/io/model/vsk.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/track/marker_calibration.hpp"
 #include "testing/shared_paths.hpp"

@@ -82,7 +82,7 @@ TEST(OpenSimIk, Gait2354WalkMatchesOpenSimsIkResult) {
   // Like for like: OpenSim's solution through our FK never fits the markers better than ours, in
   // the objective both minimise; the unweighted RMS is within 1 % of it.
   double ours_w = 0, ref_w = 0, ours_u = 0, ref_u = 0;
-  const std::vector<double> times = track::trialTimes(trial);
+  const std::vector<double> times = io::trialTimes(trial);
   for (std::size_t k = 0; k < ref.times.size(); ++k) {
     int frame = 0;
     while (std::abs(times[static_cast<std::size_t>(frame)] - ref.times[k]) > 1e-6) ++frame;
@@ -130,7 +130,7 @@ TEST(OpenSimIk, WholeBodySolverFindsTheSameSolution) {
     ids.push_back(wb.tasks().addPosition(mk.frame, {mk.weight}));
     cols.push_back(static_cast<int>(std::find(trial.names.begin(), trial.names.end(), mk.name) - trial.names.begin()));
   }
-  const std::vector<double> times = track::trialTimes(trial);
+  const std::vector<double> times = io::trialTimes(trial);
   wb.setState(b.spec.initial);
   std::size_t row = 0;
   for (int k = 0; k < trial.numFrames() && row < r.frames.size(); ++k) {

@@ -12,7 +12,7 @@
 
 #include "kinetrack/biomech/posture_mapping.hpp"
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "testing/shared_paths.hpp"
 

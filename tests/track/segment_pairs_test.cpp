@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "testing/shared_paths.hpp"
 

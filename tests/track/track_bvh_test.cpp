@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "kinetrack/io/bvh.hpp"
+#include "kinetrack/io/capture/bvh.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
 #include "kinetrack/track/retarget.hpp"
 #include "testing/shared_paths.hpp"

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "kinetrack/io/segment_map.hpp"
-#include "kinetrack/io/urdf.hpp"
+#include "kinetrack/io/model/segment_map.hpp"
+#include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "testing/shared_paths.hpp"

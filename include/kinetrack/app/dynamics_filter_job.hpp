@@ -15,8 +15,8 @@
 #include "kinetrack/dynamics/com_adjustment.hpp"
 #include "kinetrack/dynamics/dynamics_filter.hpp"
 #include "kinetrack/dynamics/trajectory.hpp"
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 
 namespace kinetrack::app {
 

@@ -14,7 +14,7 @@
 
 #include "kinetrack/app/job.hpp"
 #include "kinetrack/biomech/opensim_id.hpp"
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 
 namespace kinetrack::app {
 

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kinetrack/io/marker_set.hpp"
-#include "kinetrack/io/model_source.hpp"
+#include "kinetrack/io/model/marker_set.hpp"
+#include "kinetrack/io/model/model_source.hpp"
 
 namespace kinetrack::app {
 

@@ -11,9 +11,9 @@
 
 #include "kinetrack/app/job.hpp"
 #include "kinetrack/core/types.hpp"
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/opensim_model.hpp"
-#include "kinetrack/io/point_cloud.hpp"
+#include "kinetrack/io/capture/point_cloud.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/markers/labeller.hpp"
 #include "kinetrack/markers/labelling_trial.hpp"
 
@@ -49,7 +49,7 @@ LabellingSubject loadLabellingSubject(const LabellingSubjectOptions& options,
 bool hasSuffix(const std::string& path, const std::string& suffix);
 
 /// Rotation taking file axes to the model's world (a permutation of the axes): a TRC is Y up and
-/// a C3D Z up unless `axes` says otherwise (as track::readMarkerTrial); a CSV is in the model's
+/// a C3D Z up unless `axes` says otherwise (as io::readMarkerTrial); a CSV is in the model's
 /// axes unless said.
 Matrix3d fileToModelAxes(const std::string& path, const std::string& axes, bool model_y_up);
 

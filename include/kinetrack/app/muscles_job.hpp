@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kinetrack/app/job.hpp"
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/muscles/muscle_trial.hpp"
 
 namespace kinetrack::app {

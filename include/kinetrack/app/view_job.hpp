@@ -6,7 +6,7 @@
 #include <string>
 
 #include "kinetrack/app/job.hpp"
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/viewer/viewer.hpp"
 
 namespace kinetrack::app {

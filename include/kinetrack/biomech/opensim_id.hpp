@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "kinetrack/dynamics/rigid_body.hpp"
-#include "kinetrack/io/external_loads.hpp"
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/model/external_loads.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 
 namespace kinetrack::biomech {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kinetrack/hand/hand_model.hpp"
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 
 namespace kinetrack::hand {
 

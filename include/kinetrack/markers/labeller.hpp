@@ -31,8 +31,8 @@
 
 #include "kinetrack/core/types.hpp"
 #include "kinetrack/ik/marker_ik.hpp"
-#include "kinetrack/io/marker_set.hpp"
-#include "kinetrack/io/opensim_model.hpp"
+#include "kinetrack/io/model/marker_set.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/joint_function.hpp"
 #include "kinetrack/model/model.hpp"

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "kinetrack/ik/marker_ik.hpp"
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/point_cloud.hpp"
+#include "kinetrack/io/capture/point_cloud.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/markers/labeller.hpp"
 #include "kinetrack/model/configuration.hpp"
 

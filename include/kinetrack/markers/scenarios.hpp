@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/point_cloud.hpp"
+#include "kinetrack/io/capture/point_cloud.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/markers/labelling_trial.hpp"
 
 namespace kinetrack::markers {

@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "kinetrack/io/opensim_model.hpp"
-#include "kinetrack/io/opensim_muscles.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_muscles.hpp"
 #include "kinetrack/model/data.hpp"
 
 namespace kinetrack::muscles {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "kinetrack/io/external_loads.hpp"
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/model/external_loads.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/muscles/muscle_forces.hpp"
 
 namespace kinetrack::muscles {

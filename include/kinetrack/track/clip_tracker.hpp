@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kinetrack/io/motion_clip.hpp"
+#include "kinetrack/io/capture/motion_clip.hpp"
 #include "kinetrack/track/stream_tracker.hpp"
 
 namespace kinetrack::track {

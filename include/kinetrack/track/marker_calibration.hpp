@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "kinetrack/ik/marker_ik.hpp"
-#include "kinetrack/io/marker_set.hpp"
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/model/marker_set.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/model.hpp"
 #include "kinetrack/track/marker_trial.hpp"

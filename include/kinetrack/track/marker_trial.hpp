@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "kinetrack/ik/marker_ik.hpp"
-#include "kinetrack/io/opensim.hpp"
+#include "kinetrack/io/capture/marker_file.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/joint_function.hpp"
 #include "kinetrack/model/model.hpp"
@@ -114,22 +115,5 @@ class MarkerStreamTracker {
 /// coordinate task whose values do not match the trial length, or an empty time range.
 MarkerTrialResult solveMarkerTrial(const MarkerIkSpec& spec, const io::MarkerTrajectories& trial,
                                    const MarkerTrialOptions& options = {});
-
-/// Axes of a marker file's lab frame.
-enum class MarkerAxes : std::uint8_t {
-  Auto,  ///< by format: TRC files Y up, C3D files Z up
-  YUp,
-  ZUp,
-};
-/// "auto", "y-up", "z-up" (the CLI's --marker-axes); throws InvalidArgument otherwise.
-MarkerAxes parseMarkerAxes(std::string_view name);
-
-/// Reads a marker trial (.c3d, else TRC) into a model's world: Y up for an OpenSim model
-/// (`model_y_up`), Z up for kinetrack's models; Z up → Y up is (x, y, z) → (y, z, x), Y up → Z up
-/// its inverse (x, y, z) → (z, x, y). Throws ParseError as the readers do.
-io::MarkerTrajectories readMarkerTrial(const std::string& path, bool model_y_up, MarkerAxes axes = MarkerAxes::Auto);
-
-/// The trial's frame times as used above (the rounded-grid correction applied).
-std::vector<double> trialTimes(const io::MarkerTrajectories& trial);
 
 }  // namespace kinetrack::track

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "kinetrack/io/opensim.hpp"
-#include "kinetrack/io/opensim_model.hpp"
-#include "kinetrack/io/opensim_setup.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_setup.hpp"
+#include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/track/marker_trial.hpp"
 
 namespace kinetrack::track {

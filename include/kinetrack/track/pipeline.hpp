@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "kinetrack/io/bvh.hpp"
-#include "kinetrack/io/motion_clip.hpp"
+#include "kinetrack/io/capture/bvh.hpp"
+#include "kinetrack/io/capture/motion_clip.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
 #include "kinetrack/track/retarget.hpp"
 

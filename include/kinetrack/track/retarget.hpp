@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "kinetrack/io/motion_clip.hpp"
-#include "kinetrack/io/segment_map.hpp"
+#include "kinetrack/io/capture/motion_clip.hpp"
+#include "kinetrack/io/model/segment_map.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
 
 namespace kinetrack::track {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "kinetrack/io/segment_map.hpp"
+#include "kinetrack/io/model/segment_map.hpp"
 #include "kinetrack/model/model.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/retarget.hpp"

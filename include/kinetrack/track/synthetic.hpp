@@ -4,7 +4,7 @@
 // ground-truth motion for tests and benchmarks.
 #include <vector>
 
-#include "kinetrack/io/motion_clip.hpp"
+#include "kinetrack/io/capture/motion_clip.hpp"
 #include "kinetrack/model/configuration.hpp"
 
 namespace kinetrack::track {

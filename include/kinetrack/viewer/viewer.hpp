@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kinetrack/io/joint_csv.hpp"
+#include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/model/model.hpp"
 #include "kinetrack/track/pipeline.hpp"
 

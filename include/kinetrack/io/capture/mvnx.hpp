@@ -1,0 +1,57 @@
+#pragma once
+// Xsens MVN XML export (MVNX) reading, versions 3 and 4: frame rate, segments with their points,
+// calibration frames (identity, N-pose, T-pose, …) kept apart, and per frame the segment
+// orientation (quaternion w,x,y,z, segment to global), position, velocity, angular velocity,
+// acceleration and angular acceleration (SI units, Z up: no conversion needed). Sensor data and
+// joint angles are ignored. Errors name the file, line and field (kinetrack::ParseError).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kinetrack/core/types.hpp"
+#include "kinetrack/io/capture/motion_clip.hpp"
+
+namespace kinetrack::io {
+
+struct MvnxSegment {
+  std::string label;
+  int id = 0;
+  /// Named points in the segment frame (m): pos_b (v4) or pos_s (v3).
+  std::map<std::string, Vector3d> points;
+};
+
+/// One frame: per segment, in <segments> order. Vectors empty when the file lacks the field.
+struct MvnxFrame {
+  double time = 0.0;                         ///< s (index / frame rate for normal frames; 0 for calibration frames)
+  int index = 0;                             ///< the file's index (negative for v3 calibration frames)
+  int line = 0;                              ///< line of the <frame> element, for messages
+  std::string type;                          ///< "normal", "identity", "npose", "tpose", "tpose-isb", …
+  std::vector<Eigen::Vector4d> orientation;  ///< quaternion (w, x, y, z)
+  std::vector<Vector3d> position, velocity, acceleration, angular_velocity, angular_acceleration;
+};
+
+struct MvnxFile {
+  std::string source;
+  int version = 0;
+  double frame_rate = 0.0;    ///< Hz
+  std::string configuration;  ///< e.g. "FullBody", "UpperBody"
+  std::vector<MvnxSegment> segments;
+  std::map<std::string, MvnxFrame> calibration;  ///< by type ("identity", "npose", "tpose", …)
+  std::vector<MvnxFrame> frames;                 ///< "normal" frames, increasing time
+};
+
+/// Reads an MVNX file. Throws ParseError: missing file, malformed XML (tinyxml2's line), missing
+/// <subject> / frameRate / <segments>, a frame whose field holds the wrong count of numbers
+/// (naming frame index, field and expected count), a non-numeric value, non-increasing indices.
+MvnxFile readMvnx(const std::string& path);
+MvnxFile parseMvnx(const std::string& xml, const std::string& source);
+
+/// The normal frames as a MotionClip (segment labels as names; the velocities of the file).
+/// A segment whose quaternion or position is missing or non-finite in a frame is a gap there.
+MotionClip mvnxToClip(const MvnxFile& file);
+
+/// One calibration frame (e.g. "tpose", "npose") as a one-frame MotionClip; throws
+/// InvalidArgument listing the types present when `type` is absent.
+MotionClip mvnxCalibrationPose(const MvnxFile& file, const std::string& type);
+
+}  // namespace kinetrack::io
