@@ -190,3 +190,14 @@ def test_batch_of_track_rows_is_the_cli_batch(cli, tmp_path):
     assert (tmp_path / "cli" / f"{stem}.csv").read_bytes() == (tmp_path / "py" / f"{stem}.csv").read_bytes()
     assert r["ok"] == 1 and r["failed"] == 1 and r["exit"] == 2
     assert "only `kinetrack batch` parses" in r["report"] or "run them with `kinetrack batch`" in r["report"]
+
+
+def test_demo_equals_the_cli(cli, tmp_path):
+    """kt.demo is `kinetrack demo`: the same joint CSV, byte for byte, and the same check."""
+    done = subprocess.run([cli, "demo", "--model", "human48", "--duration", "3", "--out", str(tmp_path / "cli.csv")],
+                          check=True, capture_output=True, text=True)
+    result = kt.demo(model="human48", duration=3.0, out=str(tmp_path / "py.csv"))
+    assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+    assert result.summary["check_ok"] and result.summary["check"].strip() in done.stdout
+    rows = len((tmp_path / "cli.csv").read_text().splitlines()) - 1
+    assert result.q.shape == (rows, result.model.nq) and result.summary["joint_rms_deg"] < 0.1
