@@ -67,9 +67,9 @@ py::dict trialDict(const Model& model, const track::MarkerTrialResult& result, s
     const track::MarkerFrame& f = result.frames[static_cast<std::size_t>(k)];
     writeConfiguration(result.configurations[static_cast<std::size_t>(k)], q.mutable_data() + k * q.shape(1));
     times.mutable_data()[k] = f.time;
-    rms.mutable_data()[k] = f.held ? std::nan("") : f.rms_error;
-    worst.mutable_data()[k] = f.held ? std::nan("") : f.max_error;
-    held.mutable_data()[k] = f.held;
+    rms.mutable_data()[k] = f.gap ? std::nan("") : f.rms_error;
+    worst.mutable_data()[k] = f.gap ? std::nan("") : f.max_error;
+    held.mutable_data()[k] = f.gap;
   }
   return py::dict(py::arg("times") = times, py::arg("q") = q, py::arg("rms_error") = rms, py::arg("max_error") = worst,
                   py::arg("held") = held, py::arg("marker_names") = result.marker_names,

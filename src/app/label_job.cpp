@@ -148,7 +148,7 @@ io::MotTable jointTable(const LabellingSubject& subject, const markers::LabelTri
   if (subject.osim) {
     track::MarkerTrialResult r;
     r.configurations = result.poses;
-    for (double t : times) r.frames.push_back(track::MarkerFrame{.time = t});
+    for (double t : times) r.frames.emplace_back().time = t;
     return track::openSimCoordinates(*subject.osim, r);
   }
   return motTable(*subject.model->model, times, result.poses);

@@ -24,7 +24,7 @@ namespace {
 void writeJointCsv(const Model& model, const track::MarkerTrialResult& trial, const std::string& path) {
   io::JointCsvWriter w(model, path);
   for (std::size_t k = 0; k < trial.frames.size(); ++k)
-    w.write(trial.frames[k].time, trial.configurations[k], trial.frames[k].held);
+    w.write(trial.frames[k].time, trial.configurations[k], trial.frames[k].gap);
   w.commit();
 }
 
@@ -171,7 +171,7 @@ MarkerIkResult runMarkerIk(const MarkerIkOptions& o, const Reporter& reporter, c
   s.frame_rms_p95_m = srms.p95;
   s.frame_rms_max_m = srms.max;
   s.gaps = t.framesWithMissingMarkers();
-  s.held_frames = t.held();
+  s.held_frames = t.gaps();
   s.solve_us_median = sus.median;
   s.solve_us_p95 = sus.p95;
   s.iterations_median = sit.median;

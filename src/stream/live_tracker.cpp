@@ -230,7 +230,7 @@ DatagramResult MarkerLiveTracker::onDatagram(std::span<const std::uint8_t> bytes
   }
   last_ = tracker_->track(source_time_, obs_);
   ++counters_.frames;
-  if (last_.held) {
+  if (last_.gap) {
     ++counters_.gaps;
     status_ = "gap";
     return DatagramResult::Gap;

@@ -23,9 +23,9 @@ std::string namesOf(const std::vector<std::string>& v) {
 
 }  // namespace
 
-int MarkerTrialResult::held() const {
+int MarkerTrialResult::gaps() const {
   int n = 0;
-  for (const auto& f : frames) n += f.held ? 1 : 0;
+  for (const auto& f : frames) n += f.gap ? 1 : 0;
   return n;
 }
 
@@ -93,7 +93,8 @@ MarkerFrame MarkerStreamTracker::track(double time, std::span<const Vector3d> ma
   f.status = r.status;
   f.iterations = r.iterations;
   f.markers_used = r.markers_used;
-  f.held = r.markers_used == 0;
+  f.gap = r.markers_used == 0;
+  f.limit_violation = r.limit_violation;
   f.total_squared_error = r.total_squared_error;
   f.rms_error = r.rms_error;
   f.max_error = r.max_error;

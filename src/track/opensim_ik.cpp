@@ -149,9 +149,9 @@ io::MotTable markerErrorTable(const MarkerTrialResult& result) {
     t.times.push_back(f.time);
     // A held frame (no marker to fit) is an explicit gap: NaN errors.
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    t.values(k, 0) = f.held ? nan : f.total_squared_error;
-    t.values(k, 1) = f.held ? nan : f.rms_error;
-    t.values(k, 2) = f.held ? nan : f.max_error;
+    t.values(k, 0) = f.gap ? nan : f.total_squared_error;
+    t.values(k, 1) = f.gap ? nan : f.rms_error;
+    t.values(k, 2) = f.gap ? nan : f.max_error;
   }
   return t;
 }

@@ -238,7 +238,7 @@ TEST(MarkerCalibration, PlugInGaitStaticThenMovementTrialUnder2cm) {
   for (int j = 0; j < model->numJoints(); ++j) EXPECT_TRUE(std::isinf(spec.lower[j]) && std::isinf(spec.upper[j]));
   const MarkerTrialResult r = solveMarkerTrial(spec, walk);
   ASSERT_EQ(r.frames.size(), 323u);
-  EXPECT_EQ(r.held(), 0);
+  EXPECT_EQ(r.gaps(), 0);
   std::vector<double> rms, us;
   std::map<std::string, int> worst;
   for (const MarkerFrame& f : r.frames) {

@@ -160,7 +160,7 @@ class MarkerLiveTracker final : public LiveInput {
   [[nodiscard]] std::size_t frameCapacity() const override;
   [[nodiscard]] std::string hello(const std::string& model_name) const override;
   [[nodiscard]] const std::vector<std::string>& markerNames() const { return names_; }
-  /// The last tracked frame's marker-IK row (errors, iterations, held).
+  /// The last tracked frame's marker-IK row (errors, iterations, gap).
   [[nodiscard]] const track::MarkerFrame& lastFrame() const { return last_; }
 
  private:

@@ -59,14 +59,12 @@ struct MarkerTrialOptions {
   std::function<void(int, int)> progress;
 };
 
-/// One output row.
-struct MarkerFrame {
+/// One output row: the solve's outcome (ik::Result; `gap`: no weighted marker present, the
+/// previous solution is repeated) and the marker figures.
+struct MarkerFrame : ik::Result {
   double time = 0.0;
-  ik::Status status = ik::Status::Converged;
-  int iterations = 0;
-  int markers_used = 0;     ///< weighted markers present
-  int markers_missing = 0;  ///< weighted markers absent in this frame
-  bool held = false;        ///< no weighted marker present: the previous solution is repeated
+  int markers_used = 0;                                                ///< weighted markers present
+  int markers_missing = 0;                                             ///< weighted markers absent in this frame
   double total_squared_error = 0.0, rms_error = 0.0, max_error = 0.0;  ///< m², m, m
   int worst_marker = -1;                                               ///< index into spec markers
   double solve_microseconds = 0.0;
@@ -77,7 +75,7 @@ struct MarkerTrialResult {
   std::vector<Configuration> configurations;  ///< one per frame
   std::vector<std::string> marker_names;      ///< spec marker names, for worst_marker
   double solve_seconds = 0.0;                 ///< time in the solver, all frames
-  [[nodiscard]] int held() const;
+  [[nodiscard]] int gaps() const;             ///< frames with no weighted marker (held)
   [[nodiscard]] int framesWithMissingMarkers() const;
 };
 
@@ -93,7 +91,7 @@ class MarkerStreamTracker {
   /// Places the base on these measurements (one per spec marker, NaN components: missing) if not
   /// done yet; true once placed (or when there is nothing to place).
   bool align(std::span<const Vector3d> markers);
-  /// One frame: aligns first if needed, then solves. The row's held/markers_missing/errors as in
+  /// One frame: aligns first if needed, then solves. The row's gap/markers_missing/errors as in
   /// solveMarkerTrial. Throws InvalidArgument on wrong sizes only.
   MarkerFrame track(double time, std::span<const Vector3d> markers, std::span<const double> coordinates = {});
   [[nodiscard]] const Configuration& state() const { return ik_.state(); }
