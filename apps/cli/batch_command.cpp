@@ -1,15 +1,11 @@
 // `kinetrack batch`: every input of a manifest or a directory tracked like `kinetrack track`, on
 // a thread pool over the inputs (all cores by default) or across MPI ranks (--mpi), with a
 // report of every input (batch.hpp).
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include <memory>
 
 #include "cli_common.hpp"
 #include "kinetrack/app/batch.hpp"
 #include "kinetrack/app/batch_mpi.hpp"
-#include "kinetrack/core/errors.hpp"
 
 namespace kinetrack::cli {
 namespace {
@@ -19,39 +15,12 @@ struct BatchConfig {
   bool mpi = false, quiet = false;
 };
 
-/// Runs a batch row's command line (`markers ik --markers … --out …`) in this process: the same
-/// parser and job as the single command, its output captured into `log`.
-int runCommandLine(const std::vector<std::string>& args, std::string& log);
-
 int runBatch(BatchConfig cfg) {
   if (cfg.mpi) cfg.job.distribute = app::runBatchMpi;
-  const app::BatchRunResult r = app::runBatch(cfg.job, runCommandLine, cliReporter(!cfg.quiet, "input"));
+  const app::BatchRunResult r = app::runBatch(cfg.job, {}, cliReporter(!cfg.quiet, "input"));
   if (!r.primary) return kExitOk;
   out("{}", r.report.text);
   return r.report.exit;
-}
-
-int runCommandLine(const std::vector<std::string>& args, std::string& log) {
-  CLI::App app{"kinetrack", "kinetrack"};
-  Action action;
-  addTrackCommand(app, action);
-  addRetargetCommand(app, action);
-  addMarkersCommand(app, action);
-  addHandCommand(app, action);
-  addDynamicsCommand(app, action);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    throw InvalidArgument(fmt::format("`kinetrack {}`: {}", fmt::join(args, " "), e.what()));
-  }
-  if (!action) throw InvalidArgument("no command in the row's arguments");
-  const OutputCapture capture(log);
-  try {
-    return action();
-  } catch (const UsageError& e) {
-    throw InvalidArgument(e.what());  // bad input, as the single command's exit status 2
-  }
 }
 
 }  // namespace

@@ -29,28 +29,12 @@ double parseFiniteDouble(std::string_view text, std::string_view what) {
 
 LoadedModel loadModelAndWarn(const ModelSpec& spec) { return app::loadModel(spec, cliReporter(false)); }
 
-namespace {
-thread_local std::string* capture = nullptr;
-}  // namespace
-
-void printOut(std::string_view text) {
-  if (capture != nullptr)
-    capture->append(text);
-  else
-    fmt::print("{}", text);
-}
+void printOut(std::string_view text) { fmt::print("{}", text); }
 
 void printErr(std::string_view text) {
-  if (capture != nullptr) {
-    capture->append(text);
-  } else {
-    std::fflush(stdout);
-    fmt::print(stderr, "{}", text);
-  }
+  std::fflush(stdout);
+  fmt::print(stderr, "{}", text);
 }
-
-OutputCapture::OutputCapture(std::string& sink) : previous_(capture) { capture = &sink; }
-OutputCapture::~OutputCapture() { capture = previous_; }
 
 app::Reporter cliReporter(bool progress, const std::string& unit) {
   app::Reporter r;
@@ -64,7 +48,7 @@ app::Reporter cliReporter(bool progress, const std::string& unit) {
   r.warning = [](const std::string& w) { printErr("kinetrack: warning: " + w + "\n"); };
   r.note = [](const std::string& n) {
     printOut(n);
-    if (capture == nullptr) std::fflush(stdout);  // a note says what runs now
+    std::fflush(stdout);  // a note says what runs now
   };
   return r;
 }

@@ -94,25 +94,13 @@ class ProgressBar {
   std::chrono::steady_clock::time_point last_{};
 };
 
-/// What a command prints goes to stdout (printOut) or stderr (printErr), or, while an
-/// OutputCapture lives on the calling thread, into its text: a batch row runs its command in
-/// this process on a worker thread, its output into the row's log.
+/// What a command prints: to stdout (printOut, out) or stderr (printErr, after flushing stdout).
 void printOut(std::string_view text);
 void printErr(std::string_view text);
 template <typename... T>
 void out(fmt::format_string<T...> format, T&&... args) {
   printOut(fmt::format(format, std::forward<T>(args)...));
 }
-class OutputCapture {
- public:
-  explicit OutputCapture(std::string& sink);
-  ~OutputCapture();
-  OutputCapture(const OutputCapture&) = delete;
-  OutputCapture& operator=(const OutputCapture&) = delete;
-
- private:
-  std::string* previous_;
-};
 
 /// The reporter of a job run from the command line: a ProgressBar of `unit`s on stderr (when
 /// `progress` and stderr is a terminal), notes printed to stdout, warnings to stderr

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/command_options.hpp"
 #include "cli_common.hpp"
 #include "kinetrack/app/track_job.hpp"
 #include "plotting.hpp"
@@ -50,38 +51,10 @@ void addRetargetCommand(CLI::App& app, Action& action) {
       app.add_subcommand("retarget",
                          "retarget human motion (BVH, MVNX) onto a humanoid robot URDF (iCub built in) or an OpenSim "
                          "model (.osim, e.g. --map gait2354)");
-  cmd->add_option("--robot", cfg->job.robot,
-                  "robot URDF (the iCub gets its coupled shoulder rows and real velocity limits)")
-      ->required();
-  cmd->add_option("--input", cfg->job.input, "capture file: .bvh or .mvnx")->required();
-  cmd->add_option("--out", cfg->job.files.joints,
-                  "robot joint trajectory CSV: time, base position, base quaternion, joints, gap")
-      ->required();
-  cmd->add_option(
-      "--map", cfg->job.map,
-      "robot map: human segment -> robot frame (default: the built-in icub map for the iCub; or a JSON file)");
-  cmd->add_option("--segment-map", cfg->job.segment_map,
-                  "capture skeleton map: auto (default), a built-in map name, or a JSON file");
-  cmd->add_option("--calibration", cfg->job.calibration,
-                  "calibration pose: first (BVH default), frame:N, rest, npose (MVNX default), ...");
-  cmd->add_option("--solver", cfg->job.solver, "dynamical (default), wholebody, wholebody-ipopt, pairwise")
-      ->capture_default_str();
-  cmd->add_option("--threads", cfg->job.threads, "threads of --solver pairwise (0 = one per hardware thread)")
-      ->capture_default_str();
-  cmd->add_option("--shoulder-velocity", cfg->job.shoulder_velocity, "iCub shoulder velocity limit (rad/s)")
-      ->capture_default_str();
-  cmd->add_option("--torso-velocity", cfg->job.torso_velocity, "iCub torso velocity limit (rad/s)")
-      ->capture_default_str();
-  cmd->add_option("--max-step-deg", cfg->job.max_step_deg, "largest target rotation per solver step, degrees")
-      ->capture_default_str();
-  cmd->add_option("--summary-json", cfg->job.files.summary_json, "write the run's summary as JSON");
-  cmd->add_option("--bvh-out", cfg->job.files.bvh, "write the robot's motion as BVH");
-  cmd->add_option("--mot-out", cfg->job.files.mot, "write the robot's joint trajectories as an OpenSim MOT file");
-  cmd->add_option("--plot", cfg->plot, "PNG of joint angles and velocities against the limits (Fig. 3 layout)");
-  cmd->add_option("--plot-script", cfg->plot_script, "path of scripts/plot_retarget.py (default: searched)");
-  cmd->add_option("--transient", cfg->job.transient, "seconds excluded from the accuracy statistics")
-      ->capture_default_str();
-  cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
+  app::addRetargetOptions(*cmd, cfg->job, cfg->quiet, [&cfg](CLI::App& c) {
+    c.add_option("--plot", cfg->plot, "PNG of joint angles and velocities against the limits (Fig. 3 layout)");
+    c.add_option("--plot-script", cfg->plot_script, "path of scripts/plot_retarget.py (default: searched)");
+  });
   cmd->callback([&action, cfg] { action = [cfg] { return runRetargetCommand(*cfg); }; });
 }
 

@@ -10,6 +10,10 @@
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/model/model.hpp"
 
+namespace kinetrack::ik {
+class TaskSet;
+}  // namespace kinetrack::ik
+
 namespace kinetrack::python {
 
 namespace py = pybind11;
@@ -43,6 +47,9 @@ void bindBiomech(py::module_& m);         ///< OpenSim external loads and ID (bi
 void bindMapping(py::module_& m);         ///< human figure <-> musculoskeletal mapping (mapping_bindings.cpp)
 void bindDynamicsFilter(py::module_& m);  ///< the dynamics filter (dynamics_filter_bindings.cpp)
 void bindMarkers(py::module_& m);
+/// TaskSet's marker, coordinate and posture tasks (MarkerIk.tasks), on the class bindIk made
+/// (markers_bindings.cpp).
+void bindMarkerTasks(py::class_<ik::TaskSet>& tasks);
 void bindHand(py::module_& m);
 void bindPrior(py::module_& m);        ///< kinetrack.prior (prior_bindings.cpp)
 void bindPinDrag(py::module_& m);      ///< pin-and-drag IK (pin_drag_bindings.cpp)

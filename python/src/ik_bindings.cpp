@@ -151,17 +151,21 @@ void bindTaskSet(py::module_& m) {
       .value("position", TargetType::Position)
       .value("orientation", TargetType::Orientation)
       .value("pose", TargetType::Pose);
-  py::class_<ik::TaskSet>(m, "TaskSet", R"doc(
-The targets of one solver (solver.tasks): positions, orientations and poses of model frames, with
-weights (W of DYN Eq. 10, per component) and gains (K in 1/s, DYN only). add_* return an int id;
-set_position / set_orientation give values every frame (world frame: p in m, rotation as a (3, 3)
-matrix R_WT or a quaternion (w, x, y, z); optional velocities in m/s and rad/s, world frame).)doc")
-      .def(
-          "add_position",
-          [](ik::TaskSet& t, const std::string& frame, double weight, double gain) {
-            return t.addPosition(frame, {weight, gain}).value;
-          },
-          py::arg("frame"), py::arg("weight") = 1.0, py::arg("gain") = 10.0)
+  py::class_<ik::TaskSet> cls(m, "TaskSet", R"doc(
+The tasks of one solver (solver.tasks). Frame tasks (DynamicalIk, InstantaneousIk, PairwiseIk,
+PinDragIk): positions, orientations and poses of model frames, with weights (W of DYN Eq. 10, per
+component) and gains (K in 1/s, DYN only); add_* return an int id; set_position / set_orientation
+give values every frame (world frame: p in m, rotation as a (3, 3) matrix R_WT or a quaternion
+(w, x, y, z); optional velocities in m/s and rad/s, world frame). Marker, coordinate and posture
+tasks (MarkerIk): add_marker, add_coordinate, add_posture and their remove_*, set_*_enabled and
+set_*_weight(s), each kind with its own ids. A TaskSet accepts only the kinds its solver reads:
+adding another raises ValueError naming the solver.)doc");
+  cls.def(
+         "add_position",
+         [](ik::TaskSet& t, const std::string& frame, double weight, double gain) {
+           return t.addPosition(frame, {weight, gain}).value;
+         },
+         py::arg("frame"), py::arg("weight") = 1.0, py::arg("gain") = 10.0)
       .def(
           "add_orientation",
           [](ik::TaskSet& t, const std::string& frame, double weight, double gain) {
@@ -203,6 +207,7 @@ matrix R_WT or a quaternion (w, x, y, z); optional velocities in m/s and rad/s, 
           },
           py::arg("task"))
       .def("__len__", &ik::TaskSet::size);
+  bindMarkerTasks(cls);
 }
 
 void bindResults(py::module_& m) {

@@ -127,7 +127,103 @@ py::dict markersIkPy(py::object model, const std::string& markers_path, const st
   return d;
 }
 
+// Posture weights: one number for every joint, or (num_joints,).
+VectorXd postureWeights(const ik::TaskSet& t, py::handle weights) {
+  const int n = t.model().numJoints();
+  if (py::isinstance<py::float_>(weights) || py::isinstance<py::int_>(weights))
+    return VectorXd::Constant(n, weights.cast<double>());
+  return toVector(weights, n, "weights (one per joint)");
+}
+
 }  // namespace
+
+void bindMarkerTasks(py::class_<ik::TaskSet>& tasks) {
+  using ik::CoordinateTaskId, ik::MarkerTaskId, ik::PostureTaskId, ik::TaskSet;
+  // Marker tasks: a marker's id is its row in MarkerIk.solve(markers) (one per marker ever added).
+  tasks
+      .def(
+          "add_marker", [](TaskSet& t, const std::string& frame, double w) { return t.addMarker(frame, w).value; },
+          py::arg("frame"), py::arg("weight") = 1.0,
+          "A marker on model frame `frame` (a marker frame: Model.with_markers, an .osim's markers), weight w in "
+          "Σ w‖m(q) − m̂‖²; returns its id (its row in MarkerIk.solve's markers).")
+      .def(
+          "remove_marker", [](TaskSet& t, int id) { t.remove(MarkerTaskId(id)); }, py::arg("marker"),
+          "Removes a marker task; its row in solve's markers stays (ignored).")
+      .def(
+          "set_marker_enabled", [](TaskSet& t, int id, bool on) { t.setEnabled(MarkerTaskId(id), on); },
+          py::arg("marker"), py::arg("enabled"))
+      .def(
+          "set_marker_weight", [](TaskSet& t, int id, double w) { t.setWeight(MarkerTaskId(id), w); },
+          py::arg("marker"), py::arg("weight"))
+      .def(
+          "set_measurement",
+          [](TaskSet& t, int id, ArrayLike p) { t.setMeasurement(MarkerTaskId(id), toVector3(p, "position")); },
+          py::arg("marker"), py::arg("position"),
+          "This frame's measured world position (3,) in m; NaN marks the marker missing.")
+      .def(
+          "marker_frame", [](const TaskSet& t, int id) { return t.model().frameName(t[MarkerTaskId(id)].frame); },
+          py::arg("marker"))
+      .def(
+          "marker_weight", [](const TaskSet& t, int id) { return t[MarkerTaskId(id)].weight; }, py::arg("marker"))
+      .def_property_readonly(
+          "num_markers", [](const TaskSet& t) { return t.markers().size(); },
+          "Marker tasks ever added (removed ones included): the rows of MarkerIk.solve's markers.")
+      // Coordinate tasks: a joint pulled towards a value, w (s − ŝ)².
+      .def(
+          "add_coordinate",
+          [](TaskSet& t, const std::string& joint, double w) { return t.addCoordinate(joint, w).value; },
+          py::arg("joint"), py::arg("weight") = 1.0,
+          "A task pulling joint `joint` towards the value set per frame (off until set), w (s − ŝ)²; returns its "
+          "id (its column in MarkerIk.solve's coordinates).")
+      .def(
+          "remove_coordinate", [](TaskSet& t, int id) { t.remove(CoordinateTaskId(id)); }, py::arg("task"))
+      .def(
+          "set_coordinate_enabled", [](TaskSet& t, int id, bool on) { t.setEnabled(CoordinateTaskId(id), on); },
+          py::arg("task"), py::arg("enabled"))
+      .def(
+          "set_coordinate_weight", [](TaskSet& t, int id, double w) { t.setWeight(CoordinateTaskId(id), w); },
+          py::arg("task"), py::arg("weight"))
+      .def(
+          "set_coordinate_value",
+          [](TaskSet& t, int id, double v) {
+            (void)t[CoordinateTaskId(id)];  // an invalid id raises, as the other setters
+            t.setValue(CoordinateTaskId(id), v);
+          },
+          py::arg("task"), py::arg("value"), "This frame's value ŝ (rad or m); NaN switches the task off.")
+      .def(
+          "coordinate_joint",
+          [](const TaskSet& t, int id) { return t.model().jointName(t[CoordinateTaskId(id)].joint); }, py::arg("task"))
+      .def(
+          "coordinate_weight", [](const TaskSet& t, int id) { return t[CoordinateTaskId(id)].weight; }, py::arg("task"))
+      .def_property_readonly(
+          "num_coordinates", [](const TaskSet& t) { return t.coordinates().size(); },
+          "Coordinate tasks ever added: the columns of MarkerIk.solve's coordinates.")
+      // Posture tasks: every joint pulled towards a pose, Σ_j w_j (s_j − ŝ_j)².
+      .def(
+          "add_posture", [](TaskSet& t, ArrayLike weights) { return t.addPosture(postureWeights(t, weights)).value; },
+          py::arg("weights") = 1.0,
+          "Every joint pulled towards the pose set per frame (off until set): weights one number or (num_joints,), "
+          "each ≥ 0 (0 leaves a joint out); returns its id.")
+      .def(
+          "remove_posture", [](TaskSet& t, int id) { t.remove(PostureTaskId(id)); }, py::arg("task"))
+      .def(
+          "set_posture_enabled", [](TaskSet& t, int id, bool on) { t.setEnabled(PostureTaskId(id), on); },
+          py::arg("task"), py::arg("enabled"))
+      .def(
+          "set_posture_weights",
+          [](TaskSet& t, int id, ArrayLike w) { t.setWeights(PostureTaskId(id), postureWeights(t, w)); },
+          py::arg("task"), py::arg("weights"))
+      .def(
+          "set_posture_values",
+          [](TaskSet& t, int id, ArrayLike values) {
+            t.setValues(PostureTaskId(id), toVector(values, t.model().numJoints(), "values (one per joint)"));
+          },
+          py::arg("task"), py::arg("values"), "This frame's pose (num_joints,) in rad or m; NaN leaves a joint out.")
+      .def(
+          "posture_weights", [](const TaskSet& t, int id) { return toNumpy(t[PostureTaskId(id)].weights); },
+          py::arg("task"))
+      .def_property_readonly("num_postures", [](const TaskSet& t) { return t.postures().size(); });
+}
 
 void bindMarkers(py::module_& m) {
   py::class_<ik::MarkerIkOptions> opt(m, "MarkerIkOptions", "Options of MarkerIk (OpenSim's accuracy etc.).");
@@ -160,7 +256,11 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
                                                    options.value_or(ik::MarkerIkOptions{}));
            }),
            py::arg("model"), py::arg("options") = py::none())
-      // The C++ solver's tasks() (ik::TaskSet) and bounds() (ik::CoordinateBounds), as methods.
+      .def_property_readonly(
+          "tasks", [](ik::MarkerIk& s) -> ik::TaskSet& { return s.tasks(); },
+          py::return_value_policy::reference_internal,
+          "The solver's TaskSet: marker, coordinate and posture tasks (add, remove, re-weigh, set values).")
+      // Shorthands of tasks (add_marker, add_coordinate, set_marker_weight) and bounds().
       .def(
           "add_marker",
           [](ik::MarkerIk& s, const std::string& frame, double w) { return s.tasks().addMarker(frame, w).value; },
@@ -189,7 +289,15 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
           "set_state", [](ik::MarkerIk& s, ArrayLike q) { s.setState(toConfiguration(s.model(), q)); }, py::arg("q"))
       .def(
           "solve",
-          [](ik::MarkerIk& s, ArrayLike markers, ArrayLike coordinates) {
+          [](ik::MarkerIk& s, ArrayLike markers, ArrayLike coordinates) -> ik::MarkerIkResult {
+            if (markers.is_none()) {  // the values already in tasks
+              if (!coordinates.is_none()) {
+                const Array c = checkedArray(coordinates, {numCoordinateTasks(s)}, "coordinates");
+                s.tasks().setCoordinateValues(std::span<const double>(c.data(), static_cast<std::size_t>(c.size())));
+              }
+              py::gil_scoped_release release;
+              return s.solve();
+            }
             const Array obs = checkedArray(markers, {numMarkers(s), 3}, "markers");
             const int nc = numCoordinateTasks(s);
             const Array c = nc > 0 ? checkedArray(coordinates, {nc}, "coordinates") : Array();
@@ -197,9 +305,11 @@ model frames (Model.with_markers, or the markers of an .osim model).)doc")
             return s.solve(markerRows(obs, 0), nc > 0 ? std::span<const double>(c.data(), static_cast<std::size_t>(nc))
                                                       : std::span<const double>());
           },
-          py::arg("markers"), py::arg("coordinates") = py::none(),
+          py::arg("markers") = py::none(), py::arg("coordinates") = py::none(),
           "One frame: markers (M, 3) measured world positions in m (NaN: missing), coordinates (C,) values of the "
-          "coordinate tasks (NaN: off). Returns a MarkerIkResult; the solution is .state.")
+          "coordinate tasks (NaN: off); markers None: the values set through tasks (set_measurement, "
+          "set_coordinate_value, set_posture_values; coordinates, when given, set first). Returns a "
+          "MarkerIkResult; the solution is .state.")
       .def("solve_sequence", &solveSequencePy, py::arg("markers"), py::arg("coordinates") = py::none(),
            "Every frame of markers (N, M, 3) [and coordinates (N, C)], warm-started, the GIL released: a dict with "
            "q (N, nq), status (N,), iterations (N,), mnte, limit_violation, rms_error and max_error (N,) in m (NaN "

@@ -235,9 +235,12 @@ Returns a TrackResult on the robot (result.model).)doc");
   m.def(
       "batch",
       [](const std::string& out, const std::string& manifest, const std::string& input_dir, int threads, bool resume,
-         const std::string& model, const std::string& solver, const std::string& map, const std::string& calibration) {
+         const std::string& model, const std::string& solver, const std::string& map, const std::string& calibration,
+         const std::string& command, const std::string& args) {
         if (manifest.empty() == input_dir.empty()) throw py::value_error("give either manifest or input_dir");
         app::BatchRunOptions o;
+        o.defaults.command = command;
+        o.defaults.args = args;
         o.defaults.track.model.model = model;
         o.defaults.track.solver = solver;
         o.defaults.track.map = map;
@@ -254,14 +257,18 @@ Returns a TrackResult on the robot (result.model).)doc");
       },
       py::arg("out"), py::kw_only(), py::arg("manifest") = "", py::arg("input_dir") = "", py::arg("threads") = 0,
       py::arg("resume") = false, py::arg("model") = "", py::arg("solver") = "dynamical", py::arg("map") = "",
-      py::arg("calibration") = "",
-      R"doc(`kinetrack batch` for tracking rows (the library's batch, on a thread pool, the GIL released): every
-input of a manifest (CSV or JSON, docs/batch.md) or of input_dir tracked into out/<stem>.csv and
-.json, status records in out/status, out/report.csv. model, solver, map, calibration: defaults of
-rows without those cells. Rows of other commands (retarget, markers ik, hand track, dynamics id)
-carry the single command's arguments, which only `kinetrack batch` parses: here they fail, saying
-so. Returns a dict: exit (0 when every input is ok), ok, failed, frames, report (the table the
-CLI prints), report_csv.)doc");
+      py::arg("calibration") = "", py::arg("command") = "track", py::arg("args") = "",
+      R"doc(`kinetrack batch` (the library's batch, on a thread pool, the GIL released): every input of a
+manifest (CSV or JSON, docs/batch.md) or of input_dir run as its row's command into out/<stem>.*,
+status records in out/status, out/report.csv; the same files as `kinetrack batch`.
+track rows: their options are the manifest's columns, tracked into out/<stem>.csv and .json.
+retarget, "markers ik", "hand track", "dynamics id" rows: the row's input, model and outputs
+plus its args cell (the single command's options, e.g. "--setup s.xml"), parsed with the
+options the library declares for that command (the CLI's, without --plot) and run as its job;
+what the command prints goes to out/logs/<stem>.log.
+model, solver, map, calibration, command, args: defaults of rows without those cells (command
+also picks the files of input_dir). Returns a dict: exit (0 when every input is ok), ok, failed,
+frames, report (the table the CLI prints), report_csv.)doc");
 }
 
 }  // namespace kinetrack::python

@@ -161,3 +161,104 @@ def test_marker_axes_must_match_the_model():
     assert np.allclose(converted.positions, y_up.positions, equal_nan=True)
     out = ik.solve_trajectories(y_up)
     assert np.nanmedian(out["rms_error"]) < 0.02  # the same fit OpenSim gets (~1 cm)
+
+
+def _marker_problem(human66):
+    """human66 with a marker set, a random pose's marker positions and a start near it."""
+    model = human66.with_markers(kt.marker_set_names()[0])
+    markers = [n for n in model.frame_names if n not in human66.frame_names]
+    q = model.neutral()
+    q[:3] = [0.0, 0.0, 1.0]
+    q[7:] = np.random.default_rng(5).uniform(-0.2, 0.2, model.num_joints)
+    data = kt.Data(model)
+    kt.forward_kinematics(model, data, q)
+    measured = data.frame_positions[[model.frame_id(n) for n in markers]]
+    start = model.neutral()
+    start[:3] = q[:3]
+    return model, markers, measured, start
+
+
+def _solve(model, markers, measured, start, add=None, coordinates=None):
+    solver = kt.MarkerIk(model, kt.MarkerIkOptions(accuracy=1e-10, max_iterations=500, first_solve_iterations=2000))
+    for name in markers:
+        solver.tasks.add_marker(name)
+    if add is not None:
+        add(solver)
+    solver.set_state(start)
+    solver.solve(measured, coordinates)
+    return solver
+
+
+def test_marker_ik_tasks_add_remove_and_reweigh_from_python(human66):
+    """MarkerIk.tasks is the C++ solver's TaskSet: a coordinate task added from Python is the task
+    the solver reads (the same solution as the C++ call behind add_coordinate_task, and the
+    solution is stationary for Σ‖m(q) − m̂‖² + w (s − ŝ)²); weight 0 or removal gives the solution
+    without it; posture and marker tasks likewise."""
+    model, markers, measured, start = _marker_problem(human66)
+    free = _solve(model, markers, measured, start).state
+    joint, w = "jRightKnee_roty", 0.05
+    j = 7 + model.joint_names.index(joint)
+    target = free[j] + 0.4
+    ids = []
+    with_task = _solve(model, markers, measured, start, lambda s: ids.append(s.tasks.add_coordinate(joint, w)),
+                       [target])
+    assert with_task.tasks.num_coordinates == 1 and with_task.tasks.coordinate_joint(ids[0]) == joint
+    assert with_task.tasks.coordinate_weight(ids[0]) == w
+    shorthand = _solve(model, markers, measured, start, lambda s: s.add_coordinate_task(joint, w), [target])
+    np.testing.assert_array_equal(with_task.state, shorthand.state)
+    q = with_task.state
+    assert abs(q[j] - target) < abs(free[j] - target) - 0.05  # pulled towards the target
+
+    data = kt.Data(model)
+    frames = [model.frame_id(n) for n in markers]
+
+    def cost(x):
+        kt.forward_kinematics(model, data, x)
+        return np.sum((data.frame_positions[frames] - measured) ** 2) + w * (x[j] - target) ** 2
+
+    h = 1e-6
+    step = np.zeros(model.nq)
+    step[j] = h
+    gradient = (cost(q + step) - cost(q - step)) / (2 * h)
+    assert abs(gradient) < 1e-3 * abs(2 * w * (q[j] - target)), gradient
+
+    # Re-weighed to 0, then removed: the solution without the task.
+    solver = with_task
+    solver.tasks.set_coordinate_weight(ids[0], 0.0)
+    solver.set_state(start)
+    solver.solve(measured, [target])
+    np.testing.assert_allclose(solver.state, free, atol=1e-7)
+    solver.tasks.set_coordinate_weight(ids[0], w)
+    solver.tasks.remove_coordinate(ids[0])
+    solver.set_state(start)
+    solver.solve(measured, [target])
+    np.testing.assert_allclose(solver.state, free, atol=1e-7)
+    with pytest.raises(ValueError):
+        solver.tasks.set_coordinate_weight(ids[0], 1.0)  # removed
+
+    # A posture task on that joint alone pulls it the same way; values set through tasks.
+    weights = np.zeros(model.num_joints)
+    weights[j - 7] = w
+    posture = _solve(model, markers, measured, start,
+                     lambda s: s.tasks.set_posture_values(s.tasks.add_posture(weights), np.full(model.num_joints,
+                                                                                                  target)))
+    np.testing.assert_allclose(posture.state, q, atol=1e-7)
+    np.testing.assert_array_equal(posture.tasks.posture_weights(0), weights)
+
+    # Measurements through tasks, solve() without arguments; a marker removed or re-weighed.
+    solver = _solve(model, markers, measured, start)
+    for i, p in enumerate(measured):
+        solver.tasks.set_measurement(i, p)
+    solver.set_state(start)
+    result = solver.solve()
+    np.testing.assert_array_equal(solver.state, free)
+    assert result.markers_used == len(markers) and solver.tasks.marker_frame(0) == markers[0]
+    solver.tasks.remove_marker(0)
+    solver.tasks.set_marker_weight(1, 2.0)
+    assert solver.tasks.marker_weight(1) == 2.0 and solver.tasks.num_markers == len(markers)
+    solver.set_state(start)
+    assert solver.solve(measured).markers_used == len(markers) - 1
+
+    # The frame-target solvers' TaskSets refuse marker tasks, naming the solver.
+    with pytest.raises(ValueError, match="marker"):
+        kt.DynamicalIk(human66).tasks.add_marker("Head")

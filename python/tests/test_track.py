@@ -179,7 +179,7 @@ def test_two_threads_track_faster_than_twice_one(human66):
 
 
 def test_batch_of_track_rows_is_the_cli_batch(cli, tmp_path):
-    """kt.batch runs the library's batch: the same per-input CSV as `kinetrack batch`; other rows fail clearly."""
+    """kt.batch runs the library's batch: the same per-input CSV as `kinetrack batch`; a bad row fails alone."""
     clip = shared_file(BVH)
     manifest = tmp_path / "m.csv"
     manifest.write_text(f"input,command,model\n{clip},track,human48\n{tmp_path / 'other.bvh'},retarget,x\n")
@@ -189,7 +189,7 @@ def test_batch_of_track_rows_is_the_cli_batch(cli, tmp_path):
     stem = os.path.basename(clip)[:-4]
     assert (tmp_path / "cli" / f"{stem}.csv").read_bytes() == (tmp_path / "py" / f"{stem}.csv").read_bytes()
     assert r["ok"] == 1 and r["failed"] == 1 and r["exit"] == 2
-    assert "only `kinetrack batch` parses" in r["report"] or "run them with `kinetrack batch`" in r["report"]
+    assert r["report"].count("failed:") == 1
 
 
 def test_demo_equals_the_cli(cli, tmp_path):

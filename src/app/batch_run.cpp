@@ -94,20 +94,17 @@ void trackJob(const BatchJob& job, const BatchModels& models, const std::string&
   r.limit_violation_max_rad = s.limit_violation_max_rad;
 }
 
-/// A row of another command: its command line run in this process (the CLI's parser of that
-/// command and its job), its printed text in OUTDIR/logs/<stem>.log.
+/// A row of another command: its command line run in this process (runCommandLine: the library's
+/// declarations of that command's options and its job), its printed text in OUTDIR/logs/<stem>.log.
 void commandJob(const BatchJob& job, const std::string& outdir, const BatchCommandLine& command_line, BatchRecord& r) {
-  if (!command_line)
-    throw InvalidArgument(fmt::format(
-        "{}: `{}` rows take their options as the single command's arguments; run them with `kinetrack batch`",
-        job.input, job.command));
   const fs::path logs = fs::path(outdir) / "logs";
   fs::create_directories(logs);
   const std::string log_path = (logs / (job.stem + ".log")).string();
   std::string log;
   int exit = 1;
   try {
-    exit = command_line(commandArguments(job, outdir), log);
+    const std::vector<std::string> args = commandArguments(job, outdir);
+    exit = command_line ? command_line(args, log) : runCommandLine(args, log);
   } catch (const std::exception& e) {
     log += fmt::format("kinetrack: error: {}\n", e.what());
     io::writeFileAtomically(log_path, log);

@@ -198,4 +198,8 @@ std::string handErrorsCsv(const HandTrackResult& r) {
   return out.str();
 }
 
+std::string wroteLine(const HandTrackResult& r, const HandTrackOptions& o) {
+  return fmt::format("wrote {} ({} rows){}\n", o.out, r.frames, o.urdf.empty() ? "" : " and " + o.urdf);
+}
+
 }  // namespace kinetrack::app

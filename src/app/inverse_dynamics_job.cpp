@@ -307,4 +307,9 @@ InverseDynamicsResult runInverseDynamics(const InverseDynamicsOptions& options, 
   return r;
 }
 
+std::string closingLines(const InverseDynamicsResult& r, const InverseDynamicsOptions& o) {
+  return fmt::format("  {:<{}} {:.2f} s\nwrote {} ({} rows)\n", "wall time", r.opensim ? 26 : 28, r.wall_seconds, o.out,
+                     r.times.size());
+}
+
 }  // namespace kinetrack::app

@@ -228,4 +228,9 @@ std::string summaryJson(const MarkerIkResult& r, const MarkerIkOptions& o) {
   return j.dump(2) + "\n";
 }
 
+std::string wroteLine(const MarkerIkResult& r, const MarkerIkOptions& o) {
+  return fmt::format("wrote {} ({} rows){}\n", r.out_path, r.summary.frames,
+                     o.errors.empty() ? "" : " and " + o.errors);
+}
+
 }  // namespace kinetrack::app

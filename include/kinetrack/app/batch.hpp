@@ -7,8 +7,9 @@
 //
 // `track` rows carry their options as manifest columns (TrackOptions) and run app::runTrack. The
 // other commands (retarget, markers ik, hand track, dynamics id) take the row's `args`, options of
-// the single command: a BatchCommandLine (the CLI's parser of that command, in-process) turns them
-// into its job and runs it; its printed text goes to OUTDIR/logs/<stem>.log.
+// the single command: runCommandLine parses them with the options the library declares for that
+// command (the same declarations `kinetrack <command>` parses with) and runs its job in this
+// process; what the command would print goes to OUTDIR/logs/<stem>.log.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -101,9 +102,18 @@ class BatchModels {
 /// status and appends what it printed to `log`; may throw (the row then fails with the message).
 using BatchCommandLine = std::function<int(const std::vector<std::string>& args, std::string& log)>;
 
+/// The BatchCommandLine of every batch (an empty BatchCommandLine below means this one): `args`
+/// (commandArguments: "markers ik --markers … --quiet …") parsed with the library's declarations of
+/// that command's options (the single command's, without its plot options), its job run on the
+/// calling thread; `log` gets what the single command prints (its notes, "kinetrack: warning: …"
+/// lines, its summary and "wrote …" lines). Returns the command's exit status (0, or 1 when the
+/// job reports failed frames). Throws InvalidArgument for arguments the command does not take
+/// (naming them and the command line), and what the job throws (InvalidArgument, ParseError).
+int runCommandLine(const std::vector<std::string>& args, std::string& log);
+
 /// Runs one input: its outputs, then its status record. Never throws: an error becomes a "failed"
 /// record with the message. Adds the input's frames to `frames_done` as they are tracked (track
-/// rows) or once done (others). A non-track row needs `command_line` (else it fails, saying so).
+/// rows) or once done (others). Non-track rows run through `command_line` (empty: runCommandLine).
 BatchRecord runBatchJob(const BatchJob& job, const BatchModels& models, const std::string& outdir,
                         std::atomic<std::int64_t>* frames_done, const BatchCommandLine& command_line = {});
 
@@ -163,6 +173,7 @@ struct BatchRunResult {
 /// "batch: N inputs (…) on …"; progress counts inputs) and writes the report. Throws
 /// InvalidArgument for a bad manifest, directory or option (both or neither of manifest and
 /// input_dir, negative threads, threads with a distributor), ParseError for an unwritable `out`.
+/// `command_line` (empty: runCommandLine) runs the rows of commands other than track.
 BatchRunResult runBatch(const BatchRunOptions& options, const BatchCommandLine& command_line = {},
                         const Reporter& reporter = {});
 

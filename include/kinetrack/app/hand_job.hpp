@@ -48,6 +48,8 @@ HandTrackResult runHandTrack(const HandTrackOptions& options, const Reporter& re
 std::string summaryText(const HandTrackResult& r);
 /// The summary as JSON text (the tracker's figures; "lm" and "unseen" when run).
 std::string summaryJson(const HandTrackResult& r, const HandTrackOptions& options);
+/// The line `kinetrack hand track` closes with: "wrote OUT (N rows)[ and URDF]\n".
+std::string wroteLine(const HandTrackResult& r, const HandTrackOptions& options);
 /// The per-frame errors of every trial: time, gap, then per solver and digit tip and middle (mm).
 std::string handErrorsCsv(const HandTrackResult& r);
 

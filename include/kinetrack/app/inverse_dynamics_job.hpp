@@ -64,5 +64,8 @@ struct InverseDynamicsResult {
 /// `loaded` (optional) replaces loading a URDF / built-in model.
 InverseDynamicsResult runInverseDynamics(const InverseDynamicsOptions& options, const Reporter& reporter = {},
                                          const InverseDynamicsMotion& motion = {}, const Model* loaded = nullptr);
+/// The lines `kinetrack dynamics id` closes with after r.text: the wall time and
+/// "wrote OUT (N rows)\n".
+std::string closingLines(const InverseDynamicsResult& r, const InverseDynamicsOptions& options);
 
 }  // namespace kinetrack::app

@@ -69,5 +69,7 @@ MarkerIkResult runMarkerIk(const MarkerIkOptions& options, const Reporter& repor
 std::string summaryText(const MarkerIkResult& r);
 /// The summary as JSON text.
 std::string summaryJson(const MarkerIkResult& r, const MarkerIkOptions& options);
+/// The line `kinetrack markers ik` closes with: "wrote OUT (N rows)[ and ERRORS]\n".
+std::string wroteLine(const MarkerIkResult& r, const MarkerIkOptions& options);
 
 }  // namespace kinetrack::app

@@ -1,0 +1,224 @@
+// The options of the batch-capable commands, declared once (command_options.hpp), and the batch's
+// runner of a row's command line on them (app::runCommandLine, batch.hpp).
+#include "command_options.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <charconv>
+#include <cmath>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "kinetrack/app/batch.hpp"
+#include "kinetrack/core/errors.hpp"
+
+namespace kinetrack::app {
+namespace {
+
+constexpr const char* kMassHelp = "body mass of a built-in model (kg, 20 to 300; default 73)";
+
+// "A:B" → frames [A, B) (B empty: to the end, as -1).
+std::pair<int, int> parseFrameRange(const std::string& text) {
+  auto refuse = [](const std::string& why) { throw CLI::ValidationError("--calibration-frames", why); };
+  auto whole = [&](std::string_view t, int empty) {
+    if (t.empty()) return empty;
+    const std::string_view digits = t.front() == '+' ? t.substr(1) : t;  // from_chars rejects a leading '+'
+    double v = 0.0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
+      refuse("'" + std::string(t) + "' is not a number");
+    if (!std::isfinite(v)) refuse("'" + std::string(t) + "' is not a finite number");
+    if (v != std::floor(v) || v < 0 || v > 1e9) refuse("'" + text + "' is not FIRST:END with whole frame numbers");
+    return static_cast<int>(v);
+  };
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) refuse("'" + text + "' is not FIRST:END");
+  const std::string_view t(text);
+  return {whole(t.substr(0, colon), 0), whole(t.substr(colon + 1), -1)};
+}
+
+void addQuiet(CLI::App& cmd, bool& quiet, const char* help = "no progress bar") {
+  cmd.add_flag("--quiet", quiet, help);
+}
+
+}  // namespace
+
+void addRetargetOptions(CLI::App& cmd, RetargetOptions& o, bool& quiet, const ExtraOptions& extra) {
+  cmd.add_option("--robot", o.robot, "robot URDF (the iCub gets its coupled shoulder rows and real velocity limits)")
+      ->required();
+  cmd.add_option("--input", o.input, "capture file: .bvh or .mvnx")->required();
+  cmd.add_option("--out", o.files.joints,
+                 "robot joint trajectory CSV: time, base position, base quaternion, joints, gap")
+      ->required();
+  cmd.add_option(
+      "--map", o.map,
+      "robot map: human segment -> robot frame (default: the built-in icub map for the iCub; or a JSON file)");
+  cmd.add_option("--segment-map", o.segment_map,
+                 "capture skeleton map: auto (default), a built-in map name, or a JSON file");
+  cmd.add_option("--calibration", o.calibration,
+                 "calibration pose: first (BVH default), frame:N, rest, npose (MVNX default), ...");
+  cmd.add_option("--solver", o.solver, "dynamical (default), wholebody, wholebody-ipopt, pairwise")
+      ->capture_default_str();
+  cmd.add_option("--threads", o.threads, "threads of --solver pairwise (0 = one per hardware thread)")
+      ->capture_default_str();
+  cmd.add_option("--shoulder-velocity", o.shoulder_velocity, "iCub shoulder velocity limit (rad/s)")
+      ->capture_default_str();
+  cmd.add_option("--torso-velocity", o.torso_velocity, "iCub torso velocity limit (rad/s)")->capture_default_str();
+  cmd.add_option("--max-step-deg", o.max_step_deg, "largest target rotation per solver step, degrees")
+      ->capture_default_str();
+  cmd.add_option("--summary-json", o.files.summary_json, "write the run's summary as JSON");
+  cmd.add_option("--bvh-out", o.files.bvh, "write the robot's motion as BVH");
+  cmd.add_option("--mot-out", o.files.mot, "write the robot's joint trajectories as an OpenSim MOT file");
+  if (extra) extra(cmd);
+  cmd.add_option("--transient", o.transient, "seconds excluded from the accuracy statistics")->capture_default_str();
+  addQuiet(cmd, quiet);
+}
+
+void addMarkerIkOptions(CLI::App& cmd, MarkerIkOptions& o, bool& quiet, const ExtraOptions& extra) {
+  cmd.add_option(
+      "--model", o.model,
+      "OpenSim model (.osim; default: the setup's <model_file>), or a built-in model / URDF with --markerset");
+  cmd.add_option("--markers", o.markers, "marker trial (.trc or .c3d); default: the setup's <marker_file>");
+  cmd.add_option("--setup", o.setup,
+                 "OpenSim IK setup (Setup_IK.xml): marker/coordinate tasks, time range, accuracy; files given on the "
+                 "command line override the paths inside it");
+  cmd.add_option("--out", o.out,
+                 "output: a name ending in .csv gets the joint CSV of `kinetrack track` (what `view` and "
+                 "`dynamics id` read), any other OpenSim's .mot layout (degrees); for a built-in model the joint "
+                 "CSV unless the name ends in .mot");
+  cmd.add_option("--markerset", o.markerset,
+                 "built-in models: marker set (built-in name, e.g. human66_plugin_gait, or a JSON file)");
+  cmd.add_option("--static", o.static_trial,
+                 "built-in models: static trial (.c3d/.trc) to calibrate the marker offsets on first");
+  cmd.add_option("--vsk", o.vsk, "built-in models: Vicon subject file (.vsk) giving Height and Bodymass");
+  cmd.add_option("--height", o.height, "built-in models: body height (m; default the .vsk's, else 1.75)");
+  cmd.add_option("--mass", o.mass, kMassHelp);
+  cmd.add_option("--errors", o.errors, "marker-error table (.sto: total squared error, RMS, max per frame)");
+  cmd.add_option("--summary-json", o.summary_json, "write the run's summary as JSON");
+  cmd.add_option("--start", o.time_start, "first time (s); default: the setup's time range, else the trial's");
+  cmd.add_option("--end", o.time_end, "last time (s)");
+  cmd.add_option("--marker-axes", o.marker_axes, "axes of the marker file: auto (TRC y-up, C3D z-up), y-up, z-up")
+      ->check(CLI::IsMember({"auto", "y-up", "z-up"}));
+  if (extra) extra(cmd);
+  addQuiet(cmd, quiet);
+}
+
+void addHandTrackOptions(CLI::App& cmd, HandTrackOptions& o, bool& quiet, const ExtraOptions& extra) {
+  cmd.add_option("--input", o.input, "Qualisys QTM TSV export (hand triad, per digit a tip and a middle marker)")
+      ->required();
+  cmd.add_option("--out", o.out, "joint CSV of the hand model, one row per frame (gap = 1 when the triad is lost)")
+      ->required();
+  cmd.add_option("--summary-json", o.summary_json, "write the summary as JSON");
+  cmd.add_flag("--use-middle-markers", o.use_middle,
+               "also target the middle markers (default: tips only, middle markers held out for validation)");
+  cmd.add_flag("--compare-lm", o.compare_lm, "also run marker IK (bounded LM) on the same model and targets");
+  cmd.add_option("--backend", o.backend, "geometry backend: euclid (plain vectors) or cga (conformal GA)")
+      ->check(CLI::IsMember({"euclid", "cga"}));
+  cmd.add_option_function<std::string>(
+      "--calibration-frames", [&o](const std::string& text) { o.calibration_frames = parseFrameRange(text); },
+      "calibrate on frames FIRST:END only (0-based, END excluded, empty END = last); the summary adds the errors on "
+      "the other frames");
+  cmd.add_option("--urdf", o.urdf, "write the calibrated hand model as URDF");
+  cmd.add_option("--errors", o.errors, "per-frame tip and middle-marker errors (CSV, mm)");
+  if (extra) extra(cmd);
+  addQuiet(cmd, quiet);
+}
+
+void addInverseDynamicsOptions(CLI::App& cmd, InverseDynamicsOptions& o, bool& quiet, const ExtraOptions& extra) {
+  cmd.add_option("--model", o.model.model,
+                 "URDF with inertials, a built-in model with masses, or an OpenSim model (.osim: OpenSim's ID "
+                 "pipeline on a .mot/.sto coordinate file, writes OpenSim's .sto)")
+      ->required();
+  cmd.add_option("--height", o.model.height, "body height of a built-in model (m)");
+  cmd.add_option("--mass", o.model.mass, "body mass of a built-in model (kg)");
+  cmd.add_option("--motion", o.motion,
+                 "joint trajectory CSV (as `kinetrack track` writes it); for an .osim model a .mot/.sto or its joint "
+                 "CSV (`markers ik --out x.csv`)")
+      ->required();
+  cmd.add_option("--out", o.out, "generalised forces CSV: time, base force and moment, joint torques, valid")
+      ->required();
+  cmd.add_option("--gravity", o.gravity, "gravity along -z (m/s^2)")->capture_default_str();
+  cmd.add_option("--wrench-file", o.wrench_file,
+                 "external wrenches CSV (world frame; time,<body>.fx,fy,fz,px,py,pz[,mx,my,mz]; docs/formats.md), "
+                 "matched to the motion rows by linear interpolation in time");
+  cmd.add_option("--wrench-outside", o.wrench_outside,
+                 "motion rows outside the wrench file's time range: error, or zero (no external load there)")
+      ->check(CLI::IsMember({"error", "zero"}))
+      ->capture_default_str();
+  cmd.add_option("--derivatives", o.derivatives,
+                 "velocities and accelerations: fd (finite differences of the motion as given) or butterworth "
+                 "(zero-lag 4th-order low-pass at --cutoff first)")
+      ->check(CLI::IsMember({"fd", "butterworth"}))
+      ->capture_default_str();
+  // Unset unless given: an OpenSim model then takes its setup's cut-off (or none).
+  cmd.add_option("--cutoff", o.cutoff, "-3 dB frequency of the butterworth low-pass (Hz)")->default_str("6");
+  cmd.add_option("--loads", o.loads,
+                 "OpenSim model only: ExternalLoads XML (*_grf.xml; its <datafile> is read relative to it)");
+  cmd.add_option("--setup", o.setup,
+                 "OpenSim model only: InverseDynamicsTool setup XML (time range, coordinate low-pass cut-off, "
+                 "external loads file)");
+  cmd.add_option("--reference", o.reference,
+                 "OpenSim model only: an ID result .sto to compare with (per-column RMS table)");
+  cmd.add_option("--com-offset", o.com_offset,
+                 "OpenSim model only: BODY:X,Y,Z moves the body's mass centre by (X, Y, Z) m in its frame (the offset "
+                 "`dynamics filter --adjust-com` reports)");
+  if (extra) extra(cmd);
+  cmd.add_option("--degrees", o.degrees, "OpenSim model only: motion angles in degrees: auto (header), yes, no")
+      ->check(CLI::IsMember({"auto", "yes", "no"}))
+      ->capture_default_str();
+  cmd.add_option("--start", o.time_start, "OpenSim model only: first time (s) when no setup gives the range");
+  cmd.add_option("--end", o.time_end, "OpenSim model only: last time (s) when no setup gives the range");
+  addQuiet(cmd, quiet, "OpenSim model only: no progress bar");
+}
+
+int runCommandLine(const std::vector<std::string>& args, std::string& log) {
+  // One parser with the four commands, as the CLI's: the row's words pick the command.
+  CLI::App app{"kinetrack", "kinetrack"};
+  app.require_subcommand(1);
+  RetargetOptions retarget_options;
+  MarkerIkOptions marker_options;
+  HandTrackOptions hand_options;
+  InverseDynamicsOptions id_options;
+  bool quiet = false;  // a row has no progress bar either way
+  CLI::App* retarget = app.add_subcommand("retarget");
+  addRetargetOptions(*retarget, retarget_options, quiet);
+  CLI::App* markers = app.add_subcommand("markers")->require_subcommand(1)->add_subcommand("ik");
+  addMarkerIkOptions(*markers, marker_options, quiet);
+  CLI::App* hand = app.add_subcommand("hand")->require_subcommand(1)->add_subcommand("track");
+  addHandTrackOptions(*hand, hand_options, quiet);
+  CLI::App* id = app.add_subcommand("dynamics")->require_subcommand(1)->add_subcommand("id");
+  addInverseDynamicsOptions(*id, id_options, quiet);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw InvalidArgument(fmt::format("`kinetrack {}`: {}", fmt::join(args, " "), e.what()));
+  }
+
+  // What the single command prints (notes, warnings, its summary) goes into the log.
+  Reporter reporter;
+  reporter.note = [&log](const std::string& n) { log += n; };
+  reporter.warning = [&log](const std::string& w) { log += "kinetrack: warning: " + w + "\n"; };
+  if (retarget->parsed()) {
+    const TrackResult r = runRetarget(retarget_options, reporter);
+    log += summaryText(r) + wroteLine(r, retarget_options.files);
+    return r.exitStatus();
+  }
+  if (markers->parsed()) {
+    const MarkerIkResult r = runMarkerIk(marker_options, reporter);
+    log += summaryText(r) + wroteLine(r, marker_options);
+    return r.exitStatus();
+  }
+  if (hand->parsed()) {
+    const HandTrackResult r = runHandTrack(hand_options, reporter);
+    log += summaryText(r) + wroteLine(r, hand_options);
+    return 0;
+  }
+  const InverseDynamicsResult r = runInverseDynamics(id_options, reporter);
+  log += r.text + closingLines(r, id_options);
+  return 0;
+}
+
+}  // namespace kinetrack::app
