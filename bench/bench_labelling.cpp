@@ -21,7 +21,7 @@
 #include "kinetrack/markers/scenarios.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 #include "kinetrack/model/human_models.hpp"
-#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace kt = kinetrack;
@@ -49,12 +49,12 @@ Case makeCase(std::shared_ptr<const km::LabellerModel> model, const kt::io::Mark
               const km::ScenarioOptions& options) {
   Case c;
   c.model = std::move(model);
-  c.scenario = km::makeScenario(trial, c.model->names, options);
+  c.scenario = km::makeScenario(trial, c.model->names(), options);
   const int nf = c.scenario.cloud.numFrames();
   for (int k = 0; k < nf; ++k) c.order.push_back(k);
   for (int k = nf - 2; k > 0; --k) c.order.push_back(k);
   for (int f = 0; f < nf; ++f) {
-    std::vector<kt::Vector3d> t(c.model->names.size(), kt::Vector3d::Constant(NAN));
+    std::vector<kt::Vector3d> t(c.model->markers.size(), kt::Vector3d::Constant(NAN));
     const auto pts = c.scenario.cloud.frame(f);
     const std::size_t off = c.scenario.cloud.offsets[static_cast<std::size_t>(f)];
     for (std::size_t p = 0; p < pts.size(); ++p)
@@ -77,7 +77,7 @@ const Case& gait(int scenario) {
     std::vector<std::string> names;
     for (const auto& mk : m.markers)
       if (std::find(trial.names.begin(), trial.names.end(), mk.name) != trial.names.end()) names.push_back(mk.name);
-    auto lm = std::make_shared<const km::LabellerModel>(km::labellerModel(m, names));
+    auto lm = std::make_shared<const km::LabellerModel>(km::labellerModel(kt::subject::markerModel(m, names)));
     v[0] = makeCase(lm, trial, {.seed = 1});
     v[1] = makeCase(
         lm, trial, {.seed = 12, .noise_sigma = 0.002, .dropout_fraction = 0.05, .ghosts_uniform = 1, .ghosts_near = 2});
@@ -94,8 +94,9 @@ const Case& pig() {
     if (st.empty() || tr.empty()) return Case{};
     auto human = std::make_shared<const kt::Model>(kt::makeHuman66(human66Options()));
     const kt::io::MarkerSet set = kt::io::scaledMarkerSet(kt::io::builtinMarkerSet("human66_plugin_gait"), 1.679);
-    const kt::track::MarkerCalibration cal = kt::track::calibrateMarkers(human, set, kt::io::readC3dMarkers(st));
-    auto lm = std::make_shared<const km::LabellerModel>(km::labellerModel(human, cal.markers, cal.poses.front()));
+    const kt::subject::MarkerCalibration cal = kt::subject::calibrateMarkers(human, set, kt::io::readC3dMarkers(st));
+    auto lm = std::make_shared<const km::LabellerModel>(
+        km::labellerModel(kt::subject::markerModel(human, cal.markers, cal.poses.front())));
     return makeCase(lm, kt::io::readC3dMarkers(tr), {.seed = 1});
   }();
   return c;
@@ -166,7 +167,7 @@ BENCHMARK(BM_LabelAndIk_PlugInGaitHuman66);
 // the labelling).
 void ikFrames(benchmark::State& state, const Case& c) {
   if (!c.ok) return state.SkipWithError("../shared/data not found");
-  kt::ik::MarkerIk ik = km::makeMarkerIk(*c.model);
+  kt::ik::MarkerIk ik = kt::subject::makeMarkerIk(*c.model);
   (void)ik.solve(c.truth[static_cast<std::size_t>(c.order[0])]);
   std::size_t k = 1;
   std::vector<double> total, none;

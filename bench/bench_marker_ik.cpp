@@ -81,7 +81,7 @@ void BM_MarkerIk_Gait2354(benchmark::State& state) {
   kt::ik::MarkerIk ik(spec.model, spec.options);
   for (const auto& mk : spec.markers) ik.tasks().addMarker(mk.frame, mk.weight);
   for (const auto& t : spec.coordinate_tasks) ik.tasks().addCoordinate(t.joint, t.weight);
-  ik.setState(spec.initial);
+  ik.setState(spec.reference);
   (void)ik.solve(g.frames[0], g.values[0]);
   std::size_t k = 1;
   long iterations = 0;
@@ -112,7 +112,7 @@ void BM_InstantaneousIk_Gait2354Markers(benchmark::State& state) {
   kt::InstantaneousIk ik(spec.model, o);
   std::vector<kt::TargetId> ids;
   for (const auto& mk : spec.markers) ids.push_back(ik.tasks().addPosition(mk.frame, {mk.weight}));
-  ik.setState(spec.initial);
+  ik.setState(spec.reference);
   auto set = [&](std::size_t k) {
     for (std::size_t i = 0; i < ids.size(); ++i) ik.tasks().setPosition(ids[i], g.frames[k][i]);
   };
@@ -138,7 +138,7 @@ void BM_MarkerIk_Gait2354MarkersOnly(benchmark::State& state) {
   const auto& spec = g.binding.spec;
   kt::ik::MarkerIk ik(spec.model, spec.options);
   for (const auto& mk : spec.markers) ik.tasks().addMarker(mk.frame, mk.weight);
-  ik.setState(spec.initial);
+  ik.setState(spec.reference);
   (void)ik.solve(g.frames[0]);
   std::size_t k = 1;
   std::vector<double> us;

@@ -13,6 +13,7 @@
 #include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/markers/labeller.hpp"
 #include "kinetrack/markers/labelling_trial.hpp"
+#include "kinetrack/subject/marker_model.hpp"
 #include "options.hpp"
 
 namespace kinetrack::python {
@@ -63,7 +64,7 @@ std::shared_ptr<const markers::LabellerModel> labellerModelPy(py::object model, 
       return std::find(markers.begin(), markers.end(), mk.name) == markers.end();
     });
   const Configuration q = reference.is_none() ? Configuration(*m) : toConfiguration(*m, reference, "reference");
-  return std::make_shared<const markers::LabellerModel>(markers::labellerModel(m, set, q));
+  return std::make_shared<const markers::LabellerModel>(markers::labellerModel(subject::markerModel(m, set, q)));
 }
 
 // (P, 3) points as P Vector3d (no copy for a C-contiguous float64 array).
@@ -171,7 +172,7 @@ world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
            py::arg("reference") = py::none(), py::arg("options") = py::none(), py::kw_only(), py::arg("static") = "",
            py::arg("vsk") = "", py::arg("height") = py::none(), py::arg("joint_limits") = true,
            py::arg("marker_axes") = "auto")
-      .def_property_readonly("marker_names", [](const PyLabeller& s) { return s.model->names; })
+      .def_property_readonly("marker_names", [](const PyLabeller& s) { return s.model->names(); })
       .def_property_readonly(
           "model", [](const PyLabeller& s) { return std::const_pointer_cast<Model>(s.model->model); },
           "the model with its marker frames")

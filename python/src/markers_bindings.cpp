@@ -14,7 +14,7 @@
 #include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/io/model/opensim_setup.hpp"
 #include "kinetrack/io/table/opensim_table.hpp"
-#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
 #include "options.hpp"
 #include "sequence.hpp"

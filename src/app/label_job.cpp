@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "kinetrack/app/track_job.hpp"
 #include "kinetrack/core/errors.hpp"
@@ -16,7 +17,7 @@
 #include "kinetrack/io/model/vsk.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 #include "kinetrack/model/human_models.hpp"
-#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
 #include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
 
@@ -75,24 +76,11 @@ LabellingSubject loadLabellingSubject(const LabellingSubjectOptions& spec, const
     std::vector<std::string> all;
     for (const io::OpenSimMarker& mk : s.osim->markers) all.push_back(mk.name);
     if (all.size() < 3) throw InvalidArgument("model " + spec.model + " has fewer than 3 markers: nothing to label");
-    markers::LabellerModel lm = markers::labellerModel(*s.osim, restrict(all, names));
-    if (!spec.static_trial.empty()) {
-      // The start pose of the initialisation: OpenSim's IK of the static trial's mean markers.
-      const io::MarkerTrajectories st =
-          io::readMarkerTrial(spec.static_trial, true, io::parseMarkerAxes(spec.marker_axes));
-      const std::vector<Vector3d> mean = track::meanMarkerPositions(st, -INFINITY, INFINITY);
-      ik::MarkerIk ik = markers::makeMarkerIk(lm);
-      std::vector<Vector3d> target(lm.names.size(), Vector3d::Constant(NAN));
-      int found = 0;
-      for (std::size_t i = 0; i < lm.names.size(); ++i) {
-        const auto it = std::find(st.names.begin(), st.names.end(), lm.names[i]);
-        if (it != st.names.end()) target[i] = mean[static_cast<std::size_t>(it - st.names.begin())], ++found;
-      }
-      if (found < 3)
-        throw InvalidArgument("static trial " + spec.static_trial + " has fewer than 3 of the model's markers");
-      (void)ik.solve(target);
-      lm.reference = ik.state();
-    }
+    subject::MarkerModel mm = subject::markerModel(*s.osim, restrict(all, names));
+    if (!spec.static_trial.empty())  // the start pose of the initialisation: the static trial's
+      mm.reference =
+          subject::staticPose(mm, io::readMarkerTrial(spec.static_trial, true, io::parseMarkerAxes(spec.marker_axes)));
+    markers::LabellerModel lm = markers::labellerModel(std::move(mm));
     s.description = fmt::format("{} ({} coordinates), {} markers", s.osim->model->name(), s.osim->coordinates.size(),
                                 lm.numMarkers());
     s.model = std::make_shared<const markers::LabellerModel>(std::move(lm));
@@ -125,20 +113,17 @@ LabellingSubject loadLabellingSubject(const LabellingSubjectOptions& spec, const
       return std::find(keep.begin(), keep.end(), mk.name) == keep.end();
     });
   }
-  Configuration start;
-  if (!spec.static_trial.empty()) {
-    const io::MarkerTrajectories st =
-        io::readMarkerTrial(spec.static_trial, false, io::parseMarkerAxes(spec.marker_axes));
-    const track::MarkerCalibration cal = track::calibrateMarkers(model, set, st);
-    set = cal.markers;
-    if (!cal.poses.empty()) start = cal.poses.front();
-    if (!spec.quiet)
-      reporter.say(fmt::format("  {:<28} {} frames of {}: marker RMS {:.1f} → {:.1f} mm\n", "static calibration",
-                               cal.frames_used, spec.static_trial, cal.rms_before * 1e3, cal.rms_after * 1e3));
-  }
+  std::optional<io::MarkerTrajectories> static_trial;
+  if (!spec.static_trial.empty())
+    static_trial = io::readMarkerTrial(spec.static_trial, false, io::parseMarkerAxes(spec.marker_axes));
+  subject::MarkerSetProblem problem = subject::markerSetProblem(model, set, static_trial ? &*static_trial : nullptr);
+  if (problem.calibration && !spec.quiet)
+    reporter.say(fmt::format("  {:<28} {} frames of {}: marker RMS {:.1f} → {:.1f} mm\n", "static calibration",
+                             problem.calibration->frames_used, spec.static_trial, problem.calibration->rms_before * 1e3,
+                             problem.calibration->rms_after * 1e3));
   s.description =
       fmt::format("{} ({} DoF), marker set {} ({} markers)", model->name(), model->nv(), set.name, set.markers.size());
-  s.model = std::make_shared<const markers::LabellerModel>(markers::labellerModel(model, set, start));
+  s.model = std::make_shared<const markers::LabellerModel>(markers::labellerModel(std::move(problem.model)));
   return s;
 }
 
@@ -302,7 +287,7 @@ std::string summaryJson(const LabelResult& r, const LabelOptions& cfg) {
   j["input"] = cfg.input;
   j["frames"] = s.frames;
   j["markers"] = s.markers;
-  j["marker_names"] = r.subject.model->names;
+  j["marker_names"] = r.subject.model->names();
   j["labelled_median"] = s.labelled_median;
   j["labelled_min"] = s.labelled_min;
   j["gaps"] = s.gaps;

@@ -14,7 +14,7 @@
 #include "kinetrack/io/model/vsk.hpp"
 #include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/metrics/tracking.hpp"
-#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
 
 namespace kinetrack::app {
@@ -58,10 +58,10 @@ void solveBuiltin(const MarkerIkOptions& o, MarkerIkResult& r, track::MarkerTria
   std::optional<io::MarkerTrajectories> static_trial;
   if (!o.static_trial.empty()) static_trial = readTrial(o, o.static_trial, false);
   const io::MarkerTrajectories trial = readTrial(o, r.marker_path, false);
-  const track::MarkerSetProblem problem =
-      track::markerSetProblem(model, set, trial, static_trial ? &*static_trial : nullptr);
+  subject::MarkerSetProblem problem =
+      subject::markerSetProblem(model, set, static_trial ? &*static_trial : nullptr, &trial);
   if (problem.calibration) {
-    const track::MarkerCalibration& cal = *problem.calibration;
+    const subject::MarkerCalibration& cal = *problem.calibration;
     r.calibration = MarkerIkResult::Calibration{cal.frames_used, cal.rms_before, cal.rms_after};
     const auto worst = std::max_element(cal.placements.begin(), cal.placements.end(),
                                         [](const auto& a, const auto& b) { return a.moved < b.moved; });
@@ -73,7 +73,7 @@ void solveBuiltin(const MarkerIkOptions& o, MarkerIkResult& r, track::MarkerTria
   // Markers of the set the trial lacks never count (warned), rather than failing the run.
   for (const std::string& name : problem.absent)
     reporter.warn(fmt::format("marker '{}' of the marker set is not in {}: it never counts", name, r.marker_path));
-  const track::MarkerIkSpec& ik_spec = problem.spec;
+  const track::MarkerIkSpec ik_spec = track::markerIkSpec(std::move(problem.model));
   reporter.say(
       fmt::format("[2/3] solving {} markers on {} ({} DoF)\n", ik_spec.markers.size(), model->name(), model->nv()));
   r.trial = track::solveMarkerTrial(ik_spec, trial, opt);

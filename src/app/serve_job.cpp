@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -20,7 +21,7 @@
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/stream/client.hpp"
-#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
 #include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
@@ -35,19 +36,15 @@ std::string row(long v) { return std::to_string(v); }
 std::unique_ptr<stream::LiveInput> markerInput(const ServeOptions& cfg, const Reporter& reporter) {
   const io::LoadedModel loaded = loadModel(cfg.model, reporter);
   auto model = std::make_shared<const Model>(loaded.model);
-  io::MarkerSet set = loadMarkerSet(cfg.markerset, loaded.height, cfg.model.model);
-  Configuration start;
-  if (!cfg.static_trial.empty()) {
-    const track::MarkerCalibration cal = track::calibrateMarkers(
-        model, set, io::readMarkerTrial(cfg.static_trial, false, io::parseMarkerAxes(cfg.marker_axes)));
-    set = cal.markers;
-    if (!cal.poses.empty()) start = cal.poses.front();
-    if (!cfg.quiet)
-      reporter.say(fmt::format("static calibration on {}: marker RMS {:.1f} -> {:.1f} mm\n", cfg.static_trial,
-                               cal.rms_before * 1e3, cal.rms_after * 1e3));
-  }
-  const auto with = std::make_shared<const Model>(io::withMarkers(*model, set));
-  return std::make_unique<stream::MarkerLiveTracker>(track::markerIkSpec(with, set, start),
+  const io::MarkerSet set = loadMarkerSet(cfg.markerset, loaded.height, cfg.model.model);
+  std::optional<io::MarkerTrajectories> static_trial;
+  if (!cfg.static_trial.empty())
+    static_trial = io::readMarkerTrial(cfg.static_trial, false, io::parseMarkerAxes(cfg.marker_axes));
+  subject::MarkerSetProblem problem = subject::markerSetProblem(model, set, static_trial ? &*static_trial : nullptr);
+  if (problem.calibration && !cfg.quiet)
+    reporter.say(fmt::format("static calibration on {}: marker RMS {:.1f} -> {:.1f} mm\n", cfg.static_trial,
+                             problem.calibration->rms_before * 1e3, problem.calibration->rms_after * 1e3));
+  return std::make_unique<stream::MarkerLiveTracker>(track::markerIkSpec(std::move(problem.model)),
                                                      cfg.rate > 0.0 ? cfg.rate : 100.0);
 }
 

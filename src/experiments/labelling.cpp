@@ -26,6 +26,7 @@
 #include "kinetrack/markers/labelling_trial.hpp"
 #include "kinetrack/markers/scenarios.hpp"
 #include "kinetrack/metrics/tracking.hpp"
+#include "kinetrack/subject/marker_model.hpp"
 #include "kinetrack/track/marker_trial.hpp"
 
 namespace kinetrack::experiments {
@@ -77,7 +78,7 @@ using Row = LabellingRun;
 std::vector<Configuration> trueLabelIk(const markers::LabellerModel& lm, const markers::ScenarioTrial& s,
                                        const Configuration& start) {
   const Model& model = *lm.model;
-  ik::MarkerIk ik = markers::makeMarkerIk(lm);
+  ik::MarkerIk ik = subject::makeMarkerIk(lm);
   const double weight = markers::LabellerOptions{}.posture_weight;
   const bool joint_space = markers::LabellerOptions{}.prediction == markers::PredictionSpace::Joints;
   std::vector<int> joints;
@@ -88,7 +89,7 @@ std::vector<Configuration> trueLabelIk(const markers::LabellerModel& lm, const m
   Configuration prev = start, curr = start, pred = start;
   VectorXd nu(model.nv());
   std::vector<Configuration> out;
-  std::vector<Vector3d> target(lm.names.size());
+  std::vector<Vector3d> target(lm.markers.size());
   for (int f = 0; f < s.cloud.numFrames(); ++f) {
     std::fill(target.begin(), target.end(), Vector3d::Constant(NAN));
     const std::size_t off = s.cloud.offsets[static_cast<std::size_t>(f)];
@@ -177,7 +178,7 @@ void appendEvents(const Trial& t, const NamedScenario& sc, const markers::Scenar
 
 Row runScenario(const Trial& t, const NamedScenario& sc, std::vector<LabellingFrame>& frames,
                 std::vector<LabellingEvent>* events) {
-  const markers::ScenarioTrial s = markers::makeScenario(t.trial, t.subject.model->names, sc.options);
+  const markers::ScenarioTrial s = markers::makeScenario(t.trial, t.subject.model->names(), sc.options);
   const markers::LabelTrialResult r = markers::labelTrial(t.subject.model, s.cloud);
   std::vector<char> ok;
   Row row;

@@ -66,7 +66,7 @@ const char* toString(TrackState s) {
 }
 
 Labeller::Impl::Impl(std::shared_ptr<const LabellerModel> model, const LabellerOptions& options)
-    : lm(std::move(model)), opt(options), ik(makeMarkerIk(*lm, options.ik)), data(*lm->model) {
+    : lm(std::move(model)), opt(options), ik(subject::makeMarkerIk(*lm, options.ik)), data(*lm->model) {
   m = lm->numMarkers();
   if (opt.posture_weight > 0.0)
     for (int j = 0; j < lm->model->numJoints(); ++j)
@@ -131,7 +131,7 @@ void Labeller::Impl::markerPositions(const Configuration& q, bool with_residual,
   const Model& model = *lm->model;
   forwardKinematics(model, data, q);
   for (int i = 0; i < m; ++i) {
-    const Transform& X = updateFramePlacement(model, data, lm->frames[static_cast<std::size_t>(i)]);
+    const Transform& X = updateFramePlacement(model, data, lm->frame_ids[static_cast<std::size_t>(i)]);
     out_pos[static_cast<std::size_t>(i)] =
         with_residual ? Vector3d(X.p + X.R * residual[static_cast<std::size_t>(i)]) : X.p;
   }
@@ -355,7 +355,7 @@ void Labeller::Impl::commit(double time, bool velocity_valid, bool learn) {
     unseen[I] = 0;
     // The marker frame's world rotation is its link's (marker frames are placed without a
     // rotation of their own in the residual's sense: any fixed rotation cancels out).
-    const FrameId fr = lm->frames[I];
+    const FrameId fr = lm->frame_ids[I];
     const Matrix3d R = d.link[lm->model->frameLink(fr).value].R * lm->model->framePlacement(fr).R;
     const Vector3d r = R.transpose() * (pts[static_cast<std::size_t>(p)] - ik.modelMarker(ik::MarkerTaskId(i)));
     residual[I] = r.norm() <= opt.max_residual ? r : Vector3d::Zero();

@@ -39,7 +39,7 @@ LabelTrialResult labelTrial(std::shared_ptr<const LabellerModel> model, const io
                             const LabellerOptions& options, const LabelTrialOptions& trial_options) {
   Labeller labeller(model, options);
   LabelTrialResult r;
-  r.names = model->names;
+  r.names = model->names();
   const int nf = cloud.numFrames();
   const std::size_t nm = r.names.size();
   r.frames.reserve(static_cast<std::size_t>(nf));
@@ -71,18 +71,6 @@ LabelTrialResult labelTrial(std::shared_ptr<const LabellerModel> model, const io
     if (trial_options.progress) trial_options.progress(f + 1, nf);
   }
   return r;
-}
-
-ik::MarkerIk makeMarkerIk(const LabellerModel& model, const ik::MarkerIkOptions& options) {
-  ik::MarkerIk ik(model.model, options);
-  for (int i = 0; i < model.numMarkers(); ++i)
-    ik.tasks().addMarker(model.model->frameName(model.frames[static_cast<std::size_t>(i)]),
-                         model.weights[static_cast<std::size_t>(i)]);
-  for (const LabellerModel::Coupler& c : model.couplers)
-    ik.tasks().addCoupler(c.name, c.dependent, c.independent, c.function);
-  ik.bounds().set(model.lower, model.upper);
-  ik.setState(model.reference);
-  return ik;
 }
 
 }  // namespace kinetrack::markers

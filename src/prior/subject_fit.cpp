@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "../track/rigid_fit.hpp"
+#include "../subject/rigid_fit.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/model/segment_map.hpp"
@@ -379,7 +379,7 @@ SubjectFit fitSubject(const std::string& subject, const std::vector<std::string>
       torso_now = torsoPoints(g);
       Matrix3d G_torso;
       Vector3d unused;
-      if (!track::detail::rigidFit(torso_rest, torso_now, G_torso, unused))
+      if (!subject::detail::rigidFit(torso_rest, torso_now, G_torso, unused))
         throw InvalidArgument(clip_paths[c] + ": degenerate torso points (shoulders, neck, chest axes)");
       Vector25d th;
       th.head<3>() = cardan(G_torso, E_torso);

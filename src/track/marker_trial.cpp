@@ -5,11 +5,11 @@
 #include <chrono>
 #include <cmath>
 
+#include "../subject/rigid_fit.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/capture/c3d.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/kinematics/jacobian.hpp"
-#include "rigid_fit.hpp"
 
 namespace kinetrack::track {
 
@@ -35,21 +35,20 @@ int MarkerTrialResult::framesWithMissingMarkers() const {
   return n;
 }
 
-MarkerStreamTracker::MarkerStreamTracker(const MarkerIkSpec& spec)
-    : ik_(spec.model ? spec.model : throw InvalidArgument("marker IK: no model"), spec.options) {
+MarkerIkSpec markerIkSpec(subject::MarkerModel model) {
+  MarkerIkSpec spec;
+  static_cast<subject::MarkerModel&>(spec) = std::move(model);
+  return spec;
+}
+
+MarkerStreamTracker::MarkerStreamTracker(const MarkerIkSpec& spec) : ik_(subject::makeMarkerIk(spec, spec.options)) {
   const Model& model = *spec.model;
   for (const auto& mk : spec.markers) {
-    if (!model.findFrame(mk.frame))
-      throw InvalidArgument("marker IK: marker '" + mk.name + "': model '" + model.name() + "' has no frame '" +
-                            mk.frame + "'");
-    ik_.tasks().addMarker(mk.frame, mk.weight);
     frames_.push_back(mk.frame);
     weights_.push_back(mk.weight);
   }
   for (const auto& t : spec.coordinate_tasks) ik_.tasks().addCoordinate(t.joint, t.weight);
-  for (const auto& c : spec.couplers) ik_.tasks().addCoupler(c.name, c.dependent, c.independent, c.function, c.weight);
-  if (spec.lower.size() > 0) ik_.bounds().set(spec.lower, spec.upper);
-  q0_ = spec.initial.joints.size() == model.numJoints() ? spec.initial : Configuration(model);
+  q0_ = spec.reference.joints.size() == model.numJoints() ? spec.reference : Configuration(model);
   aligned_ = !spec.align_base || model.baseType() != BaseType::Floating;
   ik_.setState(q0_);
 }
@@ -71,7 +70,7 @@ bool MarkerStreamTracker::align(std::span<const Vector3d> markers) {
     }
   Matrix3d R;
   Vector3d p;
-  if (!detail::rigidFit(a, b, R, p)) return false;
+  if (!subject::detail::rigidFit(a, b, R, p)) return false;
   Configuration q = q0_;
   q.base_rotation = R * q.base_rotation;
   q.base_position = R * q.base_position + p;

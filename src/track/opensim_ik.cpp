@@ -33,26 +33,13 @@ double interpolate(const io::MotTable& t, int c, double time) {
 OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup* setup,
                                const io::MarkerTrajectories& trial) {
   OpenSimIkBinding b;
+  // The subject's marker model (bounds, couplers exact, the default pose); its markers are those
+  // the IK fits: without a setup every model marker in the trial, weight 1; with one, the setup's
+  // applied, weighted marker tasks that the trial has, in the setup's order.
+  b.spec = markerIkSpec(subject::markerModel(model));
   MarkerIkSpec& s = b.spec;
-  s.model = model.model;
-  s.initial = model.defaultConfiguration();
+  s.markers.clear();
   s.align_base = false;  // OpenSim models have a fixed base; the pelvis coordinates move the body
-  const Model& m = *model.model;
-  const int n = m.numJoints();
-  s.lower = VectorXd::Constant(n, -std::numeric_limits<double>::infinity());
-  s.upper = VectorXd::Constant(n, std::numeric_limits<double>::infinity());
-  for (const io::OpenSimCoordinate& c : model.coordinates) {
-    if (c.locked) {
-      s.lower[c.joint.value] = s.upper[c.joint.value] = c.default_value;
-    } else if (c.clamped) {
-      s.lower[c.joint.value] = c.range_min;
-      s.upper[c.joint.value] = c.range_max;
-    }
-  }
-  for (const io::OpenSimCoupler& k : model.couplers)
-    if (k.enforced)  // exact unless the setup gives a constraint_weight (below)
-      s.couplers.push_back({k.name, k.dependent, k.independent, k.function, std::numeric_limits<double>::infinity()});
-
   auto hasMarker = [&](const std::string& name) {
     return std::any_of(model.markers.begin(), model.markers.end(),
                        [&](const io::OpenSimMarker& mk) { return mk.name == name; });

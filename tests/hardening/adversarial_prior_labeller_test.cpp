@@ -292,8 +292,8 @@ const LabellerCase& labellerCase() {
         set.markers.push_back({base->linkName(LinkId(l)) + "_" + std::to_string(k), base->linkName(LinkId(l)),
                                randomVector3(u, rng), 1.0, false});
     LabellerCase out;
-    out.model = std::make_shared<const markers::LabellerModel>(markers::labellerModel(base, set));
-    out.frames = out.model->frames;
+    out.model = std::make_shared<const markers::LabellerModel>(markers::labellerModel(subject::markerModel(base, set)));
+    out.frames = out.model->frame_ids;
     return out;
   }();
   return c;

@@ -25,7 +25,7 @@
 #include "kinetrack/markers/labelling_trial.hpp"
 #include "kinetrack/markers/scenarios.hpp"
 #include "kinetrack/model/human_models.hpp"
-#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
 #include "testing/alloc_guard.hpp"
 #include "testing/shared_paths.hpp"
 
@@ -57,7 +57,7 @@ Gait loadGait(const std::string& osim_path, const std::string& trc_path) {
   std::vector<std::string> names;
   for (const io::OpenSimMarker& mk : osim.markers)
     if (std::find(g.trial.names.begin(), g.trial.names.end(), mk.name) != g.trial.names.end()) names.push_back(mk.name);
-  g.model = std::make_shared<const LabellerModel>(labellerModel(osim, names));
+  g.model = std::make_shared<const LabellerModel>(labellerModel(subject::markerModel(osim, names)));
   return g;
 }
 
@@ -75,9 +75,9 @@ struct Pig {
 Pig loadPig(const std::string& static_path, const std::string& trial_path) {
   auto human = std::make_shared<const Model>(makeHuman66(human66Options()));
   const io::MarkerSet set = io::scaledMarkerSet(io::builtinMarkerSet("human66_plugin_gait"), 1.679);
-  const track::MarkerCalibration cal = track::calibrateMarkers(human, set, io::readC3dMarkers(static_path));
-  return {io::readC3dMarkers(trial_path),
-          std::make_shared<const LabellerModel>(labellerModel(human, cal.markers, cal.poses.front()))};
+  const subject::MarkerCalibration cal = subject::calibrateMarkers(human, set, io::readC3dMarkers(static_path));
+  return {io::readC3dMarkers(trial_path), std::make_shared<const LabellerModel>(labellerModel(
+                                              subject::markerModel(human, cal.markers, cal.poses.front())))};
 }
 
 #define KINETRACK_PIG(p)                                                      \
@@ -87,7 +87,7 @@ Pig loadPig(const std::string& static_path, const std::string& trial_path) {
 
 LabellingScore run(const Gait& g, const ScenarioOptions& o, LabelTrialResult* out = nullptr,
                    ScenarioTrial* scenario = nullptr) {
-  ScenarioTrial s = makeScenario(g.trial, g.model->names, o);
+  ScenarioTrial s = makeScenario(g.trial, g.model->names(), o);
   LabelTrialResult r = labelTrial(g.model, s.cloud);
   EXPECT_EQ(r.frames.size(), static_cast<std::size_t>(g.trial.numFrames()));  // one row per frame
   const LabellingScore sc = scoreLabelling(s, r);
@@ -141,7 +141,7 @@ TEST(Labeller, GaitWalkNoiseDropoutsAndGhosts) {
     if (seed == 112 || seed == 412) {
       LabellerOptions median_only;
       median_only.init_vertical_offset = 0.0;
-      const ScenarioTrial s = makeScenario(g.trial, g.model->names, o);
+      const ScenarioTrial s = makeScenario(g.trial, g.model->names(), o);
       EXPECT_EQ(labelTrial(g.model, s.cloud, median_only).frames.front().state, TrackState::Lost) << "seed " << seed;
     }
   }
@@ -200,7 +200,7 @@ TEST(Labeller, PlugInGaitOnHuman66CleanShuffledIsAllCorrect) {
   KINETRACK_PIG(pig);
   const auto& lm = pig.model;
   const io::MarkerTrajectories& trial = pig.trial;
-  const ScenarioTrial s = makeScenario(trial, lm->names, {.seed = 9});
+  const ScenarioTrial s = makeScenario(trial, lm->names(), {.seed = 9});
   const LabelTrialResult r = labelTrial(lm, s.cloud);
   const LabellingScore sc = scoreLabelling(s, r);
   EXPECT_EQ(sc.correct, sc.present);
@@ -235,7 +235,7 @@ TEST(Labeller, PlugInGaitNoisyLimbsAreSearchedAgain) {
     for (std::uint64_t seed : c.seeds) {
       ScenarioOptions o = c.o;
       o.seed = seed;
-      const ScenarioTrial s = makeScenario(trial, lm->names, o);
+      const ScenarioTrial s = makeScenario(trial, lm->names(), o);
       const LabelTrialResult r = labelTrial(lm, s.cloud);
       const LabellingScore sc = scoreLabelling(s, r);
       with += sc.accuracy() / 2.0;
@@ -252,7 +252,7 @@ TEST(Labeller, PlugInGaitNoisyLimbsAreSearchedAgain) {
   }
   // No allocation while tracking, limb searches and swap checks included.
   const ScenarioTrial s =
-      makeScenario(trial, lm->names,
+      makeScenario(trial, lm->names(),
                    {.seed = 12, .noise_sigma = 0.002, .dropout_fraction = 0.05, .ghosts_uniform = 1, .ghosts_near = 2});
   Labeller labeller(lm);
   for (int f = 0; f < 10; ++f) (void)labeller.label(s.cloud.frame(f), s.cloud.times[static_cast<std::size_t>(f)]);
@@ -282,7 +282,7 @@ TEST(Labeller, PlugInGaitNoiseDropoutsAndGhosts) {
   double sum = 0.0;
   for (std::uint64_t seed : {12, 112, 212, 312, 412}) {
     const ScenarioTrial s = makeScenario(
-        trial, lm->names,
+        trial, lm->names(),
         {.seed = seed, .noise_sigma = 0.002, .dropout_fraction = 0.05, .ghosts_uniform = 1, .ghosts_near = 2});
     const LabellingScore sc = scoreLabelling(s, labelTrial(lm, s.cloud));
     EXPECT_GE(sc.accuracy(), 0.99) << "seed " << seed << ": " << sc.correct << "/" << sc.present;
@@ -313,7 +313,7 @@ TEST(Labeller, SyntheticHuman48RecoversLabelsAndPose) {
     for (int k = 0; k < 3; ++k)
       set.markers.push_back({base->linkName(LinkId(l)) + "_" + std::to_string(k), base->linkName(LinkId(l)),
                              randomVector3(u, rng), 1.0, false});
-  auto lm = std::make_shared<const LabellerModel>(labellerModel(base, set));
+  auto lm = std::make_shared<const LabellerModel>(labellerModel(subject::markerModel(base, set)));
   const Model& m = *lm->model;
   Data d(m);
   io::PointCloud cloud;
@@ -330,7 +330,7 @@ TEST(Labeller, SyntheticHuman48RecoversLabelsAndPose) {
           std::clamp(0.3 * std::sin(2.0 * t + j), m.lowerPositionLimits()[j] + 0.01, m.upperPositionLimits()[j] - 0.01);
     forwardKinematics(m, d, q);
     std::vector<Vector3d> pts;
-    for (FrameId fr : lm->frames) pts.push_back(updateFramePlacement(m, d, fr).p);
+    for (FrameId fr : lm->frame_ids) pts.push_back(updateFramePlacement(m, d, fr).p);
     std::vector<int> order(pts.size());
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng);
@@ -362,7 +362,8 @@ TEST(Labeller, BadInputNeverCrashesNorDropsFrames) {
   std::uniform_real_distribution<double> u(-3.0, 3.0);
   // Position of each labeller marker in trial frame f (the truth), NaN when missing.
   auto truth = [&](int f, int i) {
-    const auto it = std::find(g.trial.names.begin(), g.trial.names.end(), g.model->names[static_cast<std::size_t>(i)]);
+    const auto it =
+        std::find(g.trial.names.begin(), g.trial.names.end(), g.model->markers[static_cast<std::size_t>(i)].name);
     return g.trial.position(f, static_cast<int>(it - g.trial.names.begin()));
   };
   auto points = [&](int f) {
@@ -392,7 +393,7 @@ TEST(Labeller, BadInputNeverCrashesNorDropsFrames) {
     for (int i = 0; i < g.model->numMarkers(); ++i) {
       const int p = L.marker_point[static_cast<std::size_t>(i)];
       if (truth(f, i).allFinite()) {
-        ASSERT_GE(p, 0) << f << " " << g.model->names[static_cast<std::size_t>(i)];
+        ASSERT_GE(p, 0) << f << " " << g.model->markers[static_cast<std::size_t>(i)].name;
         EXPECT_EQ(pts[static_cast<std::size_t>(p)], truth(f, i)) << f;
       }
     }
@@ -406,7 +407,7 @@ TEST(Labeller, BadInputNeverCrashesNorDropsFrames) {
   EXPECT_THROW(labeller.label(points(40), NAN), InvalidArgument);
   // A marker set naming a marker the model lacks.
   const io::OpenSimModel osim = io::readOpenSimModel(osim_path_);
-  EXPECT_THROW((void)labellerModel(osim, {"R.ASIS", "L.ASIS", "No.Such.Marker"}), InvalidArgument);
+  EXPECT_THROW((void)subject::markerModel(osim, {"R.ASIS", "L.ASIS", "No.Such.Marker"}), InvalidArgument);
   LabellerOptions bad;
   bad.gate_radius = -1.0;
   EXPECT_THROW(Labeller(g.model, bad), InvalidArgument);
@@ -414,7 +415,7 @@ TEST(Labeller, BadInputNeverCrashesNorDropsFrames) {
 
 TEST(Labeller, DoesNotAllocatePerFrameOnceWarm) {
   KINETRACK_GAIT(g);
-  const ScenarioTrial s = makeScenario(g.trial, g.model->names,
+  const ScenarioTrial s = makeScenario(g.trial, g.model->names(),
                                        {.seed = 3, .noise_sigma = 0.001, .dropout_fraction = 0.05, .ghosts_near = 2});
   Labeller labeller(g.model);
   for (int f = 0; f < 10; ++f) (void)labeller.label(s.cloud.frame(f), s.cloud.times[static_cast<std::size_t>(f)]);

@@ -12,8 +12,8 @@
 #include "kinetrack/io/model/marker_set.hpp"
 #include "kinetrack/stream/ktp.hpp"
 #include "kinetrack/stream/server.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
-#include "kinetrack/track/marker_calibration.hpp"
 #include "loopback.hpp"
 #include "testing/shared_paths.hpp"
 
@@ -148,8 +148,7 @@ TEST(KtpServer, MarkerServerTracksKtpMarkersOverBothTransports) {
   auto model = std::make_shared<const Model>(io::loadModel(modelSpec("human66")).model);
   const io::MarkerSet set = io::builtinMarkerSet("human66_plugin_gait");
   // The server knows every marker of the set (as `kinetrack serve --markerset` does).
-  const track::MarkerIkSpec spec =
-      track::markerIkSpec(std::make_shared<const Model>(io::withMarkers(*model, set)), set);
+  const track::MarkerIkSpec spec = track::markerIkSpec(subject::markerModel(model, set));
   Server server(std::make_unique<MarkerLiveTracker>(spec, 120.0), ephemeral());
   std::thread runner([&] { server.run(false); });
   Client c(server.wsPort());

@@ -18,8 +18,8 @@
 #include "kinetrack/io/model/model_source.hpp"
 #include "kinetrack/stream/ktp.hpp"
 #include "kinetrack/stream/live_tracker.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
-#include "kinetrack/track/marker_calibration.hpp"
 #include "testing/alloc_guard.hpp"
 #include "testing/shared_paths.hpp"
 
@@ -362,7 +362,8 @@ struct MarkerFixture {
   explicit MarkerFixture(const std::string& path) {
     trial = io::readMarkerTrial(path, false);
     auto model = std::make_shared<const Model>(io::loadModel(modelSpec("human66")).model);
-    spec = track::markerSetProblem(model, io::builtinMarkerSet("human66_plugin_gait"), trial).spec;
+    spec = track::markerIkSpec(
+        subject::markerSetProblem(model, io::builtinMarkerSet("human66_plugin_gait"), nullptr, &trial).model);
   }
   /// Trial frame k as a KTP markers frame over the spec's markers (missing ones left out).
   void frame(int k, KtpFrame& f) const {

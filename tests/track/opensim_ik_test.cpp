@@ -131,7 +131,7 @@ TEST(OpenSimIk, WholeBodySolverFindsTheSameSolution) {
     cols.push_back(static_cast<int>(std::find(trial.names.begin(), trial.names.end(), mk.name) - trial.names.begin()));
   }
   const std::vector<double> times = io::trialTimes(trial);
-  wb.setState(b.spec.initial);
+  wb.setState(b.spec.reference);
   std::size_t row = 0;
   for (int k = 0; k < trial.numFrames() && row < r.frames.size(); ++k) {
     if (std::abs(times[static_cast<std::size_t>(k)] - r.frames[row].time) > 1e-9) continue;

@@ -31,58 +31,34 @@
 
 #include "kinetrack/core/types.hpp"
 #include "kinetrack/ik/marker_ik.hpp"
-#include "kinetrack/io/model/marker_set.hpp"
-#include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/model/configuration.hpp"
-#include "kinetrack/model/joint_function.hpp"
 #include "kinetrack/model/model.hpp"
+#include "kinetrack/subject/marker_model.hpp"
 
 namespace kinetrack::markers {
 
-/// The marker set on the model, as the labeller uses it. Build with makeLabellerModel.
-struct LabellerModel {
-  std::shared_ptr<const Model> model;  ///< carries one frame per marker
-  std::vector<std::string> names;      ///< marker names: the labels, in output order
-  std::vector<FrameId> frames;         ///< the model frame of each marker
-  std::vector<double> weights;         ///< IK weight of each marker (> 0)
-  std::vector<int> link;               ///< link index of each marker (the rigid segment)
+/// The subject's marker model as the labeller uses it: the markers (names = the labels, in output
+/// order; weights = the IK's), bounds, couplers, the reference pose the initialisation starts from
+/// (standing, the static pose) and `up` (the heading search turns about it), plus what the
+/// labeller derives from them. Build with labellerModel.
+struct LabellerModel : subject::MarkerModel {
+  std::vector<FrameId> frame_ids;  ///< the model frame of each marker
+  std::vector<int> link;           ///< link index of each marker (the rigid segment)
   /// Marker pairs on one link (i < j), for the rigid-segment check.
   struct Pair {
     int i = 0, j = 0;
   };
   std::vector<Pair> pairs;
-  VectorXd lower, upper;            ///< joint bounds of the IK (size numJoints; ±inf for none; equal = locked)
-  Configuration reference;          ///< pose the initialisation starts from (standing, static pose)
-  Vector3d up = Vector3d::UnitZ();  ///< world vertical (unit): the heading search turns about it
-  /// Coupler constraints of the IK (OpenSim's CoordinateCouplerConstraint), held exactly.
-  struct Coupler {
-    std::string name, dependent, independent;
-    ScalarFunction function;
-  };
-  std::vector<Coupler> couplers;
-  [[nodiscard]] int numMarkers() const { return static_cast<int>(names.size()); }
-  /// Index of the marker named `name`, or −1.
-  [[nodiscard]] int find(const std::string& name) const;
 };
 
-/// A labeller model from a model that carries its markers as frames. `names` are frame names of
-/// `model` (the markers), `weights` one per name (empty: all 1). Bounds empty: the model's joint
-/// limits. Throws InvalidArgument for an unknown marker name (naming it and listing the model's
-/// frames), a duplicate name, fewer than 3 markers, wrong sizes or a non-positive weight.
-LabellerModel makeLabellerModel(std::shared_ptr<const Model> model, const std::vector<std::string>& names,
-                                const Configuration& reference, const Vector3d& up, std::vector<double> weights = {},
-                                VectorXd lower = {}, VectorXd upper = {});
-
-/// From an OpenSim model: its MarkerSet (or the subset `names`, in that order; empty = all), up
-/// = −gravity, reference = the default pose, bounds = the clamped coordinates' ranges, locked
-/// coordinates held at their default. Throws InvalidArgument for a name that is not a marker of the model (listing
-/// them).
-LabellerModel labellerModel(const io::OpenSimModel& osim, const std::vector<std::string>& names = {});
-
-/// From a model without markers and a marker set (io::withMarkers adds them): up = +Z, bounds =
-/// the model's limits, reference = `reference` (the zero configuration when empty).
-LabellerModel labellerModel(std::shared_ptr<const Model> model, const io::MarkerSet& set,
-                            const Configuration& reference = {});
+/// The labeller's model of a marker model (subject::markerModel: from an OpenSim model, or a
+/// kinetrack model with a marker set): the marker frames resolved, their links and same-link
+/// pairs; bounds empty: the model's joint limits; the reference empty: the zero configuration; a
+/// marker of weight 0 (a set's unweighted marker) is labelled with weight 1; `up` normalised.
+/// Throws InvalidArgument for a null model, fewer than 3 markers, a marker frame the model lacks
+/// (naming it and listing the model's frames), a duplicate name, a negative or non-finite weight,
+/// bounds or a reference of the wrong size, or a zero `up`.
+LabellerModel labellerModel(subject::MarkerModel model);
 
 /// Where the constant-velocity prediction extrapolates.
 enum class PredictionSpace {

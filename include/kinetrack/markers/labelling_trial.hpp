@@ -1,7 +1,7 @@
 #pragma once
 // A whole trial through the labeller (markers::Labeller, one frame after the other, causal) and
-// the labelled result as marker trajectories; plus the IK problem the labeller solves, for a run
-// on known labels.
+// the labelled result as marker trajectories. The IK problem the labeller solves, for a run on
+// known labels, is subject::makeMarkerIk of its model.
 #include <functional>
 #include <memory>
 #include <string>
@@ -53,9 +53,5 @@ struct LabelTrialOptions {
 /// frame without points is a row of gaps (state Lost, pose held).
 LabelTrialResult labelTrial(std::shared_ptr<const LabellerModel> model, const io::PointCloud& cloud,
                             const LabellerOptions& options = {}, const LabelTrialOptions& trial_options = {});
-
-/// The marker IK the labeller runs (same markers, weights, bounds, couplers), for solving frames
-/// whose labels are known.
-ik::MarkerIk makeMarkerIk(const LabellerModel& model, const ik::MarkerIkOptions& options = {});
 
 }  // namespace kinetrack::markers

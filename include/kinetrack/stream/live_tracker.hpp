@@ -147,7 +147,7 @@ class LiveTracker final : public LiveInput {
 /// marker holds the pose (status "gap"). The frame message's targets are the measured markers.
 class MarkerLiveTracker final : public LiveInput {
  public:
-  /// `spec` on a model carrying the markers (io::withMarkers; track::markerIkSpec). Throws
+  /// `spec` on a model carrying the markers (subject::markerModel; track::markerIkSpec). Throws
   /// InvalidArgument as MarkerStreamTracker does, or for more than kKtpMaxItems markers.
   MarkerLiveTracker(const track::MarkerIkSpec& spec, double rate_hz);
   ~MarkerLiveTracker() override;

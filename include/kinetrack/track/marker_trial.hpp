@@ -15,42 +15,29 @@
 #include "kinetrack/io/capture/marker_file.hpp"
 #include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/model/configuration.hpp"
-#include "kinetrack/model/joint_function.hpp"
 #include "kinetrack/model/model.hpp"
+#include "kinetrack/subject/marker_model.hpp"
 
 namespace kinetrack::track {
 
-/// The problem: which trial markers drive which model frames, coordinate tasks, couplers, bounds
-/// and the first frame's start.
-struct MarkerIkSpec {
-  std::shared_ptr<const Model> model;
-  struct Marker {
-    std::string name;   ///< column in the trial
-    std::string frame;  ///< model frame
-    double weight = 1.0;
-  };
+/// The problem: the subject's marker model (which trial markers drive which model frames, the
+/// couplers, the bounds, the first frame's start: MarkerModel::reference) and what marker IK adds.
+struct MarkerIkSpec : subject::MarkerModel {
   struct CoordinateTask {
     std::string joint;
     double weight = 1.0;
     /// One value per trial frame (rad or m), or a single value for every frame.
     std::vector<double> values;
   };
-  struct Coupler {
-    std::string name, dependent, independent;
-    ScalarFunction function;
-    /// +infinity: exact (OpenSim's default constraint_weight); else the penalty weight.
-    double weight = std::numeric_limits<double>::infinity();
-  };
-  std::vector<Marker> markers;
   std::vector<CoordinateTask> coordinate_tasks;
-  std::vector<Coupler> couplers;
-  VectorXd lower, upper;  ///< joint bounds (empty: none)
-  Configuration initial;  ///< the first frame's start (empty joints: the zero configuration)
   /// Floating base: place the base at the first frame by the rigid fit of the model markers at
-  /// `initial` to the measured ones (Kabsch), so the first solve starts near the subject.
+  /// the reference pose to the measured ones (Kabsch), so the first solve starts near the subject.
   bool align_base = true;
   ik::MarkerIkOptions options;
 };
+
+/// The marker IK of a marker model: no coordinate task, the base aligned, default options.
+MarkerIkSpec markerIkSpec(subject::MarkerModel model);
 
 struct MarkerTrialOptions {
   double time_start = -std::numeric_limits<double>::infinity();
@@ -81,7 +68,7 @@ struct MarkerTrialResult {
 
 /// Marker IK frame by frame, as solveMarkerTrial runs it (which is built on it) and as the live
 /// server runs it on a stream of marker frames: the solver set up from the spec, the floating
-/// base placed once by the rigid fit of the model markers at `spec.initial` to the first frame
+/// base placed once by the rigid fit of the model markers at `spec.reference` to the first frame
 /// with three weighted markers present (when spec.align_base), then every frame warm-started
 /// from the previous one. track() does not allocate after the alignment.
 class MarkerStreamTracker {

@@ -1,8 +1,9 @@
 #pragma once
 // OpenSim's IK tool on kinetrack: an .osim model, an optional Setup_IK.xml and a marker trial
-// become a track::MarkerIkSpec exactly as OpenSim states the problem (marker tasks with weights
-// and apply flags, coordinate tasks from the default value, a manual value or a file; clamped
-// coordinates bounded, locked ones held; coupler constraints; accuracy and constraint weight),
+// become a track::MarkerIkSpec exactly as OpenSim states the problem: the model's
+// subject::markerModel (clamped coordinates bounded, locked ones held; coupler constraints; the
+// default pose) with the setup's marker tasks (weights and apply flags), coordinate tasks (from the
+// default value, a manual value or a file), accuracy and constraint weight;
 // and the result becomes OpenSim's outputs (coordinates .mot in degrees, marker-error .sto).
 #include <string>
 #include <vector>

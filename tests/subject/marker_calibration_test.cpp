@@ -2,7 +2,7 @@
 // the built-in Plug-in Gait set; calibration from perturbed offsets recovers the offsets and the
 // poses) and the pyCGM Vicon trials (static calibration, then marker IK of every frame of the
 // movement trial under OpenSim's 2 cm RMS bound).
-#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 
 #include <gtest/gtest.h>
@@ -21,9 +21,10 @@
 #include "kinetrack/io/model/vsk.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/human_models.hpp"
+#include "kinetrack/track/marker_trial.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace kinetrack::track {
+namespace kinetrack::subject {
 namespace KINETRACK_UNITY_ID {
 
 // Markers that, with the joints, fix the placement of every link carrying a marker (three
@@ -187,8 +188,8 @@ TEST(MarkerCalibration, RegularizationAndErrors) {
 }
 
 // Per-marker RMS distance over the frames of a solved trial.
-std::map<std::string, double> perMarkerRms(const MarkerIkSpec& spec, const io::MarkerTrajectories& trial,
-                                           const MarkerTrialResult& r) {
+std::map<std::string, double> perMarkerRms(const track::MarkerIkSpec& spec, const io::MarkerTrajectories& trial,
+                                           const track::MarkerTrialResult& r) {
   const Model& m = *spec.model;
   Data d(m);
   std::map<std::string, double> sum;
@@ -231,17 +232,16 @@ TEST(MarkerCalibration, PlugInGaitStaticThenMovementTrialUnder2cm) {
 
   const io::MarkerTrajectories walk = io::readC3dMarkers(movement_path);
   ASSERT_EQ(walk.numFrames(), 323);
-  auto with = std::make_shared<const Model>(io::withMarkers(*model, cal.markers));
-  const MarkerIkSpec spec = markerIkSpec(with, cal.markers, cal.poses[0]);
+  const track::MarkerIkSpec spec = track::markerIkSpec(markerModel(model, cal.markers, cal.poses[0]));
   ASSERT_EQ(spec.markers.size(), 39u);
   // human66's joints are continuous: its limits are ±infinity, so the bounds bind nothing.
   for (int j = 0; j < model->numJoints(); ++j) EXPECT_TRUE(std::isinf(spec.lower[j]) && std::isinf(spec.upper[j]));
-  const MarkerTrialResult r = solveMarkerTrial(spec, walk);
+  const track::MarkerTrialResult r = track::solveMarkerTrial(spec, walk);
   ASSERT_EQ(r.frames.size(), 323u);
   EXPECT_EQ(r.gaps(), 0);
   std::vector<double> rms, us;
   std::map<std::string, int> worst;
-  for (const MarkerFrame& f : r.frames) {
+  for (const track::MarkerFrame& f : r.frames) {
     EXPECT_LT(f.rms_error, 0.02) << "t = " << f.time;
     EXPECT_EQ(f.markers_used, 39);
     rms.push_back(f.rms_error);
@@ -266,4 +266,4 @@ TEST(MarkerCalibration, PlugInGaitStaticThenMovementTrialUnder2cm) {
 }
 
 }  // namespace KINETRACK_UNITY_ID
-}  // namespace kinetrack::track
+}  // namespace kinetrack::subject

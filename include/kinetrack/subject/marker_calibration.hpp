@@ -30,9 +30,9 @@
 #include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/model.hpp"
-#include "kinetrack/track/marker_trial.hpp"
+#include "kinetrack/subject/marker_model.hpp"
 
-namespace kinetrack::track {
+namespace kinetrack::subject {
 
 struct MarkerCalibrationOptions {
   /// Frames of the trial used (s).
@@ -100,25 +100,20 @@ MarkerCalibration calibrateMarkers(std::shared_ptr<const Model> model, const io:
 std::vector<Vector3d> meanMarkerPositions(const io::MarkerTrajectories& trial, double time_start, double time_end,
                                           int* frames = nullptr);
 
-/// The marker-IK problem of a model that carries the set's markers (io::withMarkers): one spec
-/// marker per set marker (trial column = model frame = marker name, the set's weight), bounds =
-/// the model's position limits, start = `initial` (the zero configuration when empty).
-MarkerIkSpec markerIkSpec(std::shared_ptr<const Model> model_with_markers, const io::MarkerSet& set,
-                          const Configuration& initial = {});
-
-/// The problem `kinetrack markers ik` solves on a kinetrack model (built-in or URDF) with a
-/// marker set: the set calibrated on `static_trial` first when one is given (calibrateMarkers,
-/// default options; the first frame then starts from the calibrated static pose), its markers
-/// added to the model (io::withMarkers) and every set marker present in `trial` fitted.
+/// The subject `kinetrack markers ik`, `markers label` and `serve --markers` prepare on a kinetrack
+/// model (built-in or URDF) with a marker set: the set calibrated on `static_trial` first when one
+/// is given (calibrateMarkers, default options; the reference is then the calibrated static pose,
+/// else the zero pose), its markers added to the model (markerModel). With a `trial`, only the set
+/// markers present in it are kept (the others listed in `absent`: they would never count).
 struct MarkerSetProblem {
-  MarkerIkSpec spec;  ///< on the model with the (calibrated) set's markers
+  MarkerModel model;  ///< on the model with the (calibrated) set's markers
   std::optional<MarkerCalibration> calibration;
-  std::vector<std::string> absent;  ///< set markers the trial lacks: left out, they never count
+  std::vector<std::string> absent;  ///< set markers the trial lacks, left out (none without a trial)
 };
-/// Throws InvalidArgument as calibrateMarkers and withMarkers do, and when no marker of the set is
+/// Throws InvalidArgument as calibrateMarkers and markerModel do, and when no marker of the set is
 /// in the trial.
 MarkerSetProblem markerSetProblem(std::shared_ptr<const Model> model, const io::MarkerSet& set,
-                                  const io::MarkerTrajectories& trial,
-                                  const io::MarkerTrajectories* static_trial = nullptr);
+                                  const io::MarkerTrajectories* static_trial = nullptr,
+                                  const io::MarkerTrajectories* trial = nullptr);
 
-}  // namespace kinetrack::track
+}  // namespace kinetrack::subject

@@ -1,4 +1,4 @@
-#include "kinetrack/track/human_scaling.hpp"
+#include "kinetrack/subject/human_scaling.hpp"
 
 #include <Eigen/Cholesky>
 #include <algorithm>
@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
 #include "rigid_fit.hpp"
 
-namespace kinetrack::track {
+namespace kinetrack::subject {
 
 namespace {
 
@@ -224,4 +224,4 @@ HumanScaling fitHumanScales(const HumanModelOptions& base, const io::MarkerSet& 
   return out;
 }
 
-}  // namespace kinetrack::track
+}  // namespace kinetrack::subject

@@ -1,6 +1,7 @@
 #pragma once
 // Private helpers of the marker calibration and scaling: rigid fit of point sets (Kabsch), model
-// markers, base alignment.
+// markers, base alignment. The rigid fit also places the base of track's marker IK and the
+// prior's subject fit (src/track, src/prior include this header: they stand on subject).
 #include <Eigen/LU>
 #include <Eigen/SVD>
 #include <algorithm>
@@ -11,7 +12,7 @@
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/configuration.hpp"
 
-namespace kinetrack::track::detail {
+namespace kinetrack::subject::detail {
 
 /// The rigid transform (R, p) minimising Σ ‖R a_i + p − b_i‖²; false with fewer than three
 /// non-collinear pairs.
@@ -61,4 +62,4 @@ inline Configuration aligned(const Model& model_with, const io::MarkerSet& set, 
   return out;
 }
 
-}  // namespace kinetrack::track::detail
+}  // namespace kinetrack::subject::detail

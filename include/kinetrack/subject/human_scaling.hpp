@@ -35,7 +35,7 @@
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/human_models.hpp"
 
-namespace kinetrack::track {
+namespace kinetrack::subject {
 
 struct HumanScalingOptions {
   std::string model = "human66";  ///< "human66" or "human48"
@@ -77,4 +77,4 @@ io::MarkerSet scaledHumanMarkerSet(const io::MarkerSet& set, const std::vector<d
 HumanScaling fitHumanScales(const HumanModelOptions& base, const io::MarkerSet& set,
                             const io::MarkerTrajectories& static_trial, const HumanScalingOptions& options = {});
 
-}  // namespace kinetrack::track
+}  // namespace kinetrack::subject

@@ -1,6 +1,6 @@
 // Segment scaling of human66 from a static trial: recovery of known scales from synthetic markers,
 // the scaled set and dimensions, and the pyCGM static trial (scaling → calibration → movement IK).
-#include "kinetrack/track/human_scaling.hpp"
+#include "kinetrack/subject/human_scaling.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 
 #include <gtest/gtest.h>
@@ -15,10 +15,11 @@
 #include "kinetrack/io/capture/c3d.hpp"
 #include "kinetrack/io/model/vsk.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
-#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
+#include "kinetrack/track/marker_trial.hpp"
 #include "testing/shared_paths.hpp"
 
-namespace kinetrack::track {
+namespace kinetrack::subject {
 namespace KINETRACK_UNITY_ID {
 
 TEST(HumanScaling, ScalesDimensionsAndOffsetsByGroup) {
@@ -104,11 +105,10 @@ struct PyCgm {
 // prints median / p95 / max RMS (over `from` s … end) under `label`.
 void solveWalk(const std::string& label, const std::shared_ptr<const Model>& model, const io::MarkerSet& set,
                const Configuration& start, const io::MarkerTrajectories& walk, double bound, double from = 0.0) {
-  auto with = std::make_shared<const Model>(io::withMarkers(*model, set));
-  const MarkerTrialResult r = solveMarkerTrial(markerIkSpec(with, set, start), walk);
+  const track::MarkerTrialResult r = track::solveMarkerTrial(track::markerIkSpec(markerModel(model, set, start)), walk);
   ASSERT_EQ(r.frames.size(), 323u);
   std::vector<double> rms;
-  for (const MarkerFrame& f : r.frames) {
+  for (const track::MarkerFrame& f : r.frames) {
     EXPECT_LT(f.rms_error, 0.02) << label << " t = " << f.time;
     if (f.time >= from) rms.push_back(f.rms_error);
   }
@@ -174,4 +174,4 @@ TEST(HumanScaling, PlugInGaitFunctionalRefinementCrossValidated) {
 }
 
 }  // namespace KINETRACK_UNITY_ID
-}  // namespace kinetrack::track
+}  // namespace kinetrack::subject

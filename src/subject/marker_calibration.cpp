@@ -1,4 +1,4 @@
-#include "kinetrack/track/marker_calibration.hpp"
+#include "kinetrack/subject/marker_calibration.hpp"
 
 #include <Eigen/LU>
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "rigid_fit.hpp"
 
-namespace kinetrack::track {
+namespace kinetrack::subject {
 
 namespace {
 
@@ -59,24 +59,6 @@ std::vector<Vector3d> meanMarkerPositions(const io::MarkerTrajectories& trial, d
   for (std::size_t i = 0; i < sum.size(); ++i)
     sum[i] = count[i] > 0 ? Vector3d(sum[i] / count[i]) : Vector3d::Constant(kNaN);
   return sum;
-}
-
-MarkerIkSpec markerIkSpec(std::shared_ptr<const Model> model_with_markers, const io::MarkerSet& set,
-                          const Configuration& initial) {
-  if (!model_with_markers) throw InvalidArgument("markerIkSpec: no model");
-  MarkerIkSpec spec;
-  spec.model = model_with_markers;
-  for (const auto& m : set.markers) {
-    if (!model_with_markers->findFrame(m.name))
-      throw InvalidArgument("markerIkSpec: model '" + model_with_markers->name() + "' has no frame for marker '" +
-                            m.name + "' (add the markers with io::withMarkers)");
-    spec.markers.push_back({m.name, m.name, m.weight});
-  }
-  spec.lower = model_with_markers->lowerPositionLimits();
-  spec.upper = model_with_markers->upperPositionLimits();
-  spec.initial =
-      initial.joints.size() == model_with_markers->numJoints() ? initial : Configuration(*model_with_markers);
-  return spec;
 }
 
 MarkerCalibration calibrateMarkers(std::shared_ptr<const Model> model, const io::MarkerSet& initial,
@@ -239,28 +221,28 @@ MarkerCalibration calibrateMarkers(std::shared_ptr<const Model> model, const io:
 }
 
 MarkerSetProblem markerSetProblem(std::shared_ptr<const Model> model, const io::MarkerSet& set,
-                                  const io::MarkerTrajectories& trial, const io::MarkerTrajectories* static_trial) {
+                                  const io::MarkerTrajectories* static_trial, const io::MarkerTrajectories* trial) {
   if (!model) throw InvalidArgument("markerSetProblem: no model");
   MarkerSetProblem problem;
   io::MarkerSet placed = set;
-  Configuration start;  // the first frame's start: the calibrated static pose when there is one
+  Configuration start;  // the reference: the calibrated static pose when there is one
   if (static_trial) {
     problem.calibration = calibrateMarkers(model, set, *static_trial);
     placed = problem.calibration->markers;
     if (!problem.calibration->poses.empty()) start = problem.calibration->poses.front();
   }
-  auto with = std::make_shared<const Model>(io::withMarkers(*model, placed));
-  problem.spec = markerIkSpec(with, placed, start);
-  std::vector<MarkerIkSpec::Marker> present;
-  for (const auto& mk : problem.spec.markers) {
-    if (std::find(trial.names.begin(), trial.names.end(), mk.name) != trial.names.end())
+  problem.model = markerModel(model, placed, start);
+  if (!trial) return problem;
+  std::vector<MarkerModel::Marker> present;
+  for (const MarkerModel::Marker& mk : problem.model.markers) {
+    if (std::find(trial->names.begin(), trial->names.end(), mk.name) != trial->names.end())
       present.push_back(mk);
     else
       problem.absent.push_back(mk.name);
   }
-  if (present.empty()) throw InvalidArgument("no marker of the marker set '" + set.name + "' is in " + trial.source);
-  problem.spec.markers = std::move(present);
+  if (present.empty()) throw InvalidArgument("no marker of the marker set '" + set.name + "' is in " + trial->source);
+  problem.model.markers = std::move(present);
   return problem;
 }
 
-}  // namespace kinetrack::track
+}  // namespace kinetrack::subject
