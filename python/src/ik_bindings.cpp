@@ -16,6 +16,9 @@ namespace kinetrack::python {
 namespace {
 
 TargetId targetId(int t) { return TargetId(t); }
+ik::PostureTaskId postureId(int t) { return ik::PostureTaskId(t); }
+
+bool isScalar(py::handle x) { return py::isinstance<py::float_>(x) || py::isinstance<py::int_>(x); }
 
 void setOrientationPy(ik::TaskSet& tasks, int t, ArrayLike rotation, ArrayLike angular_velocity) {
   const Matrix3d R = toRotation(rotation, "rotation");
@@ -156,10 +159,10 @@ The tasks of one solver (solver.tasks). Frame tasks (DynamicalIk, InstantaneousI
 PinDragIk): positions, orientations and poses of model frames, with weights (W of DYN Eq. 10, per
 component) and gains (K in 1/s, DYN only); add_* return an int id; set_position / set_orientation
 give values every frame (world frame: p in m, rotation as a (3, 3) matrix R_WT or a quaternion
-(w, x, y, z); optional velocities in m/s and rad/s, world frame). Marker, coordinate and posture
-tasks (MarkerIk): add_marker, add_coordinate, add_posture and their remove_*, set_*_enabled and
-set_*_weight(s), each kind with its own ids. A TaskSet accepts only the kinds its solver reads:
-adding another raises ValueError naming the solver.)doc");
+(w, x, y, z); optional velocities in m/s and rad/s, world frame). Marker and coordinate tasks
+(MarkerIk) and posture tasks (MarkerIk and DynamicalIk): add_marker, add_coordinate, add_posture and
+their remove_*, set_*_enabled and set_*_weight(s), each kind with its own ids. A TaskSet accepts only
+the kinds its solver reads: adding another raises ValueError naming the solver.)doc");
   cls.def(
          "add_position",
          [](ik::TaskSet& t, const std::string& frame, double weight, double gain) {
@@ -206,7 +209,67 @@ adding another raises ValueError naming the solver.)doc");
             return k == TargetType::Position ? "position" : k == TargetType::Orientation ? "orientation" : "pose";
           },
           py::arg("task"))
-      .def("__len__", &ik::TaskSet::size);
+      .def("__len__", &ik::TaskSet::size)
+      // Posture tasks (ik::PostureTask; DynamicalIk and MarkerIk read them): their own int ids.
+      .def(
+          "add_posture",
+          [](ik::TaskSet& t, ArrayLike weights, double gain) {
+            if (isScalar(weights)) return t.addPosture(weights.cast<double>(), gain).value;
+            return t.addPosture(toVector(weights, t.model().numJoints(), "weights"), gain).value;
+          },
+          py::arg("weights") = 1.0, py::arg("gain") = 10.0,
+          "A posture task: one weight for every joint or (n_joints,) weights ≥ 0, and the gain K (1/s, DYN "
+          "only) of the pull towards its pose. Returns its id (posture ids are their own). DYN reads it as "
+          "the secondary objective ½Σw_j(ν_j − v*_j)², v*_j = v_j + K(value_j − s_j) (the pose term only where "
+          "a value is set, v_j only when velocities are set); MarkerIk as Σw_j(s_j − value_j)².")
+      .def(
+          "set_posture_weights",
+          [](ik::TaskSet& t, int id, ArrayLike w) {
+            t.setWeights(postureId(id), toVector(w, t.model().numJoints(), "weights"));
+          },
+          py::arg("task"), py::arg("weights"))
+      .def(
+          "set_posture_gain", [](ik::TaskSet& t, int id, double gain) { t.setGain(postureId(id), gain); },
+          py::arg("task"), py::arg("gain"))
+      .def(
+          "set_posture_values",
+          [](ik::TaskSet& t, int id, ArrayLike v) {
+            t.setValues(postureId(id), toVector(v, t.model().numJoints(), "values"));
+          },
+          py::arg("task"), py::arg("values"), "The pose (n_joints,), rad or m; NaN leaves a joint out of the pull.")
+      .def(
+          "set_posture_velocities",
+          [](ik::TaskSet& t, int id, ArrayLike v) {
+            if (v.is_none())
+              t.clearVelocities(postureId(id));
+            else
+              t.setVelocities(postureId(id), toVector(v, t.model().numJoints(), "velocities"));
+          },
+          py::arg("task"), py::arg("velocities"),
+          "The joint velocity reference (n_joints,), rad/s or m/s, finite (DYN only); None clears it.")
+      .def(
+          "set_posture_enabled", [](ik::TaskSet& t, int id, bool on) { t.setEnabled(postureId(id), on); },
+          py::arg("task"), py::arg("enabled"))
+      .def(
+          "remove_posture", [](ik::TaskSet& t, int id) { t.remove(postureId(id)); }, py::arg("task"))
+      .def(
+          "posture_weights", [](const ik::TaskSet& t, int id) { return toNumpy(t[postureId(id)].weights); },
+          py::arg("task"))
+      .def(
+          "posture_values", [](const ik::TaskSet& t, int id) { return toNumpy(t[postureId(id)].values); },
+          py::arg("task"))
+      .def(
+          "posture_velocities", [](const ik::TaskSet& t, int id) { return toNumpy(t[postureId(id)].velocities); },
+          py::arg("task"), "The velocity reference (zeros unless set).")
+      .def_property_readonly(
+          "postures",
+          [](const ik::TaskSet& t) {
+            std::vector<int> ids;
+            for (std::size_t i = 0; i < t.postures().size(); ++i)
+              if (t.postures()[i].alive) ids.push_back(static_cast<int>(i));
+            return ids;
+          },
+          "Ids of the live posture tasks.");
   bindMarkerTasks(cls);
 }
 
@@ -344,20 +407,6 @@ solve_sequence(dt, positions, rotations) runs many frames in one call.)doc");
   dyn.def_property("options", &DynamicalIk::options, &DynamicalIk::setOptions, "DynamicalIkOptions (a copy)")
       .def_property_readonly(
           "velocity", [](const DynamicalIk& s) { return toNumpy(s.velocity()); }, "(nv,) ν of the last step")
-      .def_property(
-          "posture_weights", [](const DynamicalIk& s) { return toNumpy(s.postureWeights()); },
-          [](DynamicalIk& s, py::handle w) {
-            const VectorXd v = toVector(w, s.model().numJoints(), "posture_weights");
-            s.setPostureWeights(std::span<const double>(v.data(), static_cast<std::size_t>(v.size())));
-          },
-          "(n_joints,) μ ≥ 0 of the posture term ½Σμ_i(ν_i − v_i)² (0: off)")
-      .def_property(
-          "posture_velocity", [](const DynamicalIk& s) { return toNumpy(s.postureVelocity()); },
-          [](DynamicalIk& s, py::handle v) {
-            const VectorXd x = toVector(v, s.model().numJoints(), "posture_velocity");
-            s.setPostureVelocity(std::span<const double>(x.data(), static_cast<std::size_t>(x.size())));
-          },
-          "(n_joints,) joint velocity reference v of the posture term (rad/s)")
       .def("step", &DynamicalIk::step, py::arg("dt"), "One DYN step of dt > 0 seconds; returns a StepResult.")
       .def("mnte", &DynamicalIk::mnte, "MNTE of the orientation targets at the current state.")
       .def(

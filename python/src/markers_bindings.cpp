@@ -127,14 +127,6 @@ py::dict markersIkPy(py::object model, const std::string& markers_path, const st
   return d;
 }
 
-// Posture weights: one number for every joint, or (num_joints,).
-VectorXd postureWeights(const ik::TaskSet& t, py::handle weights) {
-  const int n = t.model().numJoints();
-  if (py::isinstance<py::float_>(weights) || py::isinstance<py::int_>(weights))
-    return VectorXd::Constant(n, weights.cast<double>());
-  return toVector(weights, n, "weights (one per joint)");
-}
-
 }  // namespace
 
 void bindMarkerTasks(py::class_<ik::TaskSet>& tasks) {
@@ -198,30 +190,6 @@ void bindMarkerTasks(py::class_<ik::TaskSet>& tasks) {
       .def_property_readonly(
           "num_coordinates", [](const TaskSet& t) { return t.coordinates().size(); },
           "Coordinate tasks ever added: the columns of MarkerIk.solve's coordinates.")
-      // Posture tasks: every joint pulled towards a pose, Σ_j w_j (s_j − ŝ_j)².
-      .def(
-          "add_posture", [](TaskSet& t, ArrayLike weights) { return t.addPosture(postureWeights(t, weights)).value; },
-          py::arg("weights") = 1.0,
-          "Every joint pulled towards the pose set per frame (off until set): weights one number or (num_joints,), "
-          "each ≥ 0 (0 leaves a joint out); returns its id.")
-      .def(
-          "remove_posture", [](TaskSet& t, int id) { t.remove(PostureTaskId(id)); }, py::arg("task"))
-      .def(
-          "set_posture_enabled", [](TaskSet& t, int id, bool on) { t.setEnabled(PostureTaskId(id), on); },
-          py::arg("task"), py::arg("enabled"))
-      .def(
-          "set_posture_weights",
-          [](TaskSet& t, int id, ArrayLike w) { t.setWeights(PostureTaskId(id), postureWeights(t, w)); },
-          py::arg("task"), py::arg("weights"))
-      .def(
-          "set_posture_values",
-          [](TaskSet& t, int id, ArrayLike values) {
-            t.setValues(PostureTaskId(id), toVector(values, t.model().numJoints(), "values (one per joint)"));
-          },
-          py::arg("task"), py::arg("values"), "This frame's pose (num_joints,) in rad or m; NaN leaves a joint out.")
-      .def(
-          "posture_weights", [](const TaskSet& t, int id) { return toNumpy(t[PostureTaskId(id)].weights); },
-          py::arg("task"))
       .def_property_readonly("num_postures", [](const TaskSet& t) { return t.postures().size(); });
 }
 

@@ -261,8 +261,9 @@ Gradient-projection IK from a few pose targets, a HumanPrior in the null space (
       .def_readwrite("max_step", &PriorPostureOptions::max_step, "cap of k|∇H_i| per step (rad)")
       .def_readwrite("weight", &PriorPostureOptions::weight, "μ of the posture term");
   py::class_<PyPosture>(pr, "PriorPosture", R"doc(
-The learned prior inside DYN: before each step, update(dt) turns the prior's gradient at the
-solver's state into DYN's posture term (docs/gpm.md, "The prior inside DYN").
+The learned prior inside DYN: a posture task in ik.tasks (id: task, removed again when this object
+is freed) whose velocity reference update(dt) sets, before each step, from the prior's gradient at
+the solver's state (docs/gpm.md, "The prior inside DYN").
 
     ik = kinetrack.DynamicalIk(model, options)     # options.gain_mode = GainMode.per_step
     posture = kinetrack.prior.PriorPosture(ik, prior)
@@ -274,10 +275,14 @@ solver's state into DYN's posture term (docs/gpm.md, "The prior inside DYN").
            py::arg("ik"), py::arg("prior"), py::arg("options") = py::none(), py::keep_alive<1, 2>())
       .def(
           "update", [](PyPosture& p, double dt) { return p.posture.update(dt); }, py::arg("dt"),
-          "Sets the solver's posture velocity from the prior at its state; returns the empty-cell fallbacks.")
+          "Sets the posture task's velocities from the prior at the solver's state; returns the empty-cell "
+          "fallbacks.")
       .def(
           "enable", [](PyPosture& p, bool on) { p.posture.enable(on); }, py::arg("on"),
-          "Turns the posture term off (μ = 0) or back on.");
+          "Turns the posture term off (the task disabled) or back on.")
+      .def_property_readonly(
+          "task", [](const PyPosture& p) { return p.posture.task().value; },
+          "Id of its posture task in ik.tasks (TaskSet.posture_velocities(task), ...).");
 
   py::class_<PySparseDyn>(pr, "SparseDynamicalIk", R"doc(
 DYN from a few pose targets with, when given, the HumanPrior as its posture term: what

@@ -139,6 +139,48 @@ def test_task_set_api(human66):
     ik.step(0.01)
 
 
+def test_posture_tasks_in_dyn(human66):
+    # A posture task in DYN's task set: a velocity reference (no pose) is followed by the free
+    # joints; pose values are pulled towards; removed, it is gone. Its own ids, numpy in and out.
+    n = human66.num_joints
+    options = kt.DynamicalIkOptions(gain_mode=kt.GainMode.per_step)
+    ik = kt.DynamicalIk(human66, options)
+    q = human66.neutral()
+    q[7:] = np.clip(0.1, human66.lower_limits, human66.upper_limits)
+    ik.set_state(q)
+    p = ik.tasks.add_posture(1.0, gain=0.5)
+    assert ik.tasks.postures == [p] and len(ik.tasks) == 0
+    v = np.linspace(-0.2, 0.2, n)
+    ik.tasks.set_posture_velocities(p, v)
+    assert np.array_equal(ik.tasks.posture_velocities(p), v) and np.all(np.isnan(ik.tasks.posture_values(p)))
+    ik.step(0.01)
+    assert np.allclose(ik.velocity[6:], v, atol=1e-6) and np.allclose(ik.velocity[:6], 0.0)
+    ik.tasks.set_posture_velocities(p, None)
+    assert np.array_equal(ik.tasks.posture_velocities(p), np.zeros(n))
+    goal = ik.state[7:] + 0.01
+    ik.tasks.set_posture_values(p, goal)
+    for _ in range(60):
+        ik.step(0.01)
+    assert np.allclose(ik.state[7:], goal, atol=1e-9)
+    w = np.full(n, 0.5)
+    ik.tasks.set_posture_weights(p, w)
+    ik.tasks.set_posture_gain(p, 0.2)
+    ik.tasks.set_posture_enabled(p, False)
+    assert np.array_equal(ik.tasks.posture_weights(p), w)
+    with pytest.raises(ValueError):
+        ik.tasks.set_posture_velocities(p, np.full(n, np.nan))
+    with pytest.raises(ValueError):
+        ik.tasks.add_posture(np.ones(n - 1))
+    with pytest.raises(ValueError):
+        ik.tasks.set_posture_gain(p, -1.0)
+    ik.tasks.remove_posture(p)
+    assert ik.tasks.postures == []
+    with pytest.raises(ValueError):
+        ik.tasks.posture_weights(p)
+    with pytest.raises(ValueError, match="not read by"):
+        kt.PairwiseIk(human66).tasks.add_posture(1.0)
+
+
 def test_options_and_help(human66):
     options = kt.DynamicalIkOptions(damping=1e-6, integrator=kt.BaseIntegrator.exponential)
     ik = kt.DynamicalIk(human66, options)

@@ -95,12 +95,13 @@ def test_prior_inside_dyn_pulls_the_free_joints_and_keeps_the_targets(human66, h
             ik.step(1.0 / 30.0)
         kt.forward_kinematics(human66, data, ik.state)
         error = max(np.linalg.norm(data.frame_positions[human66.frame_id(n)] - goal[k]) for k, n in enumerate(targets))
-        return ik, error
+        return ik, posture, error
 
-    plain, plain_error = run(False)
-    pulled, pulled_error = run(True)
-    assert np.all(plain.posture_weights == 0.0)
-    assert np.all(pulled.posture_weights > 0.0) and pulled.posture_velocity.shape == (human66.num_joints,)
+    plain, _, plain_error = run(False)
+    pulled, posture, pulled_error = run(True)
+    assert plain.tasks.postures == [] and pulled.tasks.postures == [posture.task]
+    assert np.all(pulled.tasks.posture_weights(posture.task) > 0.0)
+    assert pulled.tasks.posture_velocities(posture.task).shape == (human66.num_joints,)
     # The targets hold (they are met by the start pose) while the free joints move toward 0.3.
     assert plain_error < 1e-6 and pulled_error < 0.01
     right_knee = human66.joint_id("jRightKnee_rotz")
@@ -108,7 +109,7 @@ def test_prior_inside_dyn_pulls_the_free_joints_and_keeps_the_targets(human66, h
     with pytest.raises(ValueError, match="learned on model"):
         kt.prior.PriorPosture(kt.DynamicalIk(human48), prior)
     with pytest.raises(ValueError):
-        pulled.posture_weights = -np.ones(human66.num_joints)
+        pulled.tasks.set_posture_weights(posture.task, -np.ones(human66.num_joints))
 
 
 def test_sparse_dynamical_ik_tracks_three_targets_with_the_prior(human66, human48):

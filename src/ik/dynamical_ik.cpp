@@ -54,8 +54,7 @@ struct DynamicalIk::Impl {
   std::vector<Vector6d> S;   // column screws (ω; v at the base origin)
   Configuration q, q_mid;
   VectorXd nu;
-  VectorXd posture_weight, posture_velocity;  // ½Σμ_i(ν_i − v_i)² over the joints
-  bool posture_on = false;
+  VectorXd posture_weight, posture_velocity;  // one posture task's w and v* (addPostures)
   qp::Problem problem;
   qp::Solver solver;
   qp::TreeBoxSolver tree_solver;
@@ -66,7 +65,7 @@ struct DynamicalIk::Impl {
       : model_ptr(std::move(m)),
         model(*model_ptr),
         options(o),
-        tasks(model_ptr, "DynamicalIk"),
+        tasks(model_ptr, "DynamicalIk", {}, ik::TaskKinds{.frame = true, .posture = true}),
         joint_limits(model),
         row_limits(model),
         data(model),
@@ -136,8 +135,10 @@ struct DynamicalIk::Impl {
     return Vector3d::Zero();
   }
 
-  // Corrected velocity (Eq. 9, or its consistent discretisation).
-  Vector3d vstar(const Vector3d& v, const Vector3d& r, double k, double dt) const {
+  // Corrected velocity (Eq. 9, or its consistent discretisation): of a frame target component
+  // (Vector3d) or of a posture task's joint (double).
+  template <class V>
+  V vstar(const V& v, const V& r, double k, double dt) const {
     if (options.discretization == Discretization::Consistent) return (1.0 - k * dt) * v + k * r;
     return v + k * r;
   }
@@ -150,11 +151,7 @@ struct DynamicalIk::Impl {
     assembleTasks(jac_data, dt, res);
     assembleHessian(jac_data);
     problem.H.diagonal().array() += options.damping;
-    if (posture_on) {
-      const int n = model.numJoints();
-      problem.H.diagonal().tail(n) += posture_weight;
-      problem.g.tail(n) -= posture_weight.cwiseProduct(posture_velocity);
-    }
+    addPostures(dt, res);
     writeBounds(dt);
     solveQp(res);
     integrate(dt);
@@ -234,6 +231,37 @@ struct DynamicalIk::Impl {
       growth_streak = 0;
     res.diverging = growth_streak >= 3;
     previous_residual = res.residual_norm;
+  }
+
+  // Posture tasks, a secondary objective ½ Σ_j w_j (ν_j − v*_j)² over the joints per task
+  // (ik::PostureTask): H += diag w, g −= w∘v*. A joint out of a task (w = 0, or neither a finite
+  // value nor a velocity) adds exact zeros.
+  void addPostures(double dt, StepResult& res) {
+    const int n = model.numJoints();
+    for (const ik::PostureTask& p : tasks.postures()) {
+      if (!p.active()) continue;
+      const double k = options.gain_mode == GainMode::PerStep ? p.gain / dt : p.gain;
+      bool pulls = false;
+      for (int j = 0; j < n; ++j) {
+        const double w = p.weights[j];
+        const bool has_value = std::isfinite(p.values[j]);
+        if (!(w > 0.0) || (!has_value && !p.velocity_given)) {
+          posture_weight[j] = posture_velocity[j] = 0.0;
+          continue;
+        }
+        posture_weight[j] = w;
+        if (has_value) {  // Eq. 9 per joint: the pull towards the pose, with the feed-forward if given
+          posture_velocity[j] = vstar(p.velocities[j], p.values[j] - q.joints[j], k, dt);
+          pulls = true;
+        } else {
+          posture_velocity[j] = p.velocities[j];  // a pure velocity reference
+        }
+      }
+      if (pulls) res.max_gain_dt = std::max(res.max_gain_dt, k * dt);
+      problem.H.diagonal().tail(n) += posture_weight;
+      problem.g.tail(n) -= posture_weight.cwiseProduct(posture_velocity);
+    }
+    res.unstable_gain = res.max_gain_dt >= 2.0;
   }
 
   // Bounds (Eq. 10b, 12): base, then joints; linear rows (Eq. 13) shaped on the row values.
@@ -370,29 +398,6 @@ const VectorXd& DynamicalIk::velocity() const { return impl_->nu; }
 const Data& DynamicalIk::data() const { return impl_->data; }
 StepResult DynamicalIk::step(double dt) { return impl_->step(dt); }
 
-namespace {
-void checkPostureSpan(std::span<const double> v, int n, const char* what, bool non_negative) {
-  if (static_cast<int>(v.size()) != n)
-    throw InvalidArgument(std::string("DynamicalIk::") + what + ": expected " + std::to_string(n) + " values, got " +
-                          std::to_string(v.size()));
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (!std::isfinite(v[i]) || (non_negative && v[i] < 0.0))
-      throw InvalidArgument(std::string("DynamicalIk::") + what + ": value " + std::to_string(i) + " is " +
-                            std::to_string(v[i]) + (non_negative ? " (must be finite and >= 0)" : " (must be finite)"));
-}
-}  // namespace
-
-void DynamicalIk::setPostureWeights(std::span<const double> weights) {
-  checkPostureSpan(weights, impl_->model.numJoints(), "setPostureWeights", true);
-  impl_->posture_weight = Eigen::Map<const VectorXd>(weights.data(), static_cast<Eigen::Index>(weights.size()));
-  impl_->posture_on = impl_->posture_weight.size() > 0 && impl_->posture_weight.maxCoeff() > 0.0;
-}
-void DynamicalIk::setPostureVelocity(std::span<const double> velocity) {
-  checkPostureSpan(velocity, impl_->model.numJoints(), "setPostureVelocity", false);
-  impl_->posture_velocity = Eigen::Map<const VectorXd>(velocity.data(), static_cast<Eigen::Index>(velocity.size()));
-}
-const VectorXd& DynamicalIk::postureWeights() const { return impl_->posture_weight; }
-const VectorXd& DynamicalIk::postureVelocity() const { return impl_->posture_velocity; }
 double DynamicalIk::mnte() const { return impl_->currentMnte(); }
 const qp::Problem& DynamicalIk::lastProblem() const { return impl_->problem; }
 

@@ -257,8 +257,9 @@ void TaskSet::setWeight(CouplerTaskId k, double weight) {
 
 const CouplerTask& TaskSet::operator[](CouplerTaskId k) const { return const_cast<TaskSet*>(this)->couplerAt(k); }
 
-PostureTaskId TaskSet::addPosture(const VectorXd& weights) {
+PostureTaskId TaskSet::addPosture(const VectorXd& weights, double gain) {
   checkKind(kinds_.posture, "posture tasks");
+  checkGain(owner_, gain, "posture gain");
   const int n = model_->numJoints();
   if (weights.size() != n)
     throw InvalidArgument(owner_ + ": posture task: expected " + std::to_string(n) + " joint weights, got " +
@@ -267,16 +268,18 @@ PostureTaskId TaskSet::addPosture(const VectorXd& weights) {
   PostureTask t;
   t.weights = weights;
   t.values = VectorXd::Constant(n, std::numeric_limits<double>::quiet_NaN());
+  t.velocities = VectorXd::Zero(n);
+  t.gain = gain;
   postures_.push_back(std::move(t));
   ++structure_revision_;
   ++weight_revision_;
   return PostureTaskId(static_cast<std::int32_t>(postures_.size() - 1));
 }
 
-PostureTaskId TaskSet::addPosture(double weight) {
+PostureTaskId TaskSet::addPosture(double weight, double gain) {
   checkKind(kinds_.posture, "posture tasks");
   checkWeight(owner_, weight, "posture task", {});
-  return addPosture(VectorXd::Constant(model_->numJoints(), weight));
+  return addPosture(VectorXd::Constant(model_->numJoints(), weight), gain);
 }
 
 void TaskSet::remove(PostureTaskId p) { retire(postureAt(p).alive); }
@@ -304,6 +307,32 @@ void TaskSet::setValues(PostureTaskId p, const VectorXd& values) {
     throw InvalidArgument(owner_ + "::setValues: expected " + std::to_string(x.values.size()) + " joint values, got " +
                           std::to_string(values.size()));
   x.values = values;
+}
+
+void TaskSet::setGain(PostureTaskId p, double gain) {
+  PostureTask& x = postureAt(p);
+  checkGain(owner_, gain, "posture gain");
+  x.gain = gain;
+  ++weight_revision_;
+}
+
+void TaskSet::setVelocities(PostureTaskId p, const VectorXd& velocities) {
+  PostureTask& x = postureAt(p);
+  if (velocities.size() != x.velocities.size())
+    throw InvalidArgument(owner_ + "::setVelocities: expected " + std::to_string(x.velocities.size()) +
+                          " joint velocities, got " + std::to_string(velocities.size()));
+  for (Eigen::Index j = 0; j < velocities.size(); ++j)
+    if (!std::isfinite(velocities[j]))
+      throw InvalidArgument(owner_ + "::setVelocities: joint '" + model_->jointName(JointId(static_cast<int>(j))) +
+                            "': velocity must be finite, got " + std::to_string(velocities[j]));
+  x.velocities = velocities;
+  x.velocity_given = true;
+}
+
+void TaskSet::clearVelocities(PostureTaskId p) {
+  PostureTask& x = postureAt(p);
+  x.velocities.setZero();
+  x.velocity_given = false;
 }
 
 const PostureTask& TaskSet::operator[](PostureTaskId p) const { return const_cast<TaskSet*>(this)->postureAt(p); }

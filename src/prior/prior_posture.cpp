@@ -22,18 +22,17 @@ PriorPosture::PriorPosture(DynamicalIk& ik, const HumanPrior& prior, const Prior
   left_ = m.frameId(prior.left_hand);
   gradient_ = VectorXd::Zero(m.numJoints());
   velocity_ = VectorXd::Zero(m.numJoints());
-  weights_ = VectorXd::Constant(m.numJoints(), options.weight);
-  zeros_ = VectorXd::Zero(m.numJoints());
-  enable(true);
+  // No pose values: DYN reads the velocities as they are (v* = v), the term ½Σμ(ν − v)².
+  task_ = ik.tasks().addPosture(options.weight);
+  ik.tasks().setVelocities(task_, velocity_);
 }
 
-void PriorPosture::enable(bool on) {
-  if (on) {
-    ik_.setPostureWeights(std::span<const double>(weights_.data(), static_cast<std::size_t>(weights_.size())));
-    return;
-  }
-  ik_.setPostureWeights(std::span<const double>(zeros_.data(), static_cast<std::size_t>(zeros_.size())));
+PriorPosture::~PriorPosture() {
+  // Not through operator[] (it throws for a removed task, and a destructor must not throw).
+  if (ik_.tasks().postures()[static_cast<std::size_t>(task_.value)].alive) ik_.tasks().remove(task_);
 }
+
+void PriorPosture::enable(bool on) { ik_.tasks().setEnabled(task_, on); }
 
 int PriorPosture::update(double dt) {
   if (!(dt > 0.0) || !std::isfinite(dt)) throw InvalidArgument("PriorPosture::update: dt must be finite and > 0");
@@ -49,7 +48,7 @@ int PriorPosture::update(double dt) {
     velocity_ = (-options_.gain * gradient_).cwiseMax(-options_.max_step).cwiseMin(options_.max_step) / dt;
     if (!velocity_.allFinite()) velocity_.setZero();
   }
-  ik_.setPostureVelocity(std::span<const double>(velocity_.data(), static_cast<std::size_t>(velocity_.size())));
+  ik_.tasks().setVelocities(task_, velocity_);
   return fallbacks;
 }
 

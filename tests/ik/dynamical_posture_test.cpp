@@ -1,4 +1,5 @@
-// DYN's posture term ½Σμ_i(ν_i − v_i)² (DynamicalIk::setPosture*): the step equals an independent
+// DYN's posture term ½Σμ_i(ν_i − v_i)² (a posture task with a velocity reference and no pose values,
+// ik::PostureTask, in DynamicalIk::tasks()): the step equals an independent
 // dense solve of the same least-squares problem, acts alone when there are no targets, leaves the
 // targets' solution when μ is small, rejects bad input and does not allocate.
 #include <gtest/gtest.h>
@@ -25,6 +26,7 @@ struct PostureCase {
   Configuration q0{model};
   VectorXd mu, v;
   Vector3d target;
+  ik::PostureTaskId posture;
   static constexpr double kDt = 0.01, kKappa = 0.5, kLambda = 1e-9;
   explicit PostureCase(double weight) {
     std::mt19937 rng(7);
@@ -42,7 +44,7 @@ struct PostureCase {
     forwardKinematics(model, d, q0);
     target = frameOrigin(model, d, model.frameId("RightHand")) + Vector3d(0.02, -0.01, 0.015);
   }
-  DynamicalIk solver(bool with_target) const {
+  DynamicalIk solver(bool with_target) {
     DynamicalIkOptions o;
     o.gain_mode = GainMode::PerStep;
     o.damping = kLambda;
@@ -52,8 +54,8 @@ struct PostureCase {
       ik.tasks().setPosition(id, target);
     }
     ik.setState(q0);
-    ik.setPostureWeights(std::span<const double>(mu.data(), static_cast<std::size_t>(mu.size())));
-    ik.setPostureVelocity(std::span<const double>(v.data(), static_cast<std::size_t>(v.size())));
+    posture = ik.tasks().addPosture(mu);
+    ik.tasks().setVelocities(posture, v);
     return ik;
   }
   /// The same problem solved densely: (JᵀJ + λI + diag(0, μ)) ν = Jᵀ κ/Δt r + (0; μ∘v).
@@ -78,7 +80,7 @@ struct PostureCase {
 
 TEST(DynamicalPosture, StepEqualsAnIndependentDenseSolve) {
   for (double weight : {1e-3, 0.05, 1.0}) {
-    const PostureCase c(weight);
+    PostureCase c(weight);
     DynamicalIk ik = c.solver(true);
     const StepResult r = ik.step(PostureCase::kDt);
     ASSERT_EQ(r.status, ik::Status::Converged);
@@ -90,7 +92,7 @@ TEST(DynamicalPosture, StepEqualsAnIndependentDenseSolve) {
 }
 
 TEST(DynamicalPosture, WithoutTargetsTheJointsFollowTheReference) {
-  const PostureCase c(0.1);
+  PostureCase c(0.1);
   DynamicalIk ik = c.solver(false);
   ik.step(PostureCase::kDt);
   const int n = c.model.numJoints();
@@ -100,7 +102,7 @@ TEST(DynamicalPosture, WithoutTargetsTheJointsFollowTheReference) {
 
 TEST(DynamicalPosture, ASmallWeightLeavesTheTargetsSolution) {
   // The hand's velocity is the targets' (κ/Δt r) whatever the posture asks, to O(μ).
-  const PostureCase c(1e-4);
+  PostureCase c(1e-4);
   DynamicalIk ik = c.solver(true);
   ik.step(PostureCase::kDt);
   Data d(c.model);
@@ -116,33 +118,33 @@ TEST(DynamicalPosture, ASmallWeightLeavesTheTargetsSolution) {
 }
 
 TEST(DynamicalPosture, BadWeightsAndVelocitiesAreRejected) {
-  const PostureCase c(0.1);
+  PostureCase c(0.1);
   DynamicalIk ik = c.solver(false);
-  std::vector<double> w(static_cast<std::size_t>(c.model.numJoints()), 0.1);
+  VectorXd w = VectorXd::Constant(c.model.numJoints(), 0.1);
   w[3] = -1.0;
-  EXPECT_THROW(ik.setPostureWeights(w), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setWeights(c.posture, w), InvalidArgument);
   w[3] = std::nan("");
-  EXPECT_THROW(ik.setPostureWeights(w), InvalidArgument);
-  w.pop_back();
-  EXPECT_THROW(ik.setPostureWeights(w), InvalidArgument);
-  std::vector<double> v(static_cast<std::size_t>(c.model.numJoints()), 0.0);
+  EXPECT_THROW(ik.tasks().setWeights(c.posture, w), InvalidArgument);
+  w.conservativeResize(w.size() - 1);
+  EXPECT_THROW(ik.tasks().setWeights(c.posture, w), InvalidArgument);
+  VectorXd v = VectorXd::Zero(c.model.numJoints());
   v[0] = std::numeric_limits<double>::infinity();
-  EXPECT_THROW(ik.setPostureVelocity(v), InvalidArgument);
+  EXPECT_THROW(ik.tasks().setVelocities(c.posture, v), InvalidArgument);
   // The rejected calls kept the previous values.
-  EXPECT_EQ(ik.postureWeights(), c.mu);
-  EXPECT_EQ(ik.postureVelocity(), c.v);
+  EXPECT_EQ(ik.tasks()[c.posture].weights, c.mu);
+  EXPECT_EQ(ik.tasks()[c.posture].velocities, c.v);
 }
 
 TEST(DynamicalPosture, SettingTheReferenceAndSteppingDoNotAllocate) {
-  const PostureCase c(0.01);
+  PostureCase c(0.01);
   DynamicalIk ik = c.solver(true);
   ik.step(PostureCase::kDt);
   const VectorXd v2 = -c.v;
   long allocations = 0;
   {
     testing::AllocationCounter guard;
-    ik.setPostureVelocity(std::span<const double>(v2.data(), static_cast<std::size_t>(v2.size())));
-    ik.setPostureWeights(std::span<const double>(c.mu.data(), static_cast<std::size_t>(c.mu.size())));
+    ik.tasks().setVelocities(c.posture, v2);
+    ik.tasks().setWeights(c.posture, c.mu);
     ik.step(PostureCase::kDt);
     allocations = guard.count();
   }

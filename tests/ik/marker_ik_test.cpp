@@ -424,6 +424,32 @@ TEST(MarkerIk, PostureTaskEqualsCoordinateTasks) {
   EXPECT_LT(r.max_error, 1e-7);
 }
 
+// MarkerIk reads a posture task's values only: the velocity reference and the gain (DYN's) change
+// nothing, bit for bit.
+TEST(MarkerIk, PostureTaskVelocitiesAndGainAreNotRead) {
+  std::vector<std::string> names;
+  const auto model = markedHuman(names, 19);
+  const int n = model->numJoints();
+  ik::MarkerIk a(model), b(model);
+  for (const auto& name : names) a.tasks().addMarker(name, 1.0), b.tasks().addMarker(name, 1.0);
+  const ik::PostureTaskId pa = a.tasks().addPosture(20.0);
+  const ik::PostureTaskId pb = b.tasks().addPosture(20.0, 0.7);
+  std::mt19937_64 rng(29);
+  const Configuration truth = randomWithin(*model, rng);
+  const std::vector<Vector3d> obs = markersAt(*model, truth, names);
+  const VectorXd pose = truth.joints.array() + 0.05;
+  a.tasks().setValues(pa, pose);
+  b.tasks().setValues(pb, pose);
+  b.tasks().setVelocities(pb, VectorXd::Constant(n, 3.0));
+  a.tasks().setMeasurements(obs);
+  b.tasks().setMeasurements(obs);
+  a.setState(Configuration(*model));
+  b.setState(Configuration(*model));
+  const ik::MarkerIkResult ra = a.solve();
+  const ik::MarkerIkResult rb = b.solve();
+  expectSameSolve(a, ra, b, rb, "posture velocities");
+}
+
 TEST(MarkerIk, CouplersSwitchBetweenExactAndPenalty) {
   const auto model = couplerLeg();
   const std::vector<std::string> names = {"thigh_a", "thigh_b", "thigh_c", "shank_a", "shank_b"};

@@ -110,7 +110,7 @@ TEST(PriorPosture, TheReferencePointsDownTheGradientWithinItsCap) {
                                                 w.model->frameId("LeftHand"));
   w.prior.density.gradient(std::span<const double>(q.joints.data(), q.joints.size()), keys,
                            std::span<double>(grad.data(), grad.size()));
-  const VectorXd& v = ik.postureVelocity();
+  const VectorXd& v = ik.tasks()[posture.task()].velocities;
   int moving = 0;
   for (int j = 0; j < w.model->numJoints(); ++j) {
     EXPECT_LE(v[j] * grad[j], 0.0) << "joint " << j;
@@ -118,9 +118,9 @@ TEST(PriorPosture, TheReferencePointsDownTheGradientWithinItsCap) {
     moving += v[j] != 0.0;
   }
   EXPECT_GT(moving, w.model->numJoints() / 2);
-  EXPECT_TRUE((ik.postureWeights().array() == o.weight).all());
+  EXPECT_TRUE((ik.tasks()[posture.task()].weights.array() == o.weight).all());
   posture.enable(false);
-  EXPECT_TRUE((ik.postureWeights().array() == 0.0).all());
+  EXPECT_FALSE(ik.tasks()[posture.task()].active());
 }
 
 TEST(PriorPosture, APriorOfAnotherModelAndBadOptionsAreRefused) {
@@ -156,6 +156,69 @@ TEST(PriorPosture, UpdateAndStepDoNotAllocate) {
     allocations = guard.count();
   }
   EXPECT_EQ(allocations, 0);
+}
+
+TEST(PriorPosture, UpdateAloneNeverAllocates) {
+  const Walks& w = walks();
+  std::vector<TargetId> ids;
+  DynamicalIk ik = makeDyn(w, ids);
+  PriorPosture posture(ik, w.prior);
+  Configuration q = w.test[3];
+  q.joints.array() += 0.2;  // a non-zero gradient
+  ik.setState(q);
+  posture.update(kDt);
+  long allocations = 0;
+  int fallbacks = 0;
+  {
+    kinetrack::testing::AllocationCounter guard;
+    for (int k = 0; k < 5; ++k) fallbacks += posture.update(kDt * (1 + k));
+    posture.enable(false);
+    posture.enable(true);
+    allocations = guard.count();
+  }
+  EXPECT_EQ(allocations, 0);
+  EXPECT_EQ(fallbacks, 0);
+  EXPECT_GT(ik.tasks()[posture.task()].velocities.cwiseAbs().maxCoeff(), 0.0);
+}
+
+// The posture term is a task of the solver's TaskSet: weights μ, no pose values, the velocity
+// reference update() computes; it leaves the TaskSet with its PriorPosture.
+TEST(PriorPosture, DrivesItsOwnPostureTaskOfTheTaskSet) {
+  const Walks& w = walks();
+  std::vector<TargetId> ids;
+  DynamicalIk ik = makeDyn(w, ids);
+  const int n = w.model->numJoints();
+  PriorPostureOptions o;
+  o.weight = 0.02;
+  ik::PostureTaskId id;
+  {
+    PriorPosture posture(ik, w.prior, o);
+    id = posture.task();
+    const ik::PostureTask& t = ik.tasks()[id];
+    EXPECT_EQ(t.weights, VectorXd::Constant(n, 0.02));
+    EXPECT_FALSE(t.values.array().isFinite().any());  // a pure velocity reference: v* = v
+    EXPECT_TRUE(t.velocity_given);
+    EXPECT_EQ(t.velocities, VectorXd::Zero(n));  // until the first update
+    Configuration q = w.test.front();
+    q.joints.array() += 0.3;
+    ik.setState(q);
+    posture.update(kDt);
+    EXPECT_GT(t.velocities.cwiseAbs().maxCoeff(), 0.0);
+    // The same reference set by hand on a second solver gives the same step, bit for bit.
+    std::vector<TargetId> ids2;
+    DynamicalIk by_hand = makeDyn(w, ids2);
+    by_hand.setState(q);
+    const ik::PostureTaskId p = by_hand.tasks().addPosture(0.02);
+    by_hand.tasks().setVelocities(p, t.velocities);
+    setTargets(ik, ids, *w.model, w.test[1]);
+    setTargets(by_hand, ids2, *w.model, w.test[1]);
+    ik.step(kDt);
+    by_hand.step(kDt);
+    EXPECT_TRUE(ik.state().joints == by_hand.state().joints);
+  }
+  EXPECT_FALSE(ik.tasks().postures()[static_cast<std::size_t>(id.value)].alive);
+  PriorPosture again(ik, w.prior, o);
+  EXPECT_NE(again.task(), id);  // ids are never reused
 }
 
 std::vector<Transform> targetsOf(const Model& m, const Configuration& q) {

@@ -100,7 +100,8 @@ struct StepResult : ik::Result {
   qp::Status qp_status = qp::Status::Optimal;
   int qp_iterations = 0;
   int active_bounds = 0;
-  double max_gain_dt = 0.0;    ///< max over enabled targets of K·Δt
+  /// max of K·Δt over the enabled frame targets and the posture tasks pulling towards a pose
+  double max_gain_dt = 0.0;
   bool unstable_gain = false;  ///< max_gain_dt ≥ 2: the discrete loop diverges (Remark 2)
   bool diverging = false;      ///< the residual grew for 3 consecutive steps with unstable_gain
   /// The QP data were not finite (a diverged state, e.g. after K·Δt ≥ 2): no QP was solved and
@@ -130,7 +131,11 @@ class DynamicalIk {
   /// The targets (ik/tasks.hpp): positions, orientations and poses on model frames with weights
   /// W (the QP's, per component) and gains K in 1/s (or κ with GainMode::PerStep). Values and
   /// their velocities are set between steps; a value given without velocity uses
-  /// options().velocity_source.
+  /// options().velocity_source. Also posture tasks (ik::PostureTask): a secondary objective
+  /// ½ Σ_j w_j (ν_j − v*_j)² over the joints, the joint velocity reference v* a pull towards a
+  /// pose (K(ŝ − s)), a given velocity, or both; with w small against the targets' weights it acts
+  /// where the targets leave freedom, e.g. a learned prior's gradient (prior::PriorPosture,
+  /// docs/gpm.md). Other kinds are refused.
   [[nodiscard]] ik::TaskSet& tasks();
   [[nodiscard]] const ik::TaskSet& tasks() const;
 
@@ -143,22 +148,11 @@ class DynamicalIk {
   /// Kinematics data at the current state (valid after setState / step).
   [[nodiscard]] const Data& data() const;
 
-  // --- posture term (a secondary objective) ----------------------------------------------------
-  /// Adds ½ Σ_i μ_i (ν_i − v_i)² over the joints (not the base) to the QP's objective: a joint
-  /// velocity reference v with weights μ ≥ 0 (default 0: off). With μ small against the target
-  /// weights it acts where the targets leave freedom (their null space), e.g. a learned prior's
-  /// gradient (prior::PriorPosture, docs/gpm.md). Sizes: numJoints(); throws InvalidArgument on a
-  /// wrong size, a negative or non-finite weight or a non-finite velocity. Does not allocate.
-  void setPostureWeights(std::span<const double> weights);
-  void setPostureVelocity(std::span<const double> velocity);
-  [[nodiscard]] const VectorXd& postureWeights() const;
-  [[nodiscard]] const VectorXd& postureVelocity() const;
-
   /// One DYN step of Δt seconds (Δt > 0, finite; throws InvalidArgument otherwise).
   StepResult step(double dt);
 
-  /// The QP of the last step (Eq. 10): H = Σ J_tᵀW_tJ_t + λI (+ diag μ, posture term; lower
-  /// triangle), g = −Σ J_tᵀW_t v*_t (− μ∘v),
+  /// The QP of the last step (Eq. 10): H = Σ J_tᵀW_tJ_t + λI (+ Σ_p diag w_p, posture tasks;
+  /// lower triangle), g = −Σ J_tᵀW_t v*_t (− Σ_p w_p∘v*_p),
   /// bounds and rows. For inspection and tests.
   [[nodiscard]] const qp::Problem& lastProblem() const;
 

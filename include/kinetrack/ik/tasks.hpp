@@ -7,8 +7,10 @@
 //  - marker tasks (MarkerTask, MarkerTaskId): a point on a model frame and its measured world
 //    position, which may be missing in a frame; coordinate tasks (CoordinateTask): a joint pulled
 //    towards a value; coupler tasks (CouplerTask): s_dep = f(s_ind), OpenSim's
-//    CoordinateCouplerConstraint, exact or as a penalty; posture tasks (PostureTask): every joint
-//    pulled towards a pose with per-joint weights — read by MarkerIk.
+//    CoordinateCouplerConstraint, exact or as a penalty — read by MarkerIk;
+//  - posture tasks (PostureTask): every joint pulled towards a pose and/or a joint velocity
+//    reference, with per-joint weights — read by MarkerIk (the pose) and DynamicalIk (both, as a
+//    velocity reference: see PostureTask).
 // Each kind has its own id type and list (all(), markers(), coordinates(), couplers(),
 // postures()); a solver's TaskSet accepts the kinds the solver reads (TaskKinds) and refuses the
 // others, so no task is silently ignored. Adding, removing, enabling, re-weighting and setting a
@@ -130,11 +132,30 @@ struct CouplerTask {
   [[nodiscard]] bool exact() const { return std::isinf(weight); }
 };
 
-/// Every joint pulled towards a pose: Σ_j w_j (s_j − ŝ_j)², per-joint weights w_j ≥ 0 (0 leaves a
-/// joint out) and values ŝ_j (a non-finite value leaves the joint out for the frame).
+/// Every joint pulled towards a pose ŝ and/or given a velocity reference v̂, with per-joint weights
+/// w_j ≥ 0 (0 leaves a joint out). What each solver makes of it:
+///  - MarkerIk (per frame, iterated to convergence): Σ_j w_j (s_j − ŝ_j)² over the joints with a
+///    finite value; the velocities and the gain are not read (as the frame tasks' velocities and
+///    gains are read by DYN only).
+///  - DynamicalIk (one velocity QP per step): a secondary objective ½ Σ_j w_j (ν_j − v*_j)² over
+///    the joints (H += diag w, g −= w∘v*, added after the damping; the base has no posture term),
+///    with the joint velocity reference of Eq. 9 per joint, K the gain (1/s, or κ = K·Δt under
+///    GainMode::PerStep) and r_j = ŝ_j − s_j at q_{k−1}:
+///      value finite, velocity given:  v*_j = v̂_j + K r_j   ((1 − KΔt) v̂_j + K r_j under
+///                                     Discretization::Consistent, as the frame tasks)
+///      value finite, no velocity:     v*_j = K r_j         (a pull towards the pose)
+///      no finite value, velocity given: v*_j = v̂_j         (a pure velocity reference, e.g. a
+///                                     learned prior's gradient: prior::PriorPosture)
+///      neither:                       the joint is out for the step.
+///    The given velocity is used as is (no finite differences of the values, no mean over the
+///    step). With w small against the frame targets' weights the term decides only the freedom
+///    the targets leave (docs/gpm.md, "The prior inside DYN").
 struct PostureTask {
-  VectorXd weights;  ///< numJoints
-  VectorXd values;   ///< numJoints, NaN until set
+  VectorXd weights;             ///< numJoints
+  VectorXd values;              ///< numJoints, ŝ (rad or m), NaN until set
+  VectorXd velocities;          ///< numJoints, v̂ (rad/s or m/s), zero unless given
+  double gain = 10.0;           ///< K ≥ 0 in 1/s (or κ); DYN only, for the pull towards the values
+  bool velocity_given = false;  ///< velocities were set (setVelocities) and not cleared since
   bool alive = true;
   bool enabled = true;
 
@@ -143,7 +164,8 @@ struct PostureTask {
 
 /// The kinds of task a TaskSet accepts: those its solver reads (adding another kind throws
 /// InvalidArgument naming the solver). The default, frame tasks only, is the frame-target
-/// solvers' (DynamicalIk, InstantaneousIk, PairwiseIk); MarkerIk reads the other four.
+/// solvers' (InstantaneousIk, PairwiseIk); DynamicalIk reads frame and posture tasks, MarkerIk
+/// every kind but frame tasks.
 struct TaskKinds {
   bool frame = true;
   bool marker = false;
@@ -259,16 +281,25 @@ class TaskSet {
   [[nodiscard]] const std::vector<CouplerTask>& couplers() const { return couplers_; }
 
   // --- posture tasks -------------------------------------------------------------------------------
-  /// Every joint pulled towards the pose set per frame (off until set), with per-joint weights
-  /// (numJoints, each finite and ≥ 0) or one weight for every joint.
-  PostureTaskId addPosture(const VectorXd& weights);
-  PostureTaskId addPosture(double weight = 1.0);
+  /// Every joint pulled towards the pose (and/or velocity, DYN) set per frame (off until set),
+  /// with per-joint weights (numJoints, each finite and ≥ 0) or one weight for every joint, and
+  /// the gain K of DYN's pull towards the pose (1/s or κ, finite and ≥ 0; see PostureTask).
+  PostureTaskId addPosture(const VectorXd& weights, double gain = 10.0);
+  PostureTaskId addPosture(double weight = 1.0, double gain = 10.0);
   void remove(PostureTaskId p);
   void setEnabled(PostureTaskId p, bool enabled);
   void setWeights(PostureTaskId p, const VectorXd& weights);
-  /// This frame's pose (numJoints values, rad or m; a non-finite one leaves its joint out).
-  /// Throws InvalidArgument on a wrong size; does not allocate otherwise.
+  /// Throws InvalidArgument for a negative or non-finite gain.
+  void setGain(PostureTaskId p, double gain);
+  /// This frame's pose (numJoints values, rad or m; a non-finite one leaves its joint out of the
+  /// pull). Throws InvalidArgument on a wrong size; does not allocate otherwise.
   void setValues(PostureTaskId p, const VectorXd& values);
+  /// The joint velocity reference v̂ (numJoints values, rad/s or m/s; read by DYN only) until set
+  /// again or cleared; the values are left as they are. Throws InvalidArgument on a wrong size or
+  /// a non-finite value (the task keeps its previous velocities); does not allocate otherwise.
+  void setVelocities(PostureTaskId p, const VectorXd& velocities);
+  /// No velocity reference any more (v̂ = 0, velocity_given = false).
+  void clearVelocities(PostureTaskId p);
   [[nodiscard]] const PostureTask& operator[](PostureTaskId p) const;
   [[nodiscard]] const std::vector<PostureTask>& postures() const { return postures_; }
 
