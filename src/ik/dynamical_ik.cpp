@@ -240,6 +240,12 @@ struct DynamicalIk::Impl {
     const int n = model.numJoints();
     for (const ik::PostureTask& p : tasks.postures()) {
       if (!p.active()) continue;
+      if (!p.any_value) {  // a pure velocity reference (the prior's): w_j ≥ 0 as given, v* = v̂
+        if (!p.velocity_given) continue;
+        problem.H.diagonal().tail(n) += p.weights;
+        problem.g.tail(n) -= p.weights.cwiseProduct(p.velocities);
+        continue;
+      }
       const double k = options.gain_mode == GainMode::PerStep ? p.gain / dt : p.gain;
       bool pulls = false;
       for (int j = 0; j < n; ++j) {

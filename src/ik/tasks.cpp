@@ -307,6 +307,7 @@ void TaskSet::setValues(PostureTaskId p, const VectorXd& values) {
     throw InvalidArgument(owner_ + "::setValues: expected " + std::to_string(x.values.size()) + " joint values, got " +
                           std::to_string(values.size()));
   x.values = values;
+  x.any_value = values.array().isFinite().any();
 }
 
 void TaskSet::setGain(PostureTaskId p, double gain) {

@@ -156,6 +156,7 @@ struct PostureTask {
   VectorXd velocities;          ///< numJoints, v̂ (rad/s or m/s), zero unless given
   double gain = 10.0;           ///< K ≥ 0 in 1/s (or κ); DYN only, for the pull towards the values
   bool velocity_given = false;  ///< velocities were set (setVelocities) and not cleared since
+  bool any_value = false;       ///< some value is finite (setValues): otherwise a pure velocity reference
   bool alive = true;
   bool enabled = true;
 
