@@ -9,20 +9,26 @@ import kinetrack as kt
 from conftest import cli_rows, shared_file
 
 
-def test_marker_ik_recovers_a_pose(human66):
+def _marker_problem(human66, seed=5):
+    """human66 with a marker set, a random pose's marker positions and a start near it."""
     model = human66.with_markers(kt.marker_set_names()[0])
     markers = [n for n in model.frame_names if n not in human66.frame_names]
-    solver = kt.MarkerIk(model, kt.MarkerIkOptions(accuracy=1e-8))
-    for name in markers:
-        solver.add_marker(name)
     q = model.neutral()
     q[:3] = [0.0, 0.0, 1.0]
-    q[7:] = np.random.default_rng(2).uniform(-0.2, 0.2, model.num_joints)
+    q[7:] = np.random.default_rng(seed).uniform(-0.2, 0.2, model.num_joints)
     data = kt.Data(model)
     kt.forward_kinematics(model, data, q)
     measured = data.frame_positions[[model.frame_id(n) for n in markers]]
     start = model.neutral()
     start[:3] = q[:3]
+    return model, markers, measured, start
+
+
+def test_marker_ik_recovers_a_pose(human66):
+    model, markers, measured, start = _marker_problem(human66, seed=2)
+    solver = kt.MarkerIk(model, kt.MarkerIkOptions(accuracy=1e-8))
+    for name in markers:
+        solver.add_marker(name)
     solver.set_state(start)
     result = solver.solve(measured)
     assert isinstance(result, kt.MarkerIkResult) and result.markers_used == len(markers)
@@ -161,21 +167,6 @@ def test_marker_axes_must_match_the_model():
     assert np.allclose(converted.positions, y_up.positions, equal_nan=True)
     out = ik.solve_trajectories(y_up)
     assert np.nanmedian(out["rms_error"]) < 0.02  # the same fit OpenSim gets (~1 cm)
-
-
-def _marker_problem(human66):
-    """human66 with a marker set, a random pose's marker positions and a start near it."""
-    model = human66.with_markers(kt.marker_set_names()[0])
-    markers = [n for n in model.frame_names if n not in human66.frame_names]
-    q = model.neutral()
-    q[:3] = [0.0, 0.0, 1.0]
-    q[7:] = np.random.default_rng(5).uniform(-0.2, 0.2, model.num_joints)
-    data = kt.Data(model)
-    kt.forward_kinematics(model, data, q)
-    measured = data.frame_positions[[model.frame_id(n) for n in markers]]
-    start = model.neutral()
-    start[:3] = q[:3]
-    return model, markers, measured, start
 
 
 def _solve(model, markers, measured, start, add=None, coordinates=None):

@@ -56,7 +56,7 @@ MarkerModel markerModel(const io::OpenSimModel& osim, const std::vector<std::str
     if (k.enforced)
       mm.couplers.push_back({k.name, k.dependent, k.independent, k.function, std::numeric_limits<double>::infinity()});
   mm.reference = osim.defaultConfiguration();
-  mm.up = osim.gravity.norm() > 0.0 ? Vector3d(-osim.gravity.normalized()) : Vector3d::UnitY();
+  mm.up = osim.model->up();  // −gravity, as the reader set it (+Y without gravity)
   return mm;
 }
 

@@ -25,21 +25,8 @@ using kinetrack::testing::readFile;
 using kinetrack::testing::runCli;
 using kinetrack::testing::RunResult;
 using kinetrack::testing::ScratchDir;
+using kinetrack::testing::withoutTimings;
 namespace app = kinetrack::app;
-
-/// A summary without the figures that change from run to run (wall times, rates).
-nlohmann::json withoutTimings(nlohmann::json j) {
-  if (!j.is_object()) return j;
-  for (auto it = j.begin(); it != j.end();) {
-    const std::string& k = it.key();
-    if (k.find("_us") != std::string::npos || k.rfind("us_", 0) == 0 || k.find("second") != std::string::npos ||
-        k.find("time") != std::string::npos)
-      it = j.erase(it);
-    else
-      (*it = withoutTimings(*it)), ++it;
-  }
-  return j;
-}
 
 /// The lines of a printed text without those of times ("wall time …", "… frames/s", "… us"), sorted (the
 /// single command prints warnings to stderr, a row's log has them in their place).

@@ -19,20 +19,7 @@ namespace fs = std::filesystem;
 using kinetrack::testing::readFile;
 using kinetrack::testing::runCli;
 using kinetrack::testing::RunResult;
-
-/// A summary without the figures that change from run to run (wall times, rates).
-nlohmann::json withoutTimings(nlohmann::json j) {
-  if (!j.is_object()) return j;
-  for (auto it = j.begin(); it != j.end();) {
-    const std::string& k = it.key();
-    if (k.find("_us") != std::string::npos || k.rfind("us_", 0) == 0 || k.find("second") != std::string::npos ||
-        k.find("time") != std::string::npos)
-      it = j.erase(it);
-    else
-      (*it = withoutTimings(*it)), ++it;
-  }
-  return j;
-}
+using kinetrack::testing::withoutTimings;
 
 struct Row {
   std::string input, command, model, args;

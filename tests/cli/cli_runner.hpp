@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 #include "testing/shared_paths.hpp"
 
 namespace kinetrack::testing {
@@ -27,6 +29,20 @@ inline std::string shellQuote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+/// A summary without the figures that change from run to run (wall times, rates).
+inline nlohmann::json withoutTimings(nlohmann::json j) {
+  if (!j.is_object()) return j;
+  for (auto it = j.begin(); it != j.end();) {
+    const std::string& k = it.key();
+    if (k.find("_us") != std::string::npos || k.rfind("us_", 0) == 0 || k.find("second") != std::string::npos ||
+        k.find("time") != std::string::npos)
+      it = j.erase(it);
+    else
+      (*it = withoutTimings(*it)), ++it;
+  }
+  return j;
 }
 
 inline std::string readFile(const fs::path& p) {
