@@ -71,6 +71,12 @@ void addRetargetOptions(CLI::App& cmd, RetargetOptions& o, bool& quiet, const Ex
   cmd.add_option("--summary-json", o.files.summary_json, "write the run's summary as JSON");
   cmd.add_option("--bvh-out", o.files.bvh, "write the robot's motion as BVH");
   cmd.add_option("--mot-out", o.files.mot, "write the robot's joint trajectories as an OpenSim MOT file");
+  cmd.add_option("--quality-json", o.quality_json,
+                 "write the quality report: foot slide, ground, limits, jerk, pose agreement (JSON)");
+  cmd.add_option("--quality-csv", o.quality_csv, "write the quality report's per-frame series (CSV)");
+  cmd.add_flag("!--no-contacts", o.contacts, "do not hold the robot's soles while the person's feet are down");
+  cmd.add_option("--contact-weight", o.contact_weight, "weight of the held soles (orientation targets: 1)")
+      ->capture_default_str();
   if (extra) extra(cmd);
   cmd.add_option("--transient", o.transient, "seconds excluded from the accuracy statistics")->capture_default_str();
   addQuiet(cmd, quiet);

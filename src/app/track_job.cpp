@@ -18,6 +18,7 @@
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
+#include "kinetrack/track/sole_contacts.hpp"
 
 namespace kinetrack::app {
 namespace {
@@ -76,6 +77,17 @@ track::TrackerOptions solverOptions(const std::string& solver, int threads) {
 }
 
 nlohmann::json finiteOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+/// The canonical role of every clip segment through the capture's segment map ("" when none).
+std::vector<std::string> clipRoles(const track::Capture& capture, const std::string& segment_map) {
+  const io::SegmentMap map = io::resolveSegmentMap(capture.clip.segment_names, segment_map);
+  std::vector<std::string> roles(capture.clip.segment_names.size());
+  for (const io::SegmentMapEntry& e : map.entries) {
+    const int s = capture.clip.findSegment(e.clip_segment);
+    if (s >= 0) roles[static_cast<std::size_t>(s)] = e.model_frame;
+  }
+  return roles;
+}
 
 std::string joined(const std::vector<std::string>& items) {
   std::string list;
@@ -149,16 +161,41 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
                     ? *given_robot
                     : loadModel(io::ModelSpec{o.robot, std::nullopt, false, std::nullopt}, reporter).model;
   if (isIcub(robot)) robot = icubForRetargeting(robot, o.shoulder_velocity, o.torso_velocity);
+  if (!(std::isfinite(o.contact_weight) && o.contact_weight > 0.0))
+    throw InvalidArgument("--contact-weight must be finite and > 0");
+  track::checkFootContactOptions(o.contact);
   std::optional<track::Capture> read;
   if (given == nullptr) read = track::loadCapture(o.input);
   const track::Capture& capture = given != nullptr ? *given : *read;
   const track::SegmentPairs pairs = track::resolveRobotPairs(robot, capture, o.segment_map, o.map);
   track::PlanOptions po;
   po.calibration = o.calibration;
+  po.stand_on_ground = true;
   // OpenSim models live in a Y-up world (up = −gravity); kinetrack's models and clips in a Z-up one.
   if (std::filesystem::path(o.robot).extension() == ".osim")
     po.model_up = -io::readOpenSimModel(o.robot).gravity.normalized();
-  const track::Retargeting plan = track::planTracking(robot, capture, pairs.pairs, po);
+  // The robot's soles: frames at the bottom of its feet, held while the person's feet are down.
+  track::Soles soles = track::addSoleFrames(robot, pairs.pairs, po.surface);
+  robot = std::move(soles.model);
+  track::Retargeting plan = track::planTracking(robot, capture, pairs.pairs, po);
+  track::FootContacts contacts = track::detectFootContacts(
+      capture.clip, track::canonicalFeet(clipRoles(capture, o.segment_map), soles.feet), o.contact);
+  if (o.contacts && !contacts.feet.empty()) {
+    track::SoleContactPlan sp;
+    for (const std::string& foot : contacts.feet) {
+      const auto k =
+          static_cast<std::size_t>(std::find(soles.feet.begin(), soles.feet.end(), foot) - soles.feet.begin());
+      sp.frames.push_back(soles.frames[k]);
+      const auto pair = std::find_if(pairs.pairs.begin(), pairs.pairs.end(),
+                                     [&](const track::SegmentPair& p) { return p.role == foot; });
+      sp.foot_frames.push_back(pair->model_frame);
+      sp.segments.push_back(capture.clip.findSegment(pair->clip_segment));
+    }
+    sp.contacts = contacts;
+    sp.up = po.model_up;
+    sp.weight = o.contact_weight;
+    plan.soles = std::move(sp);
+  }
   track::TrackerOptions to = solverOptions(o.solver, o.threads);
   to.max_step_rotation = o.max_step_deg * M_PI / 180.0;
   to.dynamical.use_model_velocity_limits = true;  // the robot's (real) velocity limits are hard bounds
@@ -171,6 +208,15 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   auto model = std::make_shared<const Model>(std::move(robot));
   r.model = model;
   trackAndWrite(*model, capture, plan, to, o.files, o.transient, nullptr, reporter, r);
+  track::RetargetQualityOptions qo;
+  qo.surface = po.surface;
+  for (std::size_t k = 0; k < soles.feet.size(); ++k)
+    qo.soles.push_back({soles.feet[k], model->frameId(soles.frames[k]), Vector3d::Zero()});
+  r.quality = track::assessRetargeting(*model, capture.clip, pairs.pairs, r.q, contacts, r.record.mnte, qo);
+  r.contacts = std::move(contacts);
+  if (!o.quality_csv.empty())
+    writeTextFile(o.quality_csv, track::qualityCsv(*r.quality, capture.clip.times, *r.contacts));
+  if (!o.quality_json.empty()) writeTextFile(o.quality_json, track::qualityJson(*r.quality));
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return r;
 }

@@ -50,6 +50,7 @@ void FrameTargets::resize(std::size_t slots) {
   p_prev.resize(slots, Vector3d::Zero());
   rotation.resize(slots, Vector3d::Zero());
   translation.resize(slots, Vector3d::Zero());
+  active.resize(slots, 1);
 }
 
 namespace {
@@ -57,7 +58,10 @@ namespace {
 struct Slot {
   TargetId orientation, position;  // invalid when the slot lacks that kind
   FrameId frame;
+  bool enabled = true;  // FrameTargets::active of the last frame
 };
+
+bool slotActive(const FrameTargets& in, std::size_t b) { return in.active.empty() || in.active[b] != 0; }
 
 // What every adapter shares: the wrapped solver and one slot of task ids per target.
 template <class Ik>
@@ -78,9 +82,23 @@ class SlotSolver : public FrameSolver {
     slots_.push_back(s);
     return static_cast<int>(slots_.size()) - 1;
   }
+  // Enables the slots active this frame and disables the others (only on a change: enabling
+  // bumps the task set's structure revision).
+  void syncActive(const FrameTargets& in) {
+    for (std::size_t b = 0; b < slots_.size(); ++b) {
+      const bool on = slotActive(in, b);
+      if (on == slots_[b].enabled) continue;
+      if (slots_[b].orientation.valid()) ik_.tasks().setEnabled(slots_[b].orientation, on);
+      if (slots_[b].position.valid() && slots_[b].position != slots_[b].orientation)
+        ik_.tasks().setEnabled(slots_[b].position, on);
+      slots_[b].enabled = on;
+    }
+  }
   // The frame's target values into the solver's tasks (per-frame optimisers).
   void setTargets(const FrameTargets& in) {
+    syncActive(in);
     for (std::size_t b = 0; b < slots_.size(); ++b) {
+      if (!slots_[b].enabled) continue;
       if (slots_[b].orientation.valid()) ik_.tasks().setOrientation(slots_[b].orientation, in.R[b]);
       if (slots_[b].position.valid()) ik_.tasks().setPosition(slots_[b].position, in.p[b]);
     }
@@ -146,6 +164,7 @@ class DynamicalSolver final : public SlotSolver<DynamicalIk> {
     const std::vector<Vector3d>* prev_p = &in.p_prev;
     const std::vector<Vector3d>* rot = &in.rotation;
     const std::vector<Vector3d>* dp = &in.translation;
+    syncActive(in);
     if (in.first) {
       // Interpolate from where the model is now (mnte() refreshes the target frames' placements).
       static_cast<void>(ik_.mnte());
@@ -163,7 +182,8 @@ class DynamicalSolver final : public SlotSolver<DynamicalIk> {
       dp = &translation_;
     }
     double max_angle = 0.0;
-    for (std::size_t b = 0; b < nb; ++b) max_angle = std::max(max_angle, (*rot)[b].norm());
+    for (std::size_t b = 0; b < nb; ++b)
+      if (slots_[b].enabled) max_angle = std::max(max_angle, (*rot)[b].norm());
     ik::Result out;
     bool failed = false;
     auto absorb = [&](const StepResult& r) {
@@ -187,6 +207,7 @@ class DynamicalSolver final : public SlotSolver<DynamicalIk> {
     // round-off, no exp); with one sub-step they are already set.
     auto setFrameTargets = [&] {
       for (std::size_t b = 0; b < nb; ++b) {
+        if (!slots_[b].enabled) continue;
         if (slots_[b].orientation.valid()) tasks.setOrientation(slots_[b].orientation, in.R[b], (*rot)[b] / dt);
         if (slots_[b].position.valid()) tasks.setPosition(slots_[b].position, in.p[b], (*dp)[b] / dt);
       }
@@ -196,6 +217,7 @@ class DynamicalSolver final : public SlotSolver<DynamicalIk> {
       const double tau = static_cast<double>(i) / n;
       if (i < n) {
         for (std::size_t b = 0; b < nb; ++b) {
+          if (!slots_[b].enabled) continue;
           if (slots_[b].orientation.valid())
             tasks.setOrientation(slots_[b].orientation, Matrix3d(so3::exp(tau * (*rot)[b]) * (*prev_R)[b]),
                                  (*rot)[b] / dt);

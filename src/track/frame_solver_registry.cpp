@@ -2,6 +2,7 @@
 // the FrameSolver interface (the four tracking methods' adapters are in frame_solver.cpp).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <mutex>
 
 #include "kinetrack/core/errors.hpp"
@@ -38,7 +39,11 @@ class MarkerIkSolver final : public FrameSolver {
   ik::Result solve(const FrameTargets& in) override {
     // Each slot's marker task gets the frame's position (not finite: missing this frame); tasks
     // the caller added to the solver keep the values the caller sets.
-    for (std::size_t b = 0; b < slots_.size(); ++b) ik_.tasks().setMeasurement(slots_[b], in.p[b]);
+    // An inactive slot is a missing marker too.
+    for (std::size_t b = 0; b < slots_.size(); ++b)
+      ik_.tasks().setMeasurement(slots_[b], in.active.empty() || in.active[b] != 0
+                                                ? in.p[b]
+                                                : Vector3d::Constant(std::numeric_limits<double>::quiet_NaN()));
     return ik_.solve();
   }
 
@@ -81,6 +86,9 @@ class PinDragSolver final : public FrameSolver {
   ik::Result solve(const FrameTargets& in) override {
     // Every value is checked before the first one is set: a refused frame moves nothing.
     for (std::size_t b = 0; b < slots_.size(); ++b) {
+      if (!in.active.empty() && in.active[b] == 0)
+        throw InvalidArgument("pin-and-drag: the drag target on '" + std::string(frameName(slots_[b].frame)) +
+                              "' is inactive this frame; pin-and-drag drags every target every frame");
       const Slot& s = slots_[b];
       if (s.orientation) ik::checkRotation(in.R[b], "pin-and-drag: drag target", frameName(s.frame));
       if ((s.position && !(in.p[b].allFinite() && in.translation[b].allFinite())) ||

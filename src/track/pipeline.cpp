@@ -80,6 +80,9 @@ Retargeting planTracking(const Model& model, const Capture& capture, const std::
   RetargetOptions ro;
   ro.root_position = options.root_position;
   ro.model_up = options.model_up;
+  ro.stand_on_ground = options.stand_on_ground;
+  ro.ground_height = options.ground_height;
+  ro.surface = options.surface;
   const io::MotionClip* pose = nullptr;
   int frame = 0;
   if (cal == "none") {
@@ -172,18 +175,30 @@ TrackRecord runTracking(const Model& model, const Capture& capture, const Retarg
   checkBindings(clip, plan.bindings);
   TrackerOptions o = options;
   o.first_frame_interval = meanFrameInterval(clip);
-  StreamTracker tracker(std::make_shared<const Model>(model), streamTargets(plan.bindings), o);
+  std::vector<StreamTarget> targets = streamTargets(plan.bindings);
+  std::optional<SoleContacts> soles;
+  if (plan.soles) {
+    soles.emplace(model, *plan.soles);
+    for (StreamTarget& t : soles->targets()) targets.push_back(std::move(t));
+  }
+  StreamTracker tracker(std::make_shared<const Model>(model), std::move(targets), o);
   tracker.setState(plan.initial);
   std::optional<SphericalJointError> meter;
   if (truth != nullptr) meter.emplace(model, clip);
-  std::vector<Matrix3d> R(plan.bindings.size(), Matrix3d::Identity());
-  std::vector<Vector3d> p(plan.bindings.size(), Vector3d::Zero());
+  const std::size_t nb = plan.bindings.size();
+  std::vector<Matrix3d> R(static_cast<std::size_t>(tracker.numTargets()), Matrix3d::Identity());
+  std::vector<Vector3d> p(static_cast<std::size_t>(tracker.numTargets()), Vector3d::Zero());
+  std::vector<std::uint8_t> active(soles ? R.size() : 0, 1);
   TrackRecord record;
   record.reserve(static_cast<std::size_t>(clip.numFrames()));
   for (int f = 0; f < clip.numFrames(); ++f) {
     const auto t0 = std::chrono::steady_clock::now();
-    const bool valid = clipFrameTargets(clip, plan.bindings, plan.alignment, f, R, p);
-    const FrameOutcome o = tracker.track(clip.times[static_cast<std::size_t>(f)], R, p, valid);
+    const bool valid =
+        clipFrameTargets(clip, plan.bindings, plan.alignment, f, std::span(R).first(nb), std::span(p).first(nb));
+    if (soles)
+      soles->frame(f, clip, plan.alignment, tracker.solver().data(), std::span(p).subspan(nb),
+                   std::span(active).subspan(nb));
+    const FrameOutcome o = tracker.track(clip.times[static_cast<std::size_t>(f)], R, p, valid, active);
     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
     double err2 = 0.0;
     int count = 0;

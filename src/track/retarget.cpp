@@ -8,6 +8,7 @@
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/ik/feasible.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/track/retarget_quality.hpp"
 
 namespace kinetrack::track {
 namespace {
@@ -46,7 +47,50 @@ bool lateralAxis(const std::vector<std::string>& frames, const std::vector<Vecto
   return false;
 }
 
+/// Mean over the sides of hip → knee → ankle; 0 when no side has all three.
+double legLength(const Keypoints& k) {
+  double sum = 0.0;
+  int sides = 0;
+  for (int side = 0; side < 2; ++side) {
+    const auto h = static_cast<std::size_t>(side * 6 + 3), kn = h + 1, a = h + 2;
+    if (!(k.valid[h] && k.valid[kn] && k.valid[a])) continue;
+    sum += (k.p[kn] - k.p[h]).norm() + (k.p[a] - k.p[kn]).norm();
+    ++sides;
+  }
+  return sides > 0 ? sum / sides : 0.0;
+}
+
+/// Where the capture stands: the 5th percentile over its frames of the lowest mapped segment's
+/// height along `up` after the clip is turned by `turn` (NaN when no frame has a valid sample).
+double clipGround(const io::MotionClip& clip, const std::vector<int>& seg, const Matrix3d& turn, const Vector3d& up) {
+  std::vector<double> lows;
+  lows.reserve(static_cast<std::size_t>(clip.numFrames()));
+  for (int f = 0; f < clip.numFrames(); ++f) {
+    double low = std::numeric_limits<double>::infinity();
+    for (const int s : seg)
+      if (clip.isValid(f, s)) low = std::min(low, up.dot(turn * clip.pose(f, s).p));
+    if (std::isfinite(low)) lows.push_back(low);
+  }
+  if (lows.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const auto k = static_cast<std::size_t>(0.05 * static_cast<double>(lows.size() - 1));
+  std::nth_element(lows.begin(), lows.begin() + static_cast<std::ptrdiff_t>(k), lows.end());
+  return lows[k];
+}
+
 }  // namespace
+
+double lowestSurfaceHeight(const Model& model, const Data& data, const std::vector<SurfacePoint>& surface,
+                           const Vector3d& up) {
+  double lowest = std::numeric_limits<double>::infinity();
+  if (surface.empty())
+    for (int l = 0; l < model.numLinks(); ++l)
+      lowest = std::min(lowest, up.dot(data.link[static_cast<std::size_t>(l)].p));
+  for (const SurfacePoint& s : surface) {
+    const Transform& X = data.link[static_cast<std::size_t>(s.link.value)];
+    lowest = std::min(lowest, up.dot(X.R * s.point + X.p) - s.radius);
+  }
+  return lowest;
+}
 
 Matrix3d rotationBetween(const Vector3d& a, const Vector3d& b) {
   const Vector3d u = a.normalized(), v = b.normalized();
@@ -167,7 +211,19 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
     double zc = pc[root].dot(up), zm = pm[root].dot(up);
     for (std::size_t e = 0; e < n; ++e) zc = std::min(zc, pc[e].dot(up)), zm = std::min(zm, pm[e].dot(up));
     const double hc = pc[root].dot(up) - zc, hm = pm[root].dot(up) - zm;
-    const double s = (hc > 1e-3 && hm > 1e-3) ? hm / hc : 1.0;
+    double s = (hc > 1e-3 && hm > 1e-3) ? hm / hc : 1.0;
+    if (options.stand_on_ground) {
+      // Size by leg length (pose-independent), the capture's ground from the whole clip, the
+      // model's from its surface with the feet straight.
+      const PoseAgreement keypoints(model, *calib, map);
+      const double lc = legLength(keypoints.person(*calib, calib_frame));
+      const double lm = legLength(keypoints.robot(data));
+      if (lc > 1e-3 && lm > 1e-3) s = lm / lc;
+      zc = clipGround(clip, seg, W, up);
+      if (!std::isfinite(zc)) zc = pc[root].dot(up) - hc;
+      const double ground = lowestSurfaceHeight(model, data, options.surface, up);
+      zm += options.ground_height - ground;
+    }
     out.alignment.scale = s;
     const Vector3d p0 = s * (W * clip.pose(0, seg[root]).p);
     // Vertical: the clip's floor (its lowest calibration point) on the model's floor.

@@ -38,9 +38,11 @@ StreamTracker::StreamTracker(std::unique_ptr<FrameSolver> solver, std::vector<St
   }
   in_.resize(targets_.size());
   prev_model_R_.resize(targets_.size(), Matrix3d::Identity());
+  prev_active_.resize(targets_.size(), 1);
 }
 
-FrameOutcome StreamTracker::track(double time, std::span<const Matrix3d> R, std::span<const Vector3d> p, bool valid) {
+FrameOutcome StreamTracker::track(double time, std::span<const Matrix3d> R, std::span<const Vector3d> p, bool valid,
+                                  std::span<const std::uint8_t> active) {
   if (!std::isfinite(time) || (have_frame_ && !(time > last_time_)))
     throw InvalidArgument("StreamTracker::track: time " + std::to_string(time) +
                           " s is not after the previous frame's " + std::to_string(last_time_) + " s");
@@ -48,6 +50,9 @@ FrameOutcome StreamTracker::track(double time, std::span<const Matrix3d> R, std:
   if (R.size() != nb || p.size() != nb)
     throw InvalidArgument("StreamTracker::track: expected " + std::to_string(nb) + " orientations and positions, got " +
                           std::to_string(R.size()) + " and " + std::to_string(p.size()));
+  if (!active.empty() && active.size() != nb)
+    throw InvalidArgument("StreamTracker::track: expected " + std::to_string(nb) + " active flags, got " +
+                          std::to_string(active.size()));
   have_frame_ = true;
   last_time_ = time;
   FrameOutcome out;
@@ -65,9 +70,21 @@ FrameOutcome StreamTracker::track(double time, std::span<const Matrix3d> R, std:
     std::swap(in_.p_prev, in_.p);
   }
   for (std::size_t b = 0; b < nb; ++b) {
+    const bool on = active.empty() || active[b] != 0;
+    in_.active[b] = on ? 1 : 0;
+    if (!on) {  // left out: finite placeholders, no chord
+      in_.R[b] = Matrix3d::Identity();
+      in_.p[b] = Vector3d::Zero();
+      in_.rotation[b] = in_.translation[b] = Vector3d::Zero();
+      continue;
+    }
     in_.R[b] = R[b];
     in_.p[b] = p[b];
     if (first) continue;
+    if (prev_active_[b] == 0) {  // back this frame: starts here
+      in_.R_prev[b] = in_.R[b];
+      in_.p_prev[b] = in_.p[b];
+    }
     in_.rotation[b] = targets_[b].orientation ? so3::log(in_.R[b] * in_.R_prev[b].transpose()) : Vector3d::Zero();
     in_.translation[b] = targets_[b].position ? Vector3d(in_.p[b] - in_.p_prev[b]) : Vector3d::Zero();
   }
@@ -84,6 +101,7 @@ FrameOutcome StreamTracker::track(double time, std::span<const Matrix3d> R, std:
   }
   out.non_finite = out.status == ik::Status::Failed;
   out.rmse = chordRmse(first ? 0.0 : in_.dt, !first);
+  std::copy(in_.active.begin(), in_.active.end(), prev_active_.begin());
   have_valid_ = true;
   last_valid_time_ = time;
   return out;
@@ -98,7 +116,7 @@ double StreamTracker::chordRmse(double dt, bool have_previous) {
   for (std::size_t b = 0; b < targets_.size(); ++b) {
     if (!targets_[b].orientation) continue;
     const Matrix3d& R = data.frame[static_cast<std::size_t>(frames_[b].value)].R;
-    if (have_previous) {
+    if (have_previous && in_.active[b] != 0 && prev_active_[b] != 0) {
       const Vector3d w_model = so3::log(R * prev_model_R_[b].transpose()) / dt;
       sum += (w_model - in_.rotation[b] / dt).squaredNorm() / 3.0;
       ++count;

@@ -6,6 +6,7 @@
 // leaves no complete-looking output); the summary's JSON and text are writers beside them.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "kinetrack/io/table/opensim_table.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "kinetrack/track/retarget_quality.hpp"
 
 namespace kinetrack::app {
 
@@ -36,7 +38,10 @@ struct TrackResult {
   std::vector<std::string> skipped;   ///< map entries without a model frame ("segment -> frame")
   std::vector<std::string> unmapped;  ///< clip segments the map does not name
   long rows_written = 0;              ///< rows of the joint CSV (0 when none was asked for)
-  double seconds = 0.0;               ///< wall time of the whole job, I/O included
+  /// Retargeting: the person's foot contacts and the quality figures (assessRetargeting).
+  std::optional<track::FootContacts> contacts;
+  std::optional<track::RetargetQuality> quality;
+  double seconds = 0.0;  ///< wall time of the whole job, I/O included
   /// 0, or 1 when a step was non-finite (the CLI's exit status).
   [[nodiscard]] int exitStatus() const { return summary.non_finite > 0 ? 1 : 0; }
 };
@@ -89,7 +94,13 @@ struct RetargetOptions {
   double max_step_deg = 5.0;
   int threads = 0;
   double transient = 2.0;
+  /// Hold the robot's soles on the ground while the person's feet are down (track::SoleContacts).
+  bool contacts = true;
+  double contact_weight = 100.0;  ///< of the sole targets (orientation targets weigh 1)
+  track::FootContactOptions contact;
   TrackFiles files;
+  std::string quality_json;  ///< the quality report (track::qualityJson); "" = not written
+  std::string quality_csv;   ///< its per-frame series (track::qualityCsv); "" = not written
 };
 
 /// Runs `kinetrack retarget`: the robot's limits (an iCub gets its coupled shoulder rows and

@@ -107,6 +107,10 @@ struct FrameTargets {
   std::vector<Vector3d> p_prev;
   std::vector<Vector3d> rotation;     ///< log(R·R_prevᵀ) (rad, world), zero for slots without orientation
   std::vector<Vector3d> translation;  ///< p − p_prev (m), zero for slots without position
+  /// Per slot: 1 = the slot's targets hold this frame (the default), 0 = the slot is left out of
+  /// the frame (e.g. a sole pinned only while the foot is down); its values are ignored. A slot
+  /// that comes back has zero chords (its previous values are this frame's).
+  std::vector<std::uint8_t> active;
   void resize(std::size_t slots);
 };
 

@@ -45,6 +45,9 @@ struct PlanOptions {
   std::string calibration;
   bool root_position = true;
   Vector3d model_up = Vector3d::UnitZ();  ///< RetargetOptions::model_up
+  bool stand_on_ground = false;           ///< RetargetOptions::stand_on_ground
+  double ground_height = 0.0;             ///< RetargetOptions::ground_height
+  std::vector<SurfacePoint> surface;      ///< RetargetOptions::surface
 };
 
 /// Targets of `capture` on `model` through `map` (clip segment → model frame pairs).

@@ -5,9 +5,13 @@
 #include <string>
 #include <vector>
 
+#include <optional>
 #include "kinetrack/io/capture/motion_clip.hpp"
 #include "kinetrack/io/model/segment_map.hpp"
+#include "kinetrack/model/data.hpp"
+
 #include "kinetrack/track/clip_tracker.hpp"
+#include "kinetrack/track/sole_contacts.hpp"
 
 namespace kinetrack::track {
 
@@ -45,6 +49,19 @@ enum class Calibration : std::uint8_t {
   Pose,
 };
 
+/// A point of the model's surface for the ground: a sphere of `radius` at `point` in the link's
+/// frame (a contact sphere, a capsule's end, a box corner with radius 0).
+struct SurfacePoint {
+  LinkId link;
+  Vector3d point = Vector3d::Zero();
+  double radius = 0.0;
+};
+
+/// The lowest point of `surface` along `up` at the configuration of `data` (after forward
+/// kinematics): its height (m). With an empty `surface`, the lowest link origin.
+double lowestSurfaceHeight(const Model& model, const Data& data, const std::vector<SurfacePoint>& surface,
+                           const Vector3d& up);
+
 struct RetargetOptions {
   Calibration calibration = Calibration::Pose;
   bool root_position = true;  ///< position target on the root segment's frame
@@ -52,6 +69,19 @@ struct RetargetOptions {
   /// Y-up model (OpenSim, −gravity = +Y) the clip world is first turned so that its Z is this
   /// axis, and the heading and the root height are taken about and along it.
   Vector3d model_up = Vector3d::UnitZ();
+  /// Calibration::Pose: stand the model on the ground (height `ground_height` along model_up)
+  /// as the person stands on theirs, and size the capture to the model by leg length. The
+  /// capture's ground is where its lowest mapped point stands (the 5th percentile over the clip
+  /// of the lowest mapped point's height, so a crouch or a jump in the calibration frame does not
+  /// move it); the model's is its lowest `surface` point at the zero configuration, the feet
+  /// straight (link origins when `surface` is empty). The scale is the model's leg length over
+  /// the person's (hip → knee → ankle keypoints, the PoseAgreement's: the same in every pose of
+  /// a rigid skeleton), else the ratio of root heights. Off: the clip's lowest calibration point
+  /// on the model's lowest mapped point, root heights scaled (the model's floor is then that
+  /// point's height with the base at the origin).
+  bool stand_on_ground = false;
+  double ground_height = 0.0;
+  std::vector<SurfacePoint> surface;
 };
 
 struct Retargeting {
@@ -59,6 +89,9 @@ struct Retargeting {
   ClipAlignment alignment;
   Configuration initial;                            ///< zero configuration with the base on the first target
   std::vector<std::string> model_frames_untracked;  ///< model frames with no target (report)
+  /// Soles held on the ground while the person's feet are down (runTracking adds their targets
+  /// after the bindings'); empty: none.
+  std::optional<SoleContactPlan> soles;
 };
 
 /// Builds the bindings. `calibration_pose` is a clip with the same segments as `clip` whose

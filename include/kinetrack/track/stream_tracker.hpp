@@ -57,7 +57,11 @@ class StreamTracker {
   /// gap flag set. Throws InvalidArgument for a time out of order or non-finite, wrong sizes, or
   /// a target value the solver refuses (non-finite, not a rotation); a refused frame leaves the
   /// state and the previous frame as they were (only its time counts for the order).
-  FrameOutcome track(double time, std::span<const Matrix3d> R, std::span<const Vector3d> p, bool valid = true);
+  /// `active` (empty, or one flag per target): 0 leaves a target out of this frame
+  /// (FrameTargets::active; its values are ignored, it counts in no RMSE); a target that comes back
+  /// starts from this frame's value with zero chord.
+  FrameOutcome track(double time, std::span<const Matrix3d> R, std::span<const Vector3d> p, bool valid = true,
+                     std::span<const std::uint8_t> active = {});
 
  private:
   double chordRmse(double dt, bool have_previous);
@@ -69,7 +73,8 @@ class StreamTracker {
   FrameTargets in_;
   bool have_frame_ = false, have_valid_ = false;
   double last_time_ = 0.0, last_valid_time_ = 0.0;
-  std::vector<Matrix3d> prev_model_R_;  ///< model frame orientations after the last valid frame
+  std::vector<Matrix3d> prev_model_R_;     ///< model frame orientations after the last valid frame
+  std::vector<std::uint8_t> prev_active_;  ///< FrameTargets::active of the last valid frame
 };
 
 /// Figures of a tracking run (summary.json of `kinetrack track`).
