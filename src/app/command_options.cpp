@@ -77,6 +77,8 @@ void addRetargetOptions(CLI::App& cmd, RetargetOptions& o, bool& quiet, const Ex
   cmd.add_flag("!--no-contacts", o.contacts, "do not hold the robot's soles while the person's feet are down");
   cmd.add_option("--contact-weight", o.contact_weight, "weight of the held soles (orientation targets: 1)")
       ->capture_default_str();
+  cmd.add_option("--root-weight", o.root_weight, "weight of the root position target (orientation targets: 1)")
+      ->capture_default_str();
   if (extra) extra(cmd);
   cmd.add_option("--transient", o.transient, "seconds excluded from the accuracy statistics")->capture_default_str();
   addQuiet(cmd, quiet);

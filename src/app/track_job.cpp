@@ -171,6 +171,9 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   track::PlanOptions po;
   po.calibration = o.calibration;
   po.stand_on_ground = true;
+  if (!(std::isfinite(o.root_weight) && o.root_weight > 0.0))
+    throw InvalidArgument("--root-weight must be finite and > 0");
+  po.root_position_weight = o.root_weight;
   // OpenSim models live in a Y-up world (up = −gravity); kinetrack's models and clips in a Z-up one.
   if (std::filesystem::path(o.robot).extension() == ".osim")
     po.model_up = -io::readOpenSimModel(o.robot).gravity.normalized();

@@ -83,6 +83,7 @@ Retargeting planTracking(const Model& model, const Capture& capture, const std::
   ro.stand_on_ground = options.stand_on_ground;
   ro.ground_height = options.ground_height;
   ro.surface = options.surface;
+  ro.root_position_weight = options.root_position_weight;
   const io::MotionClip* pose = nullptr;
   int frame = 0;
   if (cal == "none") {

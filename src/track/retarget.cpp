@@ -60,6 +60,18 @@ double legLength(const Keypoints& k) {
   return sides > 0 ? sum / sides : 0.0;
 }
 
+/// Distance from the root to the hip centre (0 without both hips).
+double rootToHips(const Keypoints& k, const Vector3d& root) {
+  if (!(k.valid[3] && k.valid[9])) return 0.0;
+  return (0.5 * (k.p[3] + k.p[9]) - root).norm();
+}
+
+/// Height of the root above the mean of the ankles along `up` (0 without both ankles).
+double standingHeight(const Keypoints& k, const Vector3d& root, const Vector3d& up) {
+  if (!(k.valid[5] && k.valid[11])) return 0.0;
+  return up.dot(root - 0.5 * (k.p[5] + k.p[11]));
+}
+
 /// Where the capture stands: the 5th percentile over its frames of the lowest mapped segment's
 /// height along `up` after the clip is turned by `turn` (NaN when no frame has a valid sample).
 double clipGround(const io::MotionClip& clip, const std::vector<int>& seg, const Matrix3d& turn, const Vector3d& up) {
@@ -158,6 +170,27 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
       pc[e] = calib->pose(calib_frame, seg[e]).p;
       pm[e] = data.frame[frame[e].value].p;
     }
+    if (options.stand_on_ground) {
+      // A robot's segment link often starts part-way down the limb (the G1's upper arm at the
+      // shoulder yaw, 10 cm below the shoulder): a segment's point is its proximal joint, the
+      // origin of the first link below its mapped parent's, like the clip's joint centres.
+      for (std::size_t e = 0; e < n; ++e) {
+        int k = -1;
+        for (int a = clip.segment_parent[static_cast<std::size_t>(seg[e])]; a >= 0 && k < 0;
+             a = clip.segment_parent[static_cast<std::size_t>(a)])
+          for (std::size_t m = 0; m < n; ++m)
+            if (seg[m] == a) k = static_cast<int>(m);
+        if (k < 0) continue;
+        std::vector<char> above(static_cast<std::size_t>(model.numLinks()), 0);
+        for (LinkId l = model.frameLink(frame[static_cast<std::size_t>(k)]); l.valid(); l = model.parent(l))
+          above[static_cast<std::size_t>(l.value)] = 1;
+        LinkId l = model.frameLink(frame[e]);
+        if (above[static_cast<std::size_t>(l.value)] != 0) continue;
+        while (model.parent(l).valid() && above[static_cast<std::size_t>(model.parent(l).value)] == 0)
+          l = model.parent(l);
+        pm[e] = data.link[static_cast<std::size_t>(l.value)].p;
+      }
+    }
     // The clip's Z up onto the model's up, then the heading: turn the clip about the vertical
     // so its left-right axis is the model's.
     Vector3d lc, lm;
@@ -215,10 +248,17 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
     if (options.stand_on_ground) {
       // Size by leg length (pose-independent), the capture's ground from the whole clip, the
       // model's from its surface with the feet straight.
+      // Standing root heights: the model's at its zero configuration (straight legs), the
+      // person's from rigid lengths only (root to hip centre, then the legs straight).
       const PoseAgreement keypoints(model, *calib, map);
-      const double lc = legLength(keypoints.person(*calib, calib_frame));
-      const double lm = legLength(keypoints.robot(data));
-      if (lc > 1e-3 && lm > 1e-3) s = lm / lc;
+      const Keypoints kc = keypoints.person(*calib, calib_frame), km = keypoints.robot(data);
+      const double lc = legLength(kc), lm = legLength(km);
+      const double hc_stand = lc > 1e-3 ? lc + rootToHips(kc, calib->pose(calib_frame, seg[root]).p) : 0.0;
+      const double hm_stand = standingHeight(km, data.frame[frame[root].value].p, up);
+      if (hc_stand > 1e-3 && hm_stand > 1e-3)
+        s = hm_stand / hc_stand;
+      else if (lc > 1e-3 && lm > 1e-3)
+        s = lm / lc;
       zc = clipGround(clip, seg, W, up);
       if (!std::isfinite(zc)) zc = pc[root].dot(up) - hc;
       const double ground = lowestSurfaceHeight(model, data, options.surface, up);
@@ -238,6 +278,7 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
     b.weight = map[e].weight;
     b.orientation = true;
     b.position = options.root_position && e == root;
+    if (b.position) b.weight *= options.root_position_weight;
     out.bindings.push_back(std::move(b));
   }
   out.initial = nearestFeasible(model, zero);  // the iCub's zero pose violates its elbow limits and a row

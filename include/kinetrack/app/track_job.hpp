@@ -96,7 +96,8 @@ struct RetargetOptions {
   double transient = 2.0;
   /// Hold the robot's soles on the ground while the person's feet are down (track::SoleContacts).
   bool contacts = true;
-  double contact_weight = 100.0;  ///< of the sole targets (orientation targets weigh 1)
+  double contact_weight = 1000.0;  ///< of the sole targets (orientation targets weigh 1)
+  double root_weight = 10.0;       ///< of the root position target (track::RetargetOptions::root_position_weight)
   track::FootContactOptions contact;
   TrackFiles files;
   std::string quality_json;  ///< the quality report (track::qualityJson); "" = not written

@@ -48,6 +48,7 @@ struct PlanOptions {
   bool stand_on_ground = false;           ///< RetargetOptions::stand_on_ground
   double ground_height = 0.0;             ///< RetargetOptions::ground_height
   std::vector<SurfacePoint> surface;      ///< RetargetOptions::surface
+  double root_position_weight = 1.0;      ///< RetargetOptions::root_position_weight
 };
 
 /// Targets of `capture` on `model` through `map` (clip segment → model frame pairs).

@@ -82,6 +82,10 @@ struct RetargetOptions {
   bool stand_on_ground = false;
   double ground_height = 0.0;
   std::vector<SurfacePoint> surface;
+  /// Factor on the root position target's weight (the orientation targets weigh 1 per rad, the
+  /// position 1 per m by default: a robot whose soles are held then drops its pelvis to follow
+  /// the orientations; 10 keeps the root height of the person's motion).
+  double root_position_weight = 1.0;
 };
 
 struct Retargeting {
