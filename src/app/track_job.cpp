@@ -317,6 +317,7 @@ std::string summaryText(const TrackResult& r) {
         "per-frame solves", s.converged, s.stationary, s.iteration_limit, s.infeasible, s.failed);
   if (s.non_finite > 0)
     t += fmt::format("  WARNING: {} frames produced a non-finite step (state held)\n", s.non_finite);
+  if (r.quality) t += track::qualityText(*r.quality);
   t += fmt::format("  {:<28} {:.2f} s ({:.0f} frames/s including I/O)\n", "wall time", r.seconds,
                    r.seconds > 0 ? s.frames / r.seconds : 0.0);
   return t;

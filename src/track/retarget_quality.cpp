@@ -282,6 +282,32 @@ std::string qualityJson(const RetargetQuality& r) {
   return j.dump(2) + "\n";
 }
 
+std::string qualityText(const RetargetQuality& r) {
+  auto row = [](const char* label, const std::string& value) { return fmt::format("  {:<28} {}\n", label, value); };
+  auto deg = [](double v) { return std::isfinite(v) ? fmt::format("{:.1f}", v) : std::string("-"); };
+  std::string contacts;
+  for (std::size_t k = 0; k < r.feet.size(); ++k)
+    contacts += fmt::format("{}{} {}", k ? ", " : "", r.feet[k], r.contact_frames[k]);
+  std::string t = row("person's feet down (frames)", contacts.empty() ? "no feet mapped" : contacts);
+  t += row("sole slide mean / p95 / max", fmt::format("{:.2f} / {:.2f} / {:.2f} mm ({} frames)", r.slide_mean_mm,
+                                                      r.slide_p95_mm, r.slide_max_mm, r.slide_samples));
+  t += row("deepest point below ground", fmt::format("{:.1f} mm", r.below_ground_mm));
+  t += row("deepest self-penetration",
+           std::isfinite(r.penetration_mm) ? fmt::format("{:.1f} mm", r.penetration_mm) : "not measured");
+  t +=
+      row("limit / velocity excess", fmt::format("{:.2e} rad / {:.2e} rad/s", r.limit_excess, r.velocity_limit_excess));
+  t += row("joint jerk RMS", fmt::format("{:.0f} rad/s^3", r.jerk_rms));
+  static const char* pairs[4] = {"elbow", "knee", "shoulder-trunk", "hip-trunk"};
+  for (int i = 0; i < 4; ++i) {
+    const auto l = static_cast<std::size_t>(2 * i), rr = l + 1;
+    t += row(fmt::format("pose {} L/R median, p95", pairs[i]).c_str(),
+             fmt::format("{} / {} deg, {} / {} deg", deg(r.pose_median_deg[l]), deg(r.pose_median_deg[rr]),
+                         deg(r.pose_p95_deg[l]), deg(r.pose_p95_deg[rr])));
+  }
+  for (const std::string& n : r.notes) t += "  note: " + n + "\n";
+  return t;
+}
+
 std::string qualityCsv(const RetargetQuality& r, const std::vector<double>& times, const FootContacts& contacts) {
   std::ostringstream out;
   out << "time,slide_mm,lowest_mm";

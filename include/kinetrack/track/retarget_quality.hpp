@@ -123,6 +123,10 @@ RetargetQuality assessRetargeting(const Model& robot, const io::MotionClip& clip
 /// angle (median, p95) and the notes.
 std::string qualityJson(const RetargetQuality& quality);
 
+/// The report as summary-table lines ("  <label padded to 28> <value>\n"): contacts, sole slide,
+/// ground, self-penetration, limit excess, jerk and the pose agreement per angle pair.
+std::string qualityText(const RetargetQuality& quality);
+
 /// The per-frame series as CSV: time, slide_mm, lowest_mm, one column per foot contact, then the
 /// eight angle errors (deg); for the quality plot.
 std::string qualityCsv(const RetargetQuality& quality, const std::vector<double>& times, const FootContacts& contacts);
