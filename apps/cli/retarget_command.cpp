@@ -49,8 +49,9 @@ void addRetargetCommand(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<RetargetConfig>();
   CLI::App* cmd =
       app.add_subcommand("retarget",
-                         "retarget human motion (BVH, MVNX) onto a humanoid robot URDF (iCub built in) or an OpenSim "
-                         "model (.osim, e.g. --map gait2354)");
+                         "retarget human motion (BVH, MVNX) onto a humanoid robot URDF (maps built in for the Unitree "
+                         "G1/H1/H1-2 and the iCub, found from the tree for others) or an OpenSim model (.osim, e.g. "
+                         "--map gait2354)");
   app::addRetargetOptions(*cmd, cfg->job, cfg->quiet, [&cfg](CLI::App& c) {
     c.add_option("--plot", cfg->plot, "PNG of joint angles and velocities against the limits (Fig. 3 layout)");
     c.add_option("--plot-script", cfg->plot_script, "path of scripts/plot_retarget.py (default: searched)");

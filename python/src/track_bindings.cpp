@@ -12,6 +12,8 @@
 #include "kinetrack/app/batch.hpp"
 #include "kinetrack/app/track_job.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "kinetrack/track/robot_map_auto.hpp"
+#include "kinetrack/track/segment_pairs.hpp"
 
 namespace kinetrack::python {
 namespace {
@@ -120,9 +122,10 @@ PyTrackResult retargetPy(std::shared_ptr<Model> robot, py::object capture_arg, c
                          const std::string& map, const std::string& segment_map, const std::string& calibration,
                          double max_step_deg, int threads, double shoulder_velocity, double torso_velocity,
                          double transient, const std::string& out, const std::string& summary_json,
-                         const std::string& mot, const std::string& bvh) {
+                         const std::string& mot, const std::string& bvh, const std::string& save_map) {
   const std::shared_ptr<PyCapture> cap = captureOf(capture_arg, "auto", 0.0);
   app::RetargetOptions o;
+  o.save_map = save_map;
   o.input = cap->path;
   o.solver = solver;
   o.map = map;
@@ -136,6 +139,19 @@ PyTrackResult retargetPy(std::shared_ptr<Model> robot, py::object capture_arg, c
   o.files = filesOf(out, summary_json, mot, bvh);
   const app::TrackResult r = released([&] { return app::runRetarget(o, {}, robot.get(), &cap->capture); });
   return toPython(r, nullptr);
+}
+
+// A robot map as a dict: name, description, detect, segments (canonical segment → robot frame,
+// in map order), weights and offsets (3×3) of the entries that have them.
+py::dict robotMapDict(const io::SegmentMap& m) {
+  py::dict segments, weights, offsets;
+  for (const io::SegmentMapEntry& e : m.entries) {
+    segments[py::str(e.clip_segment)] = e.model_frame;
+    if (e.weight != 1.0) weights[py::str(e.clip_segment)] = e.weight;
+    if (!e.offset.isIdentity(0.0)) offsets[py::str(e.clip_segment)] = toNumpy(e.offset);
+  }
+  return py::dict(py::arg("name") = m.name, py::arg("description") = m.description, py::arg("detect") = m.detect,
+                  py::arg("segments") = segments, py::arg("weights") = weights, py::arg("offsets") = offsets);
 }
 
 // `kinetrack demo`: the built-in synthetic walk tracked with DYN; the summary gains the demo's
@@ -225,13 +241,29 @@ Returns a TrackResult (iterable as (q, summary)). Releases the GIL while trackin
         py::arg("map") = "", py::arg("segment_map") = "", py::arg("calibration") = "", py::arg("max_step_deg") = 5.0,
         py::arg("threads") = 0, py::arg("shoulder_velocity") = 2.0, py::arg("torso_velocity") = 1.0,
         py::arg("transient") = 2.0, py::arg("out") = "", py::arg("summary_json") = "", py::arg("mot") = "",
-        py::arg("bvh") = "",
+        py::arg("bvh") = "", py::arg("save_map") = "",
         R"doc(Human motion onto a humanoid robot, as `kinetrack retarget` does: orientation targets from the human
-segments on robot links through a robot map (map: "" = by the robot's name, a built-in name or a
-JSON file; segment_map for the capture), a position target on the base, the robot's joint and
-velocity limits as hard bounds. An iCub URDF gets its coupled shoulder rows and the given shoulder
-and torso velocity limits (rad/s). out, summary_json, mot, bvh: the files `kinetrack retarget` writes.
-Returns a TrackResult on the robot (result.model).)doc");
+segments on robot links through a robot map (map: "" = the built-in map detected from the robot's
+names, else the automatic one; "auto", a built-in name or a JSON file: see robot_map; segment_map
+for the capture), a position target on the base, the robot's joint and velocity limits as hard
+bounds. An iCub URDF gets its coupled shoulder rows and the given shoulder and torso velocity limits
+(rad/s). out, summary_json, mot, bvh: the files `kinetrack retarget` writes; save_map: write the
+robot map used (JSON, readable as map). Returns a TrackResult on the robot (result.model).)doc");
+  m.def(
+      "robot_map",
+      [](const Model& robot, const std::string& map) { return robotMapDict(track::resolveRobotMap(robot, map)); },
+      py::arg("robot"), py::arg("map") = "",
+      R"doc(The robot map retarget uses on `robot` (track::resolveRobotMap): map "" = the built-in map detected from
+its frame and joint names (Unitree G1 23/29 DoF, H1, H1-2, iCub), else the automatic map; "auto" =
+the automatic map; a built-in name; or a JSON file. Returns a dict: name, description, detect,
+segments (canonical human segment → robot frame), weights and offsets (3×3) of the entries that
+have them. ValueError naming what the automatic map could not find ("found 1 leg chain (needs 2)").)doc");
+  m.def(
+      "auto_robot_map", [](const Model& robot) { return robotMapDict(track::autoRobotMap(robot)); }, py::arg("robot"),
+      R"doc(The automatic robot map of a humanoid (track::autoRobotMap, docs/segment_maps.md): from its kinematic tree
+and zero pose, names only breaking ties; the description says what was found. A dict as robot_map.)doc");
+  m.def(
+      "robot_map_names", [] { return io::builtinRobotMapNames(); }, "The built-in robot maps' names, sorted.");
   m.def(
       "batch",
       [](const std::string& out, const std::string& manifest, const std::string& input_dir, int threads, bool resume,

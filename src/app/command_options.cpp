@@ -52,9 +52,11 @@ void addRetargetOptions(CLI::App& cmd, RetargetOptions& o, bool& quiet, const Ex
   cmd.add_option("--out", o.files.joints,
                  "robot joint trajectory CSV: time, base position, base quaternion, joints, gap")
       ->required();
-  cmd.add_option(
-      "--map", o.map,
-      "robot map: human segment -> robot frame (default: the built-in icub map for the iCub; or a JSON file)");
+  cmd.add_option("--map", o.map,
+                 "robot map: human segment -> robot frame (default: the built-in map of a recognised robot "
+                 "(g1_23dof, g1_29dof, h1, h1_2, icub), else auto, the map found from the robot's tree; a built-in "
+                 "name or a JSON file)");
+  cmd.add_option("--save-map", o.save_map, "write the robot map used (JSON, readable with --map) and show it");
   cmd.add_option("--segment-map", o.segment_map,
                  "capture skeleton map: auto (default), a built-in map name, or a JSON file");
   cmd.add_option("--calibration", o.calibration,

@@ -168,6 +168,11 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   if (given == nullptr) read = track::loadCapture(o.input);
   const track::Capture& capture = given != nullptr ? *given : *read;
   const track::SegmentPairs pairs = track::resolveRobotPairs(robot, capture, o.segment_map, o.map);
+  // Robot maps (docs/segment_maps.md): a map kinetrack chose is shown for review (the iCub's, the
+  // default all along, as before: not shown); --save-map writes the map used.
+  if (!o.save_map.empty()) io::writeSegmentMap(pairs.robot_map, o.save_map);
+  if (!o.save_map.empty() || o.map == "auto" || (o.map.empty() && pairs.robot_map.name != "icub"))
+    reporter.say(track::robotMapText(pairs.robot_map));
   track::PlanOptions po;
   po.calibration = o.calibration;
   po.stand_on_ground = true;

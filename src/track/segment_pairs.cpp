@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "kinetrack/core/errors.hpp"
-#include "kinetrack/model/icub.hpp"
+#include "kinetrack/track/robot_map_auto.hpp"
 
 namespace kinetrack::track {
 
@@ -38,13 +40,25 @@ SegmentPairs resolveSegmentPairs(const Model& model, const Capture& capture, con
 
 io::SegmentMap resolveRobotMap(const Model& robot, const std::string& spec) {
   if (spec.empty()) {
-    if (!isIcub(robot))
-      throw InvalidArgument(
-          "--map is required for robots other than the iCub (built-in robot maps: icub; or a JSON file)");
-    return io::builtinRobotMap("icub");
+    std::vector<std::string> names = robot.frameNames();
+    names.insert(names.end(), robot.jointNames().begin(), robot.jointNames().end());
+    if (const auto detected = io::detectRobotMap(names)) return io::builtinRobotMap(*detected);
+    return autoRobotMap(robot);
   }
+  if (spec == "auto") return autoRobotMap(robot);
   if (spec.find('/') != std::string::npos || spec.ends_with(".json")) return io::readSegmentMap(spec);
   return io::builtinRobotMap(spec);
+}
+
+std::string robotMapText(const io::SegmentMap& map) {
+  std::string s = "robot map '" + map.name + "':\n";
+  for (const io::SegmentMapEntry& e : map.entries) {
+    s += "  " + e.clip_segment + " -> " + e.model_frame;
+    if (e.weight != 1.0) s += fmt::format(" (weight {:g})", e.weight);
+    if (!e.offset.isIdentity(0.0)) s += " (rotated)";
+    s += "\n";
+  }
+  return s;
 }
 
 SegmentPairs resolveRobotPairs(const Model& robot, const Capture& capture, const std::string& segment_map_spec,
@@ -52,6 +66,7 @@ SegmentPairs resolveRobotPairs(const Model& robot, const Capture& capture, const
   const io::SegmentMap clip_map = io::resolveSegmentMap(capture.clip.segment_names, segment_map_spec);
   const io::SegmentMap robot_map = resolveRobotMap(robot, robot_map_spec);
   SegmentPairs out;
+  out.robot_map = robot_map;
   out.pairs = composeMaps(clip_map, robot_map);
   for (const io::SegmentMapEntry& e : clip_map.entries)
     if (std::none_of(out.pairs.begin(), out.pairs.end(),

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "kinetrack/core/errors.hpp"
@@ -404,6 +405,69 @@ TEST(SegmentMapResolve, SpecsAndMissingSegments) {
   }
   EXPECT_THROW(resolveSegmentMap(clip, "/nonexistent/map.json"), ParseError);
   EXPECT_THROW(resolveSegmentMap({"Prop", "Camera"}, "auto"), InvalidArgument);  // nothing mapped
+}
+
+TEST(SegmentMapBuiltin, RobotMapsAndTheirDetection) {
+  EXPECT_EQ(builtinRobotMapNames(),
+            (std::vector<std::string>{"g1_23dof", "g1_29dof", "gait2354", "h1", "h1_2", "icub"}));
+  const auto& canonical = humanSegmentNames();
+  for (const auto& name : builtinRobotMapNames()) {
+    SCOPED_TRACE(name);
+    const SegmentMap m = builtinRobotMap(name);
+    EXPECT_FALSE(m.description.empty());
+    for (const auto& e : m.entries) EXPECT_TRUE(contains(canonical, e.clip_segment)) << e.clip_segment;
+    EXPECT_EQ(asMap(readSegmentMap(kinetrack::testing::sourceDir() + "/maps/robots/" + name + ".json")), asMap(m));
+    // Each robot's own names (its detect list and frames) detect its map, and no other.
+    if (m.detect.empty()) continue;
+    std::vector<std::string> names = m.detect;
+    for (const auto& e : m.entries) names.push_back(e.model_frame);
+    EXPECT_EQ(detectRobotMap(names), std::optional<std::string>(name));
+  }
+  // The G1 has every link the H1-2 map names, but no torso_joint: it is not taken for an H1-2.
+  std::vector<std::string> g1 = builtinRobotMap("g1_29dof").detect;
+  for (const auto& e : builtinRobotMap("h1_2").entries) g1.push_back(e.model_frame);
+  EXPECT_EQ(detectRobotMap(g1), std::optional<std::string>("g1_29dof"));
+  EXPECT_EQ(detectRobotMap({"pelvis", "torso_link"}), std::nullopt);
+}
+
+TEST(SegmentMapWrite, JsonRoundTrip) {
+  SegmentMap m;
+  m.name = "saved";
+  m.description = "a \"quoted\" description";
+  m.detect = {"pelvis", "torso"};
+  m.entries = {{"Pelvis", "pelvis", Matrix3d::Identity(), 1.0},
+               {"LeftHand", "l_hand", so3::fromRpy(Vector3d(0.1, -0.7, 2.9)), 0.25},
+               {"Head", "head", Matrix3d::Identity(), 3.0}};
+  m.unmapped = {"Toe"};
+  const std::string text = segmentMapJson(m);
+  const SegmentMap back = parseSegmentMap(text, "saved.json");
+  EXPECT_EQ(back.name, m.name);
+  EXPECT_EQ(back.description, m.description);
+  EXPECT_EQ(back.detect, m.detect);
+  EXPECT_EQ(back.unmapped, m.unmapped);
+  ASSERT_EQ(back.entries.size(), m.entries.size());
+  for (std::size_t i = 0; i < m.entries.size(); ++i) {
+    EXPECT_EQ(back.entries[i].clip_segment, m.entries[i].clip_segment);
+    EXPECT_EQ(back.entries[i].model_frame, m.entries[i].model_frame);
+    EXPECT_EQ(back.entries[i].weight, m.entries[i].weight);
+    EXPECT_TRUE(back.entries[i].offset.isApprox(m.entries[i].offset, 1e-15)) << i;
+  }
+  EXPECT_NE(text.find("\"LeftHand\": {\n      \"quaternion_wxyz\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("\"Pelvis\": {"), std::string::npos) << text;  // identity offsets are left out
+  EXPECT_EQ(text.find("\"Pelvis\": 1"), std::string::npos) << text;  // and unit weights
+  // A map without offsets, weights and lists writes only name and segments: the built-in maps'
+  // form, so every built-in robot map reads back equal.
+  for (const auto& name : builtinRobotMapNames()) {
+    const SegmentMap b = builtinRobotMap(name);
+    EXPECT_EQ(asMap(parseSegmentMap(segmentMapJson(b), name)), asMap(b)) << name;
+    EXPECT_EQ(parseSegmentMap(segmentMapJson(b), name).detect, b.detect) << name;
+  }
+  // Written atomically; a missing directory is a ParseError naming the path.
+  const std::string path = ::testing::TempDir() + "kinetrack_written_map.json";
+  writeSegmentMap(m, path);
+  EXPECT_EQ(readSegmentMap(path).entries.size(), 3u);
+  std::remove(path.c_str());
+  EXPECT_THROW(writeSegmentMap(m, "/no/such/dir/map.json"), ParseError);
 }
 
 }  // namespace KINETRACK_UNITY_ID

@@ -57,8 +57,9 @@ TEST(SegmentPairs, MappedClipKeepsClipOrderAndListsUnmappedSegments) {
 }
 
 TEST(SegmentPairs, RobotMapsAndRobotPairs) {
-  // An unrecognised robot needs an explicit robot map; unknown built-in names are refused.
-  EXPECT_THROW(resolveRobotMap(makeHuman66(), ""), InvalidArgument);
+  // An unrecognised robot gets the automatic map (robot_map_auto_test.cpp); unknown built-in names
+  // are refused.
+  EXPECT_EQ(resolveRobotMap(makeHuman66(), "").name, "auto");
   EXPECT_THROW(resolveRobotMap(makeHuman66(), "no_such_robot"), InvalidArgument);
   EXPECT_EQ(resolveRobotMap(makeHuman66(), "icub").entries.size(), io::builtinRobotMap("icub").entries.size());
   KINETRACK_REQUIRE_SHARED(bvh, "data/bvh/cmu_cgspeed/cmu_01_01.bvh");

@@ -86,7 +86,8 @@ TrackResult runTrack(const TrackOptions& options, const Reporter& reporter = {},
 struct RetargetOptions {
   std::string robot;        ///< URDF, .osim or built-in model
   std::string input;        ///< capture: .bvh, .mvnx
-  std::string map;          ///< robot map: "" (by the robot's name), a built-in name or a JSON file
+  std::string map;          ///< robot map: "" (detected, else automatic), "auto", a built-in name or a JSON file
+  std::string save_map;     ///< optional: write the robot map used here (JSON, readable as `map`)
   std::string segment_map;  ///< the capture's segment map ("" = auto)
   std::string calibration;
   std::string solver = "dynamical";

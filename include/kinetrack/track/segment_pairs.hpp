@@ -16,6 +16,8 @@ struct SegmentPairs {
   std::vector<SegmentPair> pairs;     ///< clip order
   std::vector<std::string> skipped;   ///< map entries whose frame the model lacks, "segment -> frame"
   std::vector<std::string> unmapped;  ///< clip segments the map does not name (clip order)
+  /// resolveRobotPairs only: the robot map used (what `kinetrack retarget --save-map` writes).
+  io::SegmentMap robot_map = {};
 };
 
 /// The entries of a resolved segment map `map` (io::resolveSegmentMap) whose model frame `model`
@@ -33,11 +35,17 @@ SegmentPairs segmentPairsOnModel(const Model& model, const io::SegmentMap& map);
 /// the clip lacks).
 SegmentPairs resolveSegmentPairs(const Model& model, const Capture& capture, const std::string& map_spec);
 
-/// The robot map of `robot`: `robot_map_spec` empty = the built-in map of a recognised robot (the
-/// iCub: io::builtinRobotMap("icub")), a path or a name ending in .json = that JSON file, else a
-/// built-in robot map name. Throws InvalidArgument for an empty spec on an unrecognised robot
-/// (naming the built-in maps) or an unknown name, ParseError for a bad file.
+/// The robot map of `robot`. `robot_map_spec`: empty = the built-in map detected from the robot's
+/// frame and joint names (io::detectRobotMap: the Unitree G1 23/29 DoF, H1, H1-2, the iCub),
+/// else the automatic map (autoRobotMap, robot_map_auto.hpp); "auto" = the automatic map; a path
+/// or a name ending in .json = that JSON file; else a built-in robot map name. Throws
+/// InvalidArgument for an unknown name (listing the built-in maps) or when the automatic map
+/// cannot be built (naming what it could not find), ParseError for a bad file.
 io::SegmentMap resolveRobotMap(const Model& robot, const std::string& robot_map_spec);
+
+/// A robot map for review, as `kinetrack retarget` shows it: "robot map 'name':" and one line
+/// per entry, "  Canonical -> frame" (its weight when not 1, "rotated" when it has an offset).
+std::string robotMapText(const io::SegmentMap& map);
 
 /// The pairs `kinetrack retarget` tracks: the capture's segment map (`segment_map_spec`, as in
 /// resolveSegmentPairs) composed with resolveRobotMap(robot, robot_map_spec) (composeMaps:

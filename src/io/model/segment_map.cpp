@@ -265,16 +265,29 @@ SegmentMap builtinSegmentMap(const std::string& name) { return find(builtins(), 
 std::vector<std::string> builtinRobotMapNames() { return namesOf(robotBuiltins()); }
 SegmentMap builtinRobotMap(const std::string& name) { return find(robotBuiltins(), name, "robot"); }
 
-std::optional<std::string> detectSegmentMap(const std::vector<std::string>& clip_segment_names) {
-  const std::set<std::string> present(clip_segment_names.begin(), clip_segment_names.end());
+namespace {
+
+// The map of `maps` whose "detect" names are all in `names`, the longest list winning.
+std::optional<std::string> detect(const std::vector<SegmentMap>& maps, const std::vector<std::string>& names) {
+  const std::set<std::string> present(names.begin(), names.end());
   const SegmentMap* best = nullptr;
-  for (const auto& m : builtins()) {  // sorted by name: ties keep the first
+  for (const auto& m : maps) {  // sorted by name: ties keep the first
     if (m.detect.empty() ||
         !std::all_of(m.detect.begin(), m.detect.end(), [&](const auto& n) { return present.contains(n); }))
       continue;
     if (best == nullptr || m.detect.size() > best->detect.size()) best = &m;
   }
   return best ? std::optional<std::string>(best->name) : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> detectSegmentMap(const std::vector<std::string>& clip_segment_names) {
+  return detect(builtins(), clip_segment_names);
+}
+
+std::optional<std::string> detectRobotMap(const std::vector<std::string>& robot_names) {
+  return detect(robotBuiltins(), robot_names);
 }
 
 SegmentMap resolveSegmentMap(const std::vector<std::string>& clip_segment_names, const std::string& map_spec) {

@@ -68,16 +68,33 @@ std::vector<std::string> builtinSegmentMapNames();
 /// A built-in map by name. Throws InvalidArgument for an unknown name, listing the valid ones.
 SegmentMap builtinSegmentMap(const std::string& name);
 
-/// The built-in map whose "detect" names are all among `clip_segment_names`; when several
-/// match, the most specific (longest "detect" list; then the first name in sorted order).
-/// std::nullopt when none matches.
 /// Robot maps shipped with kinetrack (maps/robots/*.json, same format): canonical human segment
-/// name → robot frame, for retargeting ("icub"). builtinRobotMap throws InvalidArgument for an
-/// unknown name, listing the built-in ones.
+/// name → robot frame, for retargeting ("g1_23dof", "g1_29dof", "h1", "h1_2", "icub", and
+/// "gait2354" for OpenSim's model). builtinRobotMap throws InvalidArgument for an unknown name,
+/// listing the built-in ones.
 std::vector<std::string> builtinRobotMapNames();
 SegmentMap builtinRobotMap(const std::string& name);
 
+/// The built-in robot map whose "detect" names are all among `robot_names` (a robot's frame and
+/// joint names: track::resolveRobotMap passes both); when several match, the most specific
+/// (longest "detect" list; then the first name in sorted order). std::nullopt when none matches.
+std::optional<std::string> detectRobotMap(const std::vector<std::string>& robot_names);
+
+/// The built-in map whose "detect" names are all among `clip_segment_names`; when several
+/// match, the most specific (longest "detect" list; then the first name in sorted order).
+/// std::nullopt when none matches.
 std::optional<std::string> detectSegmentMap(const std::vector<std::string>& clip_segment_names);
+
+/// The map as JSON text in the format parseSegmentMap reads: name, description (when not
+/// empty), detect and unmapped (when not empty), segments in entry order, offsets of the entries
+/// whose offset is not the identity (as "quaternion_wxyz", 17 significant digits) and weights
+/// other than 1; two-space indent, trailing newline. parseSegmentMap gives the map back (offsets
+/// to rounding, the rest exactly).
+std::string segmentMapJson(const SegmentMap& map);
+
+/// Writes segmentMapJson(map) to `path` atomically (io::writeFileAtomically: ParseError naming
+/// the path when it cannot be written).
+void writeSegmentMap(const SegmentMap& map, const std::string& path);
 
 /// Automatic map for an unknown skeleton, from the names alone (no geometry). Names are split
 /// into lower-case tokens after dropping namespace and rig prefixes ("mixamorig:", "CC_Base_",
