@@ -462,6 +462,8 @@ class TrackResult:
     rmse: NDArray
     step_us: NDArray
     summary: dict[str, Any]
+    quality: Optional[dict[str, Any]]  # retarget only
+    motion: Optional[dict[str, Any]]  # retarget only
     def __iter__(self) -> Iterator[Any]: ...
 
 def load_capture(path: str, units: str = "auto", rate: float = 0.0) -> Capture: ...
@@ -477,7 +479,10 @@ def icub_for_retargeting(model: Model, shoulder_velocity: float = 2.0, torso_vel
 def retarget(robot: Model, capture: Union[str, Capture], solver: str = "dynamical", *, map: str = "",
              segment_map: str = "", calibration: str = "", max_step_deg: float = 5.0, threads: int = 0,
              shoulder_velocity: float = 2.0, torso_velocity: float = 1.0, transient: float = 2.0, out: str = "",
-             summary_json: str = "", mot: str = "", bvh: str = "", save_map: str = "") -> TrackResult: ...
+             summary_json: str = "", mot: str = "", bvh: str = "", save_map: str = "", contacts: bool = True,
+             contact_weight: float = 1000.0, root_weight: float = 10.0, quality_json: str = "",
+             quality_csv: str = "", motion_out: str = "", motion_rate: float = 0.0,
+             quat_order: str = "xyzw") -> TrackResult: ...
 
 def robot_map(robot: Model, map: str = "") -> dict[str, Any]: ...
 

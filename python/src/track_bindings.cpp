@@ -45,7 +45,33 @@ struct PyTrackResult {
   py::array_t<double> times, q, mnte, rmse, step_us;
   py::array_t<bool> gaps;
   py::dict summary;
+  py::object quality = py::none();  ///< retarget: the quality report (dict of qualityJson)
+  py::object motion = py::none();   ///< retarget: the robot-learning motion (dict of arrays)
 };
+
+// The motion as the arrays of its .npz file (track::writeRobotMotionNpz).
+py::dict motionDict(const track::RobotMotion& m) {
+  const auto n = static_cast<py::ssize_t>(m.times.size());
+  const auto nj = static_cast<py::ssize_t>(m.joint_names.size());
+  auto rows = [&](py::ssize_t cols, auto get) {
+    py::array_t<double> a({n, cols});
+    for (py::ssize_t f = 0; f < n; ++f)
+      for (py::ssize_t c = 0; c < cols; ++c) a.mutable_at(f, c) = get(static_cast<std::size_t>(f), c);
+    return a;
+  };
+  py::array_t<bool> gap(n);
+  for (py::ssize_t f = 0; f < n; ++f) gap.mutable_data()[f] = m.gap[static_cast<std::size_t>(f)] != 0;
+  return py::dict(
+      py::arg("fps") = m.fps, py::arg("time") = doubles(m.times), py::arg("joint_names") = m.joint_names,
+      py::arg("quat_order") = track::toString(m.order),
+      py::arg("root_pos") = rows(3, [&](std::size_t f, py::ssize_t c) { return m.root_position[f][c]; }),
+      py::arg("root_rot") = rows(4, [&](std::size_t f, py::ssize_t c) { return m.root_quaternion[f][c]; }),
+      py::arg("dof_pos") = rows(nj, [&](std::size_t f, py::ssize_t c) { return m.joints[f][c]; }),
+      py::arg("root_lin_vel") = rows(3, [&](std::size_t f, py::ssize_t c) { return m.root_linear_velocity[f][c]; }),
+      py::arg("root_ang_vel") = rows(3, [&](std::size_t f, py::ssize_t c) { return m.root_angular_velocity[f][c]; }),
+      py::arg("dof_vel") = rows(nj, [&](std::size_t f, py::ssize_t c) { return m.joint_velocity[f][c]; }),
+      py::arg("gap") = gap);
+}
 
 std::shared_ptr<PyCapture> captureOf(py::handle capture_arg, const std::string& units, double rate) {
   if (py::isinstance<py::str>(capture_arg)) return loadCapturePy(capture_arg.cast<std::string>(), units, rate);
@@ -73,6 +99,8 @@ PyTrackResult toPython(const app::TrackResult& r, std::shared_ptr<Model> given) 
   result.summary = py::module_::import("json").attr("loads")(app::summaryJson(r)).cast<py::dict>();
   result.summary["wall_s"] = r.seconds;
   result.summary["frames_per_second"] = r.seconds > 0.0 ? static_cast<double>(n) / r.seconds : 0.0;
+  if (r.quality) result.quality = py::module_::import("json").attr("loads")(track::qualityJson(*r.quality));
+  if (r.motion) result.motion = motionDict(*r.motion);
   return result;
 }
 
@@ -122,7 +150,10 @@ PyTrackResult retargetPy(std::shared_ptr<Model> robot, py::object capture_arg, c
                          const std::string& map, const std::string& segment_map, const std::string& calibration,
                          double max_step_deg, int threads, double shoulder_velocity, double torso_velocity,
                          double transient, const std::string& out, const std::string& summary_json,
-                         const std::string& mot, const std::string& bvh, const std::string& save_map) {
+                         const std::string& mot, const std::string& bvh, const std::string& save_map, bool contacts,
+                         double contact_weight, double root_weight, const std::string& quality_json,
+                         const std::string& quality_csv, const std::string& motion_out, double motion_rate,
+                         const std::string& quat_order) {
   const std::shared_ptr<PyCapture> cap = captureOf(capture_arg, "auto", 0.0);
   app::RetargetOptions o;
   o.save_map = save_map;
@@ -137,6 +168,14 @@ PyTrackResult retargetPy(std::shared_ptr<Model> robot, py::object capture_arg, c
   o.torso_velocity = torso_velocity;
   o.transient = transient;
   o.files = filesOf(out, summary_json, mot, bvh);
+  o.contacts = contacts;
+  o.contact_weight = contact_weight;
+  o.root_weight = root_weight;
+  o.quality_json = quality_json;
+  o.quality_csv = quality_csv;
+  o.motion_out = motion_out;
+  o.motion_rate = motion_rate;
+  o.quaternion_order = quat_order;
   const app::TrackResult r = released([&] { return app::runRetarget(o, {}, robot.get(), &cap->capture); });
   return toPython(r, nullptr);
 }
@@ -211,6 +250,8 @@ and frames_per_second of the whole call).)doc")
       .def_readonly("rmse", &PyTrackResult::rmse)
       .def_readonly("step_us", &PyTrackResult::step_us)
       .def_readonly("summary", &PyTrackResult::summary)
+      .def_readonly("quality", &PyTrackResult::quality)
+      .def_readonly("motion", &PyTrackResult::motion)
       .def("__iter__", [](const PyTrackResult& r) { return py::iter(py::make_tuple(r.q, r.summary)); });
   const app::DemoOptions demo;
   m.def("demo", &demoPy, py::kw_only(), py::arg("model") = demo.model, py::arg("height") = demo.height,
@@ -241,14 +282,23 @@ Returns a TrackResult (iterable as (q, summary)). Releases the GIL while trackin
         py::arg("map") = "", py::arg("segment_map") = "", py::arg("calibration") = "", py::arg("max_step_deg") = 5.0,
         py::arg("threads") = 0, py::arg("shoulder_velocity") = 2.0, py::arg("torso_velocity") = 1.0,
         py::arg("transient") = 2.0, py::arg("out") = "", py::arg("summary_json") = "", py::arg("mot") = "",
-        py::arg("bvh") = "", py::arg("save_map") = "",
+        py::arg("bvh") = "", py::arg("save_map") = "", py::arg("contacts") = true, py::arg("contact_weight") = 1000.0,
+        py::arg("root_weight") = 10.0, py::arg("quality_json") = "", py::arg("quality_csv") = "",
+        py::arg("motion_out") = "", py::arg("motion_rate") = 0.0, py::arg("quat_order") = "xyzw",
         R"doc(Human motion onto a humanoid robot, as `kinetrack retarget` does: orientation targets from the human
 segments on robot links through a robot map (map: "" = the built-in map detected from the robot's
 names, else the automatic one; "auto", a built-in name or a JSON file: see robot_map; segment_map
 for the capture), a position target on the base, the robot's joint and velocity limits as hard
 bounds. An iCub URDF gets its coupled shoulder rows and the given shoulder and torso velocity limits
 (rad/s). out, summary_json, mot, bvh: the files `kinetrack retarget` writes; save_map: write the
-robot map used (JSON, readable as map). Returns a TrackResult on the robot (result.model).)doc");
+robot map used (JSON, readable as map). The robot stands on the ground (z = 0) and, with contacts,
+its soles are held while the person's feet are down (contact_weight; root_weight for the base
+position target). quality_json / quality_csv: the quality report and its per-frame series;
+motion_out: root position, root quaternion (quat_order "xyzw" or "wxyz") and joint positions with
+velocities, as .npz or CSV, resampled at motion_rate Hz when > 0. Returns a TrackResult on the
+robot (result.model) whose `quality` is the report (dict) and `motion` the motion's arrays (dict:
+fps, time, joint_names, quat_order, root_pos, root_rot, dof_pos, root_lin_vel, root_ang_vel,
+dof_vel, gap).)doc");
   m.def(
       "robot_map",
       [](const Model& robot, const std::string& map) { return robotMapDict(track::resolveRobotMap(robot, map)); },

@@ -51,3 +51,44 @@ def test_retarget_saves_the_map_it_used(tmp_path):
     assert written["segments"] == kt.robot_map(robot)["segments"]
     again = kt.retarget(robot, clip, map=str(saved))
     np.testing.assert_array_equal(first.q, again.q)
+
+
+def test_retarget_returns_the_quality_and_the_motion_as_the_npz(tmp_path):
+    """The robot stands and holds its soles; the motion arrays equal what numpy reads from the
+    .npz the same call writes, and the CSV's columns."""
+    robot = kt.Model.load(shared_file("models/unitree/g1/g1_29dof.urdf"))
+    walk = shared_file("data/bvh/bandai/dataset-2_walk_normal_001.bvh")
+    npz, csv = tmp_path / "walk.npz", tmp_path / "walk.csv"
+    r = kt.retarget(robot, walk, motion_out=str(npz), quality_json=str(tmp_path / "q.json"))
+    q = r.quality
+    assert q["frames"] == len(r.q) == 273
+    assert q["foot_slide_mm"]["p95"] <= 2.0
+    assert q["limit_excess"] == 0.0
+    assert all(v["median"] <= 10.0 for v in q["pose_agreement_deg"].values())
+    assert json.loads((tmp_path / "q.json").read_text()) == q
+    m = r.motion
+    saved = np.load(npz)
+    assert set(saved.files) == set(m)
+    for key in ("time", "root_pos", "root_rot", "dof_pos", "root_lin_vel", "root_ang_vel", "dof_vel"):
+        np.testing.assert_array_equal(saved[key], m[key])
+    assert list(saved["joint_names"]) == m["joint_names"] == robot.joint_names
+    assert saved["quat_order"][0] == "xyzw"
+    # Root position and quaternion are the joint CSV's base columns (w last here).
+    np.testing.assert_allclose(m["root_pos"], r.q[:, 0:3], atol=0)
+    np.testing.assert_allclose(np.abs(np.sum(m["root_rot"][:, [3, 0, 1, 2]] * r.q[:, 3:7], axis=1)), 1.0, atol=1e-12)
+    np.testing.assert_array_equal(m["dof_pos"], r.q[:, 7:])
+    # Velocities: central differences of the positions.
+    dt = np.diff(m["time"])
+    np.testing.assert_allclose(m["dof_vel"][1:-1], (m["dof_pos"][2:] - m["dof_pos"][:-2]) / (dt[1:] + dt[:-1])[:, None],
+                               rtol=1e-9, atol=1e-9)
+    # Resampled at 50 Hz as CSV with w first.
+    r50 = kt.retarget(robot, walk, motion_out=str(csv), motion_rate=50.0, quat_order="wxyz")
+    header = csv.read_text().splitlines()[0].split(",")
+    assert header[:8] == ["time", "root_x", "root_y", "root_z", "root_qw", "root_qx", "root_qy", "root_qz"]
+    assert header[-1] == "gap" and header[8] == robot.joint_names[0]
+    table = np.loadtxt(csv, delimiter=",", skiprows=1)
+    assert r50.motion["fps"] == 50.0
+    np.testing.assert_allclose(np.diff(table[:, 0]), 0.02, atol=1e-9)
+    np.testing.assert_array_equal(table[:, 4:8], r50.motion["root_rot"])
+    with pytest.raises(ValueError, match="quaternion order"):
+        kt.retarget(robot, walk, quat_order="zyxw")

@@ -76,6 +76,12 @@ void addRetargetOptions(CLI::App& cmd, RetargetOptions& o, bool& quiet, const Ex
   cmd.add_option("--quality-json", o.quality_json,
                  "write the quality report: foot slide, ground, limits, jerk, pose agreement (JSON)");
   cmd.add_option("--quality-csv", o.quality_csv, "write the quality report's per-frame series (CSV)");
+  cmd.add_option("--motion-out", o.motion_out,
+                 "write root position, root quaternion and joint positions with velocities (.npz or .csv)");
+  cmd.add_option("--motion-rate", o.motion_rate, "resample --motion-out at this rate (Hz; 0 = the capture's frames)")
+      ->capture_default_str();
+  cmd.add_option("--quat-order", o.quaternion_order, "root quaternion order of --motion-out: xyzw or wxyz")
+      ->capture_default_str();
   cmd.add_flag("!--no-contacts", o.contacts, "do not hold the robot's soles while the person's feet are down");
   cmd.add_option("--contact-weight", o.contact_weight, "weight of the held soles (orientation targets: 1)")
       ->capture_default_str();

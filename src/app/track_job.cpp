@@ -164,6 +164,9 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   if (!(std::isfinite(o.contact_weight) && o.contact_weight > 0.0))
     throw InvalidArgument("--contact-weight must be finite and > 0");
   track::checkFootContactOptions(o.contact);
+  if (!(std::isfinite(o.motion_rate) && o.motion_rate >= 0.0))
+    throw InvalidArgument("--motion-rate must be finite and ≥ 0 (0 = the capture's frames)");
+  const track::QuaternionOrder order = track::parseQuaternionOrder(o.quaternion_order);
   std::optional<track::Capture> read;
   if (given == nullptr) read = track::loadCapture(o.input);
   const track::Capture& capture = given != nullptr ? *given : *read;
@@ -222,6 +225,8 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
     qo.soles.push_back({soles.feet[k], model->frameId(soles.frames[k]), Vector3d::Zero()});
   r.quality = track::assessRetargeting(*model, capture.clip, pairs.pairs, r.q, contacts, r.record.mnte, qo);
   r.contacts = std::move(contacts);
+  r.motion = track::robotMotion(*model, capture.clip.times, r.q, r.record.gap, o.motion_rate, order);
+  if (!o.motion_out.empty()) track::writeRobotMotion(*r.motion, o.motion_out);
   if (!o.quality_csv.empty())
     writeTextFile(o.quality_csv, track::qualityCsv(*r.quality, capture.clip.times, *r.contacts));
   if (!o.quality_json.empty()) writeTextFile(o.quality_json, track::qualityJson(*r.quality));

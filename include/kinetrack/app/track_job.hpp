@@ -15,6 +15,7 @@
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/retarget_quality.hpp"
+#include "kinetrack/track/robot_motion.hpp"
 
 namespace kinetrack::app {
 
@@ -41,6 +42,8 @@ struct TrackResult {
   /// Retargeting: the person's foot contacts and the quality figures (assessRetargeting).
   std::optional<track::FootContacts> contacts;
   std::optional<track::RetargetQuality> quality;
+  /// Retargeting: the motion for robot-learning pipelines (track::robotMotion).
+  std::optional<track::RobotMotion> motion;
   double seconds = 0.0;  ///< wall time of the whole job, I/O included
   /// 0, or 1 when a step was non-finite (the CLI's exit status).
   [[nodiscard]] int exitStatus() const { return summary.non_finite > 0 ? 1 : 0; }
@@ -103,6 +106,11 @@ struct RetargetOptions {
   TrackFiles files;
   std::string quality_json;  ///< the quality report (track::qualityJson); "" = not written
   std::string quality_csv;   ///< its per-frame series (track::qualityCsv); "" = not written
+  /// The motion for robot-learning pipelines (track::writeRobotMotion: .npz or CSV); "" = not
+  /// written. `motion_rate` > 0 resamples it (Hz); the quaternion order is "xyzw" or "wxyz".
+  std::string motion_out;
+  double motion_rate = 0.0;
+  std::string quaternion_order = "xyzw";
 };
 
 /// Runs `kinetrack retarget`: the robot's limits (an iCub gets its coupled shoulder rows and
