@@ -37,7 +37,7 @@ const std::vector<BatchCommand>& commands() {
        "--input",
        "--robot",
        true,
-       {{"--out", ".csv"}, {"--summary-json", ".json"}},
+       {{"--out", ".csv"}, {"--summary-json", ".json"}, {"--quality-json", ".quality.json"}},
        {".bvh", ".mvnx"}},
       {"markers ik",
        {"markers", "ik"},
@@ -408,6 +408,71 @@ bool jobComplete(const BatchJob& job, const std::string& outdir) {
   return true;
 }
 
+namespace {
+
+/// The retarget rows' quality reports (<stem>.quality.json) side by side and in total: a table
+/// (text) and OUTDIR/quality.json. Empty when no retarget row finished.
+std::string retargetQualityReport(const std::vector<BatchJob>& jobs, const std::vector<BatchRecord>& records,
+                                  const std::string& outdir) {
+  nlohmann::ordered_json clips = nlohmann::ordered_json::array();
+  std::vector<std::vector<std::string>> table{{"retargeted", "frames", "slide p95 (mm)", "below ground (mm)",
+                                               "self-pen. (mm)", "limit excess", "worst pose median"}};
+  double slide = 0.0, below = 0.0, penetration = -1.0, limit = 0.0, worst = 0.0;
+  std::string worst_name;
+  std::int64_t frames = 0;
+  auto number = [](const nlohmann::json& v) { return v.is_number() ? v.get<double>() : std::nan(""); };
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].command != "retarget" || records[i].status != "ok") continue;
+    const fs::path path = fs::path(outdir) / (jobs[i].stem + ".quality.json");
+    std::ifstream in(path);
+    const nlohmann::json q = nlohmann::json::parse(in, nullptr, false);
+    if (!q.is_object() || !q.contains("pose_agreement_deg")) continue;
+    double clip_worst = 0.0;
+    std::string clip_angle = "-";
+    for (const auto& [angle, v] : q["pose_agreement_deg"].items())
+      if (const double m = number(v["median"]); std::isfinite(m) && m > clip_worst) clip_worst = m, clip_angle = angle;
+    const double s = number(q["foot_slide_mm"]["p95"]), b = number(q["below_ground_mm"]),
+                 p = number(q["self_penetration_mm"]), l = number(q["limit_excess"]);
+    table.push_back({jobs[i].stem, std::to_string(q["frames"].get<std::int64_t>()),
+                     std::isfinite(s) ? fmt::format("{:.2f}", s) : "-", fmt::format("{:.1f}", b),
+                     std::isfinite(p) ? fmt::format("{:.1f}", p) : "-", fmt::format("{:.1e}", l),
+                     fmt::format("{:.1f} deg ({})", clip_worst, clip_angle)});
+    nlohmann::ordered_json c;
+    c["stem"] = jobs[i].stem;
+    c["input"] = jobs[i].input;
+    c["quality"] = q;
+    clips.push_back(std::move(c));
+    frames += q["frames"].get<std::int64_t>();
+    if (std::isfinite(s)) slide = std::max(slide, s);
+    below = std::max(below, b);
+    if (std::isfinite(p)) penetration = std::max(penetration, p);
+    limit = std::max(limit, l);
+    if (clip_worst > worst) worst = clip_worst, worst_name = jobs[i].stem + " " + clip_angle;
+  }
+  if (clips.empty()) return {};
+  nlohmann::ordered_json total;
+  total["clips"] = clips.size();
+  total["frames"] = frames;
+  total["foot_slide_p95_mm_max"] = slide;
+  total["below_ground_mm_max"] = below;
+  total["self_penetration_mm_max"] =
+      penetration >= 0.0 ? nlohmann::ordered_json(penetration) : nlohmann::ordered_json(nullptr);
+  total["limit_excess_max"] = limit;
+  total["pose_median_deg_worst"] = worst;
+  nlohmann::ordered_json all;
+  all["total"] = total;
+  all["clips"] = clips;
+  const std::string file = (fs::path(outdir) / "quality.json").string();
+  io::writeFileAtomically(file, all.dump(2) + "\n");
+  return textTable(table) +
+         fmt::format(
+             "retarget quality over {} clips ({} frames): slide p95 ≤ {:.2f} mm, ≤ {:.1f} mm below the ground, "
+             "limit excess ≤ {:.1e}, worst pose median {:.1f} deg ({}); wrote {}\n",
+             clips.size(), frames, slide, below, limit, worst, worst_name, file);
+}
+
+}  // namespace
+
 BatchReport writeBatchReport(const std::vector<BatchJob>& jobs, const std::vector<BatchRecord>& records,
                              const std::string& outdir, double seconds) {
   std::string csv =
@@ -449,6 +514,7 @@ BatchReport writeBatchReport(const std::vector<BatchJob>& jobs, const std::vecto
       "{} inputs: {} ok, {} failed; {} frames in {:.2f} s ({:.0f} frames/s, {:.2f} s summed over inputs)\n",
       jobs.size(), ok, failed, frames, seconds, seconds > 0 ? static_cast<double>(frames) / seconds : 0.0, cpu);
   for (const std::string& f : failures) report.text += fmt::format("failed: {}\n", f);
+  report.text += retargetQualityReport(jobs, records, outdir);
   report.text += fmt::format("wrote {}\n", (fs::path(outdir) / "report.csv").string());
   report.exit = status;
   report.ok = ok;
