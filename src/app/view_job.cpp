@@ -6,8 +6,10 @@
 #include <chrono>
 #include <filesystem>
 
+#include "kinetrack/app/track_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "kinetrack/track/segment_pairs.hpp"
 
 namespace kinetrack::app {
 
@@ -40,9 +42,23 @@ ViewResult runView(const ViewOptions& o, const Reporter& reporter, const Model* 
     const track::Capture capture = track::loadCapture(o.input, co);
     track::PlanOptions po;
     po.calibration = o.calibration;
-    const track::TrackSetup setup = track::setupOnModel(model, capture, o.map, po);
+    // A human model takes the capture's segments on its own frames; a robot (no canonical
+    // segment among its frames) through its robot map, planned as `kinetrack retarget` plans it,
+    // so the person stands where the robot was retargeted from, at its scale.
+    track::Retargeting plan;
+    const bool human =
+        capture.kind == track::CaptureKind::TargetCsv ||
+        !track::segmentPairsOnModel(model, io::resolveSegmentMap(capture.clip.segment_names, o.map)).pairs.empty();
+    if (human) {
+      plan = track::setupOnModel(model, capture, o.map, po).plan;
+    } else {
+      const track::SegmentPairs pairs = track::resolveRobotPairs(model, capture, o.map, "");
+      po.stand_on_ground = true;
+      po.root_position_weight = RetargetOptions{}.root_weight;
+      plan = track::planTracking(model, capture, pairs.pairs, po);
+    }
     reporter.report(3, steps, "forward kinematics");
-    r.data = viewer::buildViewerData(model, result, &capture, &setup.plan);
+    r.data = viewer::buildViewerData(model, result, &capture, &plan);
   }
   namespace fs = std::filesystem;
   std::error_code ec;

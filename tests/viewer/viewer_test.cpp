@@ -8,6 +8,7 @@
 
 #include "../cli/cli_runner.hpp"
 #include "../testing/shared_paths.hpp"
+#include "kinetrack/app/view_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/model/model_source.hpp"
 #include "kinetrack/io/table/joint_csv.hpp"
@@ -149,6 +150,38 @@ TEST(ViewerCli, WritesASelfContainedDirectory) {
   EXPECT_EQ(data.rfind("window.KINETRACK_DATA = {", 0), 0U);
   EXPECT_NE(data.find("\"error_unit\":\"deg\""), std::string::npos);
   EXPECT_EQ(data.find("nan"), std::string::npos);
+}
+
+// A robot retargeted from a walk, with the person: the capture is planned as `retarget` plans
+// it (robot map, standing on the ground), so the person's pelvis is where the robot's is.
+TEST(ViewerCli, ShowsARetargetedRobotWithThePerson) {
+  KINETRACK_REQUIRE_SHARED(bvh, kWalk);
+  KINETRACK_REQUIRE_SHARED(g1, "models/unitree/g1/g1_29dof.urdf");
+  ScratchDir dir;
+  const std::string csv = dir.file("g1.csv");
+  ASSERT_EQ(runCli({"retarget", "--quiet", "--robot", g1, "--input", bvh, "--out", csv}).status, 0);
+  const io::JointTrajectory result = io::readJointCsv(csv);
+  const Model robot = io::loadModel({g1, std::nullopt, false, std::nullopt}).model;
+  const track::Capture capture = track::loadCapture(bvh);
+  app::ViewOptions o;
+  o.input = bvh;
+  o.out = dir.file("g1_view");
+  if (!viewer::bundled()) GTEST_SKIP() << "the viewer is not bundled";
+  const app::ViewResult r = app::runView(o, {}, &robot, &result);
+  ASSERT_EQ(r.data.numFrames(), capture.clip.numFrames());
+  ASSERT_FALSE(r.data.segment_names.empty());
+  // The person's pelvis and the robot's within 10 cm (the held soles pull the pelvis by up to ~7 cm).
+  const auto link = static_cast<std::size_t>(robot.linkId("pelvis").value);
+  const std::size_t nl = static_cast<std::size_t>(r.data.numLinks()), ns = r.data.segment_names.size();
+  for (int f = 0; f < r.data.numFrames(); f += 10) {
+    const auto uf = static_cast<std::size_t>(f);
+    const Vector3d a(r.data.positions[(uf * nl + link) * 3], r.data.positions[(uf * nl + link) * 3 + 1],
+                     r.data.positions[(uf * nl + link) * 3 + 2]);
+    const Vector3d b(r.data.input_positions[(uf * ns) * 3], r.data.input_positions[(uf * ns) * 3 + 1],
+                     r.data.input_positions[(uf * ns) * 3 + 2]);
+    EXPECT_LT((a - b).norm(), 0.10) << "frame " << f;
+  }
+  EXPECT_LT(r.data.error_p95, 15.0);
 }
 
 TEST(ViewerCli, BadInputNamesTheFile) {
