@@ -1,0 +1,141 @@
+// An independent check of the retargeting quality figures: MuJoCo (Debian's libmujoco 2.2.2)
+// loads the Unitree G1 from its own MJCF file (with its floor and the four contact spheres under
+// each foot), replays the retargeted motion (root position, root quaternion w x y z, joints by
+// name) and measures, by its own kinematics and collision detection, how low the soles go, when
+// they touch the floor and how far a touching sole slides.
+#include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <vector>
+
+#include "kinetrack/app/track_job.hpp"
+#include "testing/shared_paths.hpp"
+
+namespace kinetrack {
+namespace KINETRACK_UNITY_ID {
+
+namespace fs = std::filesystem;
+
+struct MjDeleter {
+  void operator()(mjModel* m) const { mj_deleteModel(m); }
+  void operator()(mjData* d) const { mj_deleteData(d); }
+};
+
+// The G1's MJCF as MuJoCo 2.2.2 accepts it: without the actuator force ranges it does not know,
+// limits from the ranges (autolimits), and without the meshes (only the floor and the feet's
+// spheres matter here; each body keeps its <inertial>).
+std::unique_ptr<mjModel, MjDeleter> loadG1(const std::string& xml_path, const fs::path& scratch) {
+  std::ifstream in(xml_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string xml = text.str();
+  xml = std::regex_replace(xml, std::regex(R"(\s+actuatorfrc(range|limited)="[^"]*")"), "");
+  xml = std::regex_replace(xml, std::regex(R"(<geom[^>]*type="mesh"[^>]*/>)"), "");
+  xml = std::regex_replace(xml, std::regex(R"(<mesh [^>]*/>)"), "");
+  xml = std::regex_replace(xml, std::regex(R"(<compiler )"), R"(<compiler autolimits="true" )");
+  const fs::path path = scratch / "g1_for_mujoco.xml";
+  std::ofstream(path) << xml;
+  char error[1000] = "";
+  std::unique_ptr<mjModel, MjDeleter> m(mj_loadXML(path.c_str(), nullptr, error, sizeof(error)));
+  EXPECT_TRUE(m) << error;
+  return m;
+}
+
+TEST(RetargetMujoco, DISABLED_TheReplayedG1StandsAndItsSolesHoldByMujocosOwnMeasure) {
+  KINETRACK_REQUIRE_SHARED(urdf, "models/unitree/g1/g1_29dof.urdf");
+  KINETRACK_REQUIRE_SHARED(mjcf, "models/unitree/g1/g1_29dof.xml");
+  KINETRACK_REQUIRE_SHARED(walk, "data/bvh/bandai/dataset-2_walk_normal_001.bvh");
+  const fs::path scratch = fs::temp_directory_path() / ("kinetrack_retarget_mujoco_" + std::to_string(::getpid()));
+  fs::create_directories(scratch);
+  app::RetargetOptions o;
+  o.robot = urdf;
+  o.input = walk;
+  o.quaternion_order = "wxyz";
+  const app::TrackResult r = app::runRetarget(o);
+  ASSERT_TRUE(r.motion && r.quality);
+  const track::RobotMotion& motion = *r.motion;
+
+  auto model = loadG1(mjcf, scratch);
+  ASSERT_TRUE(model);
+  std::unique_ptr<mjData, MjDeleter> data(mj_makeData(model.get()));
+  // Joints by name; the free joint first.
+  std::vector<int> qpos_of;
+  for (const std::string& name : motion.joint_names) {
+    const int j = mj_name2id(model.get(), mjOBJ_JOINT, name.c_str());
+    ASSERT_GE(j, 0) << name;
+    qpos_of.push_back(model->jnt_qposadr[j]);
+  }
+  const int floor = mj_name2id(model.get(), mjOBJ_GEOM, "floor");
+  ASSERT_GE(floor, 0);
+  // The feet's spheres: the sphere geoms on each ankle roll body.
+  std::vector<std::vector<int>> feet(2);
+  const char* foot_bodies[2] = {"left_ankle_roll_link", "right_ankle_roll_link"};
+  for (int k = 0; k < 2; ++k) {
+    const int body = mj_name2id(model.get(), mjOBJ_BODY, foot_bodies[k]);
+    for (int g = 0; g < model->ngeom; ++g)
+      if (model->geom_bodyid[g] == body && model->geom_type[g] == mjGEOM_SPHERE)
+        feet[static_cast<std::size_t>(k)].push_back(g);
+    ASSERT_EQ(feet[static_cast<std::size_t>(k)].size(), 4U);
+  }
+
+  double lowest = 1e9;
+  std::vector<double> slides;
+  std::vector<Vector3d> previous(2);
+  std::vector<bool> touched(2, false);
+  int touching_frames = 0;
+  const std::size_t n = motion.times.size();
+  for (std::size_t f = 0; f < n; ++f) {
+    for (int i = 0; i < 3; ++i) data->qpos[i] = motion.root_position[f][i];
+    for (int i = 0; i < 4; ++i) data->qpos[3 + i] = motion.root_quaternion[f][i];
+    for (std::size_t j = 0; j < qpos_of.size(); ++j)
+      data->qpos[qpos_of[j]] = motion.joints[f][static_cast<Eigen::Index>(j)];
+    mj_forward(model.get(), data.get());
+    for (int k = 0; k < 2; ++k) {
+      Vector3d centre = Vector3d::Zero();
+      for (const int g : feet[static_cast<std::size_t>(k)]) {
+        lowest = std::min(lowest, data->geom_xpos[3 * g + 2] - model->geom_size[3 * g]);
+        centre += Vector3d(data->geom_xpos[3 * g], data->geom_xpos[3 * g + 1], data->geom_xpos[3 * g + 2]);
+      }
+      centre /= 4.0;
+      // MuJoCo's contacts between this foot's spheres and the floor (penetration or within 1 mm).
+      bool touch = false;
+      for (int c = 0; c < data->ncon; ++c) {
+        const mjContact& con = data->contact[c];
+        const int other = con.geom1 == floor ? con.geom2 : con.geom2 == floor ? con.geom1 : -1;
+        const auto& g = feet[static_cast<std::size_t>(k)];
+        if (other >= 0 && std::find(g.begin(), g.end(), other) != g.end() && con.dist <= 1e-3) touch = true;
+      }
+      if (touch && touched[static_cast<std::size_t>(k)]) {
+        const Vector3d d = centre - previous[static_cast<std::size_t>(k)];
+        slides.push_back(1e3 * std::hypot(d.x(), d.y()));
+      }
+      touching_frames += touch ? 1 : 0;
+      touched[static_cast<std::size_t>(k)] = touch;
+      previous[static_cast<std::size_t>(k)] = centre;
+    }
+  }
+  ASSERT_FALSE(slides.empty());
+  std::sort(slides.begin(), slides.end());
+  const double p95 = slides[static_cast<std::size_t>(0.95 * static_cast<double>(slides.size() - 1))];
+  RecordProperty("mujoco_lowest_mm", std::to_string(1e3 * lowest));
+  RecordProperty("mujoco_slide_p95_mm", std::to_string(p95));
+  // MuJoCo finds the feet on the floor about as often as the person's feet were down, never more
+  // than 5 mm under it, and a touching sole sliding no more than 2 mm a frame (p95).
+  const int person_down = r.quality->contact_frames[0] + r.quality->contact_frames[1];
+  EXPECT_GT(touching_frames, person_down / 2) << touching_frames << " vs " << person_down;
+  EXPECT_GT(lowest, -0.005) << "MuJoCo: a sole sphere " << -1e3 * lowest << " mm below the floor";
+  EXPECT_LE(p95, 2.0) << "MuJoCo: sole slide p95 " << p95 << " mm";
+  // Our own figures agree with MuJoCo's within a millimetre.
+  EXPECT_NEAR(r.quality->below_ground_mm, std::max(0.0, -1e3 * lowest), 1.0);
+  fs::remove_all(scratch);
+}
+
+}  // namespace KINETRACK_UNITY_ID
+}  // namespace kinetrack
