@@ -5,7 +5,8 @@
 // first frames (a BVH also on its own skeleton, with its joint values as ground truth); a segment map
 // is resolved against its own names and the automatic map runs on them; a marker set is bound
 // to human66; a joint CSV becomes human66 configurations, a wrench CSV is bound to human66's
-// links and resampled; an .osim model is read as a model and for its muscles; the setup harness
+// links and resampled; an .osim model is read as a model and for its muscles; an MJCF model
+// goes through forward kinematics and the URDF export; the setup harness
 // tries every OpenSim setup reader (IK, ID, external loads, static optimisation) on the input.
 //
 // A reader may reject the input only with kinetrack::ParseError or kinetrack::InvalidArgument;
@@ -47,6 +48,10 @@
 #include "kinetrack/io/model/opensim_muscles.hpp"
 #elif defined(KINETRACK_FUZZ_IS_urdf)
 #include "kinetrack/io/model/urdf.hpp"
+#elif defined(KINETRACK_FUZZ_IS_mjcf)
+#include "kinetrack/io/model/mjcf.hpp"
+#include "kinetrack/io/model/urdf.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
 #elif defined(KINETRACK_FUZZ_IS_setup)
 #include "kinetrack/io/model/external_loads.hpp"
 #include "kinetrack/io/model/opensim_muscles.hpp"
@@ -184,6 +189,16 @@ void readWith(const std::string& path, const std::string& text) {
 #elif defined(KINETRACK_FUZZ_IS_urdf)
   (void)path;
   (void)io::parseUrdf(text, "fuzz.urdf");
+#elif defined(KINETRACK_FUZZ_IS_mjcf)
+  // Read from the file (its folder resolves <include> and meshes), then what a command does with
+  // the model: forward kinematics at zero and the URDF export.
+  (void)text;
+  const Model m = io::loadMjcf(path);
+  kinetrack::Data data(m);
+  kinetrack::framesForwardKinematics(m, data, kinetrack::Configuration(m));
+  for (const kinetrack::Transform& t : data.frame)
+    if (!t.R.allFinite() || !t.p.allFinite()) finding("a frame placement is not finite");
+  ignoringRefusals([&] { (void)io::toUrdf(m); });
 #elif defined(KINETRACK_FUZZ_IS_setup)
   // Each reader refuses the others' root elements quickly; the seeds hold every kind.
   ignoringRefusals([&] { (void)io::parseIkSetup(text, "fuzz_Setup_IK.xml"); });

@@ -4,7 +4,7 @@
 #   Builds build-fuzz/ with clang-14 (-fsanitize=fuzzer,address,undefined; KINETRACK_FUZZ=ON),
 #   then runs each harness fuzz_<reader> for N executions (default 10000) or S seconds at most
 #   (default 60), seeded with the matching files of ../shared and the project, the corpus kept in
-#   build-fuzz/corpus/<reader>. Readers: bvh mvnx target_csv trc mot c3d osim urdf setup
+#   build-fuzz/corpus/<reader>. Readers: bvh mvnx target_csv trc mot c3d osim urdf mjcf setup
 #   segment_map marker_set qtm joint_csv wrench_csv point_csv vsk ktp mxtp (default: all; each
 #   harness runs the file through what the CLI does with it, fuzz/fuzz_reader.cpp; ktp = the
 #   kinetrack input protocol parser, mxtp = the Xsens MVN streaming parser; the CSV readers, ktp
@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-all=(bvh mvnx target_csv trc mot c3d osim urdf setup segment_map marker_set qtm joint_csv wrench_csv point_csv vsk
+all=(bvh mvnx target_csv trc mot c3d osim urdf mjcf setup segment_map marker_set qtm joint_csv wrench_csv point_csv vsk
      ktp mxtp)
 [ ${#readers[@]} -eq 0 ] && readers=("${all[@]}")
 
@@ -95,6 +95,7 @@ seeds() {  # the seed files of a reader
     c3d) find "$shared/data" -name '*.c3d' ;;
     osim) find "$shared/data" tests/data -name '*.osim' ;;
     urdf) find "$shared/models" tests/data -name '*.urdf' -size -200k ;;
+    mjcf) find "$shared/models" tests/data/mjcf -name '*.xml' -size -200k ;;
     setup) find "$shared/data" -iname '*setup*.xml' ;;
     segment_map) find maps -maxdepth 1 -name '*.json'; echo maps/robots/icub.json ;;
     marker_set) find maps/markersets -name '*.json' ;;

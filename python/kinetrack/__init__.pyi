@@ -72,6 +72,8 @@ class Model:
     @property
     def total_mass(self) -> float: ...
     @property
+    def geoms(self) -> list[dict[str, Any]]: ...  # name, link, link_name, shape, size, rotation, position, mesh, collision, visual, rgba
+    @property
     def link_parents(self) -> npt.NDArray[np.int32]: ...  # (num_links,)
     @property
     def frame_links(self) -> npt.NDArray[np.int32]: ...  # (num_frames,)

@@ -79,6 +79,28 @@ py::array positionsView(const std::vector<Transform>& t, py::handle base) {
                             t.front().p.data(), base));
 }
 
+// Model::geoms as a list of dicts (name, link, link_name, shape, size, rotation, position, mesh,
+// collision, visual, rgba).
+py::list geomList(const Model& self) {
+  py::list out;
+  for (const Geom& g : self.geoms()) {
+    py::dict d;
+    d["name"] = g.name;
+    d["link"] = g.link.value;
+    d["link_name"] = self.linkName(g.link);
+    d["shape"] = toString(g.shape);
+    d["size"] = toNumpy(g.size);
+    d["rotation"] = toNumpy(g.placement.R);
+    d["position"] = toNumpy(g.placement.p);
+    d["mesh"] = g.mesh;
+    d["collision"] = g.collision;
+    d["visual"] = g.visual;
+    d["rgba"] = toNumpy(g.rgba);
+    out.append(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 void bindModel(py::module_& m) {
@@ -86,8 +108,8 @@ void bindModel(py::module_& m) {
 An immutable multibody model: a tree of links joined by 1-DoF joints (revolute, continuous,
 prismatic, custom), a fixed or floating base, joint limits and named frames.
 
-Build one with Model.human66(), Model.human48(), Model.builtin(name), Model.load(path) (URDF or
-OpenSim .osim). One model serves many Data objects and solvers (threads included).
+Build one with Model.human66(), Model.human48(), Model.builtin(name), Model.load(path) (URDF,
+MJCF or OpenSim .osim). One model serves many Data objects and solvers (threads included).
 
 Configuration vectors q have nq = 7 + num_joints entries: base position (m), base orientation as a
 unit quaternion (w, x, y, z), joint coordinates (rad or m). Velocities have nv = nv_base + num_joints
@@ -127,7 +149,9 @@ for a floating base and 0 for a fixed one.)doc");
           "load",
           [](const std::string& path, bool fixed_base) { return load(path, std::nullopt, std::nullopt, fixed_base); },
           py::arg("path"), py::arg("fixed_base") = false,
-          "A URDF file (floating base unless fixed_base) or an OpenSim .osim model (fixed base at ground, Y up). "
+          "A URDF file (floating base unless fixed_base), an MJCF file (.xml with a <mujoco> root or .mjcf: floating "
+          "when a top-level body has a free joint, fixed otherwise or with fixed_base) or an OpenSim .osim model "
+          "(fixed base at ground, Y up). "
           "Raises ParseError (file, line) for a missing or malformed file; reader warnings go to warnings.warn.")
       .def(
           "with_markers",
@@ -170,6 +194,13 @@ for a floating base and 0 for a fixed one.)doc");
           "effort_limits", [](const Model& self) { return toNumpy(self.effortLimits()); },
           "(num_joints,) effort limits (N m or N); +inf when none")
       .def_property_readonly("total_mass", &Model::totalMass, "kg (0 for a kinematic model)")
+      .def_property_readonly("geoms", &geomList,
+                             "list of dict, one per geometric shape on a link (URDF <visual>/<collision>, MJCF "
+                             "<geom>): name, link (index), link_name, shape ('sphere', 'capsule', 'cylinder', "
+                             "'box', 'ellipsoid', 'mesh'), size (3,) (sphere: radius; capsule/cylinder: radius, "
+                             "half-length along z; box: half extents; ellipsoid: semi-axes; mesh: scale), rotation "
+                             "(3, 3) and position (3,) of the shape in the link frame, mesh (file path), collision, "
+                             "visual, rgba (4,)")
       .def_property_readonly(
           "link_parents",
           [](const Model& self) {
@@ -215,7 +246,7 @@ for a floating base and 0 for a fixed one.)doc");
       py::arg("fixed_base") = false,
       "`kinetrack model info --json` (the same job): a model's report as a dict (name, source, height, mass, base, "
       "dof, nv, links with mass, com and inertia, joints with type, axis and limits, frames, linear constraints, "
-      "mimics). model: a built-in name, URDF, MJCF-free .osim path.");
+      "mimics). model: a built-in name, or a URDF, MJCF or .osim path.");
   m.def("builtin_model_names", &builtinModelNames, "Names accepted by Model.builtin: human66, human48.");
   m.def("marker_set_names", &io::builtinMarkerSetNames, "Built-in marker sets for Model.with_markers.");
   m.def(

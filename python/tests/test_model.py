@@ -84,6 +84,37 @@ def test_shared_urdf():
     assert icub.num_joints > 30 and "r_hand" in icub.frame_names
 
 
+def test_mjcf_loads_like_the_urdf():
+    """The G1 from its MJCF (a floating base from the free joint) and its URDF: same joints and FK of
+    the pelvis-relative links to the 6-digit quaternions of the MJCF file; geoms of both."""
+    xml = kt.Model.load(shared_file("models/unitree/g1/g1_29dof.xml"))
+    urdf = kt.Model.load(shared_file("models/unitree/g1/g1_29dof.urdf"))
+    assert xml.floating_base and xml.joint_names == urdf.joint_names
+    q = xml.neutral()
+    q[7:] = 0.5 * (np.maximum(xml.lower_limits, -1.0) + np.minimum(xml.upper_limits, 1.0))
+    dx, du = kt.Data(xml), kt.Data(urdf)
+    kt.forward_kinematics(xml, dx, q)
+    kt.forward_kinematics(urdf, du, q)
+    for link in ("left_ankle_roll_link", "right_wrist_yaw_link", "torso_link"):
+        a, b = xml.frame_id(link), urdf.frame_id(link)
+        np.testing.assert_allclose(dx.frame_positions[a], du.frame_positions[b], atol=1e-5)
+    geoms = xml.geoms
+    assert len(geoms) == 73 and sum(g["collision"] for g in geoms) == 37
+    cylinder = next(g for g in geoms if g["shape"] == "cylinder")
+    assert cylinder["size"].shape == (3,) and cylinder["rotation"].shape == (3, 3)
+    assert xml.link_names[cylinder["link"]] == cylinder["link_name"]
+    assert sum(g["collision"] for g in urdf.geoms) == 37 and sum(g["visual"] for g in urdf.geoms) == 36
+    assert kt.Model.load(shared_file("models/unitree/g1/g1_29dof.xml"), fixed_base=True).nv_base == 0
+
+
+def test_broken_mjcf_raises_parse_error(tmp_path):
+    path = tmp_path / "robot.xml"
+    path.write_text('<mujoco>\n<worldbody>\n<body name="b">\n<joint name="j" type="planar"/></body></worldbody></mujoco>')
+    with pytest.raises(kt.ParseError) as info:
+        kt.Model.load(str(path))
+    assert info.value.file == str(path) and info.value.line == 4 and "planar" in info.value.message
+
+
 @pytest.mark.parametrize("name", ["malformed_xml.urdf", "nan_origin.urdf", "missing_parent_link.urdf"])
 def test_broken_urdf_raises_parse_error_with_file_and_line(name):
     path = str(TEST_DATA / "urdf" / name)

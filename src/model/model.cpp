@@ -28,6 +28,18 @@ const char* toString(FrameKind k) {
   return "?";
 }
 
+const char* toString(GeomShape s) {
+  switch (s) {
+    case GeomShape::Sphere: return "sphere";
+    case GeomShape::Capsule: return "capsule";
+    case GeomShape::Cylinder: return "cylinder";
+    case GeomShape::Box: return "box";
+    case GeomShape::Ellipsoid: return "ellipsoid";
+    case GeomShape::Mesh: return "mesh";
+  }
+  return "?";
+}
+
 namespace {
 
 template <class Map>

@@ -1,5 +1,6 @@
 #include "kinetrack/model/model_builder.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_set>
 
@@ -86,6 +87,7 @@ ModelBuilder::ModelBuilder(const Model& model)
   }
   for (const Mimic& m : model.mimics())
     addMimic(model.jointName(m.joint), model.jointName(m.master), m.multiplier, m.offset);
+  geoms_ = model.geoms();  // link ids and link-relative placements carry over: same links, same order
 }
 
 bool ModelBuilder::hasName(const std::string& name) const {
@@ -189,6 +191,46 @@ ModelBuilder& ModelBuilder::addFrame(const std::string& name, const std::string&
   const FrameEntry& p = frames_[pf];
   frames_.push_back({name, p.link, compose(p.placement, placement), FrameKind::User, {}, pf});
   return *this;
+}
+
+ModelBuilder& ModelBuilder::addGeom(const std::string& parent, const Geom& geom) {
+  const int pf = frameIndex(parent, "geom '" + geom.name + "'");
+  const FrameEntry& p = frames_[static_cast<std::size_t>(pf)];
+  Geom g = geom;
+  g.link = LinkId(p.link);
+  if (g.name.empty()) {
+    int k = 0;
+    for (const Geom& other : geoms_) k += other.link.value == p.link;
+    g.name = frames_[static_cast<std::size_t>(linkFrameIndex(p.link))].name + "/geom" + std::to_string(k);
+  }
+  const std::string what = "geom '" + g.name + "' on '" + parent + "'";
+  checkTransform(geom.placement, what);
+  const Vector3d& s = geom.size;
+  const int used = geom.shape == GeomShape::Sphere                                         ? 1
+                   : geom.shape == GeomShape::Capsule || geom.shape == GeomShape::Cylinder ? 2
+                                                                                           : 3;
+  if (geom.shape == GeomShape::Mesh) {
+    if (!s.allFinite() || (s.array() == 0.0).any())
+      throw InvalidArgument(what + ": mesh scale must be finite and non-zero, got (" + std::to_string(s.x()) + ", " +
+                            std::to_string(s.y()) + ", " + std::to_string(s.z()) + ")");
+    if (geom.mesh.empty()) throw InvalidArgument(what + ": a mesh geom needs the mesh file's path");
+  } else {
+    for (int k = 0; k < used; ++k)
+      if (!std::isfinite(s[k]) || !(s[k] > 0.0))
+        throw InvalidArgument(what + ": " + toString(geom.shape) + " size " + "xyz"[k] +
+                              " must be finite and > 0, got " + std::to_string(s[k]));
+  }
+  if (!geom.rgba.allFinite()) throw InvalidArgument(what + ": rgba has a non-finite entry");
+  g.placement = compose(p.placement, geom.placement);
+  if (!finite(g.placement)) throw InvalidArgument(what + ": placement in the link frame is not finite");
+  geoms_.push_back(std::move(g));
+  return *this;
+}
+
+int ModelBuilder::linkFrameIndex(int link) const {
+  for (std::size_t f = 0; f < frames_.size(); ++f)
+    if (frames_[f].kind == FrameKind::Link && frames_[f].link == link) return static_cast<int>(f);
+  return 0;
 }
 
 ModelBuilder& ModelBuilder::addLinearConstraint(const std::string& name,
@@ -315,6 +357,10 @@ Model ModelBuilder::build() const {
     lc.velocity_bound = 0.0;
     m.constraints_.push_back(std::move(lc));
   }
+  // Grouped by link (parents first), in the order added within a link: the order a URDF export
+  // writes them in, so that export → reload keeps it.
+  m.geoms_ = geoms_;
+  std::stable_sort(m.geoms_.begin(), m.geoms_.end(), [](const Geom& a, const Geom& b) { return a.link < b.link; });
   return m;
 }
 

@@ -1,4 +1,4 @@
-// Fuzz-style robustness of the text readers (issue 4): TRC, MOT, URDF, joint trajectory CSV,
+// Fuzz-style robustness of the text readers (issue 4): TRC, MOT, URDF, MJCF, joint trajectory CSV,
 // pose-target CSV, external-wrench CSV and OpenSim models (BVH, MVNX and segment maps are in
 // fuzz_readers_test.cpp; the machinery is in tests/testing/mutations.hpp). Truncated and
 // corrupted copies of the fixtures must either parse into a self-consistent result, which the
@@ -17,6 +17,7 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/capture/target_csv.hpp"
+#include "kinetrack/io/model/mjcf.hpp"
 #include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/io/table/joint_csv.hpp"
@@ -222,6 +223,57 @@ TEST(FuzzReaders, Urdf) {
   viaFiles(
       st, small[0], ".urdf", [](const std::string& p) { loadUrdf(p); },
       [](const std::string& t, const std::string& p) { parseUrdf(t, p); });
+  KINETRACK_EXPECT_FUZZ_CLEAN(st);
+}
+
+void checkMjcf(const Model& m) {
+  checkModel(m);
+  Data data(m);
+  checkKinematics(m, data, Configuration(m));
+  for (const Geom& g : m.geoms())
+    require(g.link.valid() && g.link.value < m.numLinks() && g.placement.R.allFinite() && g.placement.p.allFinite() &&
+                g.size.allFinite(),
+            "mjcf: a geom's link, placement or size");
+  // Downstream: the URDF export (refused only for what URDF cannot hold).
+  try {
+    (void)toUrdf(m);
+  } catch (const InvalidArgument&) {
+  }
+}
+
+TEST(FuzzReaders, Mjcf) {
+  // The small hand-written documents (tests/data/mjcf), then the Unitree G1 and H1.
+  std::vector<Fixture> small;
+  for (const auto& e : std::filesystem::directory_iterator(kinetrack::testing::testDataDir() + "/mjcf"))
+    small.push_back({e.path().filename().string(), slurp(e.path().string())});
+  std::sort(small.begin(), small.end(), [](const Fixture& a, const Fixture& b) { return a.name < b.name; });
+  const std::vector<Fixture> large = sharedFixtures({"models/unitree/g1/g1_29dof.xml", "models/unitree/h1/h1.xml"});
+  Stats st{"mjcf"};
+  auto read = [&](const Fixture& fx, const std::string& text) {
+    std::vector<std::string> warnings;
+    checkMjcf(parseMjcf(text, fx.name, {}, &warnings));
+  };
+  for (const Fixture& fx : large) EXPECT_NO_THROW(read(fx, fx.text)) << fx.name;
+  for (const Fixture& fx : small) EXPECT_NO_THROW(read(fx, fx.text)) << fx.name;
+  const Vocabulary words = {{"range=\"", "pos=\"", "size=\"", "quat=\"", "euler=\"", "axis=\""},
+                            {"<body",        "</body>",    "<joint",
+                             "<freejoint/>", "<geom",      "<site",
+                             "<default",     "</default>", "<inertial",
+                             "<frame",       "hinge",      "slide",
+                             "ball",         "free",       "quat",
+                             "euler",        "axisangle",  "xyaxes",
+                             "zaxis",        "fromto",     "class",
+                             "childclass",   "range",      "limited",
+                             "type",         "mesh",       "capsule",
+                             "cylinder",     "box",        "ellipsoid",
+                             "plane",        "mass",       "diaginertia",
+                             "fullinertia",  "radian",     "degree",
+                             "eulerseq",     "autolimits", "actuatorfrcrange"}};
+  fuzz(st, small, {20 * kScale, 150 * kScale, 20000, words}, read);
+  fuzz(st, large, {5 * kScale, 25 * kScale, 0, words}, read);
+  viaFiles(
+      st, small[0], ".xml", [](const std::string& p) { loadMjcf(p); },
+      [](const std::string& t, const std::string& p) { parseMjcf(t, p); });
   KINETRACK_EXPECT_FUZZ_CLEAN(st);
 }
 

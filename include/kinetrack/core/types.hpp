@@ -7,6 +7,7 @@
 namespace kinetrack {
 
 using Vector3d = Eigen::Vector3d;
+using Vector4d = Eigen::Vector4d;
 using Matrix3d = Eigen::Matrix3d;
 using Vector6d = Eigen::Matrix<double, 6, 1>;
 using Matrix6d = Eigen::Matrix<double, 6, 6>;

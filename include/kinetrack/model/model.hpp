@@ -1,7 +1,8 @@
 #pragma once
 // The immutable multibody model: a tree of links joined by 1-DoF joints, a fixed or floating
-// base, joint limits, linear joint constraints and frames rigidly attached to links.
-// Built by ModelBuilder (model_builder.hpp) or a loader (io/urdf.hpp); per-thread scratch lives
+// base, joint limits, linear joint constraints, frames and geometric shapes (geoms) rigidly
+// attached to links. Built by ModelBuilder (model_builder.hpp) or a loader (io/model/urdf.hpp,
+// io/model/mjcf.hpp); per-thread scratch lives
 // in Data (data.hpp). All arrays are flat and ordered parents before children.
 #include <limits>
 #include <optional>
@@ -31,6 +32,10 @@ enum class FrameKind : std::uint8_t { Link, Fixed, User };
 const char* toString(BaseType t);
 const char* toString(JointType t);
 const char* toString(FrameKind k);
+
+/// Shape of a Geom. Planes (MJCF's floor) are not link geometry and have no shape here.
+enum class GeomShape : std::uint8_t { Sphere, Capsule, Cylinder, Box, Ellipsoid, Mesh };
+const char* toString(GeomShape s);
 
 /// A rigid transform: rotation R and translation p (maps child coordinates to parent ones).
 struct Transform {
@@ -62,6 +67,33 @@ struct Mimic {
   JointId master;
   double multiplier = 1.0;
   double offset = 0.0;
+};
+
+/// A geometric shape rigidly attached to a link: collision geometry (self-collision, ground
+/// contact) and what a viewer draws. URDF <collision> and <visual> elements and MJCF <geom>s.
+/// The shape's own frame is `placement` in the link frame; a capsule's and a cylinder's axis is
+/// the shape frame's z, centred on its origin. Mesh vertices are not loaded: `mesh` is the path.
+struct Geom {
+  /// Unique in practice, not checked (URDF files repeat names); readers give unnamed geoms a
+  /// stable default ("<source link or body>/geom<k>", see the readers), the builder
+  /// "<link>/geom<k>" (k counting that link's geoms).
+  std::string name;
+  /// The moving link it is attached to (after fixed-joint merging); set by ModelBuilder::addGeom.
+  LinkId link;
+  Transform placement;  ///< shape frame in the link frame
+  GeomShape shape = GeomShape::Sphere;
+  /// Sphere: (radius, 0, 0); Capsule and Cylinder: (radius, half-length along the shape's z, 0);
+  /// Box: half extents; Ellipsoid: semi-axes; Mesh: the scale applied to the file's vertices.
+  /// Metres (a mesh's scale is unitless).
+  Vector3d size = Vector3d::Zero();
+  /// Mesh only: the file's absolute path as resolved by the reader (the file may be missing).
+  std::string mesh;
+  bool collision = true;          ///< used for collision (URDF <collision>; MJCF contype | conaffinity ≠ 0)
+  bool visual = false;            ///< drawn (URDF <visual>; MJCF group 0–2, what MuJoCo's viewer shows)
+  std::uint32_t contype = 1;      ///< MJCF's collision bit masks (URDF: 1, 1)
+  std::uint32_t conaffinity = 1;  ///< (two geoms may collide when either's contype & the other's conaffinity)
+  int group = 0;                  ///< MJCF's group (URDF: 0)
+  Vector4d rgba = Vector4d(0.5, 0.5, 0.5, 1.0);  ///< colour, each in [0, 1]
 };
 
 class ModelBuilder;
@@ -160,6 +192,11 @@ class Model {
   /// True when the frame coincides with its link's body frame (no placement to apply).
   [[nodiscard]] bool frameIsLinkFrame(FrameId f) const { return frame_is_link_[f.value] != 0; }
 
+  // --- geometry -----------------------------------------------------------------------------
+  /// The geoms (each with its link and link-relative placement), grouped by link in link order,
+  /// in the order they were added within a link.
+  [[nodiscard]] const std::vector<Geom>& geoms() const { return geoms_; }
+
  private:
   friend class ModelBuilder;
 
@@ -195,6 +232,8 @@ class Model {
   std::vector<std::uint8_t> frame_is_link_;
 
   std::unordered_map<std::string, std::int32_t> link_index_, joint_index_, frame_index_;
+
+  std::vector<Geom> geoms_;
 };
 
 }  // namespace kinetrack

@@ -50,6 +50,16 @@ class ModelBuilder {
   /// Adds a user frame (marker, sensor, target site) rigidly attached to `parent` (link or frame).
   ModelBuilder& addFrame(const std::string& name, const std::string& parent, const Transform& placement);
 
+  /// Adds a geom attached to `parent` (a link or frame): geom.placement is in the parent's frame
+  /// and is composed with the frame's placement when the parent is a merged (Fixed) or User
+  /// frame; geom.link is set to the parent's link. An empty geom.name becomes "<link>/geom<k>"
+  /// (k: the number of geoms already on that link). Throws InvalidArgument naming the geom for an
+  /// unknown parent (listing the links and frames), a non-finite or non-rotation placement, a
+  /// size that is not finite and positive where the shape uses it (sphere: x; capsule and
+  /// cylinder: x, y; box and ellipsoid: x, y, z), a mesh scale with a zero or non-finite entry,
+  /// a mesh geom without a path, or a non-finite colour. build() orders the geoms by link.
+  ModelBuilder& addGeom(const std::string& parent, const Geom& geom);
+
   /// Replaces the velocity limit (rad/s or m/s, > 0) of an added joint, e.g. a URDF placeholder.
   /// Throws InvalidArgument for an unknown joint (listing the joints) or a limit ≤ 0 or NaN.
   ModelBuilder& setVelocityLimit(const std::string& joint, double limit);
@@ -90,6 +100,7 @@ class ModelBuilder {
     double multiplier, offset;
   };
   int frameIndex(const std::string& name, const std::string& context) const;
+  int linkFrameIndex(int link) const;
 
   std::string model_name_;
   BaseType base_;
@@ -100,6 +111,7 @@ class ModelBuilder {
   std::vector<FrameEntry> frames_;  // link frames, fixed frames and user frames, in insertion order
   std::vector<ConstraintEntry> constraints_;
   std::vector<MimicEntry> mimics_;
+  std::vector<Geom> geoms_;  // placements in the link frame, links set
 };
 
 /// Composition a ∘ b (b expressed in a's child frame).

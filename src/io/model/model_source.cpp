@@ -5,7 +5,9 @@
 #include <system_error>
 #include <utility>
 
+#include "../table/text_util.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/model/mjcf.hpp"
 #include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/model/human_models.hpp"
@@ -49,6 +51,22 @@ LoadedModel loadModel(const ModelSpec& spec) {
     OpenSimModel osim = readOpenSimModel(spec.model);
     loaded.model = *osim.model;
     loaded.warnings = std::move(osim.notices);
+    return loaded;
+  }
+  // MJCF: ".mjcf", or any other name but ".urdf" whose first element is <mujoco> (".xml" is both
+  // MuJoCo's and some URDFs' extension). The base comes from the file unless fixed_base.
+  bool mjcf = spec.model.ends_with(".mjcf");
+  if (!mjcf && !spec.model.ends_with(".urdf") && fs::is_regular_file(status)) {
+    try {
+      mjcf = looksLikeMjcf(detail::readTextFile(spec.model));
+    } catch (const ParseError&) {
+      // unreadable: loadUrdf reports it
+    }
+  }
+  if (mjcf) {
+    MjcfOptions options;
+    if (spec.fixed_base) options.base = BaseType::Fixed;
+    loaded.model = loadMjcf(spec.model, options, &loaded.warnings);
     return loaded;
   }
   UrdfOptions options;

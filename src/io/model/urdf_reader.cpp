@@ -20,6 +20,7 @@
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/model/urdf.hpp"
 #include "kinetrack/model/model_builder.hpp"
+#include "mesh_path.hpp"
 
 namespace kinetrack::io {
 
@@ -33,11 +34,13 @@ double fromSentinel(double v) {
   return v;
 }
 
+Transform originOf(const tinyxml2::XMLElement* parent);
+
 // ---- validation pass (tinyxml2, line numbers) ----------------------------------------------
 
 class Validator {
  public:
-  explicit Validator(std::string file) : file_(std::move(file)) {}
+  Validator(std::string file, std::string dir) : file_(std::move(file)), dir_(std::move(dir)) {}
 
   [[noreturn]] void fail(const tinyxml2::XMLElement* e, const std::string& msg) const {
     throw ParseError(file_, e ? e->GetLineNum() : 0, msg);
@@ -76,6 +79,86 @@ class Validator {
                     std::to_string(static_cast<unsigned char>(*c)) + "); names are printable text");
   }
 
+  // The finite numbers of attribute `attr` (validated by numbers()), or empty when absent.
+  std::vector<double> values(const tinyxml2::XMLElement* e, const char* attr, int n, const std::string& owner) const {
+    numbers(e, attr, n, owner);
+    std::vector<double> v;
+    if (const char* text = e->Attribute(attr)) {
+      std::istringstream in(text);
+      in.imbue(std::locale::classic());
+      for (double x = 0.0; in >> x;) v.push_back(x);
+    }
+    return v;
+  }
+
+  // A <visual> or <collision> of link `link` (the k-th of its kind) as a Geom of that link.
+  void geometry(const tinyxml2::XMLElement* g, const std::string& link, bool visual, int k) {
+    const std::string name = g->Attribute("name") && *g->Attribute("name")
+                                 ? g->Attribute("name")
+                                 : link + (visual ? "/visual" : "/collision") + std::to_string(k);
+    const std::string owner = "link '" + link + "' <" + g->Name() + "> '" + name + "'";
+    if (auto* o = g->FirstChildElement("origin")) {
+      numbers(o, "xyz", 3, owner);
+      numbers(o, "rpy", 3, owner);
+    }
+    const tinyxml2::XMLElement* geometry = g->FirstChildElement("geometry");
+    if (!geometry) fail(g, owner + ": no <geometry>");
+    const tinyxml2::XMLElement* s = geometry->FirstChildElement();
+    if (!s) fail(geometry, owner + ": <geometry> holds no shape");
+    Geom out;
+    out.name = name;
+    out.placement = originOf(g);
+    out.visual = visual;
+    out.collision = !visual;
+    auto required = [&](const char* attr, int n) {
+      if (!s->Attribute(attr)) fail(s, owner + ": <" + s->Name() + "> needs a '" + attr + "' attribute");
+      return values(s, attr, n, owner);
+    };
+    const std::string shape = s->Name();
+    if (shape == "box") {
+      const std::vector<double> v = required("size", 3);
+      out.shape = GeomShape::Box;
+      out.size = 0.5 * Vector3d(v[0], v[1], v[2]);
+    } else if (shape == "cylinder") {
+      out.shape = GeomShape::Cylinder;
+      out.size = Vector3d(required("radius", 1)[0], 0.5 * required("length", 1)[0], 0.0);
+    } else if (shape == "sphere") {
+      out.shape = GeomShape::Sphere;
+      out.size = Vector3d(required("radius", 1)[0], 0.0, 0.0);
+    } else if (shape == "mesh") {
+      out.shape = GeomShape::Mesh;
+      const char* file = s->Attribute("filename");
+      if (!file || !*file) fail(s, owner + ": <mesh> needs a 'filename' attribute");
+      const std::vector<double> scale = values(s, "scale", 3, owner);
+      out.size = scale.empty() ? Vector3d::Ones() : Vector3d(scale[0], scale[1], scale[2]);
+      out.mesh = detail::resolveUrdfMesh(file, dir_).path;
+    } else {
+      fail(s, owner + ": unknown geometry <" + shape + "> (URDF has box, cylinder, sphere and mesh)");
+    }
+    const bool degenerate =
+        out.shape == GeomShape::Mesh
+            ? (out.size.array() == 0.0).any()
+            : (out.size.head(out.shape == GeomShape::Box        ? 3
+                             : out.shape == GeomShape::Cylinder ? 2
+                                                                : 1)
+                   .array() <= 0.0)
+                  .any();
+    // A shape of zero size is a placeholder (the human-gazebo models' hand COM boxes): no geom,
+    // and no warning, as no part of the model is lost.
+    if (degenerate) return;
+    if (visual)
+      if (auto* m = g->FirstChildElement("material")) {
+        const tinyxml2::XMLElement* c = m->FirstChildElement("color");
+        if (c && c->Attribute("rgba")) {
+          const std::vector<double> v = values(c, "rgba", 4, owner);
+          out.rgba = Vector4d(v[0], v[1], v[2], v[3]);
+        } else if (const char* mn = m->Attribute("name")) {
+          if (auto it = materials_.find(mn); it != materials_.end()) out.rgba = it->second;
+        }
+      }
+    geoms_[link].push_back(std::move(out));
+  }
+
   void validate(const tinyxml2::XMLDocument& doc) {
     const tinyxml2::XMLElement* robot = doc.RootElement();
     if (!robot || std::strcmp(robot->Name(), "robot") != 0)
@@ -83,6 +166,12 @@ class Validator {
     if (const tinyxml2::XMLElement* extra = robot->NextSiblingElement())
       fail(extra, std::string("a second top-level element <") + extra->Name() +
                       "> after </robot>: a URDF document holds one <robot>");
+    for (auto* m = robot->FirstChildElement("material"); m; m = m->NextSiblingElement("material")) {
+      const tinyxml2::XMLElement* c = m->FirstChildElement("color");
+      if (!m->Attribute("name") || !c || !c->Attribute("rgba")) continue;
+      const std::vector<double> v = values(c, "rgba", 4, std::string("material '") + m->Attribute("name") + "'");
+      materials_[m->Attribute("name")] = Vector4d(v[0], v[1], v[2], v[3]);
+    }
     for (auto* l = robot->FirstChildElement("link"); l; l = l->NextSiblingElement("link")) {
       const char* name = l->Attribute("name");
       if (!name || !*name) fail(l, "<link> without a name");
@@ -97,6 +186,12 @@ class Validator {
         if (auto* m = in->FirstChildElement("mass")) numbers(m, "value", 1, owner);
         if (auto* i = in->FirstChildElement("inertia"))
           for (const char* a : {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}) numbers(i, a, 1, owner);
+      }
+      int visuals = 0, collisions = 0;
+      for (auto* g = l->FirstChildElement(); g; g = g->NextSiblingElement()) {
+        const bool visual = std::strcmp(g->Name(), "visual") == 0;
+        if (visual || std::strcmp(g->Name(), "collision") == 0)
+          geometry(g, name, visual, visual ? visuals++ : collisions++);
       }
     }
     if (links_.empty()) fail(robot, "the robot has no <link>");
@@ -202,9 +297,13 @@ class Validator {
   }
 
   const std::map<std::string, int>& mimicLines() const { return mimic_lines_; }
+  /// The geoms of each link (link name → its <visual>s and <collision>s in file order).
+  const std::map<std::string, std::vector<Geom>>& geoms() const { return geoms_; }
 
  private:
-  std::string file_;
+  std::string file_, dir_;
+  std::map<std::string, Vector4d> materials_;
+  std::map<std::string, std::vector<Geom>> geoms_;
   std::set<std::string> links_;
   std::map<std::string, int> joint_lines_, mimic_lines_;
 };
@@ -275,7 +374,7 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
   tinyxml2::XMLDocument doc;
   if (doc.Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS)
     throw ParseError(source_name, doc.ErrorLineNum(), std::string("malformed XML: ") + doc.ErrorStr());
-  Validator validator(source_name);
+  Validator validator(source_name, detail::folderOf(source_name));
   validator.validate(doc);
 
   // urdfdom gets the <robot> element just validated, printed back by tinyxml2, never the original
@@ -313,6 +412,12 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
   // this file.
   try {
     ModelBuilder builder(urdf_model->getName(), root->name, options.base, toInertial(*root, link_xml[root->name]));
+    // A link's <visual>s and <collision>s, on the link or, once merged, on its parent's link.
+    auto add_geoms = [&](const std::string& link) {
+      if (auto it = validator.geoms().find(link); it != validator.geoms().end())
+        for (const Geom& g : it->second) builder.addGeom(link, g);
+    };
+    add_geoms(root->name);
     while (!ready.empty()) {
       const int k = ready.top();
       ready.pop();
@@ -331,6 +436,7 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
       const Inertial inertial = toInertial(*link, link_xml[link->name]);
       if (j.type == urdf::Joint::FIXED) {
         builder.addFixedLink(link->name, j.parent_link_name, X, inertial, j.name);
+        add_geoms(link->name);
         continue;
       }
       JointSpec s;
@@ -357,6 +463,7 @@ Model parseUrdf(const std::string& xml, const std::string& source_name, const Ur
       }
       s.child_inertial = inertial;
       builder.addJoint(s);
+      add_geoms(link->name);
       if (j.mimic) mimic_joints.push_back(&j);
     }
     // A cycle apart from the root's tree passes the one-root check; its joints are never reached.

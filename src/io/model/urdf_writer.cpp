@@ -40,18 +40,66 @@ void writeOrigin(std::ostream& out, const Transform& X, const char* indent) {
   out << indent << "<origin xyz=\"" << vec(X.p) << "\" rpy=\"" << vec(so3::toRpy(X.R)) << "\"/>\n";
 }
 
-void writeLink(std::ostream& out, const std::string& name, const Inertial* in) {
-  if (!in || (in->mass == 0.0 && in->com.isZero(0.0) && in->inertia.isZero(0.0))) {
+// XML comments may not hold "--".
+std::string commentText(std::string s) {
+  for (std::size_t i = s.find("--"); i != std::string::npos; i = s.find("--", i)) s.replace(i, 2, "- -");
+  return s;
+}
+
+// A geom as a <visual> and/or <collision> (URDF has no capsule or ellipsoid: a comment then).
+void writeGeom(std::ostream& out, const Geom& g) {
+  if (g.shape == GeomShape::Capsule || g.shape == GeomShape::Ellipsoid || (!g.visual && !g.collision)) {
+    out << "    <!-- geom '" << commentText(escape(g.name)) << "': " << toString(g.shape) << " size " << vec(g.size)
+        << (g.visual || g.collision ? ": URDF has no such shape" : ": neither drawn nor colliding") << " -->\n";
+    return;
+  }
+  for (const char* tag : {"visual", "collision"}) {
+    if (!(tag[0] == 'v' ? g.visual : g.collision)) continue;
+    out << "    <" << tag << " name=\"" << escape(g.name) << "\">\n";
+    writeOrigin(out, g.placement, "      ");
+    out << "      <geometry>\n        ";
+    switch (g.shape) {
+      case GeomShape::Sphere: out << "<sphere radius=\"" << num(g.size.x()) << "\"/>"; break;
+      case GeomShape::Cylinder:
+        out << "<cylinder radius=\"" << num(g.size.x()) << "\" length=\"" << num(2.0 * g.size.y()) << "\"/>";
+        break;
+      case GeomShape::Box: out << "<box size=\"" << vec(2.0 * g.size) << "\"/>"; break;
+      default: out << "<mesh filename=\"" << escape(g.mesh) << "\" scale=\"" << vec(g.size) << "\"/>"; break;
+    }
+    out << "\n      </geometry>\n";
+    if (tag[0] == 'v') {
+      const std::string rgba = num(g.rgba[0]) + " " + num(g.rgba[1]) + " " + num(g.rgba[2]) + " " + num(g.rgba[3]);
+      out << "      <material name=\"rgba " << rgba << "\">\n        <color rgba=\"" << rgba
+          << "\"/>\n      </material>\n";
+    }
+    out << "    </" << tag << ">\n";
+  }
+}
+
+void writeLink(std::ostream& out, const std::string& name, const Inertial* in, const Model* model = nullptr,
+               LinkId link = {}) {
+  const bool massless = !in || (in->mass == 0.0 && in->com.isZero(0.0) && in->inertia.isZero(0.0));
+  bool geoms = false;
+  if (model)
+    for (const Geom& g : model->geoms()) geoms |= g.link == link;
+  if (massless && !geoms) {
     out << "  <link name=\"" << escape(name) << "\"/>\n";
     return;
   }
-  out << "  <link name=\"" << escape(name) << "\">\n    <inertial>\n";
-  out << "      <origin xyz=\"" << vec(in->com) << "\" rpy=\"0 0 0\"/>\n";
-  out << "      <mass value=\"" << num(in->mass) << "\"/>\n";
-  const Matrix3d& I = in->inertia;
-  out << "      <inertia ixx=\"" << num(I(0, 0)) << "\" ixy=\"" << num(I(0, 1)) << "\" ixz=\"" << num(I(0, 2))
-      << "\" iyy=\"" << num(I(1, 1)) << "\" iyz=\"" << num(I(1, 2)) << "\" izz=\"" << num(I(2, 2)) << "\"/>\n";
-  out << "    </inertial>\n  </link>\n";
+  out << "  <link name=\"" << escape(name) << "\">\n";
+  if (!massless) {
+    out << "    <inertial>\n";
+    out << "      <origin xyz=\"" << vec(in->com) << "\" rpy=\"0 0 0\"/>\n";
+    out << "      <mass value=\"" << num(in->mass) << "\"/>\n";
+    const Matrix3d& I = in->inertia;
+    out << "      <inertia ixx=\"" << num(I(0, 0)) << "\" ixy=\"" << num(I(0, 1)) << "\" ixz=\"" << num(I(0, 2))
+        << "\" iyy=\"" << num(I(1, 1)) << "\" iyz=\"" << num(I(1, 2)) << "\" izz=\"" << num(I(2, 2)) << "\"/>\n";
+    out << "    </inertial>\n";
+  }
+  if (model)
+    for (const Geom& g : model->geoms())
+      if (g.link == link) writeGeom(out, g);
+  out << "  </link>\n";
 }
 
 }  // namespace
@@ -65,7 +113,8 @@ void writeUrdf(const Model& model, std::ostream& out) {
   out << "<!-- written by kinetrack; base: " << toString(model.baseType())
       << " (URDF cannot say so; load with the matching option) -->\n";
   out << "<robot name=\"" << escape(model.name()) << "\">\n";
-  for (int l = 0; l < model.numLinks(); ++l) writeLink(out, model.linkName(LinkId(l)), &model.inertial(LinkId(l)));
+  for (int l = 0; l < model.numLinks(); ++l)
+    writeLink(out, model.linkName(LinkId(l)), &model.inertial(LinkId(l)), &model, LinkId(l));
   for (int f = 0; f < model.numFrames(); ++f)
     if (model.frameKind(FrameId(f)) != FrameKind::Link) writeLink(out, model.frameName(FrameId(f)), nullptr);
 
