@@ -39,7 +39,8 @@ struct FkConfig {
 };
 
 void addModelArgument(CLI::App& cmd, ModelSpec& spec, bool with_fixed_base) {
-  cmd.add_option("MODEL", spec.model, "built-in model (human66, human48) or URDF file")->required();
+  cmd.add_option("MODEL", spec.model, "built-in model (human66, human48), URDF, MJCF (.xml, .mjcf) or .osim file")
+      ->required();
   cmd.add_option_function<double>(
       "--height", [&spec](const double& h) { spec.height = h; },
       "body height of a built-in model (m, 0.5 to 2.5; default 1.75)");
@@ -75,7 +76,8 @@ int runFk(const FkConfig& cfg) {
 }  // namespace
 
 void addModelCommands(CLI::App& app, Action& action) {
-  CLI::App* model = app.add_subcommand("model", "inspect, export and evaluate a model (built-in name or URDF file)");
+  CLI::App* model =
+      app.add_subcommand("model", "inspect, export and evaluate a model (built-in name, URDF, MJCF or .osim file)");
   model->require_subcommand(1);
 
   auto info = std::make_shared<InfoConfig>();

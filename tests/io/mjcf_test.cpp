@@ -373,6 +373,39 @@ TEST(Mjcf, MeshesResolvedAgainstMeshdirAndWarnings) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Mjcf, AssetdirStrippathClassScalesAndMassFromGeoms) {
+  const auto dir = std::filesystem::temp_directory_path() / ("kinetrack_mjcf_assets_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "a");
+  std::ofstream(dir / "a" / "m.obj") << "v 0 0 0\n";
+  std::ofstream(dir / "robot.xml") << R"(<mujoco>
+  <compiler assetdir="a" strippath="true" inertiafromgeom="auto"/>
+  <default><mesh scale="2 2 2"/><default class="small"><mesh scale="0.5 0.5 0.5"/></default></default>
+  <asset><mesh name="big" file="elsewhere/m.obj"/><mesh name="tiny" class="small" file="m.obj"/></asset>
+  <worldbody><body name="b"><joint axis="1 0 0"/><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>
+    <geom type="mesh" mesh="big"/><geom type="mesh" mesh="tiny"/>
+    <body name="light"><joint axis="0 1 0"/><geom size="0.1"/></body></body></worldbody>
+</mujoco>)";
+  std::vector<std::string> warnings;
+  const Model m = io::loadMjcf((dir / "robot.xml").string(), {}, &warnings);
+  ASSERT_EQ(m.geoms().size(), 3u);
+  EXPECT_EQ(m.geoms()[0].mesh, (dir / "a" / "m.obj").string());  // strippath: the folders dropped
+  EXPECT_EQ(m.geoms()[0].size, Vector3d(2, 2, 2));
+  EXPECT_EQ(m.geoms()[1].size, Vector3d(0.5, 0.5, 0.5));
+  EXPECT_EQ(m.inertial(m.linkId("light")).mass, 0.0);
+  std::string all;
+  for (const std::string& w : warnings) all += w + "\n";
+  EXPECT_NE(all.find("MuJoCo computes the mass of body light from their geoms"), std::string::npos) << all;
+  EXPECT_EQ(all.find("mesh geoms name files"), std::string::npos) << all;
+  std::filesystem::remove_all(dir);
+  // Bodies nested beyond any real model are refused (the reader recurses).
+  std::string deep = "<mujoco><worldbody>";
+  for (int k = 0; k < 1002; ++k) deep += "<frame>";
+  deep += "<body/>";
+  for (int k = 0; k < 1002; ++k) deep += "</frame>";
+  deep += "</worldbody></mujoco>";
+  EXPECT_THROW((void)parseMjcf(deep, "deep.xml"), ParseError);
+}
+
 TEST(Mjcf, LooksLikeMjcf) {
   EXPECT_TRUE(io::looksLikeMjcf("<mujoco/>"));
   EXPECT_TRUE(io::looksLikeMjcf("\xEF\xBB\xBF<?xml version=\"1.0\"?>\n<!-- c -- c -->\n<mujoco model=\"x\">"));

@@ -145,7 +145,7 @@ Model Reader::read(std::vector<std::string>* warnings) {
   for (const Element* e : top)
     if (is(e, "actuator")) readActuators(e);
   for (const Element* w : worldbodies)
-    for (const Element* c : xml_.children(w)) numberBodies(c);
+    for (const Element* c : xml_.children(w)) numberBodies(c, 0);
   readWorld(worldbodies);
   for (const auto& [joint, e] : actuator_joints_)
     if (!joints_.count(joint) && !skipped_bodies_)  // a skipped body's joints are unknown
@@ -176,10 +176,10 @@ Model Reader::read(std::vector<std::string>* warnings) {
     if (!no_inertial_.empty()) {
       std::string list;
       for (const std::string& n : no_inertial_) list += (list.empty() ? "" : ", ") + n;
-      warnings->push_back(src + ": inertiafromgeom=\"" + compiler_.inertiafromgeom +
-                          "\": MuJoCo computes the mass of " + std::to_string(no_inertial_.size()) +
-                          " bodies from their geoms (" + list + "); kinetrack does not: " +
-                          (compiler_.inertiafromgeom == "true" ? "their <inertial> is used" : "they are massless"));
+      warnings->push_back(
+          src + ": inertiafromgeom=\"" + compiler_.inertiafromgeom + "\": MuJoCo computes the mass of " +
+          (no_inertial_.size() == 1 ? "body " : "bodies ") + list + " from their geoms; kinetrack does not: " +
+          (compiler_.inertiafromgeom == "true" ? "their <inertial>, if any, is kept" : "they are massless"));
     }
     if (!missing_meshes_.empty())
       warnings->push_back(src + ": " + std::to_string(missing_meshes_.size()) + " of " + std::to_string(mesh_geoms_) +
@@ -191,15 +191,11 @@ Model Reader::read(std::vector<std::string>* warnings) {
 
 // ---- the world ---------------------------------------------------------------------------------
 
-void Reader::numberBodies(const Element* e) {
-  if (is(e, "frame")) {
-    for (const Element* c : xml_.children(e)) numberBodies(c);
-    return;
-  }
-  if (!is(e, "body")) return;
-  const int id = static_cast<int>(body_ids_.size()) + 1;  // MuJoCo's body ids: world 0, then depth first
-  body_ids_[e] = id;
-  for (const Element* c : xml_.children(e)) numberBodies(c);
+void Reader::numberBodies(const Element* e, int depth) {
+  if (!is(e, "frame") && !is(e, "body")) return;
+  if (depth > kMaxDepth) xml_.fail(e, "bodies and frames nested more than " + std::to_string(kMaxDepth) + " deep");
+  if (is(e, "body")) body_ids_[e] = static_cast<int>(body_ids_.size()) + 1;  // MuJoCo's ids: world 0, depth first
+  for (const Element* c : xml_.children(e)) numberBodies(c, depth + 1);
 }
 
 void Reader::readWorld(const std::vector<const Element*>& worldbodies) {

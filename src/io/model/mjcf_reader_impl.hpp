@@ -22,6 +22,7 @@ namespace kinetrack::io::mjcf {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr const char* kWorld = "world";
+constexpr int kMaxDepth = 1000;  // bodies within bodies (and frames): real models nest < 50
 
 inline bool is(const Element* e, const char* name) { return std::strcmp(e->Name(), name) == 0; }
 
@@ -63,7 +64,7 @@ class Reader {
   void readOption(const Element* e);
   void readAssets(const Element* e);
   void readActuators(const Element* e);
-  void numberBodies(const Element* e);
+  void numberBodies(const Element* e, int depth);
   void readWorld(const std::vector<const Element*>& worldbodies);
   void readBody(const Element* e, const std::string& parent, const Transform& offset, int inherited, bool root);
   void readContents(const Element* container, BodyContext& body, const Transform& offset, int cls);
