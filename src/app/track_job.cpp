@@ -179,6 +179,7 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   track::PlanOptions po;
   po.calibration = o.calibration;
   po.stand_on_ground = true;
+  po.surface = track::surfacePoints(robot);
   if (!(std::isfinite(o.root_weight) && o.root_weight > 0.0))
     throw InvalidArgument("--root-weight must be finite and > 0");
   po.root_position_weight = o.root_weight;

@@ -91,6 +91,45 @@ double clipGround(const io::MotionClip& clip, const std::vector<int>& seg, const
 
 }  // namespace
 
+std::vector<SurfacePoint> surfacePoints(const Model& model) {
+  std::vector<SurfacePoint> out;
+  for (const Geom& g : model.geoms()) {
+    if (!g.collision) continue;
+    auto add = [&](const Vector3d& local, double radius) {
+      out.push_back({g.link, Vector3d(g.placement.R * local + g.placement.p), radius});
+    };
+    const Vector3d& s = g.size;
+    switch (g.shape) {
+      case GeomShape::Sphere: add(Vector3d::Zero(), s.x()); break;
+      case GeomShape::Capsule:
+        add(Vector3d(0, 0, s.y()), s.x());
+        add(Vector3d(0, 0, -s.y()), s.x());
+        break;
+      case GeomShape::Box:
+        for (int c = 0; c < 8; ++c)
+          add(Vector3d((c & 1) ? s.x() : -s.x(), (c & 2) ? s.y() : -s.y(), (c & 4) ? s.z() : -s.z()), 0.0);
+        break;
+      case GeomShape::Cylinder:
+        for (int k = 0; k < 8; ++k) {
+          const double a = M_PI / 4.0 * k;
+          add(Vector3d(s.x() * std::cos(a), s.x() * std::sin(a), s.y()), 0.0);
+          add(Vector3d(s.x() * std::cos(a), s.x() * std::sin(a), -s.y()), 0.0);
+        }
+        break;
+      case GeomShape::Ellipsoid:
+        for (int axis = 0; axis < 3; ++axis)
+          for (const double sign : {-1.0, 1.0}) {
+            Vector3d v = Vector3d::Zero();
+            v[axis] = sign * s[axis];
+            add(v, 0.0);
+          }
+        break;
+      case GeomShape::Mesh: break;
+    }
+  }
+  return out;
+}
+
 double lowestSurfaceHeight(const Model& model, const Data& data, const std::vector<SurfacePoint>& surface,
                            const Vector3d& up) {
   double lowest = std::numeric_limits<double>::infinity();

@@ -42,7 +42,7 @@ double distance(const Transform& a, const Transform& b) {
   return std::max((a.R - b.R).cwiseAbs().maxCoeff(), (a.p - b.p).cwiseAbs().maxCoeff());
 }
 
-Configuration randomConfiguration(const Model& m, std::mt19937_64& rng) {
+Configuration randomMjcfConfiguration(const Model& m, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Configuration q(m);
   for (int j = 0; j < m.numJoints(); ++j) {
@@ -85,7 +85,7 @@ Agreement compareWithMujoco(const std::string& xml, int configs = 8, bool replac
   Data data(m);
   std::mt19937_64 rng(20261205);
   for (int c = 0; c < configs; ++c) {
-    const Configuration q = randomConfiguration(m, rng);
+    const Configuration q = randomMjcfConfiguration(m, rng);
     framesForwardKinematics(m, data, q);
     oracle.setConfiguration(m, q);
     for (int b = 1; b < mm->nbody; ++b) {

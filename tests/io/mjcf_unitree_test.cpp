@@ -43,7 +43,7 @@ std::string slurp(const std::string& path) {
   return text;
 }
 
-Configuration randomConfiguration(const Model& m, std::mt19937_64& rng) {
+Configuration randomUnitreeConfiguration(const Model& m, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Configuration q(m);
   for (int j = 0; j < m.numJoints(); ++j) {
@@ -70,7 +70,7 @@ OracleFigures againstMujoco(const std::string& path) {
   Data data(m);
   std::mt19937_64 rng(38);
   for (int c = 0; c < 20; ++c) {
-    const Configuration q = randomConfiguration(m, rng);
+    const Configuration q = randomUnitreeConfiguration(m, rng);
     framesForwardKinematics(m, data, q);
     oracle.setConfiguration(m, q);
     for (int b = 1; b < mm->nbody; ++b) {
@@ -233,7 +233,7 @@ void expectSameRobot(const Pair& p) {
   std::mt19937_64 rng(2938);
   double as_read = 0.0, substituted = 0.0;
   for (int c = 0; c < 20; ++c) {
-    const Configuration q = randomConfiguration(u, rng);
+    const Configuration q = randomUnitreeConfiguration(u, rng);
     framesForwardKinematics(u, du, q);
     framesForwardKinematics(x, dx, q);
     framesForwardKinematics(patched, dp, q);

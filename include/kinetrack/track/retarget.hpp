@@ -57,6 +57,13 @@ struct SurfacePoint {
   double radius = 0.0;
 };
 
+/// The surface points of a model's collision geoms (Model::geoms, collision = true), in their
+/// links' frames: a sphere's centre with its radius, a capsule's two end centres with its radius,
+/// a box's eight corners, a cylinder's rims (eight points each), an ellipsoid's six axis ends.
+/// Meshes are left out (their vertices are not loaded here). Empty for a model without
+/// collision primitives.
+std::vector<SurfacePoint> surfacePoints(const Model& model);
+
 /// The lowest point of `surface` along `up` at the configuration of `data` (after forward
 /// kinematics): its height (m). With an empty `surface`, the lowest link origin.
 double lowestSurfaceHeight(const Model& model, const Data& data, const std::vector<SurfacePoint>& surface,
