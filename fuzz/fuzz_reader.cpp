@@ -70,6 +70,9 @@
 #include "kinetrack/io/capture/point_cloud.hpp"
 #elif defined(KINETRACK_FUZZ_IS_vsk)
 #include "kinetrack/io/model/vsk.hpp"
+#elif defined(KINETRACK_FUZZ_IS_mesh)
+#include "kinetrack/io/model/mesh.hpp"
+#include "kinetrack/model/collision_proxy.hpp"
 #elif !defined(KINETRACK_FUZZ_CAPTURE)
 #error "KINETRACK_FUZZ_IS_<reader> names no reader this harness knows"
 #endif
@@ -246,6 +249,18 @@ void readWith(const std::string& path, const std::string& text) {
   const io::VskSubject subject = io::parseVsk(text, "fuzz.vsk");
   ignoringRefusals([&] { (void)subject.height(); });
   (void)subject.mass();
+#elif defined(KINETRACK_FUZZ_IS_mesh)
+  // The same bytes as STL (binary or ASCII) and as OBJ; a mesh read is fitted as the proxies are.
+  (void)path;
+  for (const bool stl : {true, false})
+    ignoringRefusals([&] {
+      const io::TriangleMesh m = stl ? io::parseStl(text, "fuzz.stl") : io::parseObj(text, "fuzz.obj");
+      for (const auto& t : m.triangles)
+        for (const int v : t)
+          if (v < 0 || static_cast<std::size_t>(v) >= m.vertices.size()) finding("triangle index out of range");
+      const kinetrack::Capsule c = kinetrack::boundingCapsule(m.vertices);
+      if (!std::isfinite(c.radius) || !c.a.allFinite() || !c.b.allFinite()) finding("capsule not finite");
+    });
 #endif
 }
 

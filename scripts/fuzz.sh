@@ -5,10 +5,10 @@
 #   then runs each harness fuzz_<reader> for N executions (default 10000) or S seconds at most
 #   (default 60), seeded with the matching files of ../shared and the project, the corpus kept in
 #   build-fuzz/corpus/<reader>. Readers: bvh mvnx target_csv trc mot c3d osim urdf mjcf setup
-#   segment_map marker_set qtm joint_csv wrench_csv point_csv vsk ktp mxtp (default: all; each
+#   segment_map marker_set qtm joint_csv wrench_csv point_csv vsk mesh ktp mxtp (default: all; each
 #   harness runs the file through what the CLI does with it, fuzz/fuzz_reader.cpp; ktp = the
-#   kinetrack input protocol parser, mxtp = the Xsens MVN streaming parser; the CSV readers, ktp
-#   and mxtp are seeded from fuzz/seeds/<reader>). Exit 1 at the first finding (crash, leak,
+#   kinetrack input protocol parser, mxtp = the Xsens MVN streaming parser, mesh = STL and OBJ
+#   with the capsule fit; the CSV readers, mesh, ktp and mxtp are seeded from fuzz/seeds/<reader>). Exit 1 at the first finding (crash, leak,
 #   sanitizer report, timeout); the reproducer is build-fuzz/findings/<reader>/.
 #   --max-len: the longest input libFuzzer makes (default 1048576); seeds are cut to it, so a
 #   small value (8192) trades the whole-file seeds for 10–100× more executions per second; the
@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 all=(bvh mvnx target_csv trc mot c3d osim urdf mjcf setup segment_map marker_set qtm joint_csv wrench_csv point_csv vsk
-     ktp mxtp)
+     mesh ktp mxtp)
 [ ${#readers[@]} -eq 0 ] && readers=("${all[@]}")
 
 if ! command -v clang++-14 >/dev/null 2>&1 ||
@@ -101,7 +101,7 @@ seeds() {  # the seed files of a reader
     marker_set) find maps/markersets -name '*.json' ;;
     qtm) find "$shared/data" -name '*.tsv' ;;
     vsk) find "$shared/data" -name '*.vsk' ;;
-    target_csv|joint_csv|wrench_csv|point_csv|ktp|mxtp) find "fuzz/seeds/$1" -type f ;;
+    target_csv|joint_csv|wrench_csv|point_csv|mesh|ktp|mxtp) find "fuzz/seeds/$1" -type f ;;
   esac 2>/dev/null
 }
 

@@ -33,6 +33,9 @@ ik::Status statusOf(qp::Status s) {
   }
 }
 
+// Steps the dense solver takes after the tree solver's row rounds failed (see solveQp).
+constexpr int kDenseRun = 8;
+
 ik::LimitShaping shapingOf(const DynamicalIkOptions& o) {
   return {o.limit_gain, o.default_velocity_limit, o.discrete_safe_limits};
 }
@@ -60,6 +63,12 @@ struct DynamicalIk::Impl {
   qp::TreeBoxSolver tree_solver;
   double previous_residual = -1.0;
   int growth_streak = 0;
+  // Collision limits (setCollisionProxies): their rows follow the model's in `problem`.
+  std::vector<CollisionProxy> proxies;
+  std::unique_ptr<ik::CollisionLimits> collision;
+  // Steps left that go straight to the dense solver: the tree solver's row rounds failed on a
+  // recent step, and such steps come in runs (a contact against a joint limit).
+  int dense_steps_left = 0;
 
   Impl(std::shared_ptr<const Model> m, DynamicalIkOptions o)
       : model_ptr(std::move(m)),
@@ -153,6 +162,7 @@ struct DynamicalIk::Impl {
     problem.H.diagonal().array() += options.damping;
     addPostures(dt, res);
     writeBounds(dt);
+    if (hasCollisionRows()) writeCollisionRows(dt, res);
     solveQp(res);
     integrate(dt);
     forwardKinematics(model, data, q);
@@ -161,7 +171,39 @@ struct DynamicalIk::Impl {
     res.iterations = 1;
     res.limit_violation = joint_limits.violation(q.joints);
     res.row_violation = row_limits.violation(q.joints);
+    if (collision) {
+      collision->update(data);
+      res.collision = collision->violation();
+    }
     return res;
+  }
+
+  [[nodiscard]] bool hasCollisionRows() const { return collision && collision->numRows() > 0; }
+
+  // (Re)builds the collision limits from the proxies and options.collision, and sizes the QP for
+  // their rows after the model's. Builds before it replaces: a throw leaves the solver as it was.
+  void buildCollision() {
+    const int mr = row_limits.size();
+    std::unique_ptr<ik::CollisionLimits> limits;
+    if (!proxies.empty() && options.collision.enabled())
+      limits = std::make_unique<ik::CollisionLimits>(model_ptr, proxies, options.collision);
+    const int mc = limits ? limits->numRows() : 0;
+    if (problem.A.rows() != mr + mc) {
+      qp::Problem p(model.nv(), mr + mc);
+      p.A.topRows(mr) = row_limits.matrix();
+      solver = qp::Solver(model.nv(), mr + mc, options.qp);
+      problem = std::move(p);
+    }
+    if (mc > 0 && mr == 0) tree_solver.reserveRows(mc);
+    collision = std::move(limits);
+    if (collision) collision->update(data);
+  }
+
+  // The collision rows (after the model's) at q_{k−1}.
+  void writeCollisionRows(double dt, StepResult& res) {
+    const int mc = collision->numRows();
+    collision->velocityRows(data, dt, problem.A.bottomRows(mc), problem.lbA.tail(mc), problem.ubA.tail(mc));
+    res.collision_rows = collision->activeRows();
   }
 
   // Kinematics for the task Jacobians. At the mid-step configuration predicted with the previous
@@ -282,7 +324,9 @@ struct DynamicalIk::Impl {
   }
 
   // ν from the QP (Eq. 10); a non-finite problem or result leaves ν = 0 (never throw from the
-  // hot loop on a diverged state).
+  // hot loop on a diverged state). With collision rows and no linear rows of the model the tree
+  // solver takes the rows (TreeBoxSolver's row iterations); when they do not settle, the dense
+  // solver solves the step.
   void solveQp(StepResult& res) {
     if (!problem.g.allFinite() || !problem.H.diagonal().allFinite() || problem.lb.hasNaN() || problem.ub.hasNaN() ||
         problem.lbA.hasNaN() || problem.ubA.hasNaN()) {
@@ -292,8 +336,18 @@ struct DynamicalIk::Impl {
       nu.setZero();
       return;
     }
-    const qp::Result qr =
-        options.sparse_qp && row_limits.empty() ? tree_solver.solve(problem, nu) : solver.solve(problem, nu);
+    const bool rows = hasCollisionRows();
+    const bool tree = options.sparse_qp && row_limits.empty() && !(rows && dense_steps_left > 0);
+    if (rows && dense_steps_left > 0) --dense_steps_left;
+    qp::Result qr = tree ? tree_solver.solve(problem, nu) : solver.solve(problem, nu);
+    if (tree && rows && qr.status == qp::Status::IterationLimit) {
+      solver.reset();  // its warm start is from an older step, with other rows
+      qr = solver.solve(problem, nu);
+      res.dense_qp = true;
+      dense_steps_left = kDenseRun;
+    } else {
+      res.dense_qp = rows && !tree;
+    }
     res.qp_status = qr.status;
     res.qp_iterations = qr.iterations;
     res.active_bounds = qr.active_bounds;
@@ -301,6 +355,12 @@ struct DynamicalIk::Impl {
     if (qr.status == qp::Status::NotConvex || !nu.allFinite()) {
       nu.setZero();
       res.status = ik::Status::Failed;
+      return;
+    }
+    if (rows) {
+      const VectorXd& y = tree && !res.dense_qp ? tree_solver.rowMultipliers() : solver.rowMultipliers();
+      const int mr = row_limits.size();
+      for (int r = 0; r < res.collision_rows; ++r) res.collision_rows_active += y[mr + r] != 0.0;
     }
   }
 
@@ -379,10 +439,34 @@ const Model& DynamicalIk::model() const { return impl_->model; }
 const std::shared_ptr<const Model>& DynamicalIk::sharedModel() const { return impl_->model_ptr; }
 const DynamicalIkOptions& DynamicalIk::options() const { return impl_->options; }
 void DynamicalIk::setOptions(const DynamicalIkOptions& options) {
+  const DynamicalIkOptions previous = impl_->options;
   impl_->options = options;
-  impl_->solver = qp::Solver(impl_->model.nv(), static_cast<int>(impl_->model.linearConstraints().size()), options.qp);
+  if (!impl_->proxies.empty()) {
+    try {
+      impl_->buildCollision();
+    } catch (...) {
+      impl_->options = previous;
+      throw;
+    }
+  }
+  const int rows = static_cast<int>(impl_->problem.A.rows());
+  impl_->solver = qp::Solver(impl_->model.nv(), rows, options.qp);
   impl_->tree_solver = qp::TreeBoxSolver(detail::variableTree(impl_->model), options.qp);
+  if (rows > 0 && impl_->row_limits.empty()) impl_->tree_solver.reserveRows(rows);
 }
+
+void DynamicalIk::setCollisionProxies(std::vector<CollisionProxy> proxies) {
+  std::vector<CollisionProxy> previous = std::move(impl_->proxies);
+  impl_->proxies = std::move(proxies);
+  try {
+    impl_->buildCollision();
+  } catch (...) {
+    impl_->proxies = std::move(previous);
+    throw;
+  }
+}
+
+const ik::CollisionLimits* DynamicalIk::collisionLimits() const { return impl_->collision.get(); }
 
 ik::TaskSet& DynamicalIk::tasks() { return impl_->tasks; }
 const ik::TaskSet& DynamicalIk::tasks() const { return impl_->tasks; }
@@ -398,6 +482,7 @@ void DynamicalIk::setState(const Configuration& q) {
   impl_->previous_residual = -1.0;
   impl_->growth_streak = 0;
   forwardKinematics(impl_->model, impl_->data, impl_->q);
+  if (impl_->collision) impl_->collision->update(impl_->data);
 }
 const Configuration& DynamicalIk::state() const { return impl_->q; }
 const VectorXd& DynamicalIk::velocity() const { return impl_->nu; }

@@ -3,6 +3,7 @@
 #include <Eigen/Geometry>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
 
 namespace kinetrack {
 
@@ -55,6 +56,57 @@ void frameJacobianSupport(const Model& model, const Data& data, FrameId f, Eigen
       col.template head<3>() = a.cross(r);
       col.template tail<3>() = a;
     }
+  }
+}
+
+void pointJacobian(const Model& model, const Data& data, LinkId link, const Vector3d& p_W,
+                   Eigen::Ref<Eigen::Matrix<double, 3, Eigen::Dynamic>> J) {
+  if (!link.valid() || link.value >= model.numLinks())
+    throw InvalidArgument("pointJacobian: invalid link id " + std::to_string(link.value));
+  if (J.cols() != model.nv())
+    throw InvalidArgument("pointJacobian: expected a 3 × " + std::to_string(model.nv()) + " matrix, got 3 × " +
+                          std::to_string(J.cols()));
+  J.setZero();
+  const int nb = model.nvBase();
+  if (nb == 6) {  // ṗ = ṗ_B + ω_B × (p − p_B)
+    J.template leftCols<3>().setIdentity();
+    J.template middleCols<3>(3) = -so3::skew(p_W - data.link[0].p);
+  }
+  for (const std::int32_t j : model.support(link)) {
+    const Vector3d& a = data.joint_axis[static_cast<std::size_t>(j)];
+    const JointType type = model.jointType(JointId(j));
+    const Vector3d r = p_W - data.link[static_cast<std::size_t>(j + 1)].p;
+    if (type == JointType::Prismatic)
+      J.col(nb + j) = a;
+    else if (type == JointType::Custom)
+      J.col(nb + j) = data.joint_linear[static_cast<std::size_t>(j)] + a.cross(r);
+    else
+      J.col(nb + j) = a.cross(r);
+  }
+}
+
+void addProjectedPointJacobian(const Model& model, const Data& data, LinkId link, const Vector3d& p_W,
+                               const Vector3d& n, Eigen::Ref<Eigen::RowVectorXd, 0, Eigen::InnerStride<>> row) {
+  // n·(a × r) = a·(r × n): one cross product per point, one dot per column.
+  const int nb = model.nvBase();
+  if (nb == 6) {
+    const Vector3d m = (p_W - data.link[0].p).cross(n);
+    for (int c = 0; c < 3; ++c) {
+      row[c] += n[c];
+      row[3 + c] += m[c];
+    }
+  }
+  for (const std::int32_t j : model.support(link)) {
+    const Vector3d& a = data.joint_axis[static_cast<std::size_t>(j)];
+    const JointType type = model.jointType(JointId(j));
+    if (type == JointType::Prismatic) {
+      row[nb + j] += a.dot(n);
+      continue;
+    }
+    const Vector3d r = p_W - data.link[static_cast<std::size_t>(j + 1)].p;
+    double v = a.dot(r.cross(n));
+    if (type == JointType::Custom) v += data.joint_linear[static_cast<std::size_t>(j)].dot(n);
+    row[nb + j] += v;
   }
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kinetrack/core/types.hpp"
+#include "kinetrack/ik/collision.hpp"
 #include "kinetrack/ik/limits.hpp"
 #include "kinetrack/ik/status.hpp"
 #include "kinetrack/ik/tasks.hpp"
@@ -87,8 +88,14 @@ struct DynamicalIkOptions {
   bool midpoint_jacobian = true;
   /// QP backend: when the model has no linear rows, the branch-sparse box solver
   /// (qp::TreeBoxSolver, O(Σ depth²) per factorisation) instead of the dense Goldfarb–Idnani one.
+  /// With collision rows (and no linear rows of the model) the tree solver takes them too, by its
+  /// row iterations (qp/tree_box_qp.hpp); when those do not settle, the dense solver solves the
+  /// step (StepResult::dense_qp).
   bool sparse_qp = true;
   qp::Options qp;  ///< QP solver options
+  /// Ground and self-collision rows (ik/collision.hpp): off by default (the QP is then exactly
+  /// the one without them). They act once DynamicalIk::setCollisionProxies has given the proxies.
+  ik::CollisionOptions collision;
 };
 
 /// Outcome of one step (status, QP steps = 1, limit and row violations at q_k: ik::Result).
@@ -108,6 +115,16 @@ struct StepResult : ik::Result {
   /// ν was set to 0; the state is held.
   bool non_finite = false;
   double residual_norm = 0.0;  ///< ‖r‖ at q_{k−1} (before the step)
+  /// Collision rows in this step's QP (ground + self-collision, those within their activation
+  /// distance at q_{k−1}), and how many of them were at their bound in the solution.
+  int collision_rows = 0;
+  int collision_rows_active = 0;
+  /// The dense QP solved the step with collision rows (the model has linear rows, sparse_qp is
+  /// off, or the tree solver's row iterations did not settle).
+  bool dense_qp = false;
+  /// Collision figures at q_k (ik::CollisionViolation: depth below the ground, deepest
+  /// penetration and its pair, rows the next step will have); all zero without collision limits.
+  ik::CollisionViolation collision;
 };
 
 /// The DYN solver for one model. Built once; targets may be added, removed, enabled and
@@ -124,7 +141,8 @@ class DynamicalIk {
   [[nodiscard]] const Model& model() const;
   [[nodiscard]] const std::shared_ptr<const Model>& sharedModel() const;
   [[nodiscard]] const DynamicalIkOptions& options() const;
-  /// Changing options between steps is allowed (the QP's sizes do not depend on them).
+  /// Changing options between steps is allowed (the QP's sizes do not depend on them, except
+  /// through the collision options: with proxies set, the collision limits are rebuilt).
   void setOptions(const DynamicalIkOptions& options);
 
   // --- targets ---------------------------------------------------------------------------------
@@ -148,12 +166,23 @@ class DynamicalIk {
   /// Kinematics data at the current state (valid after setState / step).
   [[nodiscard]] const Data& data() const;
 
+  // --- collisions ------------------------------------------------------------------------------
+  /// The collision proxies (capsules on links, model/collision_proxy.hpp) of the ground and
+  /// self-collision rows that options().collision enables: builds the ik::CollisionLimits
+  /// (pair filter, reference overlaps) and sizes the QP for their rows. An empty list removes
+  /// them. Throws InvalidArgument as ik::CollisionLimits does (a proxy's link, size, the options).
+  /// Allocates: call between steps, not in the loop.
+  void setCollisionProxies(std::vector<CollisionProxy> proxies);
+  /// The collision limits in use, or nullptr (no proxies, or options().collision disabled).
+  [[nodiscard]] const ik::CollisionLimits* collisionLimits() const;
+
   /// One DYN step of Δt seconds (Δt > 0, finite; throws InvalidArgument otherwise).
   StepResult step(double dt);
 
   /// The QP of the last step (Eq. 10): H = Σ J_tᵀW_tJ_t + λI (+ Σ_p diag w_p, posture tasks;
   /// lower triangle), g = −Σ J_tᵀW_t v*_t (− Σ_p w_p∘v*_p),
-  /// bounds and rows. For inspection and tests.
+  /// bounds and rows (the model's linear rows, then the collision rows when there are any). For
+  /// inspection and tests.
   [[nodiscard]] const qp::Problem& lastProblem() const;
 
   /// MNTE of the orientation (and pose) targets at the current state.

@@ -1,0 +1,37 @@
+#pragma once
+// Triangle meshes of collision and visual geometry: binary and ASCII STL, Wavefront OBJ. Only the
+// geometry is read (vertices and triangles); normals, texture coordinates, materials and groups
+// are skipped. No unit conversion: the coordinates are the file's (URDF and MJCF meshes are in
+// metres unless a scale says otherwise; the caller applies it).
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kinetrack/core/types.hpp"
+
+namespace kinetrack::io {
+
+/// A triangle mesh: vertices (in the file's units and frame) and triangles as vertex indices.
+/// STL repeats each vertex in every triangle that uses it: the reader merges bit-identical ones,
+/// so `vertices` holds each point once.
+struct TriangleMesh {
+  std::vector<Vector3d> vertices;
+  std::vector<std::array<int, 3>> triangles;  ///< counter-clockwise seen from outside (as written)
+};
+
+/// Reads a mesh by its extension (case-insensitive): `.stl` (binary or ASCII, told apart by the
+/// content: a binary file's size is 84 + 50·count) or `.obj`. Throws ParseError(path, line,
+/// what) for a missing or unreadable file, an unknown extension, a truncated or malformed file,
+/// a non-finite coordinate, a face index out of range, or a mesh without vertices.
+TriangleMesh loadMesh(const std::string& path);
+
+/// STL from its bytes (binary or ASCII); `source_name` names it in errors.
+TriangleMesh parseStl(std::string_view bytes, const std::string& source_name);
+
+/// Wavefront OBJ from its text: `v x y z [w]` vertices and `f` faces (`i`, `i/t`, `i//n`, `i/t/n`,
+/// negative indices counted from the last vertex; polygons split into a fan of triangles);
+/// other statements are ignored. `source_name` names it in errors.
+TriangleMesh parseObj(std::string_view text, const std::string& source_name);
+
+}  // namespace kinetrack::io
