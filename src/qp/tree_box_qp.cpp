@@ -241,6 +241,13 @@ Result TreeBoxSolver::solve(const Problem& p, Eigen::Ref<VectorXd> x) {
     if (row_multipliers_.size() != 0) row_multipliers_.resize(0);
     return solveBox(p, p.g, x);
   }
+  bool any_row = false;  // rows with both sides infinite (unused rows) are no rows
+  for (Eigen::Index r = 0; r < m && !any_row; ++r) any_row = p.lbA[r] != -kInfinity || p.ubA[r] != kInfinity;
+  if (!any_row) {
+    reserveRows(static_cast<int>(m));
+    row_multipliers_.setZero();
+    return solveBox(p, p.g, x);
+  }
   return solveRows(p, x);
 }
 
