@@ -13,6 +13,7 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/capture/bvh_writer.hpp"
+#include "kinetrack/io/model/collision_geometry.hpp"
 #include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/model/human_models.hpp"
@@ -212,6 +213,20 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   to.max_step_rotation = o.max_step_deg * M_PI / 180.0;
   to.dynamical.use_model_velocity_limits = true;  // the robot's (real) velocity limits are hard bounds
   checkTransient(o.transient);
+  std::vector<std::string> geometry_warnings;
+  const std::vector<CollisionProxy> proxies = io::collisionProxies(robot, &geometry_warnings);
+  if (o.collisions)
+    for (const std::string& w : geometry_warnings) reporter.warn(w);
+  if (o.collisions && !proxies.empty()) {
+    if (!(std::isfinite(o.collision_margin) && o.collision_margin >= 0.0))
+      throw InvalidArgument("--collision-margin must be finite and ≥ 0");
+    to.dynamical.collision.ground.enabled = true;
+    to.dynamical.collision.ground.height = 0.0;
+    to.dynamical.collision.ground.up = po.model_up;
+    to.dynamical.collision.self.enabled = true;
+    to.dynamical.collision.self.margin = o.collision_margin;
+    to.collision_proxies = proxies;
+  }
 
   TrackResult r;
   r.input = given != nullptr && o.input.empty() ? capture.clip.source : o.input;
@@ -222,6 +237,7 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   trackAndWrite(*model, capture, plan, to, o.files, o.transient, nullptr, reporter, r);
   track::RetargetQualityOptions qo;
   qo.surface = po.surface;
+  qo.proxies = proxies;
   for (std::size_t k = 0; k < soles.feet.size(); ++k)
     qo.soles.push_back({soles.feet[k], model->frameId(soles.frames[k]), Vector3d::Zero()});
   r.quality = track::assessRetargeting(*model, capture.clip, pairs.pairs, r.q, contacts, r.record.mnte, qo);

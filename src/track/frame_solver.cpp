@@ -360,7 +360,12 @@ std::unique_ptr<FrameSolver> makeFrameSolver(Method method, std::shared_ptr<cons
                                              const TrackerOptions& options) {
   options.validate();
   switch (method) {
-    case Method::Dynamical: return makeFrameSolver(DynamicalIk(std::move(model), options.dynamical), options);
+    case Method::Dynamical: {
+      DynamicalIk ik(std::move(model), options.dynamical);
+      if (options.dynamical.collision.enabled() && !options.collision_proxies.empty())
+        ik.setCollisionProxies(options.collision_proxies);
+      return makeFrameSolver(std::move(ik), options);
+    }
     case Method::WholeBody: {
       InstantaneousIkOptions o = options.wholebody;
       o.backend = InstantaneousIkBackend::Native;

@@ -9,7 +9,9 @@
 #include <limits>
 #include <sstream>
 
+#include <optional>
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/ik/collision.hpp"
 #include "kinetrack/ik/limits.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 
@@ -186,6 +188,14 @@ RetargetQuality assessRetargeting(const Model& robot, const io::MotionClip& clip
   r.lowest_mm.assign(static_cast<std::size_t>(n), kNaN);
   r.angle_error_deg.resize(static_cast<std::size_t>(n));
   const ik::JointLimits limits(robot);
+  std::optional<ik::CollisionLimits> collisions;
+  if (!o.proxies.empty()) {
+    ik::CollisionOptions co;
+    co.self.enabled = true;
+    co.self.margin = 0.0;
+    collisions.emplace(robot, o.proxies, co);
+    r.penetration_mm = 0.0;
+  }
   for (int f = 0; f < n; ++f) {
     const auto uf = static_cast<std::size_t>(f);
     framesForwardKinematics(robot, data, q[uf]);
@@ -213,6 +223,10 @@ RetargetQuality assessRetargeting(const Model& robot, const io::MotionClip& clip
       r.angle_error_deg[uf][ui] = kDeg * std::abs(a[ui] - b[ui]);
     }
     r.limit_excess = std::max(r.limit_excess, limits.violation(q[uf].joints));
+    if (collisions) {
+      collisions->update(data);
+      r.penetration_mm = std::max(r.penetration_mm, 1e3 * collisions->violation().penetration);
+    }
   }
 
   // Joint velocity excess and jerk from differences of the joint values.
@@ -292,7 +306,7 @@ std::string qualityText(const RetargetQuality& r) {
   t += row("sole slide mean / p95 / max", fmt::format("{:.2f} / {:.2f} / {:.2f} mm ({} frames)", r.slide_mean_mm,
                                                       r.slide_p95_mm, r.slide_max_mm, r.slide_samples));
   t += row("deepest point below ground", fmt::format("{:.1f} mm", r.below_ground_mm));
-  t += row("deepest self-penetration",
+  t += row("self-penetration (capsules)",
            std::isfinite(r.penetration_mm) ? fmt::format("{:.1f} mm", r.penetration_mm) : "not measured");
   t +=
       row("limit / velocity excess", fmt::format("{:.2e} rad / {:.2e} rad/s", r.limit_excess, r.velocity_limit_excess));

@@ -60,6 +60,9 @@ struct TrackerOptions {
   /// lock need coordinate rates far above any segment's angular velocity, and the discrete-time
   /// guard still keeps every step inside the limits.
   DynamicalIkOptions dynamical = dynamicalTrackingOptions();
+  /// DYN: the capsules of the ground and self-collision rows that dynamical.collision enables
+  /// (DynamicalIk::setCollisionProxies; e.g. io::collisionProxies of the model's geometry).
+  std::vector<CollisionProxy> collision_proxies;
   // --- per-frame optimisers ---
   /// Whole-body solver options (the backend follows `method`).
   InstantaneousIkOptions wholebody;

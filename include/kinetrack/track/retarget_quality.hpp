@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kinetrack/io/capture/motion_clip.hpp"
+#include "kinetrack/model/collision_proxy.hpp"
 #include "kinetrack/model/configuration.hpp"
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/model/model.hpp"
@@ -81,6 +82,8 @@ struct RetargetQualityOptions {
   /// The soles whose slide is measured; empty: the origin of the frame of each foot role's pair.
   std::vector<Sole> soles;
   double ground_height = 0.0;  ///< m, along Model::up()
+  /// The capsules whose self-penetration is measured (io::collisionProxies); empty: not measured.
+  std::vector<CollisionProxy> proxies;
 };
 
 /// The quality figures of one retargeted clip. Lengths in mm, angles in degrees.
@@ -102,7 +105,9 @@ struct RetargetQuality {
   int slide_samples = 0;
   double slide_mean_mm = 0.0, slide_p95_mm = 0.0, slide_max_mm = 0.0;
   double below_ground_mm = 0.0;  ///< deepest point below the ground over the clip (≥ 0)
-  /// Deepest self-penetration (mm; NaN: not measured, the model has no collision geometry).
+  /// Deepest self-penetration of the collision proxies (mm; bounding capsules of the meshes, so
+  /// an upper bound; pairs within two joints and those overlapping at the zero configuration are
+  /// not counted; NaN: not measured, the model has no collision geometry).
   double penetration_mm = std::numeric_limits<double>::quiet_NaN();
   double limit_excess = 0.0;           ///< largest joint position-limit excess (rad or m)
   double velocity_limit_excess = 0.0;  ///< largest joint velocity-limit excess (rad/s or m/s)
