@@ -79,9 +79,8 @@ track::TrackerOptions solverOptions(const std::string& solver, int threads) {
 
 nlohmann::json finiteOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
-/// The canonical role of every clip segment through the capture's segment map ("" when none).
-std::vector<std::string> clipRoles(const track::Capture& capture, const std::string& segment_map) {
-  const io::SegmentMap map = io::resolveSegmentMap(capture.clip.segment_names, segment_map);
+/// The canonical role of every clip segment through the capture's resolved segment map ("" when none).
+std::vector<std::string> clipRoles(const track::Capture& capture, const io::SegmentMap& map) {
   std::vector<std::string> roles(capture.clip.segment_names.size());
   for (const io::SegmentMapEntry& e : map.entries) {
     const int s = capture.clip.findSegment(e.clip_segment);
@@ -192,7 +191,7 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   robot = std::move(soles.model);
   track::Retargeting plan = track::planTracking(robot, capture, pairs.pairs, po);
   track::FootContacts contacts = track::detectFootContacts(
-      capture.clip, track::canonicalFeet(clipRoles(capture, o.segment_map), soles.feet), o.contact);
+      capture.clip, track::canonicalFeet(clipRoles(capture, pairs.clip_map), soles.feet), o.contact);
   if (o.contacts && !contacts.feet.empty()) {
     track::SoleContactPlan sp;
     for (const std::string& foot : contacts.feet) {

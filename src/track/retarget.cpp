@@ -52,7 +52,7 @@ double legLength(const Keypoints& k) {
   double sum = 0.0;
   int sides = 0;
   for (int side = 0; side < 2; ++side) {
-    const auto h = static_cast<std::size_t>(side * 6 + 3), kn = h + 1, a = h + 2;
+    const std::size_t h = keypointIndex(side, kHip), kn = keypointIndex(side, kKnee), a = keypointIndex(side, kAnkle);
     if (!(k.valid[h] && k.valid[kn] && k.valid[a])) continue;
     sum += (k.p[kn] - k.p[h]).norm() + (k.p[a] - k.p[kn]).norm();
     ++sides;
@@ -62,14 +62,16 @@ double legLength(const Keypoints& k) {
 
 /// Distance from the root to the hip centre (0 without both hips).
 double rootToHips(const Keypoints& k, const Vector3d& root) {
-  if (!(k.valid[3] && k.valid[9])) return 0.0;
-  return (0.5 * (k.p[3] + k.p[9]) - root).norm();
+  const std::size_t l = keypointIndex(0, kHip), r = keypointIndex(1, kHip);
+  if (!(k.valid[l] && k.valid[r])) return 0.0;
+  return (0.5 * (k.p[l] + k.p[r]) - root).norm();
 }
 
 /// Height of the root above the mean of the ankles along `up` (0 without both ankles).
 double standingHeight(const Keypoints& k, const Vector3d& root, const Vector3d& up) {
-  if (!(k.valid[5] && k.valid[11])) return 0.0;
-  return up.dot(root - 0.5 * (k.p[5] + k.p[11]));
+  const std::size_t l = keypointIndex(0, kAnkle), r = keypointIndex(1, kAnkle);
+  if (!(k.valid[l] && k.valid[r])) return 0.0;
+  return up.dot(root - 0.5 * (k.p[l] + k.p[r]));
 }
 
 /// Where the capture stands: the 5th percentile over its frames of the lowest mapped segment's

@@ -14,6 +14,7 @@
 #include "kinetrack/ik/collision.hpp"
 #include "kinetrack/ik/limits.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/metrics/tracking.hpp"
 
 namespace kinetrack::track {
 namespace {
@@ -21,12 +22,10 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kDeg = 180.0 / M_PI;
 
-// Keypoint order: shoulder, elbow, wrist, hip, knee, ankle; left then right.
-enum : int { kShoulder = 0, kElbow = 1, kWrist = 2, kHip = 3, kKnee = 4, kAnkle = 5 };
 constexpr std::array<const char*, 6> kRoles = {"UpperArm", "ForeArm", "Hand", "UpperLeg", "LowerLeg", "Foot"};
 constexpr std::array<const char*, 2> kSides = {"Left", "Right"};
 
-int key(int side, int point) { return side * 6 + point; }
+int key(int side, int point) { return static_cast<int>(keypointIndex(side, static_cast<KeypointJoint>(point))); }
 
 double angleBetween(const Vector3d& a, const Vector3d& b) {
   const double na = a.norm(), nb = b.norm();
@@ -34,15 +33,13 @@ double angleBetween(const Vector3d& a, const Vector3d& b) {
   return std::atan2(a.cross(b).norm(), a.dot(b));
 }
 
-/// p-quantile (linear interpolation) of the finite values; NaN when none.
-double quantile(std::vector<double> v, double p) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  const double x = p * static_cast<double>(v.size() - 1);
-  const auto i = static_cast<std::size_t>(std::floor(x));
-  const std::size_t j = std::min(i + 1, v.size() - 1);
-  return v[i] + (x - static_cast<double>(i)) * (v[j] - v[i]);
+/// Order statistics of the finite values (metrics::summarize); count 0 when none.
+metrics::Summary finiteSummary(const std::vector<double>& values) {
+  std::vector<double> v;
+  v.reserve(values.size());
+  for (const double x : values)
+    if (std::isfinite(x)) v.push_back(x);
+  return metrics::summarize(std::move(v));
 }
 
 const std::string& roleOf(const SegmentPair& p) { return p.role.empty() ? p.model_frame : p.role; }
@@ -172,11 +169,7 @@ RetargetQuality assessRetargeting(const Model& robot, const io::MotionClip& clip
       r.notes.push_back("foot slide: no robot sole for " + foot);
   if (contacts.feet.empty()) r.notes.push_back("foot slide: the capture has no feet mapped to the robot");
 
-  std::vector<SurfacePoint> surface = o.surface;
-  if (surface.empty()) {
-    for (int l = 0; l < robot.numLinks(); ++l) surface.push_back({LinkId(l), Vector3d::Zero(), 0.0});
-    r.notes.push_back("lowest point: link origins (the model has no collision geometry)");
-  }
+  if (o.surface.empty()) r.notes.push_back("lowest point: link origins (the model has no collision geometry)");
   const Vector3d& up = robot.up();
 
   const PoseAgreement agreement(robot, clip, pairs);
@@ -199,12 +192,7 @@ RetargetQuality assessRetargeting(const Model& robot, const io::MotionClip& clip
   for (int f = 0; f < n; ++f) {
     const auto uf = static_cast<std::size_t>(f);
     framesForwardKinematics(robot, data, q[uf]);
-    double lowest = std::numeric_limits<double>::infinity();
-    for (const SurfacePoint& s : surface) {
-      const Transform& X = data.link[static_cast<std::size_t>(s.link.value)];
-      lowest = std::min(lowest, up.dot(X.R * s.point + X.p) - s.radius - o.ground_height);
-    }
-    r.lowest_mm[uf] = 1e3 * lowest;
+    r.lowest_mm[uf] = 1e3 * (lowestSurfaceHeight(robot, data, o.surface, up) - o.ground_height);
     for (std::size_t s = 0; s < soles.size(); ++s) {
       const Transform& X = data.frame[static_cast<std::size_t>(soles[s].frame.value)];
       const Vector3d p = X.R * soles[s].point + X.p;
@@ -248,24 +236,21 @@ RetargetQuality assessRetargeting(const Model& robot, const io::MotionClip& clip
   r.velocity_limit_excess = std::max(0.0, r.velocity_limit_excess);
   r.jerk_rms = jerk_count > 0 ? std::sqrt(jerk2 / static_cast<double>(jerk_count)) : 0.0;
 
-  std::vector<double> slides;
-  for (const double s : r.slide_mm)
-    if (std::isfinite(s)) slides.push_back(s);
-  r.slide_samples = static_cast<int>(slides.size());
-  if (!slides.empty()) {
-    double sum = 0.0;
-    for (const double s : slides) sum += s, r.slide_max_mm = std::max(r.slide_max_mm, s);
-    r.slide_mean_mm = sum / static_cast<double>(slides.size());
-    r.slide_p95_mm = quantile(slides, 0.95);
-  }
+  const metrics::Summary slides = finiteSummary(r.slide_mm);
+  r.slide_samples = static_cast<int>(slides.count);
+  if (slides.count > 0) r.slide_mean_mm = slides.mean, r.slide_p95_mm = slides.p95, r.slide_max_mm = slides.max;
   for (const double l : r.lowest_mm) r.below_ground_mm = std::max(r.below_ground_mm, -l);
-  if (!mnte.empty()) r.mnte_median = quantile(mnte, 0.5), r.mnte_p95 = quantile(mnte, 0.95);
-  for (int i = 0; i < kPoseAngles; ++i) {
+  if (!mnte.empty()) {
+    const metrics::Summary m = finiteSummary(mnte);
+    r.mnte_median = m.median, r.mnte_p95 = m.p95;
+  }
+  for (std::size_t i = 0; i < static_cast<std::size_t>(kPoseAngles); ++i) {
     std::vector<double> e;
     e.reserve(static_cast<std::size_t>(n));
-    for (const PoseAngles& a : r.angle_error_deg) e.push_back(a[static_cast<std::size_t>(i)]);
-    r.pose_median_deg[static_cast<std::size_t>(i)] = quantile(e, 0.5);
-    r.pose_p95_deg[static_cast<std::size_t>(i)] = quantile(std::move(e), 0.95);
+    for (const PoseAngles& a : r.angle_error_deg) e.push_back(a[i]);
+    const metrics::Summary s = finiteSummary(e);
+    r.pose_median_deg[i] = s.count > 0 ? s.median : kNaN;
+    r.pose_p95_deg[i] = s.count > 0 ? s.p95 : kNaN;
   }
   return r;
 }

@@ -73,6 +73,7 @@ SegmentPairs resolveRobotPairs(const Model& robot, const Capture& capture, const
                      [&](const SegmentPair& p) { return p.clip_segment == e.clip_segment; }))
       out.skipped.push_back(e.clip_segment + " -> " + e.model_frame + " (not in robot map '" + robot_map.name + "')");
   out.unmapped = clip_map.unmapped;
+  out.clip_map = clip_map;
   return out;
 }
 

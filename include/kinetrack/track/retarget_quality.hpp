@@ -39,6 +39,11 @@ const char* toString(PoseAngle a);                   ///< "left_elbow", …, "ri
 
 /// Keypoints: shoulder, elbow, wrist, hip, knee, ankle of the left then the right side.
 inline constexpr int kKeypoints = 12;
+enum KeypointJoint : int { kShoulder = 0, kElbow = 1, kWrist = 2, kHip = 3, kKnee = 4, kAnkle = 5 };
+/// Index of a joint's keypoint: side 0 left, 1 right.
+constexpr std::size_t keypointIndex(int side, KeypointJoint joint) {
+  return static_cast<std::size_t>(side * 6 + joint);
+}
 struct Keypoints {
   std::array<Vector3d, kKeypoints> p{};
   std::array<bool, kKeypoints> valid{};

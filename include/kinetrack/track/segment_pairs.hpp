@@ -16,6 +16,7 @@ struct SegmentPairs {
   std::vector<SegmentPair> pairs;     ///< clip order
   std::vector<std::string> skipped;   ///< map entries whose frame the model lacks, "segment -> frame"
   std::vector<std::string> unmapped;  ///< clip segments the map does not name (clip order)
+  io::SegmentMap clip_map;            ///< resolveRobotPairs: the capture's resolved segment map
   /// resolveRobotPairs only: the robot map used (what `kinetrack retarget --save-map` writes).
   io::SegmentMap robot_map = {};
 };
