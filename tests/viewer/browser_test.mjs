@@ -241,16 +241,25 @@ async function liveEndToEnd() {
       await new Promise((r) => setTimeout(r, 25));
     }
     await new Promise((r) => (replay.exitCode !== null ? r() : replay.on("exit", r)));
-    await new Promise((r) => setTimeout(r, 300));
+    // The server's stats arrive once a second: wait for one sent after the stream ended.
+    await new Promise((r) => setTimeout(r, 1500));
     await settle(page);
     const mode = await page.evaluate(() => window.kinetrackViewer.state.mode);
     const received = await page.evaluate(() => window.kinetrackViewer.state.received);
     const shown = await page.$eval("#frame-count", (e) => e.textContent);
+    const stats = await page.$eval("#status", (e) => e.textContent);
+    const tracked = Number(/([0-9]+) frames,/.exec(stats)?.[1]);
+    const queueDrops = Number(/([0-9]+) dropped/.exec(stats)?.[1]);
     const latency = await page.$eval("#latency", (e) => e.textContent);
     await page.screenshot({ path: join(work, "serve_live.png") });
     check(mode === "live", `the served page is in live mode (${mode})`);
     check(replay.exitCode === 0, `kinetrack replay sent the capture twice (exit ${replay.exitCode})`);
-    check(received >= 200 && shown.startsWith(`${received} frames received`), `the page shows the frames received ("${shown}", 2 × 112 sent)`);
+    check(shown.startsWith(`${received} frames received`), `the page shows the frames received ("${shown}")`);
+    // A slow page (a sanitizer build on two cores) may fall behind: the server then drops frames
+    // from its bounded client queue and says so; every frame is either drawn or counted dropped.
+    check(tracked >= 200 && received + queueDrops >= tracked,
+          `the server tracked the stream and every frame reached the page or was reported dropped ` +
+          `(${tracked} tracked of 2 × 112 sent, ${received} drawn, ${queueDrops} dropped: "${stats}")`);
     const us = Number(/latency ([0-9.]+) µs/.exec(latency)?.[1]);
     check(Number.isFinite(us) && us > 0, `the stream's latency is shown ("${latency}")`);
     // The diagonal of the box the drawn hand swept (the second loop is sampled whole).
