@@ -236,6 +236,7 @@ class GainMode:
 
 class DynamicalIkOptions:
     damping: float
+    collision_damping: float  # λ added while collision rows are in the QP
     limit_gain: float
     default_velocity_limit: float
     discrete_safe_limits: bool
@@ -484,7 +485,7 @@ def retarget(robot: Model, capture: Union[str, Capture], solver: str = "dynamica
              summary_json: str = "", mot: str = "", bvh: str = "", save_map: str = "", contacts: bool = True,
              contact_weight: float = 1000.0, root_weight: float = 10.0, quality_json: str = "",
              quality_csv: str = "", motion_out: str = "", motion_rate: float = 0.0,
-             quat_order: str = "xyzw") -> TrackResult: ...
+             quat_order: str = "xyzw", collisions: bool = True, collision_margin: float = 0.01) -> TrackResult: ...
 
 def robot_map(robot: Model, map: str = "") -> dict[str, Any]: ...
 

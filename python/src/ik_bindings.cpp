@@ -334,6 +334,8 @@ void bindOptions(py::module_& m) {
   py::class_<DynamicalIkOptions> dyn(m, "DynamicalIkOptions",
                                      "Options of DynamicalIk (units per field; defaults as in C++).");
   dyn.def_readwrite("damping", &DynamicalIkOptions::damping, "λ of ½λ‖ν‖²")
+      .def_readwrite("collision_damping", &DynamicalIkOptions::collision_damping,
+                     "λ added while collision rows are in the QP")
       .def_readwrite("limit_gain", &DynamicalIkOptions::limit_gain, "tanh slope k (1/rad)")
       .def_readwrite("default_velocity_limit", &DynamicalIkOptions::default_velocity_limit, "rad/s or m/s")
       .def_readwrite("discrete_safe_limits", &DynamicalIkOptions::discrete_safe_limits)

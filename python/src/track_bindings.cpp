@@ -153,7 +153,7 @@ PyTrackResult retargetPy(std::shared_ptr<Model> robot, py::object capture_arg, c
                          const std::string& mot, const std::string& bvh, const std::string& save_map, bool contacts,
                          double contact_weight, double root_weight, const std::string& quality_json,
                          const std::string& quality_csv, const std::string& motion_out, double motion_rate,
-                         const std::string& quat_order) {
+                         const std::string& quat_order, bool collisions, double collision_margin) {
   const std::shared_ptr<PyCapture> cap = captureOf(capture_arg, "auto", 0.0);
   app::RetargetOptions o;
   o.save_map = save_map;
@@ -176,6 +176,8 @@ PyTrackResult retargetPy(std::shared_ptr<Model> robot, py::object capture_arg, c
   o.motion_out = motion_out;
   o.motion_rate = motion_rate;
   o.quaternion_order = quat_order;
+  o.collisions = collisions;
+  o.collision_margin = collision_margin;
   const app::TrackResult r = released([&] { return app::runRetarget(o, {}, robot.get(), &cap->capture); });
   return toPython(r, nullptr);
 }
@@ -285,6 +287,7 @@ Returns a TrackResult (iterable as (q, summary)). Releases the GIL while trackin
         py::arg("bvh") = "", py::arg("save_map") = "", py::arg("contacts") = true, py::arg("contact_weight") = 1000.0,
         py::arg("root_weight") = 10.0, py::arg("quality_json") = "", py::arg("quality_csv") = "",
         py::arg("motion_out") = "", py::arg("motion_rate") = 0.0, py::arg("quat_order") = "xyzw",
+        py::arg("collisions") = true, py::arg("collision_margin") = 0.01,
         R"doc(Human motion onto a humanoid robot, as `kinetrack retarget` does: orientation targets from the human
 segments on robot links through a robot map (map: "" = the built-in map detected from the robot's
 names, else the automatic one; "auto", a built-in name or a JSON file: see robot_map; segment_map
@@ -293,7 +296,8 @@ bounds. An iCub URDF gets its coupled shoulder rows and the given shoulder and t
 (rad/s). out, summary_json, mot, bvh: the files `kinetrack retarget` writes; save_map: write the
 robot map used (JSON, readable as map). The robot stands on the ground (z = 0) and, with contacts,
 its soles are held while the person's feet are down (contact_weight; root_weight for the base
-position target). quality_json / quality_csv: the quality report and its per-frame series;
+position target); with collisions, its collision geometry stays above the ground and its links
+collision_margin (m) apart. quality_json / quality_csv: the quality report and its per-frame series;
 motion_out: root position, root quaternion (quat_order "xyzw" or "wxyz") and joint positions with
 velocities, as .npz or CSV, resampled at motion_rate Hz when > 0. Returns a TrackResult on the
 robot (result.model) whose `quality` is the report (dict) and `motion` the motion's arrays (dict:

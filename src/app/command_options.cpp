@@ -82,8 +82,9 @@ void addRetargetOptions(CLI::App& cmd, RetargetOptions& o, bool& quiet, const Ex
       ->capture_default_str();
   cmd.add_option("--quat-order", o.quaternion_order, "root quaternion order of --motion-out: xyzw or wxyz")
       ->capture_default_str();
-  cmd.add_flag("--collisions", o.collisions,
-               "ground and self-collision rows from the robot's geometry (experimental: they fight the held soles)");
+  cmd.add_flag("!--no-collisions", o.collisions,
+               "no ground or self-collision rows (by default the robot's collision geometry keeps its links above "
+               "the ground and apart)");
   cmd.add_option("--collision-margin", o.collision_margin, "clearance kept between two links (m)")
       ->capture_default_str();
   cmd.add_flag("!--no-contacts", o.contacts, "do not hold the robot's soles while the person's feet are down");

@@ -237,6 +237,7 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   track::RetargetQualityOptions qo;
   qo.surface = po.surface;
   qo.proxies = proxies;
+  if (to.dynamical.collision.self.enabled) qo.self_collision = to.dynamical.collision.self;
   for (std::size_t k = 0; k < soles.feet.size(); ++k)
     qo.soles.push_back({soles.feet[k], model->frameId(soles.frames[k]), Vector3d::Zero()});
   r.quality = track::assessRetargeting(*model, capture.clip, pairs.pairs, r.q, contacts, r.record.mnte, qo);

@@ -197,7 +197,7 @@ TrackRecord runTracking(const Model& model, const Capture& capture, const Retarg
     const bool valid =
         clipFrameTargets(clip, plan.bindings, plan.alignment, f, std::span(R).first(nb), std::span(p).first(nb));
     if (soles)
-      soles->frame(f, clip, plan.alignment, tracker.solver().data(), std::span(p).subspan(nb),
+      soles->frame(f, clip, plan.alignment, tracker.solver().data(), std::span(R).subspan(nb), std::span(p).subspan(nb),
                    std::span(active).subspan(nb));
     const FrameOutcome o = tracker.track(clip.times[static_cast<std::size_t>(f)], R, p, valid, active);
     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();

@@ -184,10 +184,23 @@ RetargetQuality assessRetargeting(const Model& robot, const io::MotionClip& clip
   std::optional<ik::CollisionLimits> collisions;
   if (!o.proxies.empty()) {
     ik::CollisionOptions co;
+    co.self = o.self_collision;
     co.self.enabled = true;
-    co.self.margin = 0.0;
     collisions.emplace(robot, o.proxies, co);
     r.penetration_mm = 0.0;
+    const auto& skipped = collisions->overlappingAtReference();
+    if (!skipped.empty()) {
+      std::string names;
+      for (std::size_t k = 0; k < skipped.size() && k < 4; ++k)
+        names += fmt::format("{}{} – {} ({:.1f} mm)", k > 0 ? ", " : "",
+                             o.proxies[static_cast<std::size_t>(skipped[k].first.a)].name,
+                             o.proxies[static_cast<std::size_t>(skipped[k].first.b)].name, 1e3 * skipped[k].second);
+      if (skipped.size() > 4) names += ", …";
+      r.notes.push_back(fmt::format(
+          "self-penetration: {} pairs closer than {:.1f} mm at the reference pose are not checked (touching by "
+          "design there): {}",
+          skipped.size(), 1e3 * (co.self.margin + co.self.reference_clearance), names));
+    }
   }
   for (int f = 0; f < n; ++f) {
     const auto uf = static_cast<std::size_t>(f);

@@ -37,8 +37,9 @@ Soles addSoleFrames(const Model& robot, const std::vector<SegmentPair>& pairs,
       const Vector3d w = X.R * s.point + X.p - s.radius * up;
       if (up.dot(w) <= low + 0.005) centre += w, ++count;
     }
-    Transform placement;  // in the link frame
+    Transform placement;  // in the link frame; level (the world's axes) at the zero configuration
     placement.p = count > 0 ? Vector3d(X.R.transpose() * (centre / count - X.p)) : robot.framePlacement(f).p;
+    placement.R = X.R.transpose();
     std::string name = pair->model_frame + "_sole";
     while (builder.hasName(name)) name += "_";
     builder.addFrame(name, robot.linkName(link), placement);
@@ -66,6 +67,7 @@ SoleContacts::SoleContacts(const Model& model, const SoleContactPlan& plan) : pl
     links_.push_back(model.frameLink(sole));
     // The sole's offset from the foot frame's origin, in the link frame.
     offset_.push_back(model.framePlacement(sole).p - model.framePlacement(foot).p);
+    rotation_.push_back(model.framePlacement(sole).R);
   }
   anchor_.assign(links_.size(), Vector3d::Zero());
   held_.assign(links_.size(), 0);
@@ -73,12 +75,12 @@ SoleContacts::SoleContacts(const Model& model, const SoleContactPlan& plan) : pl
 
 std::vector<StreamTarget> SoleContacts::targets() const {
   std::vector<StreamTarget> t;
-  for (const std::string& f : plan_.frames) t.push_back({f, false, true, plan_.weight});
+  for (const std::string& f : plan_.frames) t.push_back({f, true, true, plan_.weight});
   return t;
 }
 
 void SoleContacts::frame(int f, const io::MotionClip& clip, const ClipAlignment& alignment, const Data& data,
-                         std::span<Vector3d> p, std::span<std::uint8_t> active) {
+                         std::span<Matrix3d> R, std::span<Vector3d> p, std::span<std::uint8_t> active) {
   const Vector3d& up = plan_.up;
   for (std::size_t k = 0; k < links_.size(); ++k) {
     const int seg = plan_.segments[k];
@@ -96,6 +98,9 @@ void SoleContacts::frame(int f, const io::MotionClip& clip, const ClipAlignment&
     held_[k] = down ? 1 : 0;
     active[k] = held_[k];
     p[k] = anchor_[k];
+    // Flat on the ground: the sole as it is, turned about the horizontal axis that levels it.
+    const Matrix3d sole = data.link[static_cast<std::size_t>(links_[k].value)].R * rotation_[k];
+    R[k] = rotationBetween(sole.col(2), up) * sole;
   }
 }
 

@@ -101,10 +101,9 @@ struct RetargetOptions {
   /// Hold the robot's soles on the ground while the person's feet are down (track::SoleContacts).
   bool contacts = true;
   double contact_weight = 1000.0;  ///< of the sole targets (orientation targets weigh 1)
-  /// Ground and self-collision rows from the robot's collision geometry (io::collisionProxies).
-  /// Off by default: measured on the G1 walk, the rows fight the held soles (slide p95 0.3 →
-  /// 60 mm; docs/retargeting.md), an open problem.
-  bool collisions = false;
+  /// Ground and self-collision rows from the robot's collision geometry (io::collisionProxies):
+  /// no point below the ground, links kept `collision_margin` apart.
+  bool collisions = true;
   double collision_margin = 0.01;  ///< m kept between two links
   double root_weight = 10.0;       ///< of the root position target (track::RetargetOptions::root_position_weight)
   track::FootContactOptions contact;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kinetrack/ik/collision.hpp"
 #include "kinetrack/io/capture/motion_clip.hpp"
 #include "kinetrack/model/collision_proxy.hpp"
 #include "kinetrack/model/configuration.hpp"
@@ -89,6 +90,15 @@ struct RetargetQualityOptions {
   double ground_height = 0.0;  ///< m, along Model::up()
   /// The capsules whose self-penetration is measured (io::collisionProxies); empty: not measured.
   std::vector<CollisionProxy> proxies;
+  /// Which pairs are measured: the pair filter of these options (ignore_within_joints, exclude,
+  /// and pairs closer than margin + reference_clearance at the reference configuration), the
+  /// one the solver's rows used; `enabled` and the row settings are not read. Pairs filtered out
+  /// at the reference are named in the notes.
+  ik::SelfCollisionOptions self_collision = [] {
+    ik::SelfCollisionOptions o;
+    o.margin = 0.0;
+    return o;
+  }();
 };
 
 /// The quality figures of one retargeted clip. Lengths in mm, angles in degrees.

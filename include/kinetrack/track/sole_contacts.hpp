@@ -1,7 +1,7 @@
 #pragma once
 // The robot's soles on the ground while the person's feet are: each robot foot gets a sole frame
 // (the centre of its lowest surface points), and while the person's foot is down (FootContacts)
-// a position target holds that sole where it touched down, on the ground. With the ground rows of
+// a pose target holds that sole where it touched down, on the ground. With the ground rows of
 // the collision limits it keeps the robot's feet from sliding, sinking or floating.
 #include <cstdint>
 #include <span>
@@ -22,7 +22,8 @@ struct SegmentPair;
 /// The sole frames of a robot: one per foot role ("LeftFoot", "RightFoot") of `pairs`, named
 /// "<foot frame>_sole", on the foot frame's link at the centre of that link's lowest surface
 /// points at the zero configuration (within 5 mm of the lowest; a sphere's radius below its
-/// centre), else at the foot frame's origin.
+/// centre), else at the foot frame's origin; oriented as the world at the zero configuration
+/// (a robot stands there with its soles flat: the sole's z axis is then `up`).
 struct Soles {
   Model model;                      ///< the robot with the sole frames added
   std::vector<std::string> feet;    ///< foot roles, left first
@@ -43,7 +44,7 @@ struct SoleContactPlan {
   FootContacts contacts;  ///< the person's foot contacts, one per clip frame
   Vector3d up = Vector3d::UnitZ();
   double ground_height = 0.0;  ///< m along up: where a held sole is put
-  double weight = 100.0;       ///< of the sole position targets (the orientation targets weigh 1)
+  double weight = 100.0;  ///< of the sole pose targets (per m and per rad; the person's orientation targets weigh 1)
 };
 
 /// Per-run state of the sole targets: where each held sole touched down.
@@ -51,18 +52,20 @@ class SoleContacts {
  public:
   /// Throws InvalidArgument when the frames and the feet differ in number or a frame is unknown.
   SoleContacts(const Model& model, const SoleContactPlan& plan);
-  /// The stream targets (position only), in foot order.
+  /// The stream targets (pose), in foot order.
   [[nodiscard]] std::vector<StreamTarget> targets() const;
   /// Values and active flags at clip frame f given the model's kinematics before the frame: a
-  /// foot down at f is held at its anchor, set when it touches down (SoleContactPlan). No
-  /// allocation.
-  void frame(int f, const io::MotionClip& clip, const ClipAlignment& alignment, const Data& data, std::span<Vector3d> p,
-             std::span<std::uint8_t> active);
+  /// foot down at f is held at its anchor, set when it touches down (SoleContactPlan), and level:
+  /// its orientation target is the sole's present one turned (about a horizontal axis) until its
+  /// z axis is `up`, so the heading stays free. No allocation.
+  void frame(int f, const io::MotionClip& clip, const ClipAlignment& alignment, const Data& data, std::span<Matrix3d> R,
+             std::span<Vector3d> p, std::span<std::uint8_t> active);
 
  private:
   SoleContactPlan plan_;
   std::vector<LinkId> links_;
-  std::vector<Vector3d> offset_;  // sole − foot frame origin, in the link frame
+  std::vector<Vector3d> offset_;    // sole − foot frame origin, in the link frame
+  std::vector<Matrix3d> rotation_;  // the sole frame's orientation in the link frame
   std::vector<Vector3d> anchor_;
   std::vector<std::uint8_t> held_;
 };
