@@ -159,7 +159,8 @@ struct DynamicalIk::Impl {
     const Data& jac_data = jacobianData(dt);
     assembleTasks(jac_data, dt, res);
     assembleHessian(jac_data);
-    problem.H.diagonal().array() += options.damping + (hasCollisionRows() ? options.collision_damping : 0.0);
+    const bool rows_active = collision && collision->activeRows() > 0;
+    problem.H.diagonal().array() += options.damping + (rows_active ? options.collision_damping : 0.0);
     addPostures(dt, res);
     writeBounds(dt);
     if (hasCollisionRows()) writeCollisionRows(dt, res);

@@ -262,16 +262,23 @@ Retargeting retarget(const Model& model, const io::MotionClip& clip, const std::
           break;
         }
       align[e] = parent_align;
-      int best = -1, best_depth = std::numeric_limits<int>::max();
+      // The bone ends at the nearest mapped descendants: at their centre when there are several
+      // (the trunk's two shoulders: pointing it at one of them would roll the trunk towards
+      // that side and put every angle of the other arm off by as much).
+      int best_depth = std::numeric_limits<int>::max(), ends = 0;
+      Vector3d end_c = Vector3d::Zero(), end_m = Vector3d::Zero();
       for (int s = 0; s < clip.numSegments(); ++s) {
         if (entry_of[static_cast<std::size_t>(s)] < 0 || s == seg[e]) continue;
         int a = s, d = 0;
         while (a >= 0 && a != seg[e]) a = clip.segment_parent[static_cast<std::size_t>(a)], ++d;
-        if (a == seg[e] && d < best_depth) best = entry_of[static_cast<std::size_t>(s)], best_depth = d;
+        if (a != seg[e] || d > best_depth) continue;
+        if (d < best_depth) best_depth = d, ends = 0, end_c.setZero(), end_m.setZero();
+        const auto k = static_cast<std::size_t>(entry_of[static_cast<std::size_t>(s)]);
+        end_c += pc[k], end_m += pm[k], ++ends;
       }
-      if (best < 0) continue;  // a leaf (hand, head, toe) turns with its parent
-      const Vector3d dc = W * up_turn.transpose() * (pc[static_cast<std::size_t>(best)] - pc[e]);
-      const Vector3d dm = parent_align * (pm[static_cast<std::size_t>(best)] - pm[e]);
+      if (ends == 0) continue;  // a leaf (hand, head, toe) turns with its parent
+      const Vector3d dc = W * up_turn.transpose() * (end_c / ends - pc[e]);
+      const Vector3d dm = parent_align * (end_m / ends - pm[e]);
       if (dc.norm() < 1e-6 || dm.norm() < 1e-6) continue;
       align[e] = rotationBetween(dm, dc) * parent_align;
     }

@@ -26,7 +26,9 @@ TEST(RetargetRobotMapJob, ARenamedG1RetargetsLikeTheG1) {
   KINETRACK_REQUIRE_SHARED(bvh, "data/bvh/bandai/dataset-2_walk_normal_001.bvh");
   std::map<std::string, std::string> renamed;
   const Model g1 = io::loadUrdf(urdf);
-  const Model other = io::parseUrdf(testing::renamedUrdf(testing::readText(urdf), renamed), "renamed_g1.urdf");
+  // Beside the G1's file: its meshes (the collision geometry) resolve as the G1's do.
+  const Model other = io::parseUrdf(testing::renamedUrdf(testing::readText(urdf), renamed),
+                                    (std::filesystem::path(urdf).parent_path() / "renamed_g1.urdf").string());
   const track::Capture capture = track::loadCapture(bvh);
   std::string shown;
   app::Reporter reporter;

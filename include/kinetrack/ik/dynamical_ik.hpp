@@ -96,7 +96,7 @@ struct DynamicalIkOptions {
   /// Ground and self-collision rows (ik/collision.hpp): off by default (the QP is then exactly
   /// the one without them). They act once DynamicalIk::setCollisionProxies has given the proxies.
   ik::CollisionOptions collision;
-  /// λ added to `damping` while collision rows are in the QP. A row can ask for a motion the
+  /// λ added to `damping` while collision rows are active in the QP. A row can ask for a motion the
   /// targets leave free or nearly free (a foot turning about its held sole, a joint no target
   /// moves); with λ = 1e-9 the QP's optimum then moves along that direction by tens of rad/s in
   /// one step and the linearisation breaks (measured on the G1 with its soles held: 72 rad/s at a

@@ -42,7 +42,8 @@ enum class Calibration : std::uint8_t {
   None,
   /// Offsets from a calibration pose of the clip (its rest pose, a T-pose/N-pose frame): each
   /// model segment is turned, from the model's zero configuration, by the smallest rotation
-  /// that points its bone (segment origin → next mapped segment down the chain) like the clip's
+  /// that points its bone (segment origin → next mapped segment down the chain; the centre of
+  /// the next ones where the chain branches, as the trunk's two shoulders) like the clip's
   /// bone; the offset makes that the target at the calibration pose. The clip's heading is turned
   /// to the model's (left–right hip axis), and the root trajectory is scaled by the ratio of root
   /// heights and starts above the origin.
