@@ -108,7 +108,7 @@ CollisionLimits::CollisionLimits(std::shared_ptr<const Model> model, std::vector
   up_.normalize();
 
   const int n = static_cast<int>(proxies_.size());
-  if (go.enabled) ground_rows_ = std::min(go.max_rows, n);
+  if (go.enabled) ground_rows_ = std::min(go.max_rows, 2 * n);
   if (so.enabled) {
     // Candidate pairs: different links far enough apart in the tree, not excluded by name.
     std::vector<std::pair<LinkId, LinkId>> excluded;
@@ -145,7 +145,7 @@ CollisionLimits::CollisionLimits(std::shared_ptr<const Model> model, std::vector
     self_rows_ = std::min(so.max_rows, static_cast<int>(pairs_.size()));
   }
   world_.resize(proxies_.size());
-  ground_active_.resize(go.enabled ? proxies_.size() : 0);
+  ground_active_.resize(go.enabled ? 2 * proxies_.size() : 0);
   self_active_.resize(pairs_.size());
 }
 
@@ -177,23 +177,37 @@ double CollisionLimits::groundHeight(const Data& data, int proxy) const {
   return std::min(ha, hb) - P.radius - options_.ground.height;
 }
 
+double CollisionLimits::groundHeight(const Data& data, int proxy, int end) const {
+  const CollisionProxy& P = proxies_.at(static_cast<std::size_t>(proxy));
+  const Transform& L = data.link[static_cast<std::size_t>(P.link.value)];
+  return up_.dot(L.R * (end == 0 ? P.a : P.b) + L.p) - P.radius - options_.ground.height;
+}
+
 void CollisionLimits::update(const Data& data) {
   worldCapsules(data, world_);
   CollisionViolation v;
   // Ground: the lowest end of each capsule (its lowest point is that end minus r·up).
   const GroundOptions& go = options_.ground;
   int ground_candidates = 0;
+  // A row per capsule end within the activation distance (one for a sphere): with the lowest
+  // end only, a long capsule turning about it (a foot pitching) puts its other end through the
+  // ground within a step.
   for (std::size_t i = 0; i < proxies_.size(); ++i) {
     const World& w = world_[i];
     const double ha = up_.dot(w.a), hb = up_.dot(w.b);
-    const Vector3d& low = ha <= hb ? w.a : w.b;
     const double h = std::min(ha, hb) - proxies_[i].radius - go.height;
     if (-h > v.ground_depth) v.ground_depth = -h, v.ground_proxy = static_cast<int>(i);
-    if (go.enabled && h - go.margin < go.activation_distance) {
+    if (!go.enabled) continue;
+    const bool sphere = w.a == w.b;
+    for (int end = 0; end < (sphere ? 1 : 2); ++end) {
+      const Vector3d& p = end == 0 ? w.a : w.b;
+      const double he = up_.dot(p) - proxies_[i].radius - go.height;
+      if (he - go.margin >= go.activation_distance) continue;
       Row& r = ground_active_[static_cast<std::size_t>(ground_candidates++)];
       r.index = static_cast<int>(i);
-      r.gap = h - go.margin;
-      r.pa = low;
+      r.end = end;
+      r.gap = he - go.margin;
+      r.pa = p;
     }
   }
   ground_count_ = std::min(ground_candidates, ground_rows_);
@@ -243,7 +257,7 @@ CollisionRow CollisionLimits::activeRow(int r) const {
                           std::to_string(violation_.active_rows) + " active");
   if (r < ground_count_) {
     const Row& x = ground_active_[static_cast<std::size_t>(r)];
-    return {true, x.index, x.gap};
+    return {true, x.index, x.gap, x.end};
   }
   const Row& x = self_active_[static_cast<std::size_t>(r - ground_count_)];
   return {false, x.index, x.gap};

@@ -55,7 +55,7 @@ CollisionOptions everythingActive(int rows) {
 double gapAt(const Model& m, const CollisionLimits& c, const CollisionRow& row, const Configuration& q) {
   Data d(m);
   forwardKinematics(m, d, q);
-  if (row.ground) return c.groundHeight(d, row.index) - c.options().ground.margin;
+  if (row.ground) return c.groundHeight(d, row.index, row.end) - c.options().ground.margin;
   const CollisionPair& p = c.pairs()[static_cast<std::size_t>(row.index)];
   return c.proxyDistance(d, p.a, p.b) - c.options().self.margin;
 }
@@ -301,10 +301,16 @@ TEST(CollisionLimits, RowBudgetKeepsTheNearest) {
   forwardKinematics(m, d, q);
   c.update(d);
   ASSERT_EQ(c.activeRows(), 5);
-  EXPECT_EQ(c.violation().dropped, static_cast<int>(proxies.size()) - 2 + static_cast<int>(c.pairs().size()) - 3);
-  // the two lowest proxies: the foot and the shin
+  // A ground row per capsule end (one per sphere).
+  int ends = 0;
+  for (const CollisionProxy& p : proxies) ends += p.a == p.b ? 1 : 2;
+  EXPECT_EQ(c.violation().dropped, ends - 2 + static_cast<int>(c.pairs().size()) - 3);
+  // the two lowest capsule ends
   std::vector<double> heights;
-  for (int i = 0; i < static_cast<int>(proxies.size()); ++i) heights.push_back(c.groundHeight(d, i));
+  for (int i = 0; i < static_cast<int>(proxies.size()); ++i)
+    for (int end = 0; end < (proxies[static_cast<std::size_t>(i)].a == proxies[static_cast<std::size_t>(i)].b ? 1 : 2);
+         ++end)
+      heights.push_back(c.groundHeight(d, i, end));
   std::sort(heights.begin(), heights.end());
   for (int r = 0; r < 2; ++r) EXPECT_LE(c.activeRow(r).gap, heights[1] + 1e-12);
   std::vector<double> distances;

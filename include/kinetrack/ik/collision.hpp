@@ -5,8 +5,8 @@
 //
 // The proxies are capsules fixed to links (model/collision_proxy.hpp). Per step, at the
 // configuration of a Data after forwardKinematics:
-//  - ground, per proxy, its lowest point p (the segment end lowest along `up`, minus the radius
-//    along `up`) at height h = up·p − height:
+//  - ground, per capsule end (a sphere has one) within the activation distance, its lowest
+//    point p (the end minus the radius along `up`) at height h = up·p − height:
 //        up·J_p ν ≥ −V tanh((γ/V)(h − margin))                  (the shaping of DYN Eq. 12)
 //    with the discrete guard ≥ (margin − h)/Δt (a step cannot cross the margin; below it, the push
 //    back is capped at what lands on it);
@@ -56,7 +56,7 @@ struct GroundOptions {
   double height = 0.0;                ///< the plane's offset along `up` (m)
   double margin = 0.0;                ///< clearance kept above the plane (m, ≥ 0)
   double activation_distance = 0.05;  ///< rows for proxies lower than this above the margin (m)
-  int max_rows = 16;                  ///< rows reserved (the lowest proxies first)
+  int max_rows = 24;                  ///< rows reserved (the lowest capsule ends first)
 };
 
 /// Self-collision between proxies on different links.
@@ -108,6 +108,7 @@ struct CollisionRow {
   bool ground = true;  ///< a ground row (index: the proxy) or a self-collision row (index: the pair)
   int index = -1;
   double gap = 0.0;  ///< height above the ground or pair distance, minus the margin (m)
+  int end = 0;       ///< ground rows: the capsule end whose lowest point the row holds (0: a, 1: b)
 };
 
 /// Ground and self-collision rows for DYN's QP. Built once (allocates); update() and
@@ -123,7 +124,7 @@ class CollisionLimits {
                   const CollisionOptions& options);
   CollisionLimits(const Model& model, std::vector<CollisionProxy> proxies, const CollisionOptions& options);
 
-  /// Rows reserved: ground.max_rows (at most one per proxy; 0 when disabled) plus
+  /// Rows reserved: ground.max_rows (at most one per capsule end; 0 when disabled) plus
   /// self.max_rows (at most one per candidate pair; 0 when disabled).
   [[nodiscard]] int numRows() const { return ground_rows_ + self_rows_; }
   [[nodiscard]] int numGroundRows() const { return ground_rows_; }
@@ -156,13 +157,16 @@ class CollisionLimits {
 
   /// At the configuration of `data` (forwardKinematics done), computed afresh: the distance of
   /// two proxies (m, margins not counted; negative when they overlap) and the height above the
-  /// ground of a proxy's lowest point (m). For tests and reports.
+  /// ground of a proxy's lowest point (m), or of the lowest point of one of its ends (0: a, 1: b).
+  /// For tests and reports.
   [[nodiscard]] double proxyDistance(const Data& data, int a, int b) const;
   [[nodiscard]] double groundHeight(const Data& data, int proxy) const;
+  [[nodiscard]] double groundHeight(const Data& data, int proxy, int end) const;
 
  private:
   struct Row {
     int index = 0;  // proxy (ground) or pair (self)
+    int end = 0;    // ground: the capsule end
     double gap = 0.0;
     Vector3d pa = Vector3d::Zero(), pb = Vector3d::Zero(), n = Vector3d::Zero();
   };
