@@ -154,9 +154,8 @@ TrackResult runTrack(const TrackOptions& o, const Reporter& reporter, const Mode
   return r;
 }
 
-TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, const Model* given_robot,
-                        const track::Capture* given) {
-  const auto start = Clock::now();
+RetargetJob prepareRetarget(const RetargetOptions& o, const Reporter& reporter, const Model* given_robot,
+                            const track::Capture* given) {
   Model robot = given_robot != nullptr
                     ? *given_robot
                     : loadModel(io::ModelSpec{o.robot, std::nullopt, false, std::nullopt}, reporter).model;
@@ -166,11 +165,17 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   track::checkFootContactOptions(o.contact);
   if (!(std::isfinite(o.motion_rate) && o.motion_rate >= 0.0))
     throw InvalidArgument("--motion-rate must be finite and ≥ 0 (0 = the capture's frames)");
-  const track::QuaternionOrder order = track::parseQuaternionOrder(o.quaternion_order);
-  std::optional<track::Capture> read;
-  if (given == nullptr) read = track::loadCapture(o.input);
-  const track::Capture& capture = given != nullptr ? *given : *read;
-  const track::SegmentPairs pairs = track::resolveRobotPairs(robot, capture, o.segment_map, o.map);
+  if (!(std::isfinite(o.root_weight) && o.root_weight > 0.0))
+    throw InvalidArgument("--root-weight must be finite and > 0");
+  if (!(std::isfinite(o.collision_margin) && o.collision_margin >= 0.0))
+    throw InvalidArgument("--collision-margin must be finite and ≥ 0");
+  checkTransient(o.transient);
+  RetargetJob job;
+  job.capture = given != nullptr ? std::shared_ptr<const track::Capture>(given, [](const track::Capture*) {})
+                                 : std::make_shared<const track::Capture>(track::loadCapture(o.input));
+  const track::Capture& capture = *job.capture;
+  job.pairs = track::resolveRobotPairs(robot, capture, o.segment_map, o.map);
+  const track::SegmentPairs& pairs = job.pairs;
   // Robot maps (docs/segment_maps.md): a map kinetrack chose is shown for review (the iCub's, the
   // default all along, as before: not shown); --save-map writes the map used.
   if (!o.save_map.empty()) io::writeSegmentMap(pairs.robot_map, o.save_map);
@@ -180,8 +185,6 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   po.calibration = o.calibration;
   po.stand_on_ground = true;
   po.surface = track::surfacePoints(robot);
-  if (!(std::isfinite(o.root_weight) && o.root_weight > 0.0))
-    throw InvalidArgument("--root-weight must be finite and > 0");
   po.root_position_weight = o.root_weight;
   // OpenSim models live in a Y-up world (up = −gravity); kinetrack's models and clips in a Z-up one.
   if (std::filesystem::path(o.robot).extension() == ".osim")
@@ -189,12 +192,12 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   // The robot's soles: frames at the bottom of its feet, held while the person's feet are down.
   track::Soles soles = track::addSoleFrames(robot, pairs.pairs, po.surface);
   robot = std::move(soles.model);
-  track::Retargeting plan = track::planTracking(robot, capture, pairs.pairs, po);
-  track::FootContacts contacts = track::detectFootContacts(
+  job.plan = track::planTracking(robot, capture, pairs.pairs, po);
+  job.contacts = track::detectFootContacts(
       capture.clip, track::canonicalFeet(clipRoles(capture, pairs.clip_map), soles.feet), o.contact);
-  if (o.contacts && !contacts.feet.empty()) {
+  if (o.contacts && !job.contacts.feet.empty()) {
     track::SoleContactPlan sp;
-    for (const std::string& foot : contacts.feet) {
+    for (const std::string& foot : job.contacts.feet) {
       const auto k =
           static_cast<std::size_t>(std::find(soles.feet.begin(), soles.feet.end(), foot) - soles.feet.begin());
       sp.frames.push_back(soles.frames[k]);
@@ -203,46 +206,56 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
       sp.foot_frames.push_back(pair->model_frame);
       sp.segments.push_back(capture.clip.findSegment(pair->clip_segment));
     }
-    sp.contacts = contacts;
+    sp.contacts = job.contacts;
     sp.up = po.model_up;
     sp.weight = o.contact_weight;
-    plan.soles = std::move(sp);
+    job.plan.soles = std::move(sp);
   }
-  track::TrackerOptions to = solverOptions(o.solver, o.threads);
+  track::TrackerOptions& to = job.tracker;
+  to = solverOptions(o.solver, o.threads);
   to.max_step_rotation = o.max_step_deg * M_PI / 180.0;
   to.dynamical.use_model_velocity_limits = true;  // the robot's (real) velocity limits are hard bounds
-  checkTransient(o.transient);
   std::vector<std::string> geometry_warnings;
-  const std::vector<CollisionProxy> proxies = io::collisionProxies(robot, &geometry_warnings);
+  job.proxies = io::collisionProxies(robot, &geometry_warnings);
   if (o.collisions)
     for (const std::string& w : geometry_warnings) reporter.warn(w);
-  if (o.collisions && !proxies.empty()) {
-    if (!(std::isfinite(o.collision_margin) && o.collision_margin >= 0.0))
-      throw InvalidArgument("--collision-margin must be finite and ≥ 0");
+  if (o.collisions && !job.proxies.empty()) {
     to.dynamical.collision.ground.enabled = true;
     to.dynamical.collision.ground.height = 0.0;
     to.dynamical.collision.ground.up = po.model_up;
     to.dynamical.collision.self.enabled = true;
     to.dynamical.collision.self.margin = o.collision_margin;
-    to.collision_proxies = proxies;
+    to.collision_proxies = job.proxies;
   }
+  job.feet = soles.feet;
+  job.soles = soles.frames;
+  job.surface = std::move(po.surface);
+  job.model = std::make_shared<const Model>(std::move(robot));
+  return job;
+}
 
+TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, const Model* given_robot,
+                        const track::Capture* given) {
+  const auto start = Clock::now();
+  const track::QuaternionOrder order = track::parseQuaternionOrder(o.quaternion_order);
+  RetargetJob job = prepareRetarget(o, reporter, given_robot, given);
+  const track::Capture& capture = *job.capture;
   TrackResult r;
   r.input = given != nullptr && o.input.empty() ? capture.clip.source : o.input;
-  r.skipped = pairs.skipped;
-  r.unmapped = pairs.unmapped;
-  auto model = std::make_shared<const Model>(std::move(robot));
-  r.model = model;
-  trackAndWrite(*model, capture, plan, to, o.files, o.transient, nullptr, reporter, r);
+  r.skipped = job.pairs.skipped;
+  r.unmapped = job.pairs.unmapped;
+  r.model = job.model;
+  const Model& model = *job.model;
+  trackAndWrite(model, capture, job.plan, job.tracker, o.files, o.transient, nullptr, reporter, r);
   track::RetargetQualityOptions qo;
-  qo.surface = po.surface;
-  qo.proxies = proxies;
-  if (to.dynamical.collision.self.enabled) qo.self_collision = to.dynamical.collision.self;
-  for (std::size_t k = 0; k < soles.feet.size(); ++k)
-    qo.soles.push_back({soles.feet[k], model->frameId(soles.frames[k]), Vector3d::Zero()});
-  r.quality = track::assessRetargeting(*model, capture.clip, pairs.pairs, r.q, contacts, r.record.mnte, qo);
-  r.contacts = std::move(contacts);
-  r.motion = track::robotMotion(*model, capture.clip.times, r.q, r.record.gap, o.motion_rate, order);
+  qo.surface = job.surface;
+  qo.proxies = job.proxies;
+  if (job.tracker.dynamical.collision.self.enabled) qo.self_collision = job.tracker.dynamical.collision.self;
+  for (std::size_t k = 0; k < job.feet.size(); ++k)
+    qo.soles.push_back({job.feet[k], model.frameId(job.soles[k]), Vector3d::Zero()});
+  r.quality = track::assessRetargeting(model, capture.clip, job.pairs.pairs, r.q, job.contacts, r.record.mnte, qo);
+  r.contacts = std::move(job.contacts);
+  r.motion = track::robotMotion(model, capture.clip.times, r.q, r.record.gap, o.motion_rate, order);
   if (!o.motion_out.empty()) track::writeRobotMotion(*r.motion, o.motion_out);
   if (!o.quality_csv.empty())
     writeTextFile(o.quality_csv, track::qualityCsv(*r.quality, capture.clip.times, *r.contacts));

@@ -12,10 +12,13 @@
 
 #include "kinetrack/app/job.hpp"
 #include "kinetrack/io/table/opensim_table.hpp"
+#include "kinetrack/model/collision_proxy.hpp"
 #include "kinetrack/model/human_models.hpp"
+#include "kinetrack/track/foot_contact.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/retarget_quality.hpp"
 #include "kinetrack/track/robot_motion.hpp"
+#include "kinetrack/track/segment_pairs.hpp"
 
 namespace kinetrack::app {
 
@@ -117,9 +120,28 @@ struct RetargetOptions {
   std::string quaternion_order = "xyzw";
 };
 
-/// Runs `kinetrack retarget`: the robot's limits (an iCub gets its coupled shoulder rows and
-/// these velocity limits), robot pairs through the maps, the robot's velocity limits as hard
-/// bounds. `robot` and `capture` (optional) replace loading the files.
+/// What `kinetrack retarget` tracks, prepared: the robot with its sole frames (an iCub with its
+/// coupled shoulder rows), the capture, the plan (orientation targets, the root, the held soles),
+/// the tracker's options (DYN, the robot's velocity limits as hard bounds, collision rows) and
+/// what the quality report reads. track::runTracking(*model, *capture, plan, tracker, sink) runs
+/// it; so do runRetarget and the benchmarks.
+struct RetargetJob {
+  std::shared_ptr<const Model> model;
+  std::shared_ptr<const track::Capture> capture;  ///< the given one (not owned) or the file read
+  track::SegmentPairs pairs;
+  track::Retargeting plan;
+  track::TrackerOptions tracker;
+  track::FootContacts contacts;    ///< the person's foot contacts
+  std::vector<std::string> feet;   ///< the robot's foot roles with a sole frame
+  std::vector<std::string> soles;  ///< their sole frames
+  std::vector<track::SurfacePoint> surface;
+  std::vector<CollisionProxy> proxies;  ///< the robot's collision proxies (used when options.collisions)
+};
+RetargetJob prepareRetarget(const RetargetOptions& options, const Reporter& reporter = {}, const Model* robot = nullptr,
+                            const track::Capture* capture = nullptr);
+
+/// Runs `kinetrack retarget` (prepareRetarget, then the tracking, the quality report, the motion
+/// and the files). `robot` and `capture` (optional) replace loading the files.
 TrackResult runRetarget(const RetargetOptions& options, const Reporter& reporter = {}, const Model* robot = nullptr,
                         const track::Capture* capture = nullptr);
 
