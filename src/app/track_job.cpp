@@ -225,6 +225,9 @@ RetargetJob prepareRetarget(const RetargetOptions& o, const Reporter& reporter, 
     to.dynamical.collision.ground.up = po.model_up;
     to.dynamical.collision.self.enabled = true;
     to.dynamical.collision.self.margin = o.collision_margin;
+    // Pairs that overlap in the zero pose (one bounding capsule per mesh: the G1's upper arms in
+    // its torso's) are held at that overlap rather than skipped.
+    to.dynamical.collision.self.hold_reference_overlaps = true;
     to.collision_proxies = job.proxies;
   }
   job.feet = soles.feet;

@@ -95,6 +95,7 @@ CollisionLimits::CollisionLimits(std::shared_ptr<const Model> model, std::vector
   checkNonNegative(so.activation_distance, "self.activation_distance");
   if (!std::isfinite(so.reference_clearance))
     throw InvalidArgument("CollisionLimits: self.reference_clearance is not finite");
+  checkNonNegative(so.reference_slack, "self.reference_slack");
   checkNonNegative(options_.shaping.gain, "shaping.gain");
   checkNonNegative(options_.shaping.max_velocity, "shaping.max_velocity");
   if (!(options_.shaping.gain > 0.0) || !(options_.shaping.max_velocity > 0.0))
@@ -137,10 +138,12 @@ CollisionLimits::CollisionLimits(std::shared_ptr<const Model> model, std::vector
     forwardKinematics(m, data, ref);
     for (const CollisionPair& p : candidates) {
       const double d = proxyDistance(data, p.a, p.b);
-      if (d < so.margin + so.reference_clearance)
-        overlapping_.push_back({p, d});
-      else
-        pairs_.push_back(p);
+      const bool overlapping = d < so.margin + so.reference_clearance;
+      if (overlapping) overlapping_.push_back({p, d});
+      if (overlapping && !so.hold_reference_overlaps) continue;
+      pairs_.push_back(p);
+      pair_margin_.push_back(overlapping ? std::min(so.margin, d - so.reference_slack) : so.margin);
+      pair_overlap_.push_back(overlapping ? std::min(0.0, d - so.reference_slack) : 0.0);
     }
     self_rows_ = std::min(so.max_rows, static_cast<int>(pairs_.size()));
   }
@@ -220,22 +223,22 @@ void CollisionLimits::update(const Data& data) {
 
   // Self-collision: bounding spheres first, segment distances for the pairs they do not separate.
   const SelfCollisionOptions& so = options_.self;
-  const double reach = so.margin + so.activation_distance;
   int self_candidates = 0;
   for (std::size_t k = 0; k < pairs_.size(); ++k) {
     const CollisionPair& p = pairs_[k];
     const World& A = world_[static_cast<std::size_t>(p.a)];
     const World& B = world_[static_cast<std::size_t>(p.b)];
-    const double sep = A.bound + B.bound + reach;
+    const double margin = pair_margin_[k];
+    const double sep = A.bound + B.bound + std::max(margin, 0.0) + so.activation_distance;
     if ((A.centre - B.centre).squaredNorm() > sep * sep) continue;
     const PairGeometry g = pairGeometry(A.a, A.b, proxies_[static_cast<std::size_t>(p.a)].radius, B.a, B.b,
                                         proxies_[static_cast<std::size_t>(p.b)].radius);
     v.min_distance = std::min(v.min_distance, g.distance);
-    if (-g.distance > v.penetration) v.penetration = -g.distance, v.pair = p;
-    if (g.distance - so.margin < so.activation_distance) {
+    if (pair_overlap_[k] - g.distance > v.penetration) v.penetration = pair_overlap_[k] - g.distance, v.pair = p;
+    if (g.distance - margin < so.activation_distance) {
       Row& r = self_active_[static_cast<std::size_t>(self_candidates++)];
       r.index = static_cast<int>(k);
-      r.gap = g.distance - so.margin;
+      r.gap = g.distance - margin;
       r.pa = g.pa;
       r.pb = g.pb;
       r.n = g.n;

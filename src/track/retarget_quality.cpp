@@ -196,10 +196,17 @@ RetargetQuality assessRetargeting(const Model& robot, const io::MotionClip& clip
                              o.proxies[static_cast<std::size_t>(skipped[k].first.a)].name,
                              o.proxies[static_cast<std::size_t>(skipped[k].first.b)].name, 1e3 * skipped[k].second);
       if (skipped.size() > 4) names += ", …";
-      r.notes.push_back(fmt::format(
-          "self-penetration: {} pairs closer than {:.1f} mm at the reference pose are not checked (touching by "
-          "design there): {}",
-          skipped.size(), 1e3 * (co.self.margin + co.self.reference_clearance), names));
+      if (co.self.hold_reference_overlaps)
+        r.notes.push_back(fmt::format(
+            "self-penetration: {} pairs closer than {:.1f} mm at the reference pose (touching by design there) "
+            "count from their distance there less {:.1f} mm: {}",
+            skipped.size(), 1e3 * (co.self.margin + co.self.reference_clearance), 1e3 * co.self.reference_slack,
+            names));
+      else
+        r.notes.push_back(fmt::format(
+            "self-penetration: {} pairs closer than {:.1f} mm at the reference pose are not checked (touching by "
+            "design there): {}",
+            skipped.size(), 1e3 * (co.self.margin + co.self.reference_clearance), names));
     }
   }
   for (int f = 0; f < n; ++f) {

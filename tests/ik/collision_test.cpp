@@ -57,7 +57,7 @@ double gapAt(const Model& m, const CollisionLimits& c, const CollisionRow& row, 
   forwardKinematics(m, d, q);
   if (row.ground) return c.groundHeight(d, row.index, row.end) - c.options().ground.margin;
   const CollisionPair& p = c.pairs()[static_cast<std::size_t>(row.index)];
-  return c.proxyDistance(d, p.a, p.b) - c.options().self.margin;
+  return c.proxyDistance(d, p.a, p.b) - c.pairMargin(row.index);
 }
 
 // Each active row against central differences of its gap, at several configurations.

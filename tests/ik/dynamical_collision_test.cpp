@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
@@ -183,6 +184,59 @@ TEST(DynamicalCollision, UnitreeG1HandIntoTorsoAndFootIntoGround) {
   EXPECT_GT((framePosition(ik, "right_wrist_yaw_link") - torso - Vector3d(0, 0, 0.1)).norm(), 0.05);
   RecordProperty("g1_overlapping_at_reference", static_cast<int>(c.overlappingAtReference().size()));
   RecordProperty("g1_pairs", static_cast<int>(c.pairs().size()));
+}
+
+// The G1's torso capsule holds its upper arms at the zero pose (they overlap by design and are
+// skipped by default). Held at their reference overlap, the upper arm pulled across the chest
+// stops where it is in the zero pose (within 2 mm); skipped, it goes through.
+TEST(DynamicalCollision, UnitreeG1ArmHeldAtItsRestOverlapWithTheTorso) {
+  Model g1;
+  std::vector<CollisionProxy> proxies;
+  if (!testing::loadG1(g1, proxies)) GTEST_SKIP() << "../shared/models/unitree not found";
+  int torso = -1, arm = -1;
+  for (int i = 0; i < static_cast<int>(proxies.size()); ++i) {
+    if (proxies[static_cast<std::size_t>(i)].name == "torso_link/collision0") torso = i;
+    if (proxies[static_cast<std::size_t>(i)].name == "right_shoulder_yaw_link/collision0") arm = i;
+  }
+  ASSERT_GE(torso, 0);
+  ASSERT_GE(arm, 0);
+  auto deepest = [&](bool hold) {
+    DynamicalIkOptions o;
+    o.collision.self = selfOnly(0.01).self;
+    o.collision.self.hold_reference_overlaps = hold;
+    DynamicalIk ik(g1, o);
+    ik.setCollisionProxies(proxies);
+    const ik::CollisionLimits& c = *ik.collisionLimits();
+    ik.setState(Configuration(g1));
+    const double rest = c.proxyDistance(ik.data(), torso, arm);
+    const TargetId pelvis = ik.tasks().addPose("pelvis", {.gain = 10.0}, {.gain = 10.0});
+    ik.tasks().setPosition(pelvis, ik.data().link[0].p);
+    ik.tasks().setOrientation(pelvis, ik.data().link[0].R);
+    const TargetId body = ik.tasks().addOrientation("torso_link", {.gain = 10.0});
+    ik.tasks().setOrientation(body, ik.data().link[static_cast<std::size_t>(g1.linkId("torso_link").value)].R);
+    // The right elbow to the left of the chest.
+    const Vector3d chest = frameOrigin(g1, ik.data(), g1.frameId("torso_link"));
+    const TargetId elbow = ik.tasks().addPosition("right_elbow_link", {.gain = 10.0});
+    ik.tasks().setPosition(elbow, chest + Vector3d(0.05, 0.08, 0.15));
+    double closest = rest, past = 0.0;
+    for (int k = 0; k < 300; ++k) {
+      const StepResult r = ik.step(0.01);
+      EXPECT_NE(r.status, ik::Status::Failed) << "step " << k;
+      closest = std::min(closest, c.proxyDistance(ik.data(), torso, arm));
+      past = std::max(past, r.collision.penetration);
+    }
+    return std::make_tuple(rest, closest, past, c.overlappingAtReference().size());
+  };
+  const auto [rest, held, past, overlapping] = deepest(true);
+  const auto [rest_off, skipped, past_off, overlapping_off] = deepest(false);
+  EXPECT_LT(rest, 0.0);  // overlapping at the zero pose
+  EXPECT_EQ(overlapping, overlapping_off);
+  EXPECT_GE(held, rest - 0.005 - 0.002);  // no deeper than the rest overlap (slack 5 mm)
+  EXPECT_LE(past, 0.002);
+  EXPECT_LT(skipped, rest - 0.03);  // without: 3 cm deeper and more
+  RecordProperty("rest_overlap_mm", std::to_string(-1e3 * rest));
+  RecordProperty("held_mm", std::to_string(-1e3 * held));
+  RecordProperty("skipped_mm", std::to_string(-1e3 * skipped));
 }
 
 // Steps of a walk-like motion on human66 with 24 targets, the same for every variant.

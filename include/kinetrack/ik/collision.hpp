@@ -78,6 +78,13 @@ struct SelfCollisionOptions {
   /// overlap). The reference: `reference`, else the model's zero configuration.
   double reference_clearance = 0.0;
   std::optional<Configuration> reference;
+  /// Keep those pairs instead of skipping them, each held at its own distance at the reference
+  /// minus `reference_slack`: a pair that overlaps by design there (a robot's upper arm in the
+  /// bounding capsule of its torso) may not go deeper than it is in that pose, which keeps an arm
+  /// from passing through the body without pushing it out of the capsule at the first step. Its
+  /// penetration (CollisionViolation) counts from there.
+  bool hold_reference_overlaps = false;
+  double reference_slack = 0.005;  ///< m, ≥ 0
 };
 
 struct CollisionOptions {
@@ -94,9 +101,11 @@ struct CollisionPair {
 
 /// Violation figures at the configuration of the last update (margins not counted).
 struct CollisionViolation {
-  double ground_depth = 0.0;                                      ///< deepest proxy point below the ground (m, ≥ 0)
-  int ground_proxy = -1;                                          ///< its proxy (−1 when none is below)
-  double penetration = 0.0;                                       ///< deepest overlap of a candidate pair (m, ≥ 0)
+  double ground_depth = 0.0;  ///< deepest proxy point below the ground (m, ≥ 0)
+  int ground_proxy = -1;      ///< its proxy (−1 when none is below)
+  /// Deepest overlap of a candidate pair (m, ≥ 0); for a pair held at its reference overlap
+  /// (hold_reference_overlaps), how far it is past that overlap.
+  double penetration = 0.0;
   CollisionPair pair;                                             ///< that pair (−1 when none overlaps)
   double min_distance = std::numeric_limits<double>::infinity();  ///< smallest pair distance seen (m)
   int active_rows = 0;                                            ///< rows written (ground + self)
@@ -133,6 +142,9 @@ class CollisionLimits {
   /// The candidate self-collision pairs after the filter.
   [[nodiscard]] const std::vector<CollisionPair>& pairs() const { return pairs_; }
   /// The pairs the reference-configuration filter removed, with their distance there (m).
+  /// The margin kept by candidate pair k (pairs()[k]): self.margin, or for a pair held at its
+  /// reference overlap its reference distance minus self.reference_slack (may be negative).
+  [[nodiscard]] double pairMargin(int k) const { return pair_margin_.at(static_cast<std::size_t>(k)); }
   [[nodiscard]] const std::vector<std::pair<CollisionPair, double>>& overlappingAtReference() const {
     return overlapping_;
   }
@@ -183,6 +195,8 @@ class CollisionLimits {
   int ground_rows_ = 0, self_rows_ = 0;
   std::vector<CollisionPair> pairs_;
   std::vector<std::pair<CollisionPair, double>> overlapping_;
+  std::vector<double> pair_margin_;   // per candidate pair: the margin its row keeps
+  std::vector<double> pair_overlap_;  // per candidate pair: the overlap it is allowed (≤ 0)
   // per-step scratch (sized once)
   std::vector<World> world_;
   std::vector<Row> ground_active_, self_active_;  // candidates; the first *_count_ are the rows

@@ -121,8 +121,9 @@ struct RetargetQuality {
   double slide_mean_mm = 0.0, slide_p95_mm = 0.0, slide_max_mm = 0.0;
   double below_ground_mm = 0.0;  ///< deepest point below the ground over the clip (≥ 0)
   /// Deepest self-penetration of the collision proxies (mm; bounding capsules of the meshes, so
-  /// an upper bound; pairs within two joints and those overlapping at the zero configuration are
-  /// not counted; NaN: not measured, the model has no collision geometry).
+  /// an upper bound; pairs within two joints are not counted, and those overlapping at the zero
+  /// configuration count from their overlap there, or not at all, as `self_collision` says; NaN:
+  /// not measured, the model has no collision geometry).
   double penetration_mm = std::numeric_limits<double>::quiet_NaN();
   double limit_excess = 0.0;           ///< largest joint position-limit excess (rad or m)
   double velocity_limit_excess = 0.0;  ///< largest joint velocity-limit excess (rad/s or m/s)
