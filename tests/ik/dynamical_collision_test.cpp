@@ -195,8 +195,8 @@ TEST(DynamicalCollision, UnitreeG1ArmHeldAtItsRestOverlapWithTheTorso) {
   if (!testing::loadG1(g1, proxies)) GTEST_SKIP() << "../shared/models/unitree not found";
   int torso = -1, arm = -1;
   for (int i = 0; i < static_cast<int>(proxies.size()); ++i) {
-    if (proxies[static_cast<std::size_t>(i)].name == "torso_link/collision0") torso = i;
-    if (proxies[static_cast<std::size_t>(i)].name == "right_shoulder_yaw_link/collision0") arm = i;
+    if (proxies[static_cast<std::size_t>(i)].name == "torso_link:torso_link.STL") torso = i;
+    if (proxies[static_cast<std::size_t>(i)].name == "right_shoulder_yaw_link:right_shoulder_yaw_link.STL") arm = i;
   }
   ASSERT_GE(torso, 0);
   ASSERT_GE(arm, 0);
