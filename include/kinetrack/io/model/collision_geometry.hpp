@@ -2,8 +2,8 @@
 // A model's collision geometry as capsule proxies (model/collision_proxy.hpp) for the ground and
 // self-collision rows: each collision geom (Model::geoms, collision = true) bounded by a capsule
 // in its link's frame — spheres and capsules exactly, cylinders and boxes by their bounding
-// capsules, meshes by the bounding capsule of their vertices (the file read once per path,
-// scaled as the geom says).
+// capsules, meshes by the bounding capsule of their vertices (scaled as the geom says; each file
+// read and fitted once per process while its size and modification time stay the same).
 #include <string>
 #include <vector>
 
