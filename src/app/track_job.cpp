@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <optional>
 #include <sstream>
 
@@ -14,7 +13,6 @@
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/capture/bvh_writer.hpp"
 #include "kinetrack/io/model/collision_geometry.hpp"
-#include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/model/icub.hpp"
@@ -186,9 +184,8 @@ RetargetJob prepareRetarget(const RetargetOptions& o, const Reporter& reporter, 
   po.stand_on_ground = true;
   po.surface = track::surfacePoints(robot);
   po.root_position_weight = o.root_weight;
-  // OpenSim models live in a Y-up world (up = −gravity); kinetrack's models and clips in a Z-up one.
-  if (std::filesystem::path(o.robot).extension() == ".osim")
-    po.model_up = -io::readOpenSimModel(o.robot).gravity.normalized();
+  // OpenSim models live in a Y-up world (Model::up: against their gravity); URDF and MJCF ones Z up.
+  po.model_up = robot.up();
   // The robot's soles: frames at the bottom of its feet, held while the person's feet are down.
   track::Soles soles = track::addSoleFrames(robot, pairs.pairs, po.surface);
   robot = std::move(soles.model);
@@ -230,10 +227,10 @@ RetargetJob prepareRetarget(const RetargetOptions& o, const Reporter& reporter, 
     to.dynamical.collision.self.hold_reference_overlaps = true;
     to.collision_proxies = job.proxies;
   }
-  job.feet = soles.feet;
-  job.soles = soles.frames;
   job.surface = std::move(po.surface);
   job.model = std::make_shared<const Model>(std::move(robot));
+  for (std::size_t k = 0; k < soles.feet.size(); ++k)
+    job.soles.push_back({soles.feet[k], job.model->frameId(soles.frames[k])});
   return job;
 }
 
@@ -254,8 +251,7 @@ TrackResult runRetarget(const RetargetOptions& o, const Reporter& reporter, cons
   qo.surface = job.surface;
   qo.proxies = job.proxies;
   if (job.tracker.dynamical.collision.self.enabled) qo.self_collision = job.tracker.dynamical.collision.self;
-  for (std::size_t k = 0; k < job.feet.size(); ++k)
-    qo.soles.push_back({job.feet[k], model.frameId(job.soles[k]), Vector3d::Zero()});
+  qo.soles = job.soles;
   r.quality = track::assessRetargeting(model, capture.clip, job.pairs.pairs, r.q, job.contacts, r.record.mnte, qo);
   r.contacts = std::move(job.contacts);
   r.motion = track::robotMotion(model, capture.clip.times, r.q, r.record.gap, o.motion_rate, order);

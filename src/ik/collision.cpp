@@ -143,7 +143,6 @@ CollisionLimits::CollisionLimits(std::shared_ptr<const Model> model, std::vector
       if (overlapping && !so.hold_reference_overlaps) continue;
       pairs_.push_back(p);
       pair_margin_.push_back(overlapping ? std::min(so.margin, d - so.reference_slack) : so.margin);
-      pair_overlap_.push_back(overlapping ? std::min(0.0, d - so.reference_slack) : 0.0);
     }
     self_rows_ = std::min(so.max_rows, static_cast<int>(pairs_.size()));
   }
@@ -174,10 +173,7 @@ double CollisionLimits::proxyDistance(const Data& data, int a, int b) const {
 }
 
 double CollisionLimits::groundHeight(const Data& data, int proxy) const {
-  const CollisionProxy& P = proxies_.at(static_cast<std::size_t>(proxy));
-  const Transform& L = data.link[static_cast<std::size_t>(P.link.value)];
-  const double ha = up_.dot(L.R * P.a + L.p), hb = up_.dot(L.R * P.b + L.p);
-  return std::min(ha, hb) - P.radius - options_.ground.height;
+  return std::min(groundHeight(data, proxy, 0), groundHeight(data, proxy, 1));
 }
 
 double CollisionLimits::groundHeight(const Data& data, int proxy, int end) const {
@@ -234,7 +230,8 @@ void CollisionLimits::update(const Data& data) {
     const PairGeometry g = pairGeometry(A.a, A.b, proxies_[static_cast<std::size_t>(p.a)].radius, B.a, B.b,
                                         proxies_[static_cast<std::size_t>(p.b)].radius);
     v.min_distance = std::min(v.min_distance, g.distance);
-    if (pair_overlap_[k] - g.distance > v.penetration) v.penetration = pair_overlap_[k] - g.distance, v.pair = p;
+    const double allowed = std::min(0.0, margin);  // the overlap a held pair may keep (≤ 0)
+    if (allowed - g.distance > v.penetration) v.penetration = allowed - g.distance, v.pair = p;
     if (g.distance - margin < so.activation_distance) {
       Row& r = self_active_[static_cast<std::size_t>(self_candidates++)];
       r.index = static_cast<int>(k);

@@ -67,22 +67,7 @@ void pointJacobian(const Model& model, const Data& data, LinkId link, const Vect
     throw InvalidArgument("pointJacobian: expected a 3 × " + std::to_string(model.nv()) + " matrix, got 3 × " +
                           std::to_string(J.cols()));
   J.setZero();
-  const int nb = model.nvBase();
-  if (nb == 6) {  // ṗ = ṗ_B + ω_B × (p − p_B)
-    J.template leftCols<3>().setIdentity();
-    J.template middleCols<3>(3) = -so3::skew(p_W - data.link[0].p);
-  }
-  for (const std::int32_t j : model.support(link)) {
-    const Vector3d& a = data.joint_axis[static_cast<std::size_t>(j)];
-    const JointType type = model.jointType(JointId(j));
-    const Vector3d r = p_W - data.link[static_cast<std::size_t>(j + 1)].p;
-    if (type == JointType::Prismatic)
-      J.col(nb + j) = a;
-    else if (type == JointType::Custom)
-      J.col(nb + j) = data.joint_linear[static_cast<std::size_t>(j)] + a.cross(r);
-    else
-      J.col(nb + j) = a.cross(r);
-  }
+  for (int c = 0; c < 3; ++c) addProjectedPointJacobian(model, data, link, p_W, Vector3d::Unit(c), J.row(c));
 }
 
 void addProjectedPointJacobian(const Model& model, const Data& data, LinkId link, const Vector3d& p_W,

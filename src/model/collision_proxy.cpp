@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <numbers>
 #include <string>
+#include <utility>
 
 #include "kinetrack/core/errors.hpp"
 
@@ -111,10 +112,12 @@ double slack(const std::vector<Vector3d>& p) {
   return 1e-20 + 1e-12 * (hi - lo).squaredNorm();  // (1e-6 of the extent)²
 }
 
-Ball<Vector3d> smallestBall(std::vector<Vector3d> p) {
+// Welzl's move-to-front recursion unrolled, in the plane (circles) or in space (balls: one more
+// level, the ball through four points).
+template <class V>
+Ball<V> smallestEnclosing(std::vector<V> p, double tol2) {
   shuffle(p);
-  const double tol2 = slack(p);
-  Ball<Vector3d> B{p[0], 0.0};
+  Ball<V> B{p[0], 0.0};
   for (std::size_t i = 1; i < p.size(); ++i) {
     if (inside(B, p[i], tol2)) continue;
     B = {p[i], 0.0};
@@ -124,32 +127,20 @@ Ball<Vector3d> smallestBall(std::vector<Vector3d> p) {
       for (std::size_t k = 0; k < j; ++k) {
         if (inside(B, p[k], tol2)) continue;
         B = ball3(p[i], p[j], p[k]);
-        for (std::size_t l = 0; l < k; ++l) {
-          if (inside(B, p[l], tol2)) continue;
-          B = ball4(p[i], p[j], p[k], p[l], tol2);
-        }
+        if constexpr (V::RowsAtCompileTime == 3)
+          for (std::size_t l = 0; l < k; ++l) {
+            if (inside(B, p[l], tol2)) continue;
+            B = ball4(p[i], p[j], p[k], p[l], tol2);
+          }
       }
     }
   }
   return B;
 }
 
-Ball<Vector2d> smallestCircle(std::vector<Vector2d> p, double tol2) {
-  shuffle(p);
-  Ball<Vector2d> B{p[0], 0.0};
-  for (std::size_t i = 1; i < p.size(); ++i) {
-    if (inside(B, p[i], tol2)) continue;
-    B = {p[i], 0.0};
-    for (std::size_t j = 0; j < i; ++j) {
-      if (inside(B, p[j], tol2)) continue;
-      B = ball2(p[i], p[j]);
-      for (std::size_t k = 0; k < j; ++k) {
-        if (inside(B, p[k], tol2)) continue;
-        B = ball3(p[i], p[j], p[k]);
-      }
-    }
-  }
-  return B;
+Ball<Vector3d> smallestBall(std::vector<Vector3d> p) {
+  const double tol2 = slack(p);
+  return smallestEnclosing(std::move(p), tol2);
 }
 
 // Distance from x to the segment [a, b].
@@ -173,7 +164,7 @@ Capsule capsuleAlong(const std::vector<Vector3d>& points, const Vector3d& e, dou
   const Vector3d e2 = e.cross(e1);
   std::vector<Vector2d> flat(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) flat[i] = Vector2d(e1.dot(points[i]), e2.dot(points[i]));
-  const Ball<Vector2d> circle = smallestCircle(flat, tol2);
+  const Ball<Vector2d> circle = smallestEnclosing(flat, tol2);
   double r2 = circle.r2;
   for (const Vector2d& x : flat) r2 = std::max(r2, (x - circle.c).squaredNorm());
   double tb = -std::numeric_limits<double>::infinity(), ta = std::numeric_limits<double>::infinity();

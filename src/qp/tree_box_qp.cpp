@@ -200,15 +200,7 @@ void TreeBoxSolver::halfSolveFree(VectorXd& b) const {
 
 void TreeBoxSolver::solveFree(VectorXd& b) const {
   const int n = numVariables();
-  // Lᵀ y = b, from the leaves up.
-  for (int k = n - 1; k >= 0; --k) {
-    if (state_[static_cast<std::size_t>(k)] != 0) continue;
-    const double bk = b[k] / diag_[k];
-    b[k] = bk;
-    const double* v = packed_.data() + offset_[static_cast<std::size_t>(k)];
-    const int* a = anc_.data() + offset_[static_cast<std::size_t>(k)];
-    for (int m = 0; m < count_[static_cast<std::size_t>(k)]; ++m) b[a[m]] -= v[m] * bk;
-  }
+  halfSolveFree(b);  // Lᵀ y = b, from the leaves up
   // L x = y, from the roots down.
   for (int k = 0; k < n; ++k) {
     if (state_[static_cast<std::size_t>(k)] != 0) continue;
@@ -237,15 +229,10 @@ Result TreeBoxSolver::solve(const Problem& p, Eigen::Ref<VectorXd> x) {
         p.ubA[r] == -kInfinity)
       throw InvalidArgument("TreeBoxSolver: row " + std::to_string(r) +
                             ": need lbA < ubA (equality rows need qp::Solver), neither NaN");
-  if (m == 0) {
-    if (row_multipliers_.size() != 0) row_multipliers_.resize(0);
-    return solveBox(p, p.g, x);
-  }
   bool any_row = false;  // rows with both sides infinite (unused rows) are no rows
   for (Eigen::Index r = 0; r < m && !any_row; ++r) any_row = p.lbA[r] != -kInfinity || p.ubA[r] != kInfinity;
   if (!any_row) {
-    reserveRows(static_cast<int>(m));
-    row_multipliers_.setZero();
+    row_multipliers_.setZero(m);  // reallocates only for a new row count
     return solveBox(p, p.g, x);
   }
   return solveRows(p, x);

@@ -113,6 +113,7 @@ constexpr double kInitialStep = 0.01;  // s
 constexpr int kInitialPolish = 5;
 
 DynamicalIk perStep(DynamicalIk ik) {
+  if (ik.options().gain_mode == GainMode::PerStep) return ik;  // setOptions would rebuild the QP and rows
   DynamicalIkOptions o = ik.options();
   o.gain_mode = GainMode::PerStep;
   ik.setOptions(o);
@@ -361,7 +362,9 @@ std::unique_ptr<FrameSolver> makeFrameSolver(Method method, std::shared_ptr<cons
   options.validate();
   switch (method) {
     case Method::Dynamical: {
-      DynamicalIk ik(std::move(model), options.dynamical);
+      DynamicalIkOptions o = options.dynamical;
+      o.gain_mode = GainMode::PerStep;  // as the adapter runs it: its collision rows are built once
+      DynamicalIk ik(std::move(model), o);
       if (options.dynamical.collision.enabled() && !options.collision_proxies.empty())
         ik.setCollisionProxies(options.collision_proxies);
       return makeFrameSolver(std::move(ik), options);

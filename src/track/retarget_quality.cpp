@@ -159,7 +159,7 @@ RetargetQuality assessRetargeting(const Model& robot, const io::MotionClip& clip
   if (soles.empty())
     for (const std::string& foot : contacts.feet)
       for (const SegmentPair& p : pairs)
-        if (roleOf(p) == foot) soles.push_back({foot, robot.frameId(p.model_frame), Vector3d::Zero()});
+        if (roleOf(p) == foot) soles.push_back({foot, robot.frameId(p.model_frame)});
   std::vector<int> sole_foot(soles.size(), -1);
   for (std::size_t s = 0; s < soles.size(); ++s)
     for (std::size_t k = 0; k < contacts.feet.size(); ++k)
@@ -215,7 +215,7 @@ RetargetQuality assessRetargeting(const Model& robot, const io::MotionClip& clip
     r.lowest_mm[uf] = 1e3 * (lowestSurfaceHeight(robot, data, o.surface, up) - o.ground_height);
     for (std::size_t s = 0; s < soles.size(); ++s) {
       const Transform& X = data.frame[static_cast<std::size_t>(soles[s].frame.value)];
-      const Vector3d p = X.R * soles[s].point + X.p;
+      const Vector3d& p = X.p;
       const int k = sole_foot[s];
       if (f > 0 && k >= 0 && contacts.inContact(f, k) && contacts.inContact(f - 1, k)) {
         const Vector3d d = p - sole_prev[s];

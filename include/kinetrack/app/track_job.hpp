@@ -132,8 +132,7 @@ struct RetargetJob {
   track::Retargeting plan;
   track::TrackerOptions tracker;
   track::FootContacts contacts;    ///< the person's foot contacts
-  std::vector<std::string> feet;   ///< the robot's foot roles with a sole frame
-  std::vector<std::string> soles;  ///< their sole frames
+  std::vector<track::Sole> soles;  ///< the robot's foot roles with a sole frame, and that frame
   std::vector<track::SurfacePoint> surface;
   std::vector<CollisionProxy> proxies;  ///< the robot's collision proxies (used when options.collisions)
 };

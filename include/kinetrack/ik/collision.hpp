@@ -195,8 +195,7 @@ class CollisionLimits {
   int ground_rows_ = 0, self_rows_ = 0;
   std::vector<CollisionPair> pairs_;
   std::vector<std::pair<CollisionPair, double>> overlapping_;
-  std::vector<double> pair_margin_;   // per candidate pair: the margin its row keeps
-  std::vector<double> pair_overlap_;  // per candidate pair: the overlap it is allowed (≤ 0)
+  std::vector<double> pair_margin_;  // per candidate pair: the margin its row keeps
   // per-step scratch (sized once)
   std::vector<World> world_;
   std::vector<Row> ground_active_, self_active_;  // candidates; the first *_count_ are the rows

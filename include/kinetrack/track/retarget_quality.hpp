@@ -75,11 +75,10 @@ class PoseAgreement {
   std::vector<std::string> missing_;
 };
 
-/// A robot sole: the foot role it belongs to ("LeftFoot") and its centre in a model frame.
+/// A robot sole: the foot role it belongs to ("LeftFoot") and the model frame at its centre.
 struct Sole {
   std::string foot;
-  FrameId frame;
-  Vector3d point = Vector3d::Zero();  ///< in the frame
+  FrameId frame;  ///< its origin is the sole's centre
 };
 
 struct RetargetQualityOptions {
