@@ -104,8 +104,13 @@ void addServeCommands(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--map", cfg->job.map, "segment map: auto (default), a built-in map name, or a JSON file");
   cmd->add_flag("--retarget", cfg->job.retarget,
-                "the model is a robot (e.g. the iCub URDF): retarget as `kinetrack retarget` (robot segment map, "
-                "velocity limits; with --interactive the iCub's coupling rows bind the pin-and-drag)");
+                "the model is a robot (URDF, MJCF): retarget as `kinetrack retarget` (robot map, velocity limits, "
+                "on the ground, soles held while the person's feet are down, collision rows; with --interactive the "
+                "iCub's coupling rows bind the pin-and-drag)");
+  cmd->add_flag("!--no-contacts", cfg->job.contacts, "--retarget: do not hold the soles (no contact detection)");
+  cmd->add_flag("!--no-collisions", cfg->job.collisions, "--retarget: no ground or self-collision rows");
+  cmd->add_option("--collision-margin", cfg->job.collision_margin, "--retarget: m kept between two links")
+      ->capture_default_str();
   cmd->add_option("--calibration", cfg->job.calibration,
                   "calibration pose: none, identity|npose|tpose (default npose)");
   cmd->add_option("--solver", cfg->job.solver, "dynamical (DYN, default), wholebody, wholebody-ipopt, pairwise")

@@ -765,7 +765,8 @@ class Server:
     def __init__(self, model: str = "human66", *, layout: str = "", marker_set: str = "", static: str = "",
                  interactive: bool = False, retarget: bool = False, map: str = "", solver: str = "dynamical",
                  rate: float = 0.0, host: str = "127.0.0.1", port: int = 0, udp_port: int = 0,
-                 udp_out: str = "") -> None: ...
+                 udp_out: str = "", contacts: bool = True, collisions: bool = True,
+                 collision_margin: float = 0.01) -> None: ...
     @property
     def ws_port(self) -> int: ...
     @property

@@ -59,18 +59,23 @@ void bindServe(py::module_& m) {
   py::class_<PyServer>(m, "Server", R"doc(
 `kinetrack serve` (the same job, app::makeServer): live tracking of segment poses (layout: the
 subject's MVNX; MXTP or KTP poses over UDP/WebSocket), live marker IK (marker_set, optionally
-calibrated on static) or interactive pin-and-drag (interactive=True). port / udp_port 0: free ports
+calibrated on static) or interactive pin-and-drag (interactive=True). retarget=True: the model is a
+robot (URDF, MJCF) and the capture is retargeted onto it as `kinetrack retarget` does (robot map, on the
+ground, soles held while the person's feet are down with contacts found as frames arrive, collision
+rows; contacts / collisions / collision_margin as retarget's). udp_out="host:port": each frame's joint
+state as JSON to that UDP endpoint. port / udp_port 0: free ports
 (read ws_port, udp_port). start() runs it on a thread of its own, stop() ends it and returns the
 summary (dict: frames, datagrams, rejected counts, latency µs, …); `with kt.Server(...) as s:`
 starts and stops it.)doc")
       .def(py::init([](const std::string& model, const std::string& layout, const std::string& marker_set,
                        const std::string& static_trial, bool interactive, bool retarget, const std::string& map,
                        const std::string& solver, double rate, const std::string& host, int port, int udp_port,
-                       const std::string& udp_out) {
+                       const std::string& udp_out, bool contacts, bool collisions, double collision_margin) {
              app::ServeOptions o;
              o.model.model = model;
              o.layout = layout, o.markerset = marker_set, o.static_trial = static_trial;
              o.interactive = interactive, o.retarget = retarget, o.map = map, o.solver = solver, o.rate = rate;
+             o.contacts = contacts, o.collisions = collisions, o.collision_margin = collision_margin;
              o.quiet = true;
              o.server.host = host, o.server.ws_port = port, o.server.udp_port = udp_port, o.server.udp_out = udp_out;
              o.server.model_name = model;
@@ -82,7 +87,8 @@ starts and stops it.)doc")
            py::arg("model") = "human66", py::kw_only(), py::arg("layout") = "", py::arg("marker_set") = "",
            py::arg("static") = "", py::arg("interactive") = false, py::arg("retarget") = false, py::arg("map") = "",
            py::arg("solver") = "dynamical", py::arg("rate") = 0.0, py::arg("host") = "127.0.0.1", py::arg("port") = 0,
-           py::arg("udp_port") = 0, py::arg("udp_out") = "")
+           py::arg("udp_port") = 0, py::arg("udp_out") = "", py::arg("contacts") = true, py::arg("collisions") = true,
+           py::arg("collision_margin") = 0.01)
       .def_property_readonly("ws_port", [](const PyServer& s) { return s.server->wsPort(); })
       .def_property_readonly("udp_port", [](const PyServer& s) { return s.server->udpPort(); })
       .def("start", &PyServer::start, "Runs the server on a thread of its own.")

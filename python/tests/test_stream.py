@@ -130,3 +130,40 @@ def test_pin_drag_runs_under_the_stream(human66):
     # slowly (base_mobility 0.05): it follows within 2 cm.
     assert np.linalg.norm(p[-1, hand] - p[0, hand]) > 0.5
     assert np.linalg.norm(data.frame_positions[human66.frame_id("RightHand")] - p[-1, hand]) < 0.02
+
+
+def test_server_retargets_a_live_capture_onto_the_g1():
+    """`kinetrack serve --retarget` onto the G1 (MJCF): the capture replayed live, each frame's joint
+    state read back over --udp-out, standing and holding its soles as the file job does."""
+    import json
+    import socket
+    import threading
+    mvnx = shared_file("data/mvnx/test_mocap.mvnx")
+    robot_path = shared_file("models/unitree/g1/g1_29dof.xml")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.settimeout(10.0)
+    frames = []
+    with kt.Server(robot_path, layout=mvnx, retarget=True, udp_out=f"127.0.0.1:{sock.getsockname()[1]}") as server:
+        sent = {}
+        # At the file's own rate (60 Hz, 1.9 s): DYN's step and the velocity limits follow the stream's clock.
+        replay = threading.Thread(target=lambda: sent.update(kt.replay(mvnx, to=f"127.0.0.1:{server.udp_port}")))
+        replay.start()
+        while len(frames) < 112:
+            message = json.loads(sock.recv(1 << 20))
+            if message.get("type") == "frame":
+                frames.append(message)
+        replay.join()
+    sock.close()
+    summary = server.summary()
+    assert sent["frames"] == 112 and summary["frames"] == 112 and summary["failed"] == 0
+    live = np.array([m["q"] for m in frames])
+    # The file job on the same capture: the live run differs by its causal foot contacts (decided
+    # as frames arrive: the first sample of a standing foot is down at once, where the file job's
+    # central speeds hold it from frame 3) and the float32 poses of the stream.
+    offline = kt.retarget(kt.Model.load(robot_path), mvnx)
+    assert live.shape == offline.q.shape
+    assert offline.quality["below_ground_mm"] <= 5.0
+    np.testing.assert_allclose(live[6:, 2], offline.q[6:, 2], atol=0.002)  # the pelvis height, m
+    joints = np.abs(live[6:, 7:] - offline.q[6:, 7:])
+    assert np.median(joints) < 0.003 and joints.max() < 0.08, (np.median(joints), joints.max())

@@ -260,12 +260,23 @@ std::unique_ptr<stream::Server> makeServer(const ServeOptions& cfg, const Report
     po.calibration = cfg.calibration;
     track::TrackSetup setup;
     track::TrackerOptions to;
-    if (cfg.retarget) {  // as `kinetrack retarget`: robot segment map, the iCub's joint velocity limits
-      setup.model = loadModel(cfg.model, reporter).model;
-      if (isIcub(setup.model)) setup.model = icubForRetargeting(setup.model);
-      const track::SegmentPairs pairs = track::resolveRobotPairs(setup.model, capture, "", cfg.map);
-      setup.plan = track::planTracking(setup.model, capture, pairs.pairs, po);
-      to.dynamical.use_model_velocity_limits = true;
+    if (cfg.retarget) {  // the job of `kinetrack retarget`, planned on the layout
+      RetargetOptions ro;
+      ro.robot = cfg.model.model;
+      ro.map = cfg.map;
+      ro.calibration = cfg.calibration;
+      ro.solver = cfg.solver;
+      ro.max_step_deg = cfg.max_step_deg;
+      ro.contacts = cfg.contacts;
+      ro.collisions = cfg.collisions;
+      ro.collision_margin = cfg.collision_margin;
+      const Model robot = loadModel(cfg.model, reporter).model;
+      Reporter notes = reporter;  // --quiet: no robot map printed
+      if (cfg.quiet) notes.note = {};
+      RetargetJob job = prepareRetarget(ro, notes, &robot, &capture);
+      setup.model = *job.model;
+      setup.plan = std::move(job.plan);
+      to = job.tracker;
     } else {
       setup = track::setupOnModel(loadModel(cfg.model, reporter).model, capture, cfg.map, po);
     }

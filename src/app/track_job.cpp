@@ -190,8 +190,8 @@ RetargetJob prepareRetarget(const RetargetOptions& o, const Reporter& reporter, 
   track::Soles soles = track::addSoleFrames(robot, pairs.pairs, po.surface);
   robot = std::move(soles.model);
   job.plan = track::planTracking(robot, capture, pairs.pairs, po);
-  job.contacts = track::detectFootContacts(
-      capture.clip, track::canonicalFeet(clipRoles(capture, pairs.clip_map), soles.feet), o.contact);
+  std::vector<track::FootPoints> feet = track::canonicalFeet(clipRoles(capture, pairs.clip_map), soles.feet);
+  job.contacts = track::detectFootContacts(capture.clip, feet, o.contact);
   if (o.contacts && !job.contacts.feet.empty()) {
     track::SoleContactPlan sp;
     for (const std::string& foot : job.contacts.feet) {
@@ -204,6 +204,9 @@ RetargetJob prepareRetarget(const RetargetOptions& o, const Reporter& reporter, 
       sp.segments.push_back(capture.clip.findSegment(pair->clip_segment));
     }
     sp.contacts = job.contacts;
+    sp.levels = track::pointGroundLevels(capture.clip, feet, o.contact.ground_percentile);
+    sp.feet = std::move(feet);
+    sp.detector = o.contact;
     sp.up = po.model_up;
     sp.weight = o.contact_weight;
     job.plan.soles = std::move(sp);

@@ -119,10 +119,21 @@ LiveTracker::LiveTracker(const track::TrackSetup& setup, std::vector<std::string
   track::checkBindings(frame_clip_, plan_.bindings);
   track::TrackerOptions o = options;
   o.first_frame_interval = 1.0 / rate_hz;
-  tracker_ = std::make_unique<track::StreamTracker>(model_, track::streamTargets(plan_.bindings), o);
+  std::vector<track::StreamTarget> targets = track::streamTargets(plan_.bindings);
+  if (plan_.soles) {
+    const track::SoleContactPlan& sp = *plan_.soles;
+    if (sp.feet.size() != sp.frames.size())
+      throw InvalidArgument("LiveTracker: held soles need the live detector's feet (SoleContactPlan::feet)");
+    soles_ = std::make_unique<track::SoleContacts>(*model_, sp);
+    feet_ = std::make_unique<track::FootContactTracker>(sp.feet, sp.levels, sp.detector);
+    for (track::StreamTarget& t : soles_->targets()) targets.push_back(std::move(t));
+    down_.assign(sp.frames.size(), 0);
+  }
+  tracker_ = std::make_unique<track::StreamTracker>(model_, std::move(targets), o);
   tracker_->setState(plan_.initial);
-  R_.assign(plan_.bindings.size(), Matrix3d::Identity());
-  p_.assign(plan_.bindings.size(), Vector3d::Zero());
+  R_.assign(static_cast<std::size_t>(tracker_->numTargets()), Matrix3d::Identity());
+  p_.assign(static_cast<std::size_t>(tracker_->numTargets()), Vector3d::Zero());
+  if (soles_) active_.assign(R_.size(), 1);
   for (std::size_t i = 0; i < plan_.bindings.size(); ++i)
     if (plan_.bindings[i].position) {
       position_targets_.push_back(static_cast<int>(i));
@@ -169,12 +180,19 @@ DatagramResult LiveTracker::onDatagram(std::span<const std::uint8_t> bytes) {
 }
 
 DatagramResult LiveTracker::trackFrame() {
-  const bool valid = track::clipFrameTargets(frame_clip_, plan_.bindings, plan_.alignment, 0, R_, p_);
+  const std::size_t nb = plan_.bindings.size();
+  const bool valid = track::clipFrameTargets(frame_clip_, plan_.bindings, plan_.alignment, 0, std::span(R_).first(nb),
+                                             std::span(p_).first(nb));
+  if (soles_) {
+    feet_->update(source_time_, frame_clip_, 0, down_);
+    soles_->frame(down_, frame_clip_, 0, plan_.alignment, tracker_->solver().data(), std::span(R_).subspan(nb),
+                  std::span(p_).subspan(nb), std::span(active_).subspan(nb));
+  }
   for (std::size_t i = 0; i < position_targets_.size(); ++i)
     target_p_[i] = p_[static_cast<std::size_t>(position_targets_[i])];
   track::FrameOutcome o;
   try {
-    o = tracker_->track(source_time_, R_, p_, valid);
+    o = tracker_->track(source_time_, R_, p_, valid, active_);
   } catch (const InvalidArgument&) {  // unreachable for parsed data (finite, unit quaternions); never fatal
     ++counters_.failed;
     status_ = "failed";

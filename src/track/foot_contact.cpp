@@ -34,6 +34,22 @@ double horizontalSpeed(const io::MotionClip& clip, int f, int s) {
   return std::hypot(d.x(), d.y()) / dt;
 }
 
+/// One point's hysteresis: in contact → stays while below height_off and slower than speed_off;
+/// out → enters when below height_on and slower than speed_on.
+bool pointInContact(bool was, double height, double speed, const FootContactOptions& o) {
+  return was ? (height <= o.height_off && speed <= o.speed_off) : (height <= o.height_on && speed <= o.speed_on);
+}
+
+void checkFeet(const std::vector<FootPoints>& feet, int num_segments) {
+  for (const FootPoints& foot : feet) {
+    if (foot.segments.empty()) throw InvalidArgument("foot contacts: foot '" + foot.name + "' has no segment");
+    for (const int s : foot.segments)
+      if (s < 0 || (num_segments >= 0 && s >= num_segments))
+        throw InvalidArgument("foot contacts: foot '" + foot.name + "': segment index " + std::to_string(s) +
+                              " out of range");
+  }
+}
+
 }  // namespace
 
 int FootContacts::count(int foot) const {
@@ -55,32 +71,35 @@ void checkFootContactOptions(const FootContactOptions& o) {
     throw InvalidArgument("foot contacts: min_duration must be finite and ≥ 0");
 }
 
+std::vector<std::vector<double>> pointGroundLevels(const io::MotionClip& clip, const std::vector<FootPoints>& feet,
+                                                   double percentile) {
+  checkFeet(feet, clip.numSegments());
+  std::vector<std::vector<double>> levels;
+  for (const FootPoints& foot : feet) {
+    std::vector<double>& level = levels.emplace_back();
+    for (const int s : foot.segments) {
+      std::vector<double> z;
+      z.reserve(static_cast<std::size_t>(clip.numFrames()));
+      for (int f = 0; f < clip.numFrames(); ++f)
+        if (clip.isValid(f, s)) z.push_back(clip.pose(f, s).p.z());
+      level.push_back(quantile(std::move(z), percentile));
+    }
+  }
+  return levels;
+}
+
 FootContacts detectFootContacts(const io::MotionClip& clip, const std::vector<FootPoints>& feet,
                                 const FootContactOptions& o) {
   checkFootContactOptions(o);
+  const std::vector<std::vector<double>> levels = pointGroundLevels(clip, feet, o.ground_percentile);
   const int n = clip.numFrames();
   FootContacts out;
   out.frames = n;
   out.contact.assign(static_cast<std::size_t>(n) * feet.size(), 0);
-  for (const FootPoints& foot : feet) {
-    out.feet.push_back(foot.name);
-    if (foot.segments.empty()) throw InvalidArgument("foot contacts: foot '" + foot.name + "' has no segment");
-    for (const int s : foot.segments)
-      if (s < 0 || s >= clip.numSegments())
-        throw InvalidArgument("foot contacts: foot '" + foot.name + "': segment index " + std::to_string(s) +
-                              " out of range");
-  }
+  for (const FootPoints& foot : feet) out.feet.push_back(foot.name);
   for (std::size_t k = 0; k < feet.size(); ++k) {
     const FootPoints& foot = feet[k];
-    // Each point's own ground level, then a hysteresis state per point.
-    std::vector<double> level(foot.segments.size());
-    for (std::size_t i = 0; i < foot.segments.size(); ++i) {
-      std::vector<double> z;
-      z.reserve(static_cast<std::size_t>(n));
-      for (int f = 0; f < n; ++f)
-        if (clip.isValid(f, foot.segments[i])) z.push_back(clip.pose(f, foot.segments[i]).p.z());
-      level[i] = quantile(std::move(z), o.ground_percentile);
-    }
+    const std::vector<double>& level = levels[k];
     double lowest = std::numeric_limits<double>::infinity();
     for (const double l : level)
       if (std::isfinite(l)) lowest = std::min(lowest, l);
@@ -94,12 +113,7 @@ FootContacts detectFootContacts(const io::MotionClip& clip, const std::vector<Fo
           state[i] = 0;
           continue;
         }
-        const double h = clip.pose(f, s).p.z() - level[i];
-        const double v = horizontalSpeed(clip, f, s);
-        if (state[i] != 0)
-          state[i] = (h <= o.height_off && v <= o.speed_off) ? 1 : 0;
-        else
-          state[i] = (h <= o.height_on && v <= o.speed_on) ? 1 : 0;
+        state[i] = pointInContact(state[i] != 0, clip.pose(f, s).p.z() - level[i], horizontalSpeed(clip, f, s), o);
         any = any || state[i] != 0;
       }
       out.contact[static_cast<std::size_t>(f) * feet.size() + k] = any ? 1 : 0;
@@ -119,6 +133,49 @@ FootContacts detectFootContacts(const io::MotionClip& clip, const std::vector<Fo
     }
   }
   return out;
+}
+
+FootContactTracker::FootContactTracker(std::vector<FootPoints> feet, std::vector<std::vector<double>> levels,
+                                       const FootContactOptions& options)
+    : feet_(std::move(feet)), level_(std::move(levels)), options_(options) {
+  checkFootContactOptions(options_);
+  checkFeet(feet_, -1);
+  if (level_.size() != feet_.size())
+    throw InvalidArgument("foot contacts: " + std::to_string(level_.size()) + " ground levels for " +
+                          std::to_string(feet_.size()) + " feet");
+  for (std::size_t k = 0; k < feet_.size(); ++k) {
+    if (level_[k].size() != feet_[k].segments.size())
+      throw InvalidArgument("foot contacts: foot '" + feet_[k].name + "' has " +
+                            std::to_string(feet_[k].segments.size()) + " points and " +
+                            std::to_string(level_[k].size()) + " ground levels");
+    last_.emplace_back(feet_[k].segments.size(), Vector3d::Zero());
+    last_t_.emplace_back(feet_[k].segments.size(), std::nan(""));
+    state_.emplace_back(feet_[k].segments.size(), 0);
+  }
+}
+
+void FootContactTracker::update(double t, const io::MotionClip& clip, int f, std::span<std::uint8_t> contact) {
+  for (std::size_t k = 0; k < feet_.size(); ++k) {
+    bool any = false;
+    for (std::size_t i = 0; i < feet_[k].segments.size(); ++i) {
+      const int s = feet_[k].segments[i];
+      if (s >= clip.numSegments() || !clip.isValid(f, s)) {
+        state_[k][i] = 0;
+        continue;
+      }
+      const Vector3d& x = clip.pose(f, s).p;
+      double speed = 0.0;
+      if (std::isfinite(last_t_[k][i]) && t > last_t_[k][i])
+        speed = std::hypot(x.x() - last_[k][i].x(), x.y() - last_[k][i].y()) / (t - last_t_[k][i]);
+      last_[k][i] = x;
+      last_t_[k][i] = t;
+      double& level = level_[k][i];
+      if (!std::isfinite(level) || x.z() < level) level = x.z();
+      state_[k][i] = pointInContact(state_[k][i] != 0, x.z() - level, speed, options_) ? 1 : 0;
+      any = any || state_[k][i] != 0;
+    }
+    contact[k] = any ? 1 : 0;
+  }
 }
 
 std::vector<FootPoints> canonicalFeet(const std::vector<std::string>& role_of, const std::vector<std::string>& only) {

@@ -197,8 +197,8 @@ TrackRecord runTracking(const Model& model, const Capture& capture, const Retarg
     const bool valid =
         clipFrameTargets(clip, plan.bindings, plan.alignment, f, std::span(R).first(nb), std::span(p).first(nb));
     if (soles)
-      soles->frame(f, clip, plan.alignment, tracker.solver().data(), std::span(R).subspan(nb), std::span(p).subspan(nb),
-                   std::span(active).subspan(nb));
+      soles->frame(soles->plannedContacts(f), clip, f, plan.alignment, tracker.solver().data(),
+                   std::span(R).subspan(nb), std::span(p).subspan(nb), std::span(active).subspan(nb));
     const FrameOutcome o = tracker.track(clip.times[static_cast<std::size_t>(f)], R, p, valid, active);
     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
     double err2 = 0.0;

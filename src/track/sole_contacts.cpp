@@ -54,6 +54,8 @@ SoleContacts::SoleContacts(const Model& model, const SoleContactPlan& plan) : pl
   if (plan.frames.size() != plan.contacts.feet.size())
     throw InvalidArgument("sole contacts: " + std::to_string(plan.frames.size()) + " sole frames for " +
                           std::to_string(plan.contacts.feet.size()) + " feet");
+  if (!plan.feet.empty() && (plan.feet.size() != plan.frames.size() || plan.levels.size() != plan.frames.size()))
+    throw InvalidArgument("sole contacts: the live detector's feet and levels must be one per sole");
   if (!(std::isfinite(plan.weight) && plan.weight > 0.0))
     throw InvalidArgument("sole contacts: the weight must be finite and > 0");
   if (plan.foot_frames.size() != plan.frames.size() || plan.segments.size() != plan.frames.size())
@@ -71,6 +73,12 @@ SoleContacts::SoleContacts(const Model& model, const SoleContactPlan& plan) : pl
   }
   anchor_.assign(links_.size(), Vector3d::Zero());
   held_.assign(links_.size(), 0);
+  none_.assign(links_.size(), 0);
+}
+
+std::span<const std::uint8_t> SoleContacts::plannedContacts(int f) const {
+  if (f < 0 || f >= plan_.contacts.frames) return none_;
+  return std::span(plan_.contacts.contact).subspan(static_cast<std::size_t>(f) * links_.size(), links_.size());
 }
 
 std::vector<StreamTarget> SoleContacts::targets() const {
@@ -79,12 +87,13 @@ std::vector<StreamTarget> SoleContacts::targets() const {
   return t;
 }
 
-void SoleContacts::frame(int f, const io::MotionClip& clip, const ClipAlignment& alignment, const Data& data,
-                         std::span<Matrix3d> R, std::span<Vector3d> p, std::span<std::uint8_t> active) {
+void SoleContacts::frame(std::span<const std::uint8_t> contacts, const io::MotionClip& clip, int f,
+                         const ClipAlignment& alignment, const Data& data, std::span<Matrix3d> R, std::span<Vector3d> p,
+                         std::span<std::uint8_t> active) {
   const Vector3d& up = plan_.up;
   for (std::size_t k = 0; k < links_.size(); ++k) {
     const int seg = plan_.segments[k];
-    bool down = f >= 0 && f < plan_.contacts.frames && plan_.contacts.inContact(f, static_cast<int>(k));
+    bool down = k < contacts.size() && contacts[k] != 0;
     if (down && held_[k] == 0) {
       if (seg >= 0 && seg < clip.numSegments() && clip.isValid(f, seg)) {
         const Vector3d person = alignment.scale * (alignment.rotation * clip.pose(f, seg).p) + alignment.translation;

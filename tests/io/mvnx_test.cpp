@@ -46,7 +46,23 @@ TEST(Mvnx, Version4UpperBodyCapture) {
       const Matrix3d& R = clip.pose(k, s).R;
       ASSERT_LT((R.transpose() * R - Matrix3d::Identity()).cwiseAbs().maxCoeff(), 1e-12);
     }
+  // The segment tree of <joints>: the pelvis is the root, each limb a chain.
+  ASSERT_EQ(f.parents.size(), 23u);
+  auto parentOf = [&](const char* label) {
+    const int s = clip.findSegment(label);
+    return s < 0 || clip.segment_parent[static_cast<std::size_t>(s)] < 0
+               ? std::string("-")
+               : clip.segment_names[static_cast<std::size_t>(clip.segment_parent[static_cast<std::size_t>(s)])];
+  };
+  EXPECT_EQ(parentOf("Pelvis"), "-");
+  EXPECT_EQ(parentOf("L5"), "Pelvis");
+  EXPECT_EQ(parentOf("RightUpperArm"), "RightShoulder");
+  EXPECT_EQ(parentOf("RightShoulder"), "T8");
+  EXPECT_EQ(parentOf("LeftUpperLeg"), "Pelvis");
+  EXPECT_EQ(parentOf("LeftToe"), "LeftFoot");
+  EXPECT_EQ(std::count(clip.segment_parent.begin(), clip.segment_parent.end(), -1), 1);
   const MotionClip tpose = mvnxCalibrationPose(f, "tpose");
+  EXPECT_EQ(tpose.segment_parent, clip.segment_parent);
   EXPECT_EQ(tpose.numFrames(), 1);
   EXPECT_NEAR(tpose.pose(0, 0).p.z(), 0.863902, 1e-12);  // pelvis height in the T-pose
   EXPECT_THROW(mvnxCalibrationPose(f, "npose"), InvalidArgument);
@@ -126,6 +142,15 @@ TEST(Mvnx, BrokenFilesNameFileLineAndField) {
   at = t.find("<position>", t.find("<frame time=\"83\" index=\"5\""));
   t.replace(at + 10, t.find(' ', at) - (at + 10), "abc");
   expectError(t, lineOf(t, at), "frame 5 <position> (23 segments × 3): value 1 'abc' is not a number");
+  // A joint naming a segment that is not there; a segment with two parents.
+  t = good;
+  at = t.find("<connector2>L5/jL5S1");
+  t.replace(at + 12, 2, "L9");
+  expectError(t, lineOf(t, at), "<connector2> names segment 'L9', not in <segments>");
+  t = good;
+  at = t.find("<connector2>T12/jL1T12");
+  t.replace(at + 12, 3, "L5");
+  expectError(t, 0, "segment 'L5' has two parent joints");
   // Missing frame rate, malformed XML, non-increasing index.
   t = good;
   at = t.find("frameRate=\"60\"");

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "kinetrack/app/track_job.hpp"
@@ -95,6 +96,61 @@ TEST(FootContacts, GapsAreNotContactsAndBadInputIsRefused) {
   o = {};
   o.ground_percentile = 0.5;
   EXPECT_THROW(track::detectFootContacts(clip, {{"LeftFoot", {0}}}, o), InvalidArgument);
+}
+
+// The detector one frame at a time (a live stream): each frame decided as it arrives, from the
+// previous sample's speed, on the same steps as the whole-clip detector.
+std::vector<std::uint8_t> liveContacts(const io::MotionClip& clip, track::FootContactTracker& live) {
+  io::MotionClip one;  // one frame, overwritten per sample, as stream::LiveTracker does
+  one.segment_names = clip.segment_names;
+  one.segment_parent = clip.segment_parent;
+  one.times = {0.0};
+  one.poses.assign(clip.segment_names.size(), Transform{});
+  one.valid.assign(clip.segment_names.size(), 0);
+  std::vector<std::uint8_t> out;
+  std::uint8_t c = 0;
+  for (int f = 0; f < clip.numFrames(); ++f) {
+    for (int s = 0; s < clip.numSegments(); ++s) {
+      one.poses[static_cast<std::size_t>(s)] = clip.pose(f, s);
+      one.valid[static_cast<std::size_t>(s)] = clip.isValid(f, s) ? 1 : 0;
+    }
+    live.update(clip.times[static_cast<std::size_t>(f)], one, 0, std::span(&c, 1));
+    out.push_back(c);
+  }
+  return out;
+}
+
+TEST(FootContacts, TheLiveDetectorFindsTheSameStepsFrameByFrame) {
+  const io::MotionClip clip = steppingFoot();
+  const std::vector<track::FootPoints> feet = {{"LeftFoot", {0, 1}}};
+  track::FootContactOptions o;
+  o.min_duration = 0.0;
+  const track::FootContacts file = track::detectFootContacts(clip, feet, o);
+  const auto levels = track::pointGroundLevels(clip, feet, o.ground_percentile);
+  ASSERT_EQ(levels.size(), 1U);
+  EXPECT_NEAR(levels[0][0], 0.08, 1e-12);
+  EXPECT_NEAR(levels[0][1], 0.02, 1e-12);
+  track::FootContactTracker live(feet, levels, o);
+  const std::vector<std::uint8_t> c = liveContacts(clip, live);
+  int differ = 0;
+  for (int f = 0; f < clip.numFrames(); ++f) differ += (c[static_cast<std::size_t>(f)] != 0) != file.inContact(f, 0);
+  EXPECT_LE(differ, 2) << "a backward speed decides lift-off and touchdown a frame apart at most";
+  for (int f = 0; f < 28; ++f) EXPECT_TRUE(c[static_cast<std::size_t>(f)]) << f;
+  for (int f = 36; f < 66; ++f) EXPECT_FALSE(c[static_cast<std::size_t>(f)]) << f;
+  for (int f = 75; f < 100; ++f) EXPECT_TRUE(c[static_cast<std::size_t>(f)]) << f;
+
+  // Without known levels (NaN) each point's first sample sets it; a lower ground later lowers it.
+  io::MotionClip lower = clip;
+  for (int f = 70; f < lower.numFrames(); ++f)
+    for (int s = 0; s < 2; ++s) lower.poses[static_cast<std::size_t>(2 * f + s)].p.z() -= 0.10;
+  track::FootContactTracker fresh(feet, {{std::nan(""), std::nan("")}}, o);
+  const std::vector<std::uint8_t> d = liveContacts(lower, fresh);
+  for (int f = 0; f < 28; ++f) EXPECT_TRUE(d[static_cast<std::size_t>(f)]) << f;
+  for (int f = 75; f < 100; ++f) EXPECT_TRUE(d[static_cast<std::size_t>(f)]) << f;
+
+  EXPECT_THROW(track::FootContactTracker(feet, {}, o), InvalidArgument);
+  EXPECT_THROW(track::FootContactTracker(feet, {{0.0}}, o), InvalidArgument);
+  EXPECT_THROW(track::FootContactTracker({{"LeftFoot", {}}}, {{}}, o), InvalidArgument);
 }
 
 TEST(FootContacts, CanonicalFeetTakeTheFootThenTheToe) {

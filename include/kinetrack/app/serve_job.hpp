@@ -23,8 +23,13 @@ struct ServeOptions {
   double kappa = 1.0, rate = 0.0, max_step_deg = 5.0;
   int max_substeps = 64;
   bool interactive = false;  ///< pin-and-drag driven by WebSocket clients
-  bool retarget = false;     ///< as `kinetrack retarget` (robot map; the iCub's rows and velocity limits)
-  bool quiet = false;        ///< no note of the static calibration
+  /// As `kinetrack retarget` (app::prepareRetarget on the layout: robot map, the iCub's rows and
+  /// velocity limits; a humanoid stands on the ground, its soles held while the person's feet
+  /// are down, contacts found as frames arrive, collision rows).
+  bool retarget = false;
+  bool contacts = true, collisions = true;  ///< retarget: RetargetOptions::contacts / collisions
+  double collision_margin = 0.01;           ///< retarget: m kept between two links
+  bool quiet = false;                       ///< no note of the static calibration
   stream::ServerOptions server;
 };
 

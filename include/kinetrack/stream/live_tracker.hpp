@@ -18,6 +18,7 @@
 #include "kinetrack/stream/mxtp.hpp"
 #include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/pipeline.hpp"
+#include "kinetrack/track/sole_contacts.hpp"
 
 namespace kinetrack::stream {
 
@@ -104,7 +105,9 @@ class LiveInput {
 
 /// Segment poses in — MXTP type 02 (segment ID k = layout segment k − 1) or KTP poses (index k =
 /// layout segment k) over the same socket — tracked with DYN (or the chosen solver) as
-/// `kinetrack track` does on the layout file.
+/// `kinetrack track` does on the layout file. A plan with held soles (`kinetrack retarget` onto a
+/// humanoid: app::prepareRetarget) holds them while the person's feet are down, the contacts
+/// found as frames arrive (track::FootContactTracker from the plan's feet, levels, thresholds).
 class LiveTracker final : public LiveInput {
  public:
   /// Tracks segment poses onto `setup.model` with `options` (the plan of
@@ -123,6 +126,8 @@ class LiveTracker final : public LiveInput {
   [[nodiscard]] const std::vector<std::string>& segmentNames() const { return frame_clip_.segment_names; }
   /// Positions of the position targets of the last tracked frame (frame name, p).
   [[nodiscard]] int numPositionTargets() const { return static_cast<int>(position_targets_.size()); }
+  /// The person's foot contacts of the last tracked frame, one per held sole (empty without).
+  [[nodiscard]] std::span<const std::uint8_t> footContacts() const { return down_; }
 
  private:
   DatagramResult trackFrame();  ///< the filled frame clip → targets → one tracked frame
@@ -133,7 +138,10 @@ class LiveTracker final : public LiveInput {
   io::MotionClip frame_clip_;  ///< one frame, overwritten per datagram
   std::vector<Matrix3d> R_;
   std::vector<Vector3d> p_;
-  std::vector<int> position_targets_;  ///< binding indices with a position
+  std::unique_ptr<track::SoleContacts> soles_;
+  std::unique_ptr<track::FootContactTracker> feet_;
+  std::vector<std::uint8_t> down_, active_;  // the person's contacts; targets active (with soles)
+  std::vector<int> position_targets_;        ///< binding indices with a position
   std::vector<std::string> target_names_;
   std::vector<Vector3d> target_p_;
   Data data_;

@@ -4,6 +4,7 @@
 // reads them to hold the robot's soles still while the person's foot is down, and the quality
 // report measures the robot's sole slide over exactly those frames.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,38 @@ void checkFootContactOptions(const FootContactOptions& options);
 /// without segments, or bad options.
 FootContacts detectFootContacts(const io::MotionClip& clip, const std::vector<FootPoints>& feet,
                                 const FootContactOptions& options = {});
+
+/// Each point's ground level (m, clip Z) of `feet` in `clip`: the `percentile` of its valid
+/// heights (nearest rank); NaN for a point with no valid sample. Per foot, per point.
+std::vector<std::vector<double>> pointGroundLevels(const io::MotionClip& clip, const std::vector<FootPoints>& feet,
+                                                   double percentile);
+
+/// The same detector one frame at a time, causal, for a live stream: a point's speed is its
+/// horizontal displacement since the previous sample over the time between (zero for its first
+/// sample), its ground level starts at the given one (a reference capture's: the subject's
+/// layout file; a NaN level starts at the point's first sample) and follows any lower sample.
+/// Contacts shorter than min_duration are not dropped (a frame's contact is decided when it
+/// arrives). No allocation per frame.
+class FootContactTracker {
+ public:
+  /// `levels`: per foot and point (pointGroundLevels). Throws InvalidArgument for bad options,
+  /// a foot without segments or levels that do not match the feet.
+  FootContactTracker(std::vector<FootPoints> feet, std::vector<std::vector<double>> levels,
+                     const FootContactOptions& options = {});
+  /// The contacts at frame f of `clip` (time t, increasing): contact[k] for foot k. A segment
+  /// index outside the clip counts as no sample.
+  void update(double t, const io::MotionClip& clip, int f, std::span<std::uint8_t> contact);
+  [[nodiscard]] std::size_t numFeet() const { return feet_.size(); }
+  [[nodiscard]] const std::vector<FootPoints>& feet() const { return feet_; }
+
+ private:
+  std::vector<FootPoints> feet_;
+  std::vector<std::vector<double>> level_;
+  FootContactOptions options_;
+  std::vector<std::vector<Vector3d>> last_;  // each point's previous sample
+  std::vector<std::vector<double>> last_t_;  // its time (NaN: none yet)
+  std::vector<std::vector<std::uint8_t>> state_;
+};
 
 /// The feet of a clip through its canonical roles: `role_of[s]` is the canonical (Xsens) name
 /// clip segment s stands for ("" when none). LeftFoot/RightFoot with their Toe when mapped; a

@@ -42,6 +42,12 @@ struct SoleContactPlan {
   std::vector<std::string> foot_frames;
   std::vector<int> segments;
   FootContacts contacts;  ///< the person's foot contacts, one per clip frame
+  /// For a live stream (stream::LiveTracker), where contacts are found as frames arrive
+  /// (FootContactTracker): the person's feet (same order as `contacts`), each point's ground
+  /// level in the planned capture (pointGroundLevels) and the thresholds.
+  std::vector<FootPoints> feet;
+  std::vector<std::vector<double>> levels;
+  FootContactOptions detector;
   Vector3d up = Vector3d::UnitZ();
   double ground_height = 0.0;  ///< m along up: where a held sole is put
   double weight = 100.0;  ///< of the sole pose targets (per m and per rad; the person's orientation targets weigh 1)
@@ -54,12 +60,16 @@ class SoleContacts {
   SoleContacts(const Model& model, const SoleContactPlan& plan);
   /// The stream targets (pose), in foot order.
   [[nodiscard]] std::vector<StreamTarget> targets() const;
-  /// Values and active flags at clip frame f given the model's kinematics before the frame: a
-  /// foot down at f is held at its anchor, set when it touches down (SoleContactPlan), and level:
-  /// its orientation target is the sole's present one turned (about a horizontal axis) until its
-  /// z axis is `up`, so the heading stays free. No allocation.
-  void frame(int f, const io::MotionClip& clip, const ClipAlignment& alignment, const Data& data, std::span<Matrix3d> R,
-             std::span<Vector3d> p, std::span<std::uint8_t> active);
+  /// Values and active flags at clip frame f given the model's kinematics before the frame and
+  /// the person's contacts at f (`down`, one per foot: a row of SoleContactPlan::contacts, or a
+  /// FootContactTracker's): a foot down is held at its anchor, set when it touches down
+  /// (SoleContactPlan), and level: its orientation target is the sole's present one turned
+  /// (about a horizontal axis) until its z axis is `up`, so the heading stays free. No allocation.
+  void frame(std::span<const std::uint8_t> down, const io::MotionClip& clip, int f, const ClipAlignment& alignment,
+             const Data& data, std::span<Matrix3d> R, std::span<Vector3d> p, std::span<std::uint8_t> active);
+  /// The contacts of frame f in the plan (a row of SoleContactPlan::contacts; none outside it).
+  [[nodiscard]] std::span<const std::uint8_t> plannedContacts(int f) const;
+  [[nodiscard]] const SoleContactPlan& plan() const { return plan_; }
 
  private:
   SoleContactPlan plan_;
@@ -68,6 +78,7 @@ class SoleContacts {
   std::vector<Matrix3d> rotation_;  // the sole frame's orientation in the link frame
   std::vector<Vector3d> anchor_;
   std::vector<std::uint8_t> held_;
+  std::vector<std::uint8_t> none_;  // no contact, one per foot
 };
 
 }  // namespace kinetrack::track

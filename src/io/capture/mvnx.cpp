@@ -86,6 +86,36 @@ MvnxFrame parseFrame(const std::string& source, const XMLElement* fe, std::size_
   return f;
 }
 
+/// The segment tree of <joints>: each joint's connector1 names the parent segment, connector2 the
+/// child ("Segment/point"). Without <joints>, every segment is a root.
+std::vector<int> segmentTree(const std::string& source, const XMLElement* joints,
+                             const std::vector<MvnxSegment>& segments) {
+  std::vector<int> parent(segments.size(), -1);
+  if (joints == nullptr) return parent;
+  auto segmentOf = [&](const XMLElement* joint, const char* connector) {
+    const XMLElement* c = joint->FirstChildElement(connector);
+    const char* text = c != nullptr ? c->GetText() : nullptr;
+    if (text == nullptr) fail(source, joint, std::string("<joint> without <") + connector + ">");
+    const std::string value(text);
+    const std::string label = value.substr(0, value.find('/'));
+    for (std::size_t s = 0; s < segments.size(); ++s)
+      if (segments[s].label == label) return static_cast<int>(s);
+    fail(source, c, std::string("<") + connector + "> names segment '" + label + "', not in <segments>");
+  };
+  for (const XMLElement* j = joints->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint")) {
+    const int a = segmentOf(j, "connector1"), b = segmentOf(j, "connector2");
+    if (a == b)
+      fail(source, j, "<joint> connects segment '" + segments[static_cast<std::size_t>(a)].label + "' to itself");
+    if (parent[static_cast<std::size_t>(b)] >= 0)
+      fail(source, j, "segment '" + segments[static_cast<std::size_t>(b)].label + "' has two parent joints");
+    parent[static_cast<std::size_t>(b)] = a;
+    for (int k = a, steps = 0; k >= 0; k = parent[static_cast<std::size_t>(k)], ++steps)
+      if (k == b || steps > static_cast<int>(segments.size()))
+        fail(source, j, "<joints> form a cycle through segment '" + segments[static_cast<std::size_t>(b)].label + "'");
+  }
+  return parent;
+}
+
 }  // namespace
 
 MvnxFile parseMvnx(const std::string& xml, const std::string& source) {
@@ -127,6 +157,7 @@ MvnxFile parseMvnx(const std::string& xml, const std::string& source) {
     f.segments.push_back(std::move(seg));
   }
   if (f.segments.empty()) fail(source, segs, "<segments> holds no <segment>");
+  f.parents = segmentTree(source, subject->FirstChildElement("joints"), f.segments);
   const XMLElement* frames = subject->FirstChildElement("frames");
   if (!frames) fail(source, subject, "missing <frames>");
   const std::size_t ns = f.segments.size();
@@ -158,8 +189,9 @@ MotionClip clipFrom(const MvnxFile& file, const std::vector<const MvnxFrame*>& f
   clip.source = file.source;
   for (const MvnxSegment& s : file.segments) {
     clip.segment_names.push_back(s.label);
-    clip.segment_parent.push_back(-1);  // MVNX lists joints, not a tree; parents are not needed here
   }
+  clip.segment_parent = file.parents;
+  clip.segment_parent.resize(file.segments.size(), -1);
   const std::size_t ns = file.segments.size();
   bool have_velocity = true;
   for (const MvnxFrame* fr : frames) {

@@ -2,8 +2,9 @@
 // Xsens MVN XML export (MVNX) reading, versions 3 and 4: frame rate, segments with their points,
 // calibration frames (identity, N-pose, T-pose, …) kept apart, and per frame the segment
 // orientation (quaternion w,x,y,z, segment to global), position, velocity, angular velocity,
-// acceleration and angular acceleration (SI units, Z up: no conversion needed). Sensor data and
-// joint angles are ignored. Errors name the file, line and field (kinetrack::ParseError).
+// acceleration and angular acceleration (SI units, Z up: no conversion needed), and the segment
+// tree its <joints> describe. Sensor data and joint angles are ignored. Errors name the file, line and field
+// (kinetrack::ParseError).
 #include <map>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct MvnxFile {
   double frame_rate = 0.0;    ///< Hz
   std::string configuration;  ///< e.g. "FullBody", "UpperBody"
   std::vector<MvnxSegment> segments;
+  /// Per segment, its parent's index from <joints> (connector1 "Parent/point" → connector2
+  /// "Child/point"); −1 for the root and for every segment of a file without <joints>.
+  std::vector<int> parents;
   std::map<std::string, MvnxFrame> calibration;  ///< by type ("identity", "npose", "tpose", …)
   std::vector<MvnxFrame> frames;                 ///< "normal" frames, increasing time
 };
@@ -46,7 +50,8 @@ struct MvnxFile {
 MvnxFile readMvnx(const std::string& path);
 MvnxFile parseMvnx(const std::string& xml, const std::string& source);
 
-/// The normal frames as a MotionClip (segment labels as names; the velocities of the file).
+/// The normal frames as a MotionClip (segment labels as names, the segment tree of <joints>, the
+/// velocities of the file).
 /// A segment whose quaternion or position is missing or non-finite in a frame is a gap there.
 MotionClip mvnxToClip(const MvnxFile& file);
 
