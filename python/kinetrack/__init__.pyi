@@ -448,6 +448,9 @@ def write_trc(trial: MarkerTrajectories, path: str, units: str = "mm") -> None: 
 
 # --- tracking ---------------------------------------------------------------------------------
 class Capture:
+    @staticmethod
+    def from_arrays(names: Sequence[str], times: ArrayLike, positions: ArrayLike, rotations: ArrayLike, *,
+                    parents: Optional[Sequence[int]] = None, source: str = "arrays") -> "Capture": ...
     @property
     def kind(self) -> str: ...
     @property

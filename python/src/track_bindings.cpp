@@ -4,6 +4,9 @@
 // as numpy arrays and the summary as a dict.
 #include <pybind11/stl.h>
 
+#include <cmath>
+#include <optional>
+
 #include <chrono>
 #include <filesystem>
 
@@ -227,6 +230,47 @@ void bindTrack(py::module_& m) {
             return std::shared_ptr<io::MotionClip>(c, &c->capture.clip);  // no copy; keeps the capture alive
           },
           "The capture's MotionClip (shared, not copied)")
+      .def_static(
+          "from_arrays",
+          [](const std::vector<std::string>& names, py::handle times, py::handle positions, py::handle rotations,
+             std::optional<std::vector<int>> parents, const std::string& source) {
+            const auto ns = static_cast<py::ssize_t>(names.size());
+            const Array t = checkedArray(times, {kAny}, "times");
+            const py::ssize_t n = t.shape(0);
+            const Array p = checkedArray(positions, {n, ns, 3}, "positions");
+            py::array r = py::array::ensure(rotations);
+            const bool quaternions = r && r.ndim() == 3;
+            const Array R = quaternions ? checkedArray(rotations, {n, ns, 4}, "rotations (quaternions w, x, y, z)")
+                                        : checkedArray(rotations, {n, ns, 3, 3}, "rotations (matrices)");
+            io::MotionClip clip;
+            clip.source = source;
+            clip.segment_names = names;
+            if (parents) clip.segment_parent = *parents;
+            clip.times.assign(t.data(), t.data() + n);
+            clip.poses.resize(static_cast<std::size_t>(n * ns));
+            const std::size_t stride = quaternions ? 4 : 9;
+            for (py::ssize_t i = 0; i < n * ns; ++i) {
+              Transform& X = clip.poses[static_cast<std::size_t>(i)];
+              X.p = Vector3d(p.data()[3 * i], p.data()[3 * i + 1], p.data()[3 * i + 2]);
+              const double* v = R.data() + stride * static_cast<std::size_t>(i);
+              bool missing = false;
+              for (std::size_t k = 0; k < stride; ++k) missing = missing || std::isnan(v[k]);
+              X.R = missing ? Matrix3d::Constant(std::nan("")) : rotationFromRaw(v, quaternions);
+            }
+            auto c = std::make_shared<PyCapture>();
+            c->capture = track::captureFromClip(std::move(clip));
+            c->path = source;
+            return c;
+          },
+          py::arg("names"), py::arg("times"), py::arg("positions"), py::arg("rotations"), py::kw_only(),
+          py::arg("parents") = py::none(), py::arg("source") = "arrays",
+          R"doc(A capture of segment poses from arrays, for track() and retarget() like a file's: names (S,), times
+(N,) s increasing, positions (N, S, 3) m and rotations (N, S, 3, 3) segment-to-world matrices or
+(N, S, 4) quaternions w, x, y, z, in a Z-up world; parents (S,) the parent index of each segment
+(-1 for a root; parents before children; default all -1). Calibrated like a BVH (its first frame
+by default); segment names are matched as a BVH's are (segment maps). A sample with a NaN is a gap.
+ValueError naming the frame and segment for an orientation that is not a rotation, an infinite
+position, times not increasing or a bad parent.)doc")
       .def_property_readonly("calibration_names",
                              [](const PyCapture& c) {
                                std::vector<std::string> names;

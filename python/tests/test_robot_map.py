@@ -92,3 +92,52 @@ def test_retarget_returns_the_quality_and_the_motion_as_the_npz(tmp_path):
     np.testing.assert_array_equal(table[:, 4:8], r50.motion["root_rot"])
     with pytest.raises(ValueError, match="quaternion order"):
         kt.retarget(robot, walk, quat_order="zyxw")
+
+
+def matrix_quaternion(R):
+    """(w, x, y, z) of a rotation matrix (Shepperd: from the largest of the four squared components)."""
+    t = np.trace(R)
+    k = int(np.argmax([t, R[0, 0], R[1, 1], R[2, 2]]))
+    if k == 0:
+        w = np.sqrt(1.0 + t) / 2.0
+        return np.array([w, (R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w), (R[1, 0] - R[0, 1]) / (4 * w)])
+    i, j, m = [(0, 1, 2), (1, 2, 0), (2, 0, 1)][k - 1]
+    v = np.sqrt(1.0 + R[i, i] - R[j, j] - R[m, m]) / 2.0
+    q = np.empty(4)
+    q[0] = (R[m, j] - R[j, m]) / (4 * v)
+    q[1 + i], q[1 + j], q[1 + m] = v, (R[j, i] + R[i, j]) / (4 * v), (R[m, i] + R[i, m]) / (4 * v)
+    return q
+
+
+def test_retarget_takes_a_capture_made_of_arrays():
+    """Capture.from_arrays: the walk's segment poses as numpy arrays retarget exactly as the file does."""
+    robot = kt.Model.load(shared_file("models/unitree/g1/g1_29dof.urdf"))
+    walk = shared_file("data/bvh/bandai/dataset-2_walk_normal_001.bvh")
+    clip = kt.load_capture(walk).clip
+    names, parents = clip.segment_names, clip.segment_parents
+    times, positions, rotations = clip.times, clip.positions, clip.rotations
+    assert positions.shape == (273, len(names), 3) and rotations.shape == (273, len(names), 3, 3)
+    arrays = kt.Capture.from_arrays(names, times, positions, rotations, parents=parents)
+    assert arrays.kind == "bvh"
+    from_file, from_arrays = kt.retarget(robot, walk), kt.retarget(robot, arrays)
+    np.testing.assert_array_equal(from_arrays.q, from_file.q)
+    assert from_arrays.quality["foot_slide_mm"] == from_file.quality["foot_slide_mm"]
+    # Quaternions (w, x, y, z) in place of matrices; a NaN sample is a gap, not an error.
+    quats = np.array([[matrix_quaternion(R) for R in frame] for frame in rotations])
+    positions_gap = positions.copy()
+    positions_gap[100] = np.nan  # the whole frame missing
+    r = kt.retarget(robot, kt.Capture.from_arrays(names, times, positions_gap, quats, parents=parents))
+    assert r.gaps[100] and r.gaps.sum() == 1
+    # (up to the frames whose foot speeds read frame 100: quaternions round like matrices within 1e-15)
+    np.testing.assert_allclose(r.q[:95], from_file.q[:95], atol=1e-6)
+    # Errors name what is wrong.
+    bad = rotations.copy()
+    bad[5, 2] *= 2.0
+    with pytest.raises(ValueError, match=f"frame 5, segment '{names[2]}': the orientation is not a rotation"):
+        kt.Capture.from_arrays(names, times, positions, bad, parents=parents)
+    with pytest.raises(ValueError, match=r"positions: expected an array of shape \(273, "):
+        kt.Capture.from_arrays(names, times, positions[:, :3], rotations, parents=parents)
+    with pytest.raises(ValueError, match="frame 1: time"):
+        kt.Capture.from_arrays(names, np.zeros(273), positions, rotations, parents=parents)
+    with pytest.raises(ValueError, match="not an earlier segment"):
+        kt.Capture.from_arrays(names, times, positions, rotations, parents=[1] * len(names))

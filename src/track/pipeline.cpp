@@ -64,6 +64,57 @@ Capture loadCapture(const std::string& path, const CaptureOptions& options) {
   return c;
 }
 
+Capture captureFromClip(io::MotionClip clip) {
+  const int ns = clip.numSegments(), n = clip.numFrames();
+  const std::string who = clip.source.empty() ? std::string("capture") : clip.source;
+  if (ns == 0 || n == 0) throw InvalidArgument(who + ": no segment or no frame");
+  if (clip.segment_parent.empty()) clip.segment_parent.assign(static_cast<std::size_t>(ns), -1);
+  const auto cells = static_cast<std::size_t>(n) * static_cast<std::size_t>(ns);
+  if (clip.segment_parent.size() != static_cast<std::size_t>(ns) || clip.poses.size() != cells)
+    throw InvalidArgument(who + ": " + std::to_string(ns) + " segments and " + std::to_string(n) +
+                          " frames need as many parents and " + std::to_string(cells) + " poses");
+  for (int s = 0; s < ns; ++s) {
+    const int p = clip.segment_parent[static_cast<std::size_t>(s)];
+    if (p < -1 || p >= s)
+      throw InvalidArgument(who + ": segment '" + clip.segment_names[static_cast<std::size_t>(s)] + "': parent " +
+                            std::to_string(p) + " is not an earlier segment (parents come before children)");
+    for (int k = 0; k < s; ++k)
+      if (clip.segment_names[static_cast<std::size_t>(k)] == clip.segment_names[static_cast<std::size_t>(s)])
+        throw InvalidArgument(who + ": segment name '" + clip.segment_names[static_cast<std::size_t>(s)] +
+                              "' appears twice");
+  }
+  for (int f = 0; f < n; ++f) {
+    const double t = clip.times[static_cast<std::size_t>(f)];
+    if (!std::isfinite(t) || (f > 0 && !(t > clip.times[static_cast<std::size_t>(f) - 1])))
+      throw InvalidArgument(who + ": frame " + std::to_string(f) + ": time " + std::to_string(t) +
+                            " is not finite or not after the previous frame's");
+  }
+  clip.valid.assign(cells, 1);
+  for (int f = 0; f < n; ++f)
+    for (int s = 0; s < ns; ++s) {
+      const std::size_t i = static_cast<std::size_t>(f) * static_cast<std::size_t>(ns) + static_cast<std::size_t>(s);
+      const Transform& X = clip.poses[i];
+      if (X.p.hasNaN() || X.R.hasNaN()) {
+        clip.valid[i] = 0;
+        continue;
+      }
+      const std::string at =
+          who + ": frame " + std::to_string(f) + ", segment '" + clip.segment_names[static_cast<std::size_t>(s)] + "'";
+      if (!X.p.allFinite()) throw InvalidArgument(at + ": the position is not finite");
+      if (!X.R.allFinite() || (X.R.transpose() * X.R - Matrix3d::Identity()).cwiseAbs().maxCoeff() > 1e-6 ||
+          X.R.determinant() < 0.0)
+        throw InvalidArgument(at + ": the orientation is not a rotation");
+    }
+  clip.linear_velocity.clear();
+  clip.angular_velocity.clear();
+  Capture c;
+  c.kind = CaptureKind::Bvh;
+  c.clip = std::move(clip);
+  c.has_position.assign(static_cast<std::size_t>(ns), 1);
+  c.has_orientation.assign(static_cast<std::size_t>(ns), 1);
+  return c;
+}
+
 Retargeting planTracking(const Model& model, const Capture& capture, const std::vector<SegmentPair>& map,
                          const PlanOptions& options) {
   std::string cal = options.calibration;

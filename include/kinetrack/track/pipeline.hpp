@@ -38,6 +38,15 @@ struct Capture {
 /// malformed file and InvalidArgument for an unknown extension or a bad rate.
 Capture loadCapture(const std::string& path, const CaptureOptions& options = {});
 
+/// A capture of segment poses held in memory (Python's Capture.from_arrays): every segment
+/// carries a position and an orientation, calibrated as a BVH is (its first frame by default);
+/// kind Bvh without a file (no from-clip model, no rest pose). A sample with a NaN is a gap
+/// (valid = 0). Throws InvalidArgument naming the frame and segment: no frame or segment, sizes
+/// that do not match, a duplicate name, a parent that is not an earlier segment, times not finite
+/// or not increasing, an infinite position, a rotation that is not one (|RᵀR − I| > 1e-6 or
+/// det R < 0).
+Capture captureFromClip(io::MotionClip clip);
+
 /// How the clip is calibrated against the model (see Calibration): "none", "first" (the clip's
 /// first frame), "frame:N", or the name of one of Capture::calibrations. Empty: "first" for BVH,
 /// "npose"/"identity"/"tpose" (the first present) for MVNX, "none" for target CSV.
