@@ -210,6 +210,7 @@ RetargetJob prepareRetarget(const RetargetOptions& o, const Reporter& reporter, 
     sp.up = po.model_up;
     sp.weight = o.contact_weight;
     job.plan.soles = std::move(sp);
+    track::levelFootOffsets(robot, capture.clip, job.plan);
   }
   track::TrackerOptions& to = job.tracker;
   to = solverOptions(o.solver, o.threads);

@@ -50,6 +50,38 @@ Soles addSoleFrames(const Model& robot, const std::vector<SegmentPair>& pairs,
   return out;
 }
 
+std::vector<double> levelFootOffsets(const Model& model, const io::MotionClip& clip, Retargeting& plan) {
+  std::vector<double> angles;
+  if (!plan.soles) return angles;
+  const SoleContactPlan& sp = *plan.soles;
+  Data data(model);
+  framesForwardKinematics(model, data, Configuration(model));
+  const Matrix3d& W = plan.alignment.rotation;
+  for (std::size_t k = 0; k < sp.foot_frames.size(); ++k) {
+    angles.push_back(0.0);
+    const FrameId frame = model.frameId(sp.foot_frames[k]);
+    const auto binding = std::find_if(plan.bindings.begin(), plan.bindings.end(),
+                                      [&](const TargetBinding& b) { return b.frame == sp.foot_frames[k]; });
+    if (binding == plan.bindings.end() || !binding->orientation) continue;
+    // The sole's z axis in the foot frame: soles are level (the world's axes) at the zero pose.
+    const Vector3d z_local = data.frame[static_cast<std::size_t>(frame.value)].R.transpose() * sp.up;
+    std::vector<std::pair<double, int>> tilt;
+    for (int f = 0; f < clip.numFrames() && f < sp.contacts.frames; ++f) {
+      if (!sp.contacts.inContact(f, static_cast<int>(k)) || !clip.isValid(f, binding->segment)) continue;
+      const Matrix3d T = W * clip.pose(f, binding->segment).R * binding->offset;
+      tilt.emplace_back(std::acos(std::clamp((T * z_local).dot(sp.up), -1.0, 1.0)), f);
+    }
+    if (tilt.empty()) continue;
+    const auto mid = tilt.begin() + static_cast<std::ptrdiff_t>(tilt.size() / 2);
+    std::nth_element(tilt.begin(), mid, tilt.end());
+    const Matrix3d person = W * clip.pose(mid->second, binding->segment).R;
+    const Matrix3d T = person * binding->offset;
+    binding->offset = person.transpose() * rotationBetween(T * z_local, sp.up) * T;
+    angles.back() = mid->first;
+  }
+  return angles;
+}
+
 SoleContacts::SoleContacts(const Model& model, const SoleContactPlan& plan) : plan_(plan) {
   if (plan.frames.size() != plan.contacts.feet.size())
     throw InvalidArgument("sole contacts: " + std::to_string(plan.frames.size()) + " sole frames for " +

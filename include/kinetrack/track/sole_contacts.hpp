@@ -18,6 +18,7 @@ namespace kinetrack::track {
 
 struct SurfacePoint;
 struct SegmentPair;
+struct Retargeting;
 
 /// The sole frames of a robot: one per foot role ("LeftFoot", "RightFoot") of `pairs`, named
 /// "<foot frame>_sole", on the foot frame's link at the centre of that link's lowest surface
@@ -52,6 +53,15 @@ struct SoleContactPlan {
   double ground_height = 0.0;  ///< m along up: where a held sole is put
   double weight = 100.0;  ///< of the sole pose targets (per m and per rad; the person's orientation targets weigh 1)
 };
+
+/// Levels the robot's feet against the person's stance: the calibration turns a foot with its
+/// shank (a leaf of the segment tree), so a foot that is not flat at the calibration frame (a
+/// walk's toe-off, a crouch) would be tilted for the whole run. For each foot of `plan.soles`,
+/// at the frame of its contacts where the foot target is tilted the median amount, the offset of
+/// its binding is turned so the target is level there (the sole's z axis on `up`, its heading
+/// kept); returns the correction angles (rad, one per foot; 0 for a foot without contacts).
+/// A plan without soles is left as it is.
+std::vector<double> levelFootOffsets(const Model& model, const io::MotionClip& clip, Retargeting& plan);
 
 /// Per-run state of the sole targets: where each held sole touched down.
 class SoleContacts {
