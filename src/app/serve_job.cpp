@@ -262,7 +262,6 @@ std::unique_ptr<stream::Server> makeServer(const ServeOptions& cfg, const Report
     track::TrackerOptions to;
     if (cfg.retarget) {  // the job of `kinetrack retarget`, planned on the layout
       RetargetOptions ro;
-      ro.robot = cfg.model.model;
       ro.map = cfg.map;
       ro.calibration = cfg.calibration;
       ro.solver = cfg.solver;

@@ -204,7 +204,6 @@ RetargetJob prepareRetarget(const RetargetOptions& o, const Reporter& reporter, 
       sp.segments.push_back(capture.clip.findSegment(pair->clip_segment));
     }
     sp.contacts = job.contacts;
-    sp.levels = track::pointGroundLevels(capture.clip, feet, o.contact.ground_percentile);
     sp.feet = std::move(feet);
     sp.detector = o.contact;
     sp.up = po.model_up;

@@ -125,7 +125,7 @@ LiveTracker::LiveTracker(const track::TrackSetup& setup, std::vector<std::string
     if (sp.feet.size() != sp.frames.size())
       throw InvalidArgument("LiveTracker: held soles need the live detector's feet (SoleContactPlan::feet)");
     soles_ = std::make_unique<track::SoleContacts>(*model_, sp);
-    feet_ = std::make_unique<track::FootContactTracker>(sp.feet, sp.levels, sp.detector);
+    feet_ = std::make_unique<track::FootContactTracker>(sp.feet, sp.contacts.point_levels, sp.detector);
     for (track::StreamTarget& t : soles_->targets()) targets.push_back(std::move(t));
     down_.assign(sp.frames.size(), 0);
   }

@@ -91,9 +91,10 @@ std::vector<std::vector<double>> pointGroundLevels(const io::MotionClip& clip, c
 FootContacts detectFootContacts(const io::MotionClip& clip, const std::vector<FootPoints>& feet,
                                 const FootContactOptions& o) {
   checkFootContactOptions(o);
-  const std::vector<std::vector<double>> levels = pointGroundLevels(clip, feet, o.ground_percentile);
   const int n = clip.numFrames();
   FootContacts out;
+  out.point_levels = pointGroundLevels(clip, feet, o.ground_percentile);
+  const std::vector<std::vector<double>>& levels = out.point_levels;
   out.frames = n;
   out.contact.assign(static_cast<std::size_t>(n) * feet.size(), 0);
   for (const FootPoints& foot : feet) out.feet.push_back(foot.name);

@@ -50,15 +50,13 @@ Soles addSoleFrames(const Model& robot, const std::vector<SegmentPair>& pairs,
   return out;
 }
 
-std::vector<double> levelFootOffsets(const Model& model, const io::MotionClip& clip, Retargeting& plan) {
-  std::vector<double> angles;
-  if (!plan.soles) return angles;
+void levelFootOffsets(const Model& model, const io::MotionClip& clip, Retargeting& plan) {
+  if (!plan.soles) return;
   const SoleContactPlan& sp = *plan.soles;
   Data data(model);
   framesForwardKinematics(model, data, Configuration(model));
   const Matrix3d& W = plan.alignment.rotation;
   for (std::size_t k = 0; k < sp.foot_frames.size(); ++k) {
-    angles.push_back(0.0);
     const FrameId frame = model.frameId(sp.foot_frames[k]);
     const auto binding = std::find_if(plan.bindings.begin(), plan.bindings.end(),
                                       [&](const TargetBinding& b) { return b.frame == sp.foot_frames[k]; });
@@ -77,17 +75,13 @@ std::vector<double> levelFootOffsets(const Model& model, const io::MotionClip& c
     const Matrix3d person = W * clip.pose(mid->second, binding->segment).R;
     const Matrix3d T = person * binding->offset;
     binding->offset = person.transpose() * rotationBetween(T * z_local, sp.up) * T;
-    angles.back() = mid->first;
   }
-  return angles;
 }
 
 SoleContacts::SoleContacts(const Model& model, const SoleContactPlan& plan) : plan_(plan) {
   if (plan.frames.size() != plan.contacts.feet.size())
     throw InvalidArgument("sole contacts: " + std::to_string(plan.frames.size()) + " sole frames for " +
                           std::to_string(plan.contacts.feet.size()) + " feet");
-  if (!plan.feet.empty() && (plan.feet.size() != plan.frames.size() || plan.levels.size() != plan.frames.size()))
-    throw InvalidArgument("sole contacts: the live detector's feet and levels must be one per sole");
   if (!(std::isfinite(plan.weight) && plan.weight > 0.0))
     throw InvalidArgument("sole contacts: the weight must be finite and > 0");
   if (plan.foot_frames.size() != plan.frames.size() || plan.segments.size() != plan.frames.size())

@@ -107,7 +107,7 @@ class LiveInput {
 /// layout segment k) over the same socket — tracked with DYN (or the chosen solver) as
 /// `kinetrack track` does on the layout file. A plan with held soles (`kinetrack retarget` onto a
 /// humanoid: app::prepareRetarget) holds them while the person's feet are down, the contacts
-/// found as frames arrive (track::FootContactTracker from the plan's feet, levels, thresholds).
+/// found as frames arrive (track::FootContactTracker on the plan's feet, their ground levels and thresholds).
 class LiveTracker final : public LiveInput {
  public:
   /// Tracks segment poses onto `setup.model` with `options` (the plan of

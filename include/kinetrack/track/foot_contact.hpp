@@ -38,8 +38,9 @@ struct FootPoints {
 struct FootContacts {
   std::vector<std::string> feet;  ///< foot names, in the order given
   int frames = 0;
-  std::vector<std::uint8_t> contact;  ///< frame-major: contact[f * feet.size() + k]
-  std::vector<double> ground_level;   ///< per foot: its lowest point's ground level (m, clip Z)
+  std::vector<std::uint8_t> contact;              ///< frame-major: contact[f * feet.size() + k]
+  std::vector<double> ground_level;               ///< per foot: its lowest point's ground level (m, clip Z)
+  std::vector<std::vector<double>> point_levels;  ///< per foot and point: its ground level (pointGroundLevels)
   [[nodiscard]] bool inContact(int frame, int foot) const {
     return contact[static_cast<std::size_t>(frame) * feet.size() + static_cast<std::size_t>(foot)] != 0;
   }
@@ -77,8 +78,6 @@ class FootContactTracker {
   /// The contacts at frame f of `clip` (time t, increasing): contact[k] for foot k. A segment
   /// index outside the clip counts as no sample.
   void update(double t, const io::MotionClip& clip, int f, std::span<std::uint8_t> contact);
-  [[nodiscard]] std::size_t numFeet() const { return feet_.size(); }
-  [[nodiscard]] const std::vector<FootPoints>& feet() const { return feet_; }
 
  private:
   std::vector<FootPoints> feet_;

@@ -44,10 +44,9 @@ struct SoleContactPlan {
   std::vector<int> segments;
   FootContacts contacts;  ///< the person's foot contacts, one per clip frame
   /// For a live stream (stream::LiveTracker), where contacts are found as frames arrive
-  /// (FootContactTracker): the person's feet (same order as `contacts`), each point's ground
-  /// level in the planned capture (pointGroundLevels) and the thresholds.
+  /// (FootContactTracker, its ground levels those of `contacts`): the person's feet (same order
+  /// as `contacts`) and the thresholds.
   std::vector<FootPoints> feet;
-  std::vector<std::vector<double>> levels;
   FootContactOptions detector;
   Vector3d up = Vector3d::UnitZ();
   double ground_height = 0.0;  ///< m along up: where a held sole is put
@@ -59,9 +58,8 @@ struct SoleContactPlan {
 /// walk's toe-off, a crouch) would be tilted for the whole run. For each foot of `plan.soles`,
 /// at the frame of its contacts where the foot target is tilted the median amount, the offset of
 /// its binding is turned so the target is level there (the sole's z axis on `up`, its heading
-/// kept); returns the correction angles (rad, one per foot; 0 for a foot without contacts).
-/// A plan without soles is left as it is.
-std::vector<double> levelFootOffsets(const Model& model, const io::MotionClip& clip, Retargeting& plan);
+/// kept). A plan without soles, and a foot without contacts, are left as they are.
+void levelFootOffsets(const Model& model, const io::MotionClip& clip, Retargeting& plan);
 
 /// Per-run state of the sole targets: where each held sole touched down.
 class SoleContacts {
@@ -79,7 +77,6 @@ class SoleContacts {
              const Data& data, std::span<Matrix3d> R, std::span<Vector3d> p, std::span<std::uint8_t> active);
   /// The contacts of frame f in the plan (a row of SoleContactPlan::contacts; none outside it).
   [[nodiscard]] std::span<const std::uint8_t> plannedContacts(int f) const;
-  [[nodiscard]] const SoleContactPlan& plan() const { return plan_; }
 
  private:
   SoleContactPlan plan_;
