@@ -225,8 +225,12 @@ std::string writeC3d(const C3dSpec& s) {
       append(out, s.float_data ? c3dFloat(s.cpu, static_cast<float>(r)) : c3dInt16(s.cpu, r));
     }
     for (int k = 0; k < analog_values; ++k) {
-      const int code = (f * 131 + k * 7) % 20000 - 10000;
-      append(out, s.float_data ? c3dFloat(s.cpu, static_cast<float>(code)) : c3dInt16(s.cpu, code));
+      double v = (f * 131 + k * 7) % 20000 - 10000;
+      if (!s.analog.empty() && s.analog_channels > 0)
+        v = s.analog[static_cast<std::size_t>(f * s.analog_samples + k / s.analog_channels)]
+                    [static_cast<std::size_t>(k % s.analog_channels)];
+      append(out,
+             s.float_data ? c3dFloat(s.cpu, static_cast<float>(v)) : c3dInt16(s.cpu, static_cast<int>(std::lround(v))));
     }
   }
   return std::string(out.begin(), out.end());

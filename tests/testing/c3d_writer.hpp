@@ -38,7 +38,10 @@ struct C3dSpec {
   std::vector<std::vector<Vector3d>> frames;
   int residual_word = 0x0305;  ///< of every present point: camera mask 3, residual 5 × scale
   int analog_channels = 0;
-  int analog_samples = 0;              ///< per point frame; the values written are (frame, sample, channel) codes
+  int analog_samples = 0;  ///< per point frame; the values written are (frame, sample, channel) codes
+  /// When not empty: the analog values to write instead of codes, one row per analog sample
+  /// (frames × analog_samples rows of analog_channels raw values: int16 for integer data).
+  std::vector<std::vector<double>> analog;
   bool point_frames_as_float = false;  ///< POINT:FRAMES as a float instead of an int16
   bool write_point_frames = true;
   bool trial_fields = false;      ///< TRIAL:ACTUAL_START_FIELD / END_FIELD (32-bit frame numbers)

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "../table/text_util.hpp"
+#include "c3d_analog.hpp"
 #include "c3d_format.hpp"
 #include "c3d_points.hpp"
 #include "kinetrack/core/errors.hpp"
@@ -302,6 +303,18 @@ C3dFile parseC3d(std::span<const std::uint8_t> bytes, const std::string& source,
   }
   if (non_finite > 0)
     warnings.push_back(std::to_string(non_finite) + " point samples had NaN or infinite coordinates: read as missing");
+
+  // Analog channels (after the points of each frame, sample by sample) and the force platforms.
+  detail::C3dDataLayout layout;
+  layout.data_at = data_at;
+  layout.frame_bytes = frame_bytes;
+  layout.frames = n;
+  layout.points = static_cast<std::size_t>(points);
+  layout.analog_samples = static_cast<std::size_t>(samples > 0 ? samples : 0);
+  layout.analog_stride = samples > 0 ? static_cast<std::size_t>(analog_values / samples) : 0;
+  layout.float_data = out.float_data;
+  detail::readC3dAnalog(b, P, layout, out);
+  detail::readC3dForcePlates(P, metres, options.z_up, out);
 
   out.subjects = P.stringsWithContinuations("SUBJECTS", "NAMES");
   const std::string company = P.text("MANUFACTURER", "COMPANY"), software = P.text("MANUFACTURER", "SOFTWARE");

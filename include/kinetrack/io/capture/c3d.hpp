@@ -1,15 +1,18 @@
 #pragma once
 // C3D motion-capture files (read): the 3-D points as MarkerTrajectories in metres, Z up, plus the
-// file's metadata. Intel, DEC (VAX floats) and MIPS (big-endian) files, integer and float data,
-// label continuation parameters (POINT:LABELS2, …). Analog data is skipped (its layout is read
-// and reported). Errors name the file, the byte offset and the field (kinetrack::ParseError with
-// line 0): "walk.c3d: byte 1192: parameter POINT:LABELS: dimensions 255×255 of 1-byte elements
-// run past the parameter section (ends at byte 50176)". docs/formats.md describes the rules.
+// file's metadata, the analog channels (C3dFile::analog) and the force platforms' description
+// (C3dFile::force_plates; io/capture/force_plates.hpp turns them into ground reactions). Intel,
+// DEC (VAX floats) and MIPS (big-endian) files, integer and float data, label continuation
+// parameters (POINT:LABELS2, ANALOG:LABELS2, …). Errors name the file, the byte offset and the field
+// (kinetrack::ParseError with line 0): "walk.c3d: byte 1192: parameter POINT:LABELS: dimensions 255×255 of 1-byte
+// elements run past the parameter section (ends at byte 50176)". docs/formats.md describes the rules.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "kinetrack/io/capture/analog.hpp"
 #include "kinetrack/io/table/opensim_table.hpp"
 
 namespace kinetrack::io {
@@ -44,6 +47,22 @@ const char* toString(C3dPointKind kind);
 /// True for the kinds whose values are positions (converted to metres and Z up).
 bool isPositional(C3dPointKind kind);
 
+/// One FORCE_PLATFORM entry, as the file describes it (read leniently: groundReactions checks it).
+struct C3dForcePlate {
+  int type = 0;  ///< FORCE_PLATFORM:TYPE (1–4 are computed)
+  /// FORCE_PLATFORM:CHANNEL: 0-based indices into C3dFile::analog (6 for types 1, 2 and 4, 8 for
+  /// type 3); −1 where the file names channel 0 or one beyond ANALOG:USED.
+  std::vector<int> channels;
+  std::vector<int> channel_numbers;  ///< as written (1-based), for messages
+  /// FORCE_PLATFORM:CORNERS in the lab frame (metres, the markers' axes), in the file's order.
+  std::array<Vector3d, 4> corners{};
+  /// FORCE_PLATFORM:ORIGIN (metres, plate axes): the sensor origin's offset as the file gives it
+  /// (types 1, 2, 4: from the sensor origin to the surface centre; type 3: a, b, az0).
+  Vector3d origin = Vector3d::Zero();
+  /// FORCE_PLATFORM:CAL_MATRIX of this plate (rows × columns as dimensioned), empty when absent.
+  Eigen::MatrixXd calibration;
+};
+
 struct C3dFile {
   /// The kept points: names trimmed, a "SUBJECT:" prefix stripped, duplicate or empty labels made
   /// unique ("Point12": 1-based point index in the file); times k / point rate from 0.
@@ -67,6 +86,13 @@ struct C3dFile {
   int first_frame = 1;  ///< 1-based number of the first frame (header or TRIAL:ACTUAL_START_FIELD)
   int last_frame = 0;   ///< first_frame + frames − 1
   int max_interpolation_gap = 0;
+  /// Analog channels: ANALOG:USED channels, (raw − ANALOG:OFFSET) × ANALOG:SCALE × GEN_SCALE
+  /// (offsets unsigned when ANALOG:FORMAT is UNSIGNED), at ANALOG:RATE, sample 0 at time 0.
+  AnalogData analog;
+  std::vector<C3dForcePlate> force_plates;  ///< FORCE_PLATFORM:USED entries
+  /// FORCE_PLATFORM:ZERO: the 1-based frames whose mean is each plate's baseline ({0, 0} when
+  /// absent; a range with a 0 end means no zeroing).
+  std::array<int, 2> force_plate_zero{0, 0};
   double analog_rate = 0;   ///< Hz, ANALOG:RATE (0 without analog data)
   int analog_channels = 0;  ///< ANALOG:USED
   int analog_samples_per_frame = 0;
