@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   addServeCommands(app, action);
   addBatchCommand(app, action);
   addMusclesCommand(app, action);
+  addC3dCommand(app, action);
 #endif
 
   try {

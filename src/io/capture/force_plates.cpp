@@ -247,7 +247,7 @@ GroundReactions groundReactions(const C3dFile& file, const GroundReactionOptions
       }
       const double fz = F.z();
       pr.peak_vertical = std::max(pr.peak_vertical, std::abs(fz));
-      if (std::abs(fz) >= std::max(options.threshold, 20.0)) ++pr.loaded_samples;
+      if (std::abs(fz) >= std::max(options.threshold, 50.0)) ++pr.loaded_samples;
       if (options.threshold > 0 && std::abs(fz) < options.threshold) {
         pr.force[s].setZero();
         pr.moment[s].setZero();
