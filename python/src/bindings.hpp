@@ -38,6 +38,7 @@ void bindKinematics(py::module_& m);
 void bindIk(py::module_& m);
 void bindIo(py::module_& m);
 void bindIoMarkerFormats(py::module_& m);  ///< C3D, QTM TSV, joint CSV (io_marker_bindings.cpp)
+void bindC3d(py::module_& m);              ///< analog, force plates, c3d_export (c3d_bindings.cpp)
 void bindTrack(py::module_& m);
 void bindStream(py::module_& m);
 void bindMxtp(py::module_& m);  ///< MXTP datagram codec of `kinetrack serve` (mxtp_bindings.cpp)

@@ -147,6 +147,7 @@ void bindIo(py::module_& m) {
       "An OpenSim .mot/.sto table as a dict: name, columns (list, without time), times (N,), values (N, C), "
       "in_degrees.");
   bindIoMarkerFormats(m);
+  bindC3d(m);
 }
 
 }  // namespace kinetrack::python

@@ -435,5 +435,73 @@ TEST(C3dForcePlates, TableAndExternalLoadsReadBackAsOpenSimFiles) {
   EXPECT_NEAR(r.plates[0].force[0].y(), g.plates[0].force[0].z(), 1e-12);
 }
 
+// ---- Motion Analysis .anc ----------------------------------------------------------------------
+
+const char* kAnc =
+    "File_Type:\tAnalog R/C ASCII\tGeneration#:\t2\n"
+    "Board_Type:\tNI USB-6225\tPolarity:\tBipolar\n"
+    "Trial_Name:\tt\tTrial#:\t3\tDuration(Sec.):\t0.001\t#Channels:\t2\n"
+    "BitDepth:\t16\tPreciseRate:\t2000.000000\n"
+    "\n\n"
+    "Name\tF1Z\tSOL\t\n"
+    "Rate\t2000\t2000\t\n"
+    "Range\t5000\t2500\t\n"
+    "0.000000\t100\t-197\t\n"
+    "0.000500\t-32768\t32767\t\n";
+
+TEST(AncFile, CountsBecomeVolts) {
+  const AnalogData a = parseAnc(kAnc, "emg.anc");
+  ASSERT_EQ(a.labels, (std::vector<std::string>{"F1Z", "SOL"}));
+  EXPECT_EQ(a.rate, 2000.0);
+  ASSERT_EQ(a.numSamples(), 2);
+  EXPECT_DOUBLE_EQ(a.value(0, 0), 100 * 5.0 / 32768);
+  EXPECT_DOUBLE_EQ(a.value(0, 1), -197 * 2.5 / 32768);
+  EXPECT_DOUBLE_EQ(a.value(1, 0), -5.0);  // full scale
+  EXPECT_EQ(a.units[1], "V");
+  const MotTable t = analogTable(a);
+  EXPECT_EQ(t.columns[1], "SOL");
+  EXPECT_DOUBLE_EQ(t.times[1], 0.0005);
+}
+
+std::string ancError(const std::string& text) {
+  try {
+    parseAnc(text, "emg.anc");
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.file(), "emg.anc");
+    return "line " + std::to_string(e.line()) + ": " + e.message();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+TEST(AncFile, BadFilesAreClearErrors) {
+  std::string t = kAnc;
+  EXPECT_EQ(ancError(t.replace(t.find("-197"), 4, "abc")), "line 10: channel 'SOL': 'abc' is not a number");
+  t = kAnc;
+  EXPECT_EQ(ancError(t.replace(t.find("\t-197\t"), 6, "\t")), "line 10: expected a time and 2 values, found 2 fields");
+  t = kAnc;
+  EXPECT_EQ(ancError(t.replace(t.find("0.000500"), 8, "0.000000")), "line 11: time 0.000000 does not increase");
+  t = kAnc;
+  EXPECT_EQ(ancError(t.replace(t.find("2500"), 4, "-1")),
+            "line 9: Range of channel 'SOL': '-1' is not a positive number");
+  t = kAnc;
+  EXPECT_EQ(
+      ancError(t.replace(t.find("Rate\t2000\t2000"), 14, "Rate\t2000\t1000")),
+      "line 9: channel 'SOL' is sampled at 1000.000000 Hz, the file at 2000.000000 Hz: channels at other rates are "
+      "not read");
+  EXPECT_EQ(ancError("just text\n"), "line 0: no 'Name' row: not a Motion Analysis .anc file");
+  EXPECT_THROW(readAnc("/nonexistent/emg.anc"), ParseError);
+}
+
+TEST(AncFile, TheRajagopalWalksRawEmg) {
+  KINETRACK_REQUIRE_SHARED(path, "data/opensim/rajagopal_run_walk/emg_walk_raw.anc");
+  const AnalogData a = readAnc(path);
+  EXPECT_EQ(a.numChannels(), 28);
+  EXPECT_EQ(a.channel("GMED"), 27);
+  EXPECT_EQ(a.rate, 2000.0);
+  EXPECT_GT(a.numSamples(), 4000);
+  for (const double v : a.values) ASSERT_LE(std::abs(v), 5.0 + 1e-12);
+}
+
 }  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

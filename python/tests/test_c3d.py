@@ -1,0 +1,61 @@
+"""C3D analog channels and force plates, .anc files and `kt.c3d_export` (the job of
+`kinetrack c3d export`): OpenSim's walking2.c3d reading, and the Rajagopal walk's raw EMG."""
+import numpy as np
+import pytest
+
+import kinetrack as kt
+from conftest import shared_file
+
+
+def read_std(path):
+    """OpenSim's whitespace table after 'endheader': (columns, rows)."""
+    lines = open(path).read().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("endheader")) + 1
+    columns = lines[start].split()
+    rows = np.array([[float(v) for v in line.split()] for line in lines[start + 1:] if line.strip()])
+    return columns, rows
+
+
+def test_ground_reactions_equal_opensims_reading():
+    c3d = shared_file("data/c3d_forceplates/walking2.c3d")
+    _, std = read_std(shared_file("data/c3d_forceplates/std_cop_walking2_grfs.sto"))
+    g = kt.ground_reactions(c3d, location="cop")
+    assert g["rate"] == 2000.0 and len(g["plates"]) == 2
+    rows = np.rint(std[:, 0] * 2000).astype(int)
+    for p, plate in enumerate(g["plates"]):
+        assert plate["type"] == 2
+        np.testing.assert_allclose(plate["force"][rows], std[:, 1 + 9 * p:4 + 9 * p], atol=1e-7)
+        np.testing.assert_allclose(plate["point"][rows] * 1e3, std[:, 4 + 9 * p:7 + 9 * p], atol=1e-7)
+        np.testing.assert_allclose(plate["moment"][rows] * 1e3, std[:, 7 + 9 * p:10 + 9 * p], atol=1e-6)
+    up = kt.ground_reactions(c3d, location="cop", rotate="y-up")
+    np.testing.assert_allclose(up["plates"][0]["force"][:, 1], g["plates"][0]["force"][:, 2])
+    with pytest.raises(ValueError, match="force location 'middle'"):
+        kt.ground_reactions(c3d, location="middle")
+
+
+def test_read_analog_of_c3d_and_anc():
+    a = kt.read_analog(shared_file("data/c3d_forceplates/walking2.c3d"))
+    assert a["labels"][:3] == ["Fx1", "Fy1", "Fz1"] and a["values"].shape == (9992, 12)
+    emg = kt.read_analog(shared_file("data/opensim/rajagopal_run_walk/emg_walk_raw.anc"))
+    assert emg["rate"] == 2000.0
+    assert emg["labels"][18:] == ["SOL", "GAS", "TA", "MH", "BF", "VL", "VM", "RF", "GMAX", "GMED"]
+    # Counts × Range / 2^15 (bipolar 16 bit), in volts: SOL's first sample is −197 counts of ±2.5 V.
+    assert emg["values"][0, 18] == pytest.approx(-197 * 2.5 / 32768)
+    assert emg["values"].shape[1] == 28 and emg["values"].shape[0] > 4000
+    with pytest.raises(kt.ParseError):
+        kt.read_analog("missing.anc")
+
+
+def test_c3d_export_writes_what_opensim_reads(tmp_path):
+    c3d = shared_file("data/c3d_forceplates/walking2.c3d")
+    r = kt.c3d_export(c3d, trc=str(tmp_path / "m.trc"), grf=str(tmp_path / "g.mot"),
+                      external_loads=str(tmp_path / "g.xml"), analog=str(tmp_path / "a.sto"), location="cop")
+    assert [p["body"] for p in r["plates"]] == ["calcn_r", "calcn_l"]
+    assert "44 markers at 250 Hz" in r["text"] and len(r["written"]) == 4
+    loads = kt.read_external_loads(str(tmp_path / "g.xml"))
+    assert [f["applied_to_body"] for f in loads.forces] == ["calcn_r", "calcn_l"]
+    markers = kt.read_trc(str(tmp_path / "m.trc"), y_up=False)
+    assert markers.names[:3] == ["RTH1", "RFHD", "RTH3"]
+    with pytest.raises(ValueError, match="no analog channel 'GMAX'"):
+        kt.c3d_export(c3d, trc=str(tmp_path / "x.trc"), channels=["GMAX"])
+    assert not (tmp_path / "x.trc").exists()
