@@ -52,7 +52,54 @@ Matrix3d axisRotation(char axis, double degrees) {
   }
 }
 
+// The body of each plate: named by "P=BODY", else the side's body from the feet; `named` marks
+// the plates named. With `for_loads`, a loaded plate of unknown foot is an error.
+std::vector<std::string> plateBodies(const std::string& input, const std::vector<PlateFoot>& feet,
+                                     const std::vector<std::string>& apply_to, const std::string& right_body,
+                                     const std::string& left_body, bool for_loads, const Reporter& reporter,
+                                     std::vector<bool>& named) {
+  const std::size_t plates = feet.size();
+  std::vector<std::string> bodies(plates);
+  named.assign(plates, false);
+  for (const std::string& a : apply_to) {
+    const std::size_t eq = a.find('=');
+    int plate = 0;
+    if (eq != std::string::npos) plate = std::atoi(a.substr(0, eq).c_str());
+    if (eq == std::string::npos || plate < 1 || trimmed(a.substr(eq + 1)).empty())
+      throw InvalidArgument("--apply-to '" + a + "': expected PLATE=BODY (plates from 1), e.g. 1=calcn_r");
+    if (static_cast<std::size_t>(plate) > plates)
+      throw InvalidArgument("--apply-to '" + a + "': " + input + " has " + std::to_string(plates) + " force plates");
+    bodies[static_cast<std::size_t>(plate - 1)] = trimmed(a.substr(eq + 1));
+    named[static_cast<std::size_t>(plate - 1)] = true;
+  }
+  for (std::size_t p = 0; p < plates; ++p) {
+    if (named[p]) continue;
+    const PlateFoot& foot = feet[p];
+    if (foot.side == 'R') bodies[p] = right_body;
+    if (foot.side == 'L') bodies[p] = left_body;
+    const int minority = std::min(foot.right_votes, foot.left_votes);
+    if (minority > 0 && minority * 5 > foot.right_votes + foot.left_votes)
+      reporter.warn(fmt::format("plate {}: both feet stood on it ({} frames right, {} left): applied to {}", p + 1,
+                                foot.right_votes, foot.left_votes, bodies[p]));
+    if (for_loads && foot.side == '?' && foot.loaded_frames > 0)
+      throw InvalidArgument(fmt::format(
+          "{}: plate {} is loaded on {} frames but no foot markers (heel, toe, ankle names with an R/L side) tell "
+          "which foot: name its body with --apply-to {}=BODY",
+          input, p + 1, foot.loaded_frames, p + 1));
+    if (for_loads && foot.loaded_frames == 0)
+      reporter.warn(fmt::format("plate {} is never loaded: left out of the external loads", p + 1));
+  }
+  return bodies;
+}
+
 }  // namespace
+
+bool isC3dPath(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string ext = path.substr(path.size() - 4);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".c3d";
+}
 
 Matrix3d parseRotation(const std::string& spec) {
   const std::string s = trimmed(spec);
@@ -162,36 +209,9 @@ C3dExportResult runC3dExport(const C3dExportOptions& o, const Reporter& reporter
 
   // Bodies per plate: --apply-to, else the foot that stood on it.
   const std::size_t plates = r.reactions.plates.size();
-  r.bodies.assign(plates, "");
-  std::vector<bool> named(plates, false);
-  for (const std::string& a : o.apply_to) {
-    const std::size_t eq = a.find('=');
-    int plate = 0;
-    if (eq != std::string::npos) plate = std::atoi(a.substr(0, eq).c_str());
-    if (eq == std::string::npos || plate < 1 || trimmed(a.substr(eq + 1)).empty())
-      throw InvalidArgument("--apply-to '" + a + "': expected PLATE=BODY (plates from 1), e.g. 1=calcn_r");
-    if (static_cast<std::size_t>(plate) > plates)
-      throw InvalidArgument("--apply-to '" + a + "': " + o.input + " has " + std::to_string(plates) + " force plates");
-    r.bodies[static_cast<std::size_t>(plate - 1)] = trimmed(a.substr(eq + 1));
-    named[static_cast<std::size_t>(plate - 1)] = true;
-  }
-  for (std::size_t p = 0; p < plates; ++p) {
-    if (named[p]) continue;
-    const PlateFoot& foot = r.feet[p];
-    if (foot.side == 'R') r.bodies[p] = o.right_body;
-    if (foot.side == 'L') r.bodies[p] = o.left_body;
-    const int minority = std::min(foot.right_votes, foot.left_votes);
-    if (minority > 0 && minority * 5 > foot.right_votes + foot.left_votes)
-      reporter.warn(fmt::format("plate {}: both feet stood on it ({} frames right, {} left): applied to {}", p + 1,
-                                foot.right_votes, foot.left_votes, r.bodies[p]));
-    if (!o.external_loads.empty() && foot.side == '?' && foot.loaded_frames > 0)
-      throw InvalidArgument(fmt::format(
-          "{}: plate {} is loaded on {} frames but no foot markers (heel, toe, ankle names with an R/L side) tell "
-          "which foot: name its body with --apply-to {}=BODY",
-          o.input, p + 1, foot.loaded_frames, p + 1));
-    if (!o.external_loads.empty() && foot.loaded_frames == 0)
-      reporter.warn(fmt::format("plate {} is never loaded: left out of the ExternalLoads", p + 1));
-  }
+  std::vector<bool> named;
+  r.bodies =
+      plateBodies(o.input, r.feet, o.apply_to, o.right_body, o.left_body, !o.external_loads.empty(), reporter, named);
 
   // Everything to write, prepared before the first file is written.
   std::vector<std::pair<std::string, std::string>> files;  // path, text
@@ -270,6 +290,37 @@ C3dExportResult runC3dExport(const C3dExportOptions& o, const Reporter& reporter
     r.written.push_back(files[k].first + " (" + what[k] + ")");
   }
   return r;
+}
+
+}  // namespace kinetrack::app
+
+namespace kinetrack::app {
+
+io::ExternalLoads c3dExternalLoads(const std::string& path, const C3dLoadOptions& o, const Reporter& reporter) {
+  const io::C3dFile file = io::readC3d(path);
+  for (const std::string& w : file.warnings) reporter.warn(path + ": " + w);
+  if (file.force_plates.empty()) throw InvalidArgument(path + ": no force plates (FORCE_PLATFORM:USED is absent or 0)");
+  io::GroundReactionOptions go;
+  go.location = io::ForceLocation::CentreOfPressure;
+  go.threshold = o.threshold;
+  io::GroundReactions cop = io::groundReactions(file, go);
+  for (const std::string& w : cop.warnings) reporter.warn(path + ": " + w);
+  const std::vector<PlateFoot> feet = plateFeet(file, cop, o.threshold);
+  std::vector<bool> named;
+  const std::vector<std::string> bodies =
+      plateBodies(path, feet, o.apply_to, o.right_body, o.left_body, true, reporter, named);
+  if (o.location == io::ForceLocation::Origin) {
+    go.location = io::ForceLocation::Origin;
+    cop = io::groundReactions(file, go);
+  }
+  const io::GroundReactions g = io::rotated(std::move(cop), o.rotation);
+  std::vector<io::ExternalForceAssignment> forces;
+  for (std::size_t p = 0; p < bodies.size(); ++p)
+    if (!bodies[p].empty() && (named[p] || feet[p].loaded_frames > 0))
+      forces.push_back({static_cast<int>(p) + 1, bodies[p], ""});
+  if (forces.empty()) throw InvalidArgument(path + ": no force plate is loaded");
+  io::ExternalLoadsSpec spec = io::parseExternalLoadsSpec(io::externalLoadsXml(forces, path), path + " (plates)");
+  return io::bindExternalLoads(std::move(spec), io::groundReactionTable(g), path);
 }
 
 }  // namespace kinetrack::app

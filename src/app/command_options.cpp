@@ -176,7 +176,9 @@ void addInverseDynamicsOptions(CLI::App& cmd, InverseDynamicsOptions& o, bool& q
   // Unset unless given: an OpenSim model then takes its setup's cut-off (or none).
   cmd.add_option("--cutoff", o.cutoff, "-3 dB frequency of the butterworth low-pass (Hz)")->default_str("6");
   cmd.add_option("--loads", o.loads,
-                 "OpenSim model only: ExternalLoads XML (*_grf.xml; its <datafile> is read relative to it)");
+                 "OpenSim model only: ExternalLoads XML (*_grf.xml; its <datafile> is read relative to it), or a "
+                 "C3D file: its force plates (centre of pressure, 20 N threshold) each applied to the foot that stood "
+                 "on it (calcn_r / calcn_l), in the model's axes");
   cmd.add_option("--setup", o.setup,
                  "OpenSim model only: InverseDynamicsTool setup XML (time range, coordinate low-pass cut-off, "
                  "external loads file)");

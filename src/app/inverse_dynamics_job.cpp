@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "kinetrack/app/c3d_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/dynamics/com_adjustment.hpp"
 #include "kinetrack/dynamics/trajectory.hpp"
@@ -113,7 +114,14 @@ void openSimId(const InverseDynamicsOptions& cfg, const Reporter& reporter, cons
   if (loads_file.empty() && setup && !setup->external_loads_file.empty())
     loads_file = setup->resolve(setup->external_loads_file);
   std::optional<io::ExternalLoads> loads;
-  if (!loads_file.empty()) loads = io::readExternalLoads(loads_file);
+  if (!loads_file.empty() && isC3dPath(loads_file)) {
+    // The C3D's plates in the model's axes (as its markers are read), each on the foot that stood on it.
+    C3dLoadOptions lo;
+    if (model.model->up().y() > 0.5) lo.rotation = parseRotation("y-up");
+    loads = c3dExternalLoads(loads_file, lo, reporter);
+  } else if (!loads_file.empty()) {
+    loads = io::readExternalLoads(loads_file);
+  }
   biomech::OpenSimIdOptions options;
   if (setup) options = biomech::OpenSimIdOptions::fromSetup(*setup);
   if (cfg.cutoff) options.lowpass_cutoff_hz = *cfg.cutoff;

@@ -125,3 +125,33 @@ TEST(CliC3d, BadInputIsAClearErrorAndNothingIsWritten) {
 }
 
 }  // namespace KINETRACK_UNITY_ID
+
+namespace KINETRACK_UNITY_ID {
+
+// `dynamics id --loads walk.c3d` equals exporting the plates (centre of pressure, 20 N, Y up)
+// and giving the ExternalLoads XML: the plumbing, on gait2354's model and motion (walking2's
+// plates belong to another subject, so the moments themselves mean nothing here).
+TEST(CliC3d, InverseDynamicsTakesTheC3dsPlatesDirectly) {
+  KINETRACK_REQUIRE_SHARED(c3d, kWalk);
+  KINETRACK_REQUIRE_SHARED(model, "data/opensim/gait2354_walk/subject01_simbody.osim");
+  KINETRACK_REQUIRE_SHARED(motion, "data/opensim/gait2354_walk/subject01_walk1_ik_REFERENCE.mot");
+  ScratchDir scratch;
+  const std::string grf = scratch.file("g.mot"), xml = scratch.file("g.xml");
+  RunResult r = runCli({"c3d", "export", c3d, "--grf", grf, "--external-loads", xml, "--force-location", "cop",
+                        "--threshold", "20", "--rotate", "y-up", "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string a = scratch.file("a.sto"), b = scratch.file("b.sto");
+  r = runCli(
+      {"dynamics", "id", "--quiet", "--model", model, "--motion", motion, "--cutoff", "6", "--loads", c3d, "--out", a});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("2 forces"), std::string::npos) << r.out;
+  r = runCli(
+      {"dynamics", "id", "--quiet", "--model", model, "--motion", motion, "--cutoff", "6", "--loads", xml, "--out", b});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const kinetrack::io::MotTable ta = kinetrack::io::readMot(a), tb = kinetrack::io::readMot(b);
+  ASSERT_EQ(ta.columns, tb.columns);
+  // The .mot holds 17 significant digits: the two runs agree to rounding.
+  EXPECT_LT((ta.values - tb.values).cwiseAbs().maxCoeff(), 1e-9);
+}
+
+}  // namespace KINETRACK_UNITY_ID

@@ -10,6 +10,7 @@
 #include "kinetrack/app/job.hpp"
 #include "kinetrack/io/capture/c3d.hpp"
 #include "kinetrack/io/capture/force_plates.hpp"
+#include "kinetrack/io/model/external_loads.hpp"
 
 namespace kinetrack::app {
 
@@ -58,6 +59,24 @@ struct C3dExportResult {
 /// option (an unknown analog channel, a bad rotation, "P=BODY" naming no plate, external loads
 /// without a GRF file or a plate whose foot cannot be told).
 C3dExportResult runC3dExport(const C3dExportOptions& options, const Reporter& reporter = {});
+
+/// How a C3D's plates become external loads (`dynamics id --loads walk.c3d`).
+struct C3dLoadOptions {
+  io::ForceLocation location = io::ForceLocation::CentreOfPressure;
+  double threshold = 20.0;  ///< N: smaller vertical forces are no load (no centre of pressure at noise)
+  Matrix3d rotation = Matrix3d::Identity();  ///< lab → the model's axes
+  std::vector<std::string> apply_to;         ///< "P=BODY" as C3dExportOptions::apply_to
+  std::string right_body = "calcn_r", left_body = "calcn_l";
+};
+
+/// The force plates of a C3D file as ExternalLoads (one ExternalForce per loaded plate, applied
+/// to the foot that stood on it, force and point in ground), ready for OpenSim's ID. Throws as
+/// runC3dExport for a plate whose foot cannot be told, ParseError for a bad file or plate.
+io::ExternalLoads c3dExternalLoads(const std::string& path, const C3dLoadOptions& options,
+                                   const Reporter& reporter = {});
+
+/// True when `path` ends in .c3d (any case).
+bool isC3dPath(const std::string& path);
 
 /// The rotation `spec` describes (see C3dExportOptions::rotate). Throws InvalidArgument.
 Matrix3d parseRotation(const std::string& spec);

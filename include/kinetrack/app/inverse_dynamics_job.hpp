@@ -29,7 +29,8 @@ struct InverseDynamicsOptions {
   std::string derivatives = "fd";        ///< fd | butterworth
   std::optional<double> cutoff;          ///< Hz: butterworth's −3 dB frequency (6 when empty); OpenSim's low-pass
   // OpenSim models.
-  std::string loads;             ///< ExternalLoads XML (else the setup's external_loads_file, else none)
+  std::string loads;             ///< ExternalLoads XML or a C3D (its plates: app::c3dExternalLoads); else the setup's
+                                 ///< external_loads_file, else none
   std::string setup;             ///< InverseDynamicsTool setup (time range, cut-off, loads)
   std::string reference;         ///< an ID .sto to compare with (OpenSim's)
   std::string com_offset;        ///< BODY:X,Y,Z: move the body's mass centre (m, its frame) first
