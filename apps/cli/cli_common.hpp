@@ -66,6 +66,8 @@ void addBatchCommand(CLI::App& app, Action& action);
 void addMusclesCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack c3d info|export` (c3d_command.cpp).
 void addC3dCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack emg envelope` (emg_command.cpp).
+void addEmgCommand(CLI::App& app, Action& action);
 
 /// Which model to load (a built-in name or a URDF path) and the loaded model: the library's
 /// model registry (kinetrack/io/model/model_source.hpp).

@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
   addBatchCommand(app, action);
   addMusclesCommand(app, action);
   addC3dCommand(app, action);
+  addEmgCommand(app, action);
 #endif
 
   try {

@@ -5,6 +5,7 @@
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "kinetrack/app/c3d_job.hpp"
+#include "kinetrack/app/emg_job.hpp"
 #include "kinetrack/io/capture/analog.hpp"
 #include "kinetrack/io/capture/c3d.hpp"
 #include "kinetrack/io/capture/force_plates.hpp"
@@ -64,6 +65,48 @@ void bindC3d(py::module_& m) {
       R"doc(The analog channels of a C3D file or a Motion Analysis .anc file as a dict: source, rate (Hz),
 labels, units, values (samples, channels) in the file's units after its offsets and scales (.anc:
 volts from the counts, Range and BitDepth). Sample s is at time s / rate.)doc");
+  m.def(
+      "emg_envelopes",
+      [](const std::string& path, const std::vector<std::string>& channels, const std::string& out, double rate,
+         double band_low, double band_high, double envelope, const std::string& normalise, double onset_sd) {
+        app::EmgJobOptions o;
+        o.input = path;
+        o.channels = channels;
+        o.out = out;
+        o.rate = rate;
+        o.emg.band_low_hz = band_low;
+        o.emg.band_high_hz = band_high;
+        o.emg.envelope_hz = envelope;
+        o.emg.normalise = normalise;
+        o.emg.onset_sd = onset_sd;
+        const app::EmgJobResult r = released([&] { return app::runEmg(o); });
+        const auto& ch = r.envelopes.channels;
+        const py::ssize_t n = ch.empty() ? 0 : static_cast<py::ssize_t>(ch[0].envelope.size());
+        py::array_t<double> env({n, static_cast<py::ssize_t>(ch.size())});
+        for (py::ssize_t s = 0; s < n; ++s)
+          for (std::size_t c = 0; c < ch.size(); ++c)
+            env.mutable_data()[s * static_cast<py::ssize_t>(ch.size()) + static_cast<py::ssize_t>(c)] =
+                ch[c].envelope[static_cast<std::size_t>(s)];
+        py::dict on, peak, threshold;
+        std::vector<std::string> labels;
+        for (const auto& c : ch) {
+          labels.push_back(c.label);
+          on[py::str(c.label)] = c.on;
+          peak[py::str(c.label)] = c.peak;
+          threshold[py::str(c.label)] = c.threshold;
+        }
+        return py::dict(py::arg("rate") = r.envelopes.rate, py::arg("labels") = labels, py::arg("envelopes") = env,
+                        py::arg("on") = on, py::arg("peak") = peak, py::arg("threshold") = threshold,
+                        py::arg("text") = r.text);
+      },
+      py::arg("path"), py::arg("channels"), py::kw_only(), py::arg("out") = "", py::arg("rate") = 100.0,
+      py::arg("band_low") = 20.0, py::arg("band_high") = 450.0, py::arg("envelope") = 6.0,
+      py::arg("normalise") = "peak", py::arg("onset_sd") = 3.0,
+      R"doc(`kinetrack emg envelope` (the same job): the named EMG channels of a .c3d or .anc file band-passed
+(band_low-band_high Hz, zero lag), rectified, low-passed (envelope Hz) and normalised ('peak' or
+'none'); a dict with rate, labels, envelopes (samples, channels) at the analog rate, on {label:
+[(on_s, off_s), ...]} where the envelope stays above its quietest 0.1 s baseline + onset_sd SD for
+50 ms, peak, threshold and the summary text. out writes the envelopes as an .sto at rate Hz.)doc");
   m.def(
       "ground_reactions",
       [](const std::string& path, const std::string& location, double threshold, bool zero, const std::string& rotate) {

@@ -59,3 +59,22 @@ def test_c3d_export_writes_what_opensim_reads(tmp_path):
     with pytest.raises(ValueError, match="no analog channel 'GMAX'"):
         kt.c3d_export(c3d, trc=str(tmp_path / "x.trc"), channels=["GMAX"])
     assert not (tmp_path / "x.trc").exists()
+
+
+def test_emg_envelopes_of_the_rajagopal_walk(tmp_path, cli):
+    anc = shared_file("data/opensim/rajagopal_run_walk/emg_walk_raw.anc")
+    muscles = ["SOL", "GAS", "TA", "MH", "BF", "VL", "VM", "RF", "GMAX", "GMED"]
+    e = kt.emg_envelopes(anc, muscles, out=str(tmp_path / "env.sto"), rate=100)
+    assert e["labels"] == muscles and e["envelopes"].shape[1] == 10
+    assert np.allclose(e["envelopes"].max(axis=0), 1.0)
+    assert all(len(e["on"][m]) >= 1 for m in muscles)
+    table = kt.read_mot(str(tmp_path / "env.sto"))
+    assert table["columns"] == muscles
+    # The CLI runs the same job.
+    import subprocess
+    out = subprocess.run([cli, "emg", "envelope", anc, "--channels", ",".join(muscles), "--quiet"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "SOL" in out.stdout and "on intervals" in out.stdout
+    with pytest.raises(ValueError, match="no analog channel 'XYZ'"):
+        kt.emg_envelopes(anc, ["XYZ"])

@@ -171,6 +171,11 @@ std::string writeC3d(const C3dSpec& s) {
   for (const auto& [name, list] : s.point_lists) w.strings("POINT", name, list);
   w.ints("ANALOG", "USED", {s.analog_channels});
   w.floats("ANALOG", "RATE", {s.rate * static_cast<float>(s.analog_samples)});
+  const bool extra_scale = std::any_of(s.extra.begin(), s.extra.end(), [](const C3dExtraParameter& p) {
+    return p.group == "ANALOG" && p.name == "SCALE";
+  });
+  if (s.analog_channels > 0 && !extra_scale)
+    w.floats("ANALOG", "SCALE", std::vector<float>(static_cast<std::size_t>(s.analog_channels), 1.0f));
   if (s.trial_fields) {
     const int last = s.first_frame + frames - 1;
     w.ints("TRIAL", "ACTUAL_START_FIELD", {s.first_frame & 0xffff, s.first_frame >> 16}, false);

@@ -1,11 +1,10 @@
 // C3D analog channels and force-platform parameters.
 #include "c3d_analog.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-
-#include "c3d_points.hpp"
 
 namespace kinetrack::io::detail {
 
@@ -44,12 +43,16 @@ void readC3dAnalog(const C3dBytes& b, const C3dParameters& P, const C3dDataLayou
 
   std::vector<std::string> raw = P.stringsWithContinuations("ANALOG", "LABELS");
   raw.resize(channels);
-  std::vector<int> all(channels);
-  for (std::size_t c = 0; c < channels; ++c) all[c] = static_cast<int>(c);
-  // Unique names as for points ("Point<n>" fallbacks renamed "Channel<n>").
-  std::vector<std::string> names = uniqueC3dNames(raw, all, out.warnings);
-  for (std::size_t c = 0; c < channels; ++c)
-    if (raw[c].empty()) names[c] = "Channel" + std::to_string(c + 1);
+  // Unique names: trimmed, without a "SUBJECT:" prefix; an empty label becomes "Channel<n>", a
+  // repeated one "<label>_2", "_3", … (Vicon names every plate's channels alike).
+  std::vector<std::string> names;
+  for (std::size_t c = 0; c < channels; ++c) {
+    std::string base = raw[c].empty() ? "Channel" + std::to_string(c + 1) : raw[c];
+    std::string name = base;
+    for (int k = 2; std::find(names.begin(), names.end(), name) != names.end(); ++k)
+      name = base + "_" + std::to_string(k);
+    names.push_back(name);
+  }
   a.labels = std::move(names);
   a.units = P.stringsWithContinuations("ANALOG", "UNITS");
   a.units.resize(channels);

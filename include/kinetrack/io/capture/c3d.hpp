@@ -88,6 +88,8 @@ struct C3dFile {
   int max_interpolation_gap = 0;
   /// Analog channels: ANALOG:USED channels, (raw − ANALOG:OFFSET) × ANALOG:SCALE × GEN_SCALE
   /// (offsets unsigned when ANALOG:FORMAT is UNSIGNED), at ANALOG:RATE, sample 0 at time 0.
+  /// Labels from ANALOG:LABELS (and LABELS2, …): an empty one is named "Channel<n>" (1-based), a
+  /// repeated one "<label>_2", "_3", ….
   AnalogData analog;
   std::vector<C3dForcePlate> force_plates;  ///< FORCE_PLATFORM:USED entries
   /// FORCE_PLATFORM:ZERO: the 1-based frames whose mean is each plate's baseline ({0, 0} when
