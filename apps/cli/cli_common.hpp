@@ -64,6 +64,8 @@ void addServeCommands(CLI::App& app, Action& action);
 void addBatchCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack muscles static-opt|qp|lp` (muscles_command.cpp).
 void addMusclesCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack scale` (scale_command.cpp).
+void addScaleCommand(CLI::App& app, Action& action);
 
 /// Which model to load (a built-in name or a URDF path) and the loaded model: the library's
 /// model registry (kinetrack/io/model/model_source.hpp).

@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   addServeCommands(app, action);
   addBatchCommand(app, action);
   addMusclesCommand(app, action);
+  addScaleCommand(app, action);
 #endif
 
   try {
