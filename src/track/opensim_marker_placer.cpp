@@ -1,5 +1,6 @@
 #include "kinetrack/track/opensim_marker_placer.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kinetrack/core/errors.hpp"
@@ -54,7 +55,33 @@ MarkerPlacement placeOpenSimMarkers(const io::OpenSimModel& model, const io::IkS
   r.time = mean.times.front();
   OpenSimIkBinding binding = bindOpenSimIk(model, setup, mean);
   r.warnings = std::move(binding.warnings);
+  // OpenSim solves from the default pose. A subject facing 90° away from the model's heading can
+  // drag limbs into their coordinate limits on the way (Rajagopal's static run trial: 51 mm RMS
+  // from the default pose, 21 mm from the second start), so a second start is tried: the root
+  // body (OpenSim lists it first: the pelvis) fitted alone by its own markers. The solution with
+  // the smaller marker error is kept.
   r.solve = solveMarkerTrial(binding.spec, mean, {});
+  if (!model.bodies.empty()) {
+    MarkerIkSpec root = binding.spec;
+    int kept = 0;
+    for (auto& mk : root.markers) {
+      const auto it = std::find_if(model.markers.begin(), model.markers.end(),
+                                   [&](const io::OpenSimMarker& m) { return m.name == mk.name; });
+      if (it == model.markers.end() || it->body != model.bodies.front()) mk.weight = 0.0;
+      const auto col = std::find(mean.names.begin(), mean.names.end(), mk.name);
+      if (mk.weight > 0.0 && col != mean.names.end() &&
+          mean.positions[static_cast<std::size_t>(col - mean.names.begin())].allFinite())
+        ++kept;
+    }
+    root.coordinate_tasks.clear();
+    if (kept >= 3) {
+      MarkerIkSpec second = binding.spec;
+      second.reference = solveMarkerTrial(root, mean, {}).configurations.front();
+      MarkerTrialResult other = solveMarkerTrial(second, mean, {});
+      if (other.frames.front().total_squared_error < r.solve.frames.front().total_squared_error)
+        r.solve = std::move(other);
+    }
+  }
   r.pose = r.solve.configurations.front();
   r.coordinates = openSimCoordinates(model, r.solve);
   const MarkerFrame& frame = r.solve.frames.front();

@@ -4,7 +4,10 @@
 // range (each marker over the frames where it is present), one frame of OpenSim's IK is solved on
 // that mean (bindOpenSimIk: the setup's marker weights and coordinate tasks, clamped and locked
 // coordinates, couplers), and every marker that is not `fixed` and is present in the trial is
-// moved to its measured position expressed in its body's frame at that pose.
+// moved to its measured position expressed in its body's frame at that pose. The solve starts
+// from the default pose as OpenSim's does, and once more from the root body fitted alone to its
+// markers; the start giving the smaller marker error wins (OpenSim has only the first: a subject
+// turned away from the model's heading can leave it in a worse minimum).
 #include <limits>
 #include <string>
 #include <vector>
