@@ -21,7 +21,12 @@ void addScaleCommand(CLI::App& app, Action& action) {
   cmd->add_option("--marker-set", cfg->marker_set, "marker set (.xml); default: the setup's marker_set_file");
   cmd->add_option("--out", cfg->out, "scaled model (.osim); default: the setup's output_model_file");
   cmd->add_option("--static-pose", cfg->static_pose,
-                  "static pose (.mot, degrees); default: the setup's output_motion_file");
+                  "static pose (.mot, degrees); default (without --out): the setup's output_motion_file");
+  cmd->add_option("--scale-file", cfg->scale_file,
+                  "the factors as an OpenSim ScaleSet (.xml); default (without --out): output_scale_file");
+  cmd->add_option(
+      "--scaled-only", cfg->scaled_only,
+      "the scaled model before marker placement (.osim); default (without --out): the ModelScaler's output_model_file");
   cmd->add_option("--marker-axes", cfg->marker_axes, "auto | y-up | z-up: the trial's vertical axis");
   cmd->add_flag("--strict", cfg->strict, "a body of the setup that the model lacks is an error (OpenSim ignores it)");
   cmd->add_flag("--quiet", *quiet, "no stage notes");

@@ -49,8 +49,15 @@ ScaleResult runScale(const ScaleOptions& o, const Reporter& reporter) {
                                                                                       : setup.scaler_output_model_file);
     if (r.out_path.empty()) r.out_path = setup.resolve(setup.output_model_file);
   }
+  // The setup's other outputs only when it also names the model written (no --out): a run told
+  // where to write never writes beside the setup as well.
+  const bool setup_files = o.setup_outputs && o.out.empty();
   r.static_pose_path = o.static_pose;
-  if (r.static_pose_path.empty() && o.setup_outputs) r.static_pose_path = setup.resolve(setup.output_motion_file);
+  if (r.static_pose_path.empty() && setup_files) r.static_pose_path = setup.resolve(setup.output_motion_file);
+  r.scale_file_path = o.scale_file;
+  if (r.scale_file_path.empty() && setup_files) r.scale_file_path = setup.resolve(setup.output_scale_file);
+  r.scaled_only_path = o.scaled_only;
+  if (r.scaled_only_path.empty() && setup_files) r.scaled_only_path = setup.resolve(setup.scaler_output_model_file);
   if (r.model_path.empty()) throw InvalidArgument("--model is required (or a setup naming <model_file>)");
   if (r.out_path.empty() && o.setup_outputs)
     throw InvalidArgument("--out is required (or a setup naming <output_model_file>)");
@@ -96,7 +103,11 @@ ScaleResult runScale(const ScaleOptions& o, const Reporter& reporter) {
       r.notices.push_back(std::string("muscle fibre and tendon lengths not rescaled: ") + e.what());
     }
     for (const std::string& n : r.scaling.notices) r.notices.push_back(n);
+    if (!r.scale_file_path.empty()) io::writeFileAtomically(r.scale_file_path, scaleSetXml(r.factors));
+    if (!r.scaled_only_path.empty()) io::writeFileAtomically(r.scaled_only_path, scaled_text);
   } else {
+    r.scale_file_path.clear();
+    r.scaled_only_path.clear();
     reporter.say("[2/4] the ModelScaler is off (apply false): no scaling\n");
   }
 
@@ -144,6 +155,17 @@ ScaleResult runScale(const ScaleOptions& o, const Reporter& reporter) {
   return r;
 }
 
+std::string scaleSetXml(const subject::OpenSimScaleFactors& factors) {
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<OpenSimDocument Version=\"40000\">\n";
+  x += "\t<ScaleSet name=\"scaleset\">\n\t\t<objects>\n";
+  for (const subject::BodyScaleFactors& b : factors.bodies)
+    x += fmt::format(
+        "\t\t\t<Scale>\n\t\t\t\t<scales>{} {} {}</scales>\n\t\t\t\t<segment>{}</segment>\n"
+        "\t\t\t\t<apply>true</apply>\n\t\t\t</Scale>\n",
+        b.factors.x(), b.factors.y(), b.factors.z(), b.body);
+  return x + "\t\t</objects>\n\t\t<groups />\n\t</ScaleSet>\n</OpenSimDocument>\n";
+}
+
 std::string summaryText(const ScaleResult& r) {
   std::string x = fmt::format("scaled {} ({}) with {}\n", r.model_name, r.model_path, r.setup_path);
   std::vector<std::vector<std::string>> rows = {{"body", "x", "y", "z", "markers moved", "largest move (mm)"}};
@@ -169,6 +191,8 @@ std::string summaryText(const ScaleResult& r) {
                      r.placement->frames);
   if (!r.out_path.empty()) x += fmt::format("wrote {}", r.out_path);
   if (!r.static_pose_path.empty()) x += fmt::format(" and {}", r.static_pose_path);
+  if (!r.scale_file_path.empty()) x += fmt::format(" and {}", r.scale_file_path);
+  if (!r.scaled_only_path.empty()) x += fmt::format(" and {}", r.scaled_only_path);
   if (!r.out_path.empty()) x += "\n";
   return x;
 }

@@ -50,7 +50,15 @@ TEST(AppScale, Gait2354IsOpenSimsSubject01) {
   app::ScaleOptions o = gaitOptions(dir);
   o.out = scratch.file("s01.osim");
   o.static_pose = scratch.file("static.mot");
+  o.scale_file = scratch.file("scaleset.xml");
+  o.scaled_only = scratch.file("scaled_only.osim");
   const app::ScaleResult r = app::runScale(o);
+  // The ScaleSet file (OpenSim's output_scale_file) and the model before marker placement.
+  const std::string scaleset = kinetrack::testing::readFile(o.scale_file);
+  EXPECT_NE(scaleset.find("<scales>1.14724 1.14724 1.14724</scales>\n\t\t\t\t<segment>femur_r</segment>"),
+            std::string::npos)
+      << scaleset;
+  EXPECT_EQ(io::readOpenSimModel(o.scaled_only).markers.size(), 39u);
   ASSERT_TRUE(std::filesystem::exists(o.out));
   ASSERT_TRUE(r.placement.has_value());
   EXPECT_EQ(r.placement->solve.frames.front().status, ik::Status::Converged);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "cli_runner.hpp"
 #include "kinetrack/io/model/opensim_model.hpp"
@@ -67,6 +68,31 @@ TEST(CliScale, MarkerAbsentFromTheTrialNamesTheSetupLine) {
   const RunResult none = runCli({"scale", "--model", model});
   EXPECT_EQ(none.status, 2);
   EXPECT_NE(none.err.find("--setup"), std::string::npos) << none.err;
+}
+
+TEST(CliScale, SetupOutputsOnlyWithoutOut) {
+  KINETRACK_REQUIRE_SHARED(setup, "data/opensim/gait2354_walk/subject01_Setup_Scale.xml");
+  KINETRACK_REQUIRE_SHARED(model, "data/opensim/gait2354_walk/gait2354_simbody_GENERIC.osim");
+  KINETRACK_REQUIRE_SHARED(markerset, "data/opensim/gait2354_walk/gait2354_Scale_MarkerSet.xml");
+  KINETRACK_REQUIRE_SHARED(trc, "data/opensim/gait2354_walk/subject01_static.trc");
+  // The setup copied into a scratch folder: its outputs are written beside it.
+  ScratchDir dir("kinetrack_cli_scale_outputs_");
+  const std::string copy = dir.write("Setup_Scale.xml", readFile(setup));
+  const std::vector<std::string> inputs = {"scale",        "--setup", copy,        "--model", model,
+                                           "--marker-set", markerset, "--markers", trc,       "--quiet"};
+  std::vector<std::string> with_out = inputs;
+  with_out.insert(with_out.end(), {"--out", dir.file("given.osim")});
+  const RunResult a = runCli(with_out);
+  ASSERT_EQ(a.status, 0) << a.err;
+  for (const char* name : {"subject01_simbody.osim", "subject01_static_output.mot", "subject01_scaleSet_applied.xml",
+                           "subject01_scaledOnly.osim"})
+    EXPECT_FALSE(std::filesystem::exists(dir.file(name))) << name;
+  const RunResult b = runCli(inputs);
+  ASSERT_EQ(b.status, 0) << b.err;
+  for (const char* name : {"subject01_simbody.osim", "subject01_static_output.mot", "subject01_scaleSet_applied.xml",
+                           "subject01_scaledOnly.osim"})
+    EXPECT_TRUE(std::filesystem::exists(dir.file(name))) << name;
+  EXPECT_EQ(readFile(dir.file("subject01_simbody.osim")), readFile(dir.file("given.osim")));
 }
 
 }  // namespace KINETRACK_UNITY_ID

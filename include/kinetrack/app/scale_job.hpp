@@ -20,23 +20,27 @@
 namespace kinetrack::app {
 
 struct ScaleOptions {
-  std::string setup;                 ///< Setup_Scale.xml (required); the files below override the ones it names
-  std::string model;                 ///< generic .osim (default: <GenericModelMaker><model_file>)
-  std::string markers;               ///< static trial .trc/.c3d (default: the scaler's and the placer's <marker_file>)
-  std::string marker_set;            ///< marker-set file (default: <marker_set_file>; none: the model's markers)
-  std::string out;                   ///< scaled .osim (default: the placer's <output_model_file>, else the scaler's)
-  std::string static_pose;           ///< static pose .mot (default: the placer's <output_motion_file>)
+  std::string setup;        ///< Setup_Scale.xml (required); the files below override the ones it names
+  std::string model;        ///< generic .osim (default: <GenericModelMaker><model_file>)
+  std::string markers;      ///< static trial .trc/.c3d (default: the scaler's and the placer's <marker_file>)
+  std::string marker_set;   ///< marker-set file (default: <marker_set_file>; none: the model's markers)
+  std::string out;          ///< scaled .osim (default: the placer's <output_model_file>, else the scaler's)
+  std::string static_pose;  ///< static pose .mot (default: the placer's <output_motion_file>)
+  std::string scale_file;   ///< the factors as an OpenSim ScaleSet (default: the scaler's <output_scale_file>)
+  std::string scaled_only;  ///< the model scaled, markers not placed (default: the scaler's <output_model_file>)
   std::string marker_axes = "auto";  ///< auto | y-up | z-up (readMarkerTrial)
   /// A body of the setup that the model lacks is an error (OpenSim, and the default, ignore it
   /// with a warning).
   bool strict = false;
-  /// With out / static_pose empty, write the setup's output files (the CLI); false: write only
-  /// the paths given (Python: the result holds the model text).
+  /// With out empty, write the setup's output files (the model, and the static pose, scale set
+  /// and scaled-only model unless given; the CLI); with out given, only the paths given. false:
+  /// only the paths given (Python: the result holds the model text).
   bool setup_outputs = true;
 };
 
 struct ScaleResult {
   std::string setup_path, model_path, marker_path, marker_set_path, out_path, static_pose_path;
+  std::string scale_file_path, scaled_only_path;  ///< written when set
   std::string model_name;
   subject::OpenSimScaleFactors factors;  ///< per body and per measurement
   bool scaled = false;                   ///< the ModelScaler ran
@@ -54,6 +58,9 @@ struct ScaleResult {
 /// setup_outputs), ParseError for bad files and what subject::computeOpenSimScaleFactors and
 /// track::placeOpenSimMarkers throw (setup errors name its file and line).
 ScaleResult runScale(const ScaleOptions& options, const Reporter& reporter = {});
+
+/// The factors as OpenSim's ScaleSet file (what its ModelScaler writes to output_scale_file).
+std::string scaleSetXml(const subject::OpenSimScaleFactors& factors);
 
 /// The summary as printed: per body the factors x/y/z, the markers moved on it and their largest
 /// move; the measurements; masses; the static pose's marker RMS and largest error.
