@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <tinyxml2.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -139,6 +140,48 @@ TEST(OpenSimModelEdit, MarkersMuscleLengthsAndRefusals) {
   old.replace(old.find("40000"), 5, "30000");
   EXPECT_THROW(io::OpenSimModelDocument(old, "old.osim"), InvalidArgument);
   EXPECT_THROW(io::OpenSimModelDocument("<OpenSimDocument><Model>", "bad.osim"), ParseError);
+}
+
+/// A CustomJoint child of b whose parent frame is named by its absolute path: its translations are
+/// multiplied by |axis| · s_b, except the identity of a coordinate (a degree of freedom).
+TEST(OpenSimModelEdit, CustomJointTranslations) {
+  std::string text = kModel;
+  const std::string joint = R"(
+      <CustomJoint name="c">
+        <socket_parent_frame>/jointset/c/b_offset2</socket_parent_frame>
+        <socket_child_frame>b_offset2</socket_child_frame>
+        <frames><PhysicalOffsetFrame name="b_offset2"><socket_parent>/bodyset/b</socket_parent><translation>0 0 0</translation></PhysicalOffsetFrame></frames>
+        <SpatialTransform>
+          <TransformAxis name="translation1"><coordinates>c_x</coordinates><axis>1 0 0</axis>
+            <LinearFunction name="function"><coefficients> 1 0</coefficients></LinearFunction></TransformAxis>
+          <TransformAxis name="translation2"><coordinates>c_y</coordinates><axis>0 -1 0</axis>
+            <SimmSpline name="function"><x>0 1</x><y>0.1 0.2</y></SimmSpline></TransformAxis>
+          <TransformAxis name="translation3"><axis>0 0 1</axis>
+            <MultiplierFunction name="function"><function><Constant><value>0.3</value></Constant></function><scale>2</scale></MultiplierFunction></TransformAxis>
+        </SpatialTransform>
+      </CustomJoint>)";
+  text.insert(text.find("</PinJoint>") + 11, joint);
+  io::OpenSimModelDocument doc(text, "m.osim");
+  const io::OpenSimScaleReport rep = doc.scale({{"b", Vector3d(1, 2, 3)}}, -1.0, true);
+  EXPECT_EQ(rep.translation_functions, 2);
+  EXPECT_TRUE(rep.notices.empty());
+  const std::string t = doc.text();
+  // translation2: wrapped, scale |(0, −1, 0)| · (1, 2, 3) = 2; translation3: the multiplier's 2 × 3.
+  EXPECT_NE(t.find("<SimmSpline>"), std::string::npos);  // moved into the multiplier, its name dropped
+  tinyxml2::XMLDocument x;
+  ASSERT_EQ(x.Parse(t.c_str()), tinyxml2::XML_SUCCESS);
+  std::vector<double> scales;
+  std::vector<const tinyxml2::XMLElement*> stack = {x.RootElement()};
+  while (!stack.empty()) {
+    const tinyxml2::XMLElement* e = stack.back();
+    stack.pop_back();
+    if (std::string(e->Name()) == "MultiplierFunction")
+      scales.push_back(std::stod(e->FirstChildElement("scale")->GetText()));
+    for (const tinyxml2::XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) stack.push_back(c);
+  }
+  std::sort(scales.begin(), scales.end());
+  expectNear(scales, {2.0, 6.0});
+  EXPECT_NE(t.find("<LinearFunction name=\"function\">"), std::string::npos);  // the degree of freedom, untouched
 }
 
 }  // namespace KINETRACK_UNITY_ID

@@ -298,7 +298,9 @@ OpenSimScaleReport OpenSimModelDocument::scale(const std::vector<std::pair<std::
     if (XMLElement* frames = j->FirstChildElement("frames"))
       for (XMLElement* pf = frames->FirstChildElement("PhysicalOffsetFrame"); pf;
            pf = pf->NextSiblingElement("PhysicalOffsetFrame"))
-        if (nameOf(pf) == parent_path) parent_path = textOf(pf->FirstChildElement("socket_parent"));
+        if (const std::string n = nameOf(pf);
+            n == parent_path || parent_path.ends_with("/" + n))  // "pelvis_offset" or "/jointset/hip_r/pelvis_offset"
+          parent_path = textOf(pf->FirstChildElement("socket_parent"));
     const Vector3d* f = factorsOf(parent_path, owner);
     XMLElement* st = j->FirstChildElement("SpatialTransform");
     if (!f || !st) continue;
