@@ -68,6 +68,8 @@ void addMusclesCommand(CLI::App& app, Action& action);
 void addC3dCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack emg envelope` (emg_command.cpp).
 void addEmgCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack scale` (scale_command.cpp).
+void addScaleCommand(CLI::App& app, Action& action);
 
 /// Which model to load (a built-in name or a URDF path) and the loaded model: the library's
 /// model registry (kinetrack/io/model/model_source.hpp).

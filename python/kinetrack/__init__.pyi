@@ -717,6 +717,9 @@ def markers_ik(model: Union[str, Model], markers: str, setup: str = "", start: O
                height: Optional[float] = None, mass: Optional[float] = None, vsk: str = "", out: str = "",
                errors: str = "", summary_json: str = "") -> dict[str, Any]: ...
 
+def scale(model: str = "", setup: str = "", markers: str = "", out: str = "", marker_set: str = "",
+          static_pose: str = "", marker_axes: str = "auto", strict: bool = False) -> dict[str, Any]: ...
+
 # --- labelling of unlabelled markers (docs/labelling.md) --------------------------------------
 class PredictionSpace:
     markers: PredictionSpace

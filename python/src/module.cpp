@@ -56,6 +56,7 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindLabeller(m);
   kp::bindViewer(m);
   kp::bindMuscles(m);
+  kp::bindScale(m);
   kp::bindExperiments(m);
   kp::bindServe(m);
 }

@@ -127,8 +127,11 @@ OpenSimCoordinateActuator readActuator(const Xml& xml, const XMLElement* e) {
   auto control = [&](const char* tag, double fallback) {
     const XMLElement* c = Xml::child(e, tag);
     if (!c) return fallback;
-    const std::string t = Xml::text(c);
-    if (t == "infinity" || t == "inf" || t == "+infinity") return std::numeric_limits<double>::infinity();
+    std::string t = Xml::text(c);
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    // Also "Inf" / "-Inf" (Rajagopal 2016's reserve actuators).
+    if (t == "infinity" || t == "inf" || t == "+infinity" || t == "+inf")
+      return std::numeric_limits<double>::infinity();
     if (t == "-infinity" || t == "-inf") return -std::numeric_limits<double>::infinity();
     return xml.number(c, owner + ": " + tag);
   };

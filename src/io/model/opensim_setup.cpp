@@ -8,103 +8,19 @@
 
 #include "../table/text_util.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "opensim_setup_parser.hpp"
 
 namespace kinetrack::io {
 
 namespace {
 
+using detail::load;
 using detail::parseNumber;
 using detail::readTextFile;
+using detail::SetupParser;
 using detail::trim;
 using detail::words;
 using tinyxml2::XMLElement;
-
-class SetupParser {
- public:
-  explicit SetupParser(std::string source) : source_(std::move(source)) {}
-
-  [[noreturn]] void fail(const XMLElement* e, const std::string& msg) const {
-    throw ParseError(source_, e ? e->GetLineNum() : 0, msg);
-  }
-
-  [[nodiscard]] std::string text(const XMLElement* parent, const char* child) const {
-    const XMLElement* e = parent->FirstChildElement(child);
-    if (!e || !e->GetText()) return {};
-    return std::string(trim(e->GetText()));
-  }
-
-  [[nodiscard]] double number(const XMLElement* parent, const char* child, double fallback, const std::string& owner,
-                              bool non_negative = false) const {
-    const XMLElement* e = parent->FirstChildElement(child);
-    if (!e) return fallback;
-    const std::string t = e->GetText() ? std::string(trim(e->GetText())) : std::string();
-    double v = 0.0;
-    // OpenSim writes infinity as "Inf" (also "inf", "Infinity").
-    if (t == "Inf" || t == "inf" || t == "Infinity" || t == "infinity") return std::numeric_limits<double>::infinity();
-    if (!parseNumber(t, v) || std::isnan(v) || (non_negative && v < 0.0))
-      fail(e, owner + ": <" + child + "> '" + t + "' is not a " + (non_negative ? "non-negative " : "") + "number");
-    return v;
-  }
-
-  [[nodiscard]] bool flag(const XMLElement* parent, const char* child, bool fallback, const std::string& owner) const {
-    const XMLElement* e = parent->FirstChildElement(child);
-    if (!e) return fallback;
-    const std::string t = e->GetText() ? std::string(trim(e->GetText())) : std::string();
-    if (t == "true" || t == "1") return true;
-    if (t == "false" || t == "0") return false;
-    fail(e, owner + ": <" + child + "> '" + t + "' is not true or false");
-  }
-
-  void tasks(const XMLElement* set, IkSetup& out) const {
-    const XMLElement* objects = set->FirstChildElement("objects");
-    if (!objects) return;
-    for (const XMLElement* e = objects->FirstChildElement(); e; e = e->NextSiblingElement()) {
-      const std::string kind = e->Name();
-      const char* name_attr = e->Attribute("name");
-      if (!name_attr || !*name_attr) fail(e, "<" + kind + "> has no name");
-      const std::string owner = kind + " '" + name_attr + "'";
-      if (kind == "IKMarkerTask") {
-        IkMarkerTaskSpec t;
-        t.name = name_attr;
-        t.apply = flag(e, "apply", true, owner);
-        t.weight = number(e, "weight", 1.0, owner, true);
-        if (std::isinf(t.weight)) fail(e, owner + ": weight must be finite");
-        t.line = e->GetLineNum();
-        out.marker_tasks.push_back(std::move(t));
-      } else if (kind == "IKCoordinateTask") {
-        IkCoordinateTaskSpec t;
-        t.name = name_attr;
-        t.apply = flag(e, "apply", true, owner);
-        t.weight = number(e, "weight", 1.0, owner, true);
-        if (std::isinf(t.weight)) fail(e, owner + ": weight must be finite");
-        const std::string vt = text(e, "value_type");
-        if (vt.empty() || vt == "default_value")
-          t.value_type = IkCoordinateTaskSpec::ValueType::DefaultValue;
-        else if (vt == "manual_value")
-          t.value_type = IkCoordinateTaskSpec::ValueType::ManualValue;
-        else if (vt == "from_file")
-          t.value_type = IkCoordinateTaskSpec::ValueType::FromFile;
-        else
-          fail(e->FirstChildElement("value_type"),
-               owner + ": value_type '" + vt + "' is not default_value, manual_value or from_file");
-        t.value = number(e, "value", 0.0, owner);
-        if (std::isinf(t.value)) fail(e, owner + ": value must be finite");
-        t.line = e->GetLineNum();
-        out.coordinate_tasks.push_back(std::move(t));
-      } else {
-        fail(e, "IKTaskSet: unknown task type <" + kind + "> (expected IKMarkerTask or IKCoordinateTask)");
-      }
-    }
-  }
-
- private:
-  std::string source_;
-};
-
-void load(tinyxml2::XMLDocument& doc, const std::string& text, const std::string& source) {
-  if (doc.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS)
-    throw ParseError(source, doc.ErrorLineNum(), std::string("malformed XML: ") + doc.ErrorStr());
-}
 
 }  // namespace
 
@@ -165,9 +81,9 @@ IkSetup parseIkSetup(const std::string& xml_text, const std::string& source) {
                                    ? troot
                                    : (troot ? troot->FirstChildElement("IKTaskSet") : nullptr);
       if (!tset) tp.fail(troot, "no <IKTaskSet> element");
-      tp.tasks(tset, s);
+      tp.tasks(tset, s.marker_tasks, s.coordinate_tasks);
     } else {
-      p.tasks(set, s);
+      p.tasks(set, s.marker_tasks, s.coordinate_tasks);
     }
   }
   return s;

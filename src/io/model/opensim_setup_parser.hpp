@@ -1,0 +1,107 @@
+#pragma once
+// Private to the OpenSim setup readers (opensim_setup.cpp, opensim_scale_setup.cpp): values of a
+// tool's elements with errors naming the file and line, and the IKTaskSet's tasks.
+#include <tinyxml2.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "../table/text_util.hpp"
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/model/opensim_setup.hpp"
+
+namespace kinetrack::io::detail {
+
+using tinyxml2::XMLElement;
+
+class SetupParser {
+ public:
+  explicit SetupParser(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const XMLElement* e, const std::string& msg) const {
+    throw ParseError(source_, e ? e->GetLineNum() : 0, msg);
+  }
+
+  [[nodiscard]] std::string text(const XMLElement* parent, const char* child) const {
+    const XMLElement* e = parent->FirstChildElement(child);
+    if (!e || !e->GetText()) return {};
+    return std::string(trim(e->GetText()));
+  }
+
+  [[nodiscard]] double number(const XMLElement* parent, const char* child, double fallback, const std::string& owner,
+                              bool non_negative = false) const {
+    const XMLElement* e = parent->FirstChildElement(child);
+    if (!e) return fallback;
+    const std::string t = e->GetText() ? std::string(trim(e->GetText())) : std::string();
+    double v = 0.0;
+    // OpenSim writes infinity as "Inf" (also "inf", "Infinity").
+    if (t == "Inf" || t == "inf" || t == "Infinity" || t == "infinity") return std::numeric_limits<double>::infinity();
+    if (!parseNumber(t, v) || std::isnan(v) || (non_negative && v < 0.0))
+      fail(e, owner + ": <" + child + "> '" + t + "' is not a " + (non_negative ? "non-negative " : "") + "number");
+    return v;
+  }
+
+  [[nodiscard]] bool flag(const XMLElement* parent, const char* child, bool fallback, const std::string& owner) const {
+    const XMLElement* e = parent->FirstChildElement(child);
+    if (!e) return fallback;
+    const std::string t = e->GetText() ? std::string(trim(e->GetText())) : std::string();
+    if (t == "true" || t == "1") return true;
+    if (t == "false" || t == "0") return false;
+    fail(e, owner + ": <" + child + "> '" + t + "' is not true or false");
+  }
+
+  void tasks(const XMLElement* set, std::vector<IkMarkerTaskSpec>& marker_tasks,
+             std::vector<IkCoordinateTaskSpec>& coordinate_tasks) const {
+    const XMLElement* objects = set->FirstChildElement("objects");
+    if (!objects) return;
+    for (const XMLElement* e = objects->FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string kind = e->Name();
+      const char* name_attr = e->Attribute("name");
+      if (!name_attr || !*name_attr) fail(e, "<" + kind + "> has no name");
+      const std::string owner = kind + " '" + name_attr + "'";
+      if (kind == "IKMarkerTask") {
+        IkMarkerTaskSpec t;
+        t.name = name_attr;
+        t.apply = flag(e, "apply", true, owner);
+        t.weight = number(e, "weight", 1.0, owner, true);
+        if (std::isinf(t.weight)) fail(e, owner + ": weight must be finite");
+        t.line = e->GetLineNum();
+        marker_tasks.push_back(std::move(t));
+      } else if (kind == "IKCoordinateTask") {
+        IkCoordinateTaskSpec t;
+        t.name = name_attr;
+        t.apply = flag(e, "apply", true, owner);
+        t.weight = number(e, "weight", 1.0, owner, true);
+        if (std::isinf(t.weight)) fail(e, owner + ": weight must be finite");
+        const std::string vt = text(e, "value_type");
+        if (vt.empty() || vt == "default_value")
+          t.value_type = IkCoordinateTaskSpec::ValueType::DefaultValue;
+        else if (vt == "manual_value")
+          t.value_type = IkCoordinateTaskSpec::ValueType::ManualValue;
+        else if (vt == "from_file")
+          t.value_type = IkCoordinateTaskSpec::ValueType::FromFile;
+        else
+          fail(e->FirstChildElement("value_type"),
+               owner + ": value_type '" + vt + "' is not default_value, manual_value or from_file");
+        t.value = number(e, "value", 0.0, owner);
+        if (std::isinf(t.value)) fail(e, owner + ": value must be finite");
+        t.line = e->GetLineNum();
+        coordinate_tasks.push_back(std::move(t));
+      } else {
+        fail(e, "IKTaskSet: unknown task type <" + kind + "> (expected IKMarkerTask or IKCoordinateTask)");
+      }
+    }
+  }
+
+ private:
+  std::string source_;
+};
+
+inline void load(tinyxml2::XMLDocument& doc, const std::string& text, const std::string& source) {
+  if (doc.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS)
+    throw ParseError(source, doc.ErrorLineNum(), std::string("malformed XML: ") + doc.ErrorStr());
+}
+
+}  // namespace kinetrack::io::detail
