@@ -51,9 +51,10 @@ void addDynamicsFilterCommand(CLI::App& dynamics, Action& action) {
                   "joint trajectory CSV, OpenSim coordinates (.mot/.sto, with an .osim model) or a BVH clip "
                   "(tracked on the model first)")
       ->required();
-  cmd->add_option("--grf", cfg->job.grf,
-                  "OpenSim ExternalLoads XML (force plates): contacts where a plate's normal force exceeds "
-                  "--grf-threshold, and the plates to compare with");
+  cmd->add_option(
+      "--grf", cfg->job.grf,
+      "OpenSim ExternalLoads XML or a C3D (its force plates): contacts where a plate's normal force exceeds "
+      "--grf-threshold, and the plates to compare with");
   cmd->add_option("--grf-mode", cfg->job.grf_mode,
                   "with --grf: apply = the plates' wrenches are applied as known loads and only the accelerations "
                   "change so that the pelvis/base balances (OpenSim RRA's adjustment); contacts = the plates give "

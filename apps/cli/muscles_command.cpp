@@ -65,7 +65,8 @@ void addMusclesCommand(CLI::App& app, Action& action) {
     sub->add_option("--motion", cfg->job.motion, "coordinates (.mot/.sto, e.g. IK output)");
     sub->add_option("--setup", cfg->job.setup, "OpenSim AnalyzeTool setup with a StaticOptimization analysis");
     sub->add_option("--loads", cfg->job.loads,
-                    "OpenSim ExternalLoads (.xml, e.g. ground reactions): then OpenSim's ID pipeline gives tau");
+                    "OpenSim ExternalLoads (.xml, e.g. ground reactions) or a C3D (its plates on the feet): then "
+                    "OpenSim's ID pipeline gives tau");
     sub->add_option("--reserve", cfg->reserves, "reserve actuator COORDINATE=OPTIMAL_FORCE (repeatable)");
     sub->add_option("--force-set", cfg->job.force_sets, "force-set file(s) with CoordinateActuators (reserves)");
     CLI::Option* lp =

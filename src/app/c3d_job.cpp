@@ -323,4 +323,11 @@ io::ExternalLoads c3dExternalLoads(const std::string& path, const C3dLoadOptions
   return io::bindExternalLoads(std::move(spec), io::groundReactionTable(g), path);
 }
 
+io::ExternalLoads readLoads(const std::string& path, const Vector3d& up, const Reporter& reporter) {
+  if (!isC3dPath(path)) return io::readExternalLoads(path);
+  C3dLoadOptions lo;
+  if (up.y() > 0.5) lo.rotation = parseRotation("y-up");
+  return c3dExternalLoads(path, lo, reporter);
+}
+
 }  // namespace kinetrack::app

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kinetrack/app/c3d_job.hpp"
 #include "kinetrack/app/dynamics_filter_job.hpp"
 #include "kinetrack/biomech/opensim_id.hpp"
 #include "kinetrack/core/errors.hpp"
@@ -129,8 +130,8 @@ void loadMotion(const FilterJobOptions& cfg, FilterInput& in, const Reporter& re
 // reference's pose), else the forces and points must be expressed in ground. Several forces on
 // one body are summed into one wrench at the first one's point.
 void loadPlates(const FilterJobOptions& cfg, const std::vector<ContactBody>& feet, FilterInput& in) {
-  const io::ExternalLoads loads = io::readExternalLoads(cfg.grf);
   const Model& m = *in.model;
+  const io::ExternalLoads loads = readLoads(cfg.grf, m.up());
   std::vector<int> body_of(loads.forces.size(), -1);
   std::string names;
   for (const ContactBody& b : feet) names += (names.empty() ? "" : ", ") + m.linkName(b.link);

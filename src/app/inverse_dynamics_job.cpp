@@ -114,14 +114,7 @@ void openSimId(const InverseDynamicsOptions& cfg, const Reporter& reporter, cons
   if (loads_file.empty() && setup && !setup->external_loads_file.empty())
     loads_file = setup->resolve(setup->external_loads_file);
   std::optional<io::ExternalLoads> loads;
-  if (!loads_file.empty() && isC3dPath(loads_file)) {
-    // The C3D's plates in the model's axes (as its markers are read), each on the foot that stood on it.
-    C3dLoadOptions lo;
-    if (model.model->up().y() > 0.5) lo.rotation = parseRotation("y-up");
-    loads = c3dExternalLoads(loads_file, lo, reporter);
-  } else if (!loads_file.empty()) {
-    loads = io::readExternalLoads(loads_file);
-  }
+  if (!loads_file.empty()) loads = readLoads(loads_file, model.model->up(), reporter);
   biomech::OpenSimIdOptions options;
   if (setup) options = biomech::OpenSimIdOptions::fromSetup(*setup);
   if (cfg.cutoff) options.lowpass_cutoff_hz = *cfg.cutoff;

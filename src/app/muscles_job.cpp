@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "kinetrack/app/c3d_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/model/external_loads.hpp"
 #include "kinetrack/io/model/opensim_model.hpp"
@@ -111,7 +112,7 @@ MusclesResult runMuscles(const MusclesOptions& options, const Reporter& reporter
   }
   std::unique_ptr<io::ExternalLoads> loads;
   if (!cfg.loads.empty()) {
-    loads = std::make_unique<io::ExternalLoads>(io::readExternalLoads(cfg.loads));
+    loads = std::make_unique<io::ExternalLoads>(readLoads(cfg.loads, osim->model->up(), reporter));
     o.loads = loads.get();
   }
   if (cfg.threads < 0) throw InvalidArgument("--threads: expected ≥ 0 (0 = one per hardware thread)");

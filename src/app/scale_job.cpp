@@ -78,7 +78,7 @@ ScaleResult runScale(const ScaleOptions& o, const Reporter& reporter) {
   if (!scaler_trial.empty()) trial = readTrial(scaler_trial);
 
   // ModelScaler.
-  std::string scaled_text = generic_text;
+  std::string scaled_text = generic_text, scaled_only_text;
   if (setup.scaler_apply) {
     r.factors = subject::computeOpenSimScaleFactors(generic, setup, trial ? &*trial : nullptr,
                                                     {.unknown_body_is_error = o.strict});
@@ -103,8 +103,7 @@ ScaleResult runScale(const ScaleOptions& o, const Reporter& reporter) {
       r.notices.push_back(std::string("muscle fibre and tendon lengths not rescaled: ") + e.what());
     }
     for (const std::string& n : r.scaling.notices) r.notices.push_back(n);
-    if (!r.scale_file_path.empty()) io::writeFileAtomically(r.scale_file_path, scaleSetXml(r.factors));
-    if (!r.scaled_only_path.empty()) io::writeFileAtomically(r.scaled_only_path, scaled_text);
+    scaled_only_text = scaled_text;  // written with the others at the end: an error writes nothing
   } else {
     r.scale_file_path.clear();
     r.scaled_only_path.clear();
@@ -139,7 +138,6 @@ ScaleResult runScale(const ScaleOptions& o, const Reporter& reporter) {
     }
     doc.setMarkers(moved);
     scaled_text = doc.text();
-    if (!r.static_pose_path.empty()) io::writeMot(placement.coordinates, r.static_pose_path);
     r.placement = std::move(placement);
   } else {
     reporter.say("[3/4] the marker placer is off (apply false)\n");
@@ -147,6 +145,9 @@ ScaleResult runScale(const ScaleOptions& o, const Reporter& reporter) {
   }
   for (const std::string& n : r.notices) reporter.warn(n);
   r.osim = std::move(scaled_text);
+  if (r.scaled && !r.scale_file_path.empty()) io::writeFileAtomically(r.scale_file_path, scaleSetXml(r.factors));
+  if (r.scaled && !r.scaled_only_path.empty()) io::writeFileAtomically(r.scaled_only_path, scaled_only_text);
+  if (r.placement && !r.static_pose_path.empty()) io::writeMot(r.placement->coordinates, r.static_pose_path);
   if (!r.out_path.empty()) {
     reporter.say(fmt::format("[4/4] writing {}\n", r.out_path));
     io::writeFileAtomically(r.out_path, r.osim);

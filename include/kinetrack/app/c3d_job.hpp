@@ -75,6 +75,11 @@ struct C3dLoadOptions {
 io::ExternalLoads c3dExternalLoads(const std::string& path, const C3dLoadOptions& options,
                                    const Reporter& reporter = {});
 
+/// The external loads of `path` for a model whose up axis is `up`: a C3D's plates
+/// (c3dExternalLoads, turned to a Y-up model's axes as its markers are), else an ExternalLoads
+/// XML (io::readExternalLoads). What `dynamics id`, `dynamics filter` and `muscles` take as loads.
+io::ExternalLoads readLoads(const std::string& path, const Vector3d& up, const Reporter& reporter = {});
+
 /// True when `path` ends in .c3d (any case).
 bool isC3dPath(const std::string& path);
 

@@ -125,23 +125,9 @@ void modelScaler(const SetupParser& p, const XMLElement* ms, ScaleSetup& s) {
 void markerPlacer(const SetupParser& p, const XMLElement* mp, ScaleSetup& s) {
   const std::string owner = "MarkerPlacer";
   s.placer_apply = p.flag(mp, "apply", true, owner);
-  if (const XMLElement* set = mp->FirstChildElement("IKTaskSet")) {
-    if (const char* file = set->Attribute("file"); file && *file && std::string(file) != "Unassigned") {
-      const std::string path = s.resolve(file);
-      const std::string text = readTextFile(path);
-      tinyxml2::XMLDocument tdoc;
-      load(tdoc, text, path);
-      const SetupParser tp(path);
-      const XMLElement* troot = tdoc.RootElement();
-      const XMLElement* tset = troot && std::string(troot->Name()) == "IKTaskSet"
-                                   ? troot
-                                   : (troot ? troot->FirstChildElement("IKTaskSet") : nullptr);
-      if (!tset) tp.fail(troot, "no <IKTaskSet> element");
-      tp.tasks(tset, s.marker_tasks, s.coordinate_tasks);
-    } else {
-      p.tasks(set, s.marker_tasks, s.coordinate_tasks);
-    }
-  }
+  if (const XMLElement* set = mp->FirstChildElement("IKTaskSet"))
+    ikTaskSet(
+        p, set, [&s](const std::string& f) { return s.resolve(f); }, s.marker_tasks, s.coordinate_tasks);
   s.placer_marker_file = fileName(p, mp, "marker_file");
   s.coordinate_file = fileName(p, mp, "coordinate_file");
   timeRange(p, mp, owner, s.placer_time_start, s.placer_time_end);

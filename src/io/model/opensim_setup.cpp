@@ -69,23 +69,9 @@ IkSetup parseIkSetup(const std::string& xml_text, const std::string& source) {
     s.time_start = a;
     s.time_end = b;
   }
-  if (const XMLElement* set = tool->FirstChildElement("IKTaskSet")) {
-    if (const char* file = set->Attribute("file"); file && *file && std::string(file) != "Unassigned") {
-      const std::string path = s.resolve(file);
-      const std::string text = readTextFile(path);
-      tinyxml2::XMLDocument tdoc;
-      load(tdoc, text, path);
-      const SetupParser tp(path);
-      const XMLElement* troot = tdoc.RootElement();
-      const XMLElement* tset = troot && std::string(troot->Name()) == "IKTaskSet"
-                                   ? troot
-                                   : (troot ? troot->FirstChildElement("IKTaskSet") : nullptr);
-      if (!tset) tp.fail(troot, "no <IKTaskSet> element");
-      tp.tasks(tset, s.marker_tasks, s.coordinate_tasks);
-    } else {
-      p.tasks(set, s.marker_tasks, s.coordinate_tasks);
-    }
-  }
+  if (const XMLElement* set = tool->FirstChildElement("IKTaskSet"))
+    ikTaskSet(
+        p, set, [&s](const std::string& f) { return s.resolve(f); }, s.marker_tasks, s.coordinate_tasks);
   return s;
 }
 

@@ -104,4 +104,26 @@ inline void load(tinyxml2::XMLDocument& doc, const std::string& text, const std:
     throw ParseError(source, doc.ErrorLineNum(), std::string("malformed XML: ") + doc.ErrorStr());
 }
 
+/// The tasks of an <IKTaskSet> element: inline, or read from the file its `file` attribute names
+/// (`resolve(file)` gives its path), that file holding an <IKTaskSet> at its root or inside it.
+template <class Resolve>
+void ikTaskSet(const SetupParser& p, const XMLElement* set, const Resolve& resolve,
+               std::vector<IkMarkerTaskSpec>& marker_tasks, std::vector<IkCoordinateTaskSpec>& coordinate_tasks) {
+  const char* file = set->Attribute("file");
+  if (file == nullptr || *file == '\0' || std::string(file) == "Unassigned") {
+    p.tasks(set, marker_tasks, coordinate_tasks);
+    return;
+  }
+  const std::string path = resolve(file);
+  const std::string text = readTextFile(path);
+  tinyxml2::XMLDocument doc;
+  load(doc, text, path);
+  const SetupParser tp(path);
+  const XMLElement* root = doc.RootElement();
+  const XMLElement* tasks =
+      root && std::string(root->Name()) == "IKTaskSet" ? root : (root ? root->FirstChildElement("IKTaskSet") : nullptr);
+  if (!tasks) tp.fail(root, "no <IKTaskSet> element");
+  tp.tasks(tasks, marker_tasks, coordinate_tasks);
+}
+
 }  // namespace kinetrack::io::detail
