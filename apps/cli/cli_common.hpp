@@ -68,6 +68,8 @@ void addMusclesCommand(CLI::App& app, Action& action);
 void addC3dCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack emg envelope` (emg_command.cpp).
 void addEmgCommand(CLI::App& app, Action& action);
+/// Registers `kinetrack gait` (gait_command.cpp).
+void addGaitCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack scale` (scale_command.cpp).
 void addScaleCommand(CLI::App& app, Action& action);
 

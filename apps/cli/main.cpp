@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   addMusclesCommand(app, action);
   addC3dCommand(app, action);
   addEmgCommand(app, action);
+  addGaitCommand(app, action);
   addScaleCommand(app, action);
 #endif
 

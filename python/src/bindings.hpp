@@ -52,12 +52,13 @@ void bindMarkers(py::module_& m);
 /// (markers_bindings.cpp).
 void bindMarkerTasks(py::class_<ik::TaskSet>& tasks);
 void bindHand(py::module_& m);
-void bindPrior(py::module_& m);        ///< kinetrack.prior (prior_bindings.cpp)
-void bindPinDrag(py::module_& m);      ///< pin-and-drag IK (pin_drag_bindings.cpp)
-void bindLabeller(py::module_& m);     ///< markers::Labeller (labeller_bindings.cpp)
-void bindViewer(py::module_& m);       ///< write_viewer: `kinetrack view` (viewer_bindings.cpp)
-void bindMuscles(py::module_& m);      ///< OpenSim muscles (muscles_bindings.cpp)
-void bindScale(py::module_& m);        ///< OpenSim's Scale tool (scale_bindings.cpp)
+void bindPrior(py::module_& m);     ///< kinetrack.prior (prior_bindings.cpp)
+void bindPinDrag(py::module_& m);   ///< pin-and-drag IK (pin_drag_bindings.cpp)
+void bindLabeller(py::module_& m);  ///< markers::Labeller (labeller_bindings.cpp)
+void bindViewer(py::module_& m);    ///< write_viewer: `kinetrack view` (viewer_bindings.cpp)
+void bindMuscles(py::module_& m);   ///< OpenSim muscles (muscles_bindings.cpp)
+void bindScale(py::module_& m);     ///< OpenSim's Scale tool (scale_bindings.cpp)
+void bindGait(py::module_& m);      ///< `kinetrack gait`: scale → IK → ID → muscles → EMG (gait_bindings.cpp)
 void bindExperiments(py::module_& m);  ///< kinetrack.experiments (experiments_bindings.cpp)
 void bindServe(py::module_& m);        ///< Server, replay: `kinetrack serve`/`replay` (serve_bindings.cpp)
 

@@ -78,3 +78,15 @@ def test_emg_envelopes_of_the_rajagopal_walk(tmp_path, cli):
     assert "SOL" in out.stdout and "on intervals" in out.stdout
     with pytest.raises(ValueError, match="no analog channel 'XYZ'"):
         kt.emg_envelopes(anc, ["XYZ"])
+
+
+def test_gait_runs_the_day_on_gait2354(tmp_path):
+    d = shared_file("data/opensim/gait2354_walk/subject01_simbody.osim").rsplit("/", 1)[0] + "/"
+    r = kt.gait(d + "gait2354_simbody_GENERIC.osim", d + "subject01_walk1.trc", str(tmp_path / "day"),
+                scale_setup=d + "subject01_Setup_Scale.xml", static_trial=d + "subject01_static.trc",
+                ik_setup=d + "subject01_Setup_IK.xml", loads=d + "subject01_walk1_grf.xml")
+    assert [s["name"] for s in r["stages"]] == ["scale", "marker IK", "inverse dynamics", "muscles"]
+    assert r["model"].endswith("scaled.osim")
+    assert "73/73 frames feasible" in r["stages"][3]["result"]
+    ik = kt.read_mot(str(tmp_path / "day" / "ik.mot"))
+    assert "knee_angle_r" in ik["columns"]

@@ -324,7 +324,20 @@ io::ExternalLoads c3dExternalLoads(const std::string& path, const C3dLoadOptions
 }
 
 io::ExternalLoads readLoads(const std::string& path, const Vector3d& up, const Reporter& reporter) {
-  if (!isC3dPath(path)) return io::readExternalLoads(path);
+  if (!isC3dPath(path)) {
+    // A data file moved beside its XML (pipelines copied out of their folders): taken, with a note.
+    const io::ExternalLoadsSpec spec = io::readExternalLoadsSpec(path);
+    if (!spec.datafile.empty() && !std::filesystem::exists(spec.resolve(spec.datafile))) {
+      const std::filesystem::path beside =
+          std::filesystem::path(spec.directory) / std::filesystem::path(spec.datafile).filename();
+      if (std::filesystem::exists(beside)) {
+        reporter.warn(fmt::format("{}: <datafile> {} does not exist; {} beside it is read", path, spec.datafile,
+                                  beside.filename().string()));
+        return io::readExternalLoads(path, beside.string());
+      }
+    }
+    return io::readExternalLoads(path);
+  }
   C3dLoadOptions lo;
   if (up.y() > 0.5) lo.rotation = parseRotation("y-up");
   return c3dExternalLoads(path, lo, reporter);

@@ -1,5 +1,7 @@
 #include "kinetrack/biomech/opensim_id.hpp"
 
+#include <Eigen/SparseCore>
+#include <Eigen/SparseLU>
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -114,6 +116,28 @@ CoordinateTrajectory prepareCoordinates(const io::OpenSimModel& model, const io:
   const double t0 = tp.front(), span = tp.back() - tp.front();
   Eigen::RowVectorXd knots(static_cast<Eigen::Index>(tp.size()));
   for (std::size_t i = 0; i < tp.size(); ++i) knots[static_cast<Eigen::Index>(i)] = (tp[i] - t0) / span;
+  // The quintic interpolating spline's collocation matrix (as Eigen's SplineFitting::Interpolate
+  // builds it: averaged knots, the basis functions at each parameter, the end points pinned) is
+  // the same for every coordinate and banded: assembled sparse and factorised once. (Interpolate
+  // itself factorises a dense n × n matrix per call: 5 s for 39 coordinates of a 510-frame run.)
+  using Spline1 = Eigen::Spline<double, 1>;
+  const Spline1::KnotVectorType parameters = knots;
+  Spline1::KnotVectorType knot_vector;
+  Eigen::KnotAveraging(parameters, 5, knot_vector);
+  const Eigen::Index m = knots.size();
+  const bool banded = m > 5;  // fewer points than a quintic's 6: Eigen's own fit, as before
+  std::vector<Eigen::Triplet<double>> entries{{0, 0, 1.0}, {m - 1, m - 1, 1.0}};
+  for (Eigen::Index i = 1; banded && i + 1 < m; ++i) {
+    const Eigen::Index first = Spline1::Span(knots[i], 5, knot_vector) - 5;
+    const auto basis = Spline1::BasisFunctions(knots[i], 5, knot_vector);
+    for (Eigen::Index k = 0; k <= 5; ++k) entries.emplace_back(i, first + k, basis[k]);
+  }
+  Eigen::SparseMatrix<double> collocation(m, m);
+  collocation.setFromTriplets(entries.begin(), entries.end());
+  Eigen::SparseLU<Eigen::SparseMatrix<double>> collocation_lu;
+  if (banded) collocation_lu.compute(collocation);
+  if (banded && collocation_lu.info() != Eigen::Success)
+    throw InvalidArgument(source + ": the coordinates' spline cannot be fitted to these times");
   for (int c = 0; c < nc; ++c) {
     const io::OpenSimCoordinate& coord = model.coordinates[static_cast<std::size_t>(c)];
     const auto it = std::find(motion.columns.begin(), motion.columns.end(), coord.name);
@@ -136,8 +160,9 @@ CoordinateTrajectory prepareCoordinates(const io::OpenSimModel& model, const io:
     const double scale = degrees && coord.rotational ? std::numbers::pi / 180.0 : 1.0;
     Eigen::RowVectorXd values(static_cast<Eigen::Index>(xp.size()));
     for (std::size_t i = 0; i < xp.size(); ++i) values[static_cast<Eigen::Index>(i)] = scale * xp[i];
-    using Spline1 = Eigen::Spline<double, 1>;
-    const Spline1 spline = Eigen::SplineFitting<Spline1>::Interpolate(values, 5, knots);
+    const Spline1 spline =
+        banded ? Spline1(knot_vector, Eigen::VectorXd(collocation_lu.solve(values.transpose())).transpose())
+               : Eigen::SplineFitting<Spline1>::Interpolate(values, 5, knots);
     for (int f = 0; f < nf; ++f) {
       const double u = knots[rows[static_cast<std::size_t>(f)] + pad];
       const auto d = spline.derivatives(u, 2);

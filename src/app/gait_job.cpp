@@ -1,0 +1,172 @@
+// `kinetrack gait`: scale → marker IK → inverse dynamics → muscles → EMG, each stage its job.
+#include "kinetrack/app/gait_job.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "kinetrack/app/c3d_job.hpp"
+#include "kinetrack/core/errors.hpp"
+#include "kinetrack/io/capture/c3d.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+
+namespace kinetrack::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A stage's own reporter: its notes indented under the stage line, warnings passed on.
+Reporter stageReporter(const Reporter& r) {
+  Reporter s;
+  s.warning = r.warning;
+  s.progress = r.progress;
+  return s;
+}
+
+}  // namespace
+
+GaitResult runGait(const GaitOptions& o, const Reporter& reporter) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  if (o.model.empty()) throw InvalidArgument("--model is required (a generic or a subject's .osim)");
+  if (o.trial.empty()) throw InvalidArgument("--trial is required (a .trc or .c3d marker trial)");
+  if (o.out.empty()) throw InvalidArgument("--out is required (the output directory)");
+  if (o.muscles != "static-opt" && o.muscles != "qp" && o.muscles != "lp" && o.muscles != "none")
+    throw InvalidArgument("--muscles '" + o.muscles + "': expected static-opt, qp, lp or none");
+  prepareDirectory(o.out);
+  const Reporter sub = stageReporter(reporter);
+  GaitResult r;
+  auto file = [&](const std::string& name) { return (fs::path(o.out) / name).string(); };
+  const int total =
+      2 + (o.scale_setup.empty() ? 0 : 1) + (o.muscles == "none" ? 0 : 1) + (o.emg_channels.empty() ? 0 : 1);
+  int stage = 0;
+  auto say = [&](const std::string& what) { reporter.say(fmt::format("[{}/{}] {}\n", ++stage, total, what)); };
+
+  // 1. Scale.
+  r.model = o.model;
+  if (!o.scale_setup.empty()) {
+    say("scaling " + o.model + " (" + o.scale_setup + ")");
+    const auto t0 = std::chrono::steady_clock::now();
+    ScaleOptions so;
+    so.setup = o.scale_setup;
+    so.model = o.model;
+    so.markers = o.static_trial;
+    so.out = file("scaled.osim");
+    so.static_pose = file("static_pose.mot");
+    so.setup_outputs = false;
+    r.scale = runScale(so, sub);
+    r.model = so.out;
+    std::string detail = fmt::format("{} bodies", r.scale->factors.bodies.size());
+    if (r.scale->placement) detail += fmt::format(", static RMS {:.1f} mm", r.scale->placement->rms_error * 1e3);
+    r.stages.push_back({"scale", detail, so.out, since(t0)});
+  }
+
+  // 2. Marker IK.
+  say("marker IK of " + o.trial);
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    MarkerIkOptions mo;
+    mo.model = r.model;
+    mo.markers = o.trial;
+    mo.setup = o.ik_setup;
+    mo.time_start = o.time_start;
+    mo.time_end = o.time_end;
+    mo.out = file("ik.mot");
+    mo.errors = file("ik_errors.sto");
+    r.ik = runMarkerIk(mo, sub);
+    r.stages.push_back(
+        {"marker IK",
+         fmt::format("{} frames, RMS {:.1f} mm, max {:.1f} mm ({})", r.ik.summary.frames,
+                     r.ik.summary.marker_rms_m * 1e3, r.ik.summary.marker_max_m * 1e3, r.ik.summary.worst_marker),
+         mo.out, since(t0)});
+  }
+
+  // 3. Inverse dynamics with the loads.
+  std::string loads = o.loads;
+  if (loads.empty() && isC3dPath(o.trial) && !io::readC3d(o.trial).force_plates.empty()) loads = o.trial;
+  if (loads.empty()) reporter.warn("no external loads (--loads, or a C3D trial with force plates): ID without them");
+  say("inverse dynamics" + (loads.empty() ? std::string() : " with the loads of " + loads));
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    InverseDynamicsOptions io_;
+    io_.model.model = r.model;
+    io_.motion = r.ik.out_path;
+    io_.loads = loads;
+    io_.cutoff = o.cutoff;
+    io_.out = file("id.sto");
+    r.id = runInverseDynamics(io_, sub);
+    double worst = 0.0;
+    std::string worst_name = "-";
+    for (std::size_t c = 0; c < r.id->columns.size(); ++c)
+      for (Eigen::Index f = 0; f < r.id->values.rows(); ++f)
+        if (std::abs(r.id->values(f, static_cast<Eigen::Index>(c))) > worst) {
+          worst = std::abs(r.id->values(f, static_cast<Eigen::Index>(c)));
+          worst_name = r.id->columns[c];
+        }
+    r.stages.push_back(
+        {"inverse dynamics",
+         fmt::format("{} frames, {}, largest |{}| {:.1f}", r.id->times.size(),
+                     loads.empty() ? "no loads" : "loads " + fs::path(loads).filename().string(), worst_name, worst),
+         io_.out, since(t0)});
+  }
+
+  // 4. Muscles.
+  if (o.muscles != "none") {
+    say("muscle forces (" + o.muscles + ")");
+    const auto t0 = std::chrono::steady_clock::now();
+    MusclesOptions mo;
+    mo.method = o.muscles == "qp"   ? muscles::Method::QP
+                : o.muscles == "lp" ? muscles::Method::LP
+                                    : muscles::Method::StaticOptimization;
+    mo.model = r.model;
+    mo.motion = r.ik.out_path;
+    mo.loads = loads;
+    mo.force_sets = o.force_sets;
+    mo.reserves = o.reserves;
+    if (mo.reserves.empty() && mo.force_sets.empty()) {
+      const io::OpenSimModel osim = io::readOpenSimModel(r.model);
+      for (const io::OpenSimCoordinate& c : osim.coordinates)
+        if (!c.locked) mo.reserves.emplace_back(c.name, 1.0);
+    }
+    mo.lowpass = o.cutoff;
+    mo.threads = o.threads;
+    mo.out = file("muscles");
+    r.muscles = runMuscles(mo, sub);
+    int feasible = 0;
+    for (const auto f : r.muscles->trial.feasible) feasible += f ? 1 : 0;
+    r.stages.push_back({"muscles",
+                        fmt::format("{} muscles, {}/{} frames feasible", r.muscles->muscles, feasible,
+                                    r.muscles->trial.feasible.size()),
+                        mo.out, since(t0)});
+  }
+
+  // 5. EMG.
+  if (!o.emg_channels.empty()) {
+    const std::string emg = !o.emg.empty() ? o.emg : o.trial;
+    say("EMG envelopes of " + emg);
+    const auto t0 = std::chrono::steady_clock::now();
+    EmgJobOptions eo;
+    eo.input = emg;
+    eo.channels = o.emg_channels;
+    eo.out = file("emg.sto");
+    r.emg = runEmg(eo, sub);
+    r.stages.push_back(
+        {"EMG", fmt::format("{} muscles, envelopes and on/off", r.emg->envelopes.channels.size()), eo.out, since(t0)});
+  }
+
+  r.wall_seconds = since(wall0);
+  std::vector<std::vector<std::string>> rows{{"stage", "time (ms)", "result", "file"}};
+  for (const GaitStage& s : r.stages)
+    rows.push_back({s.name, fmt::format("{:.1f}", s.seconds * 1e3), s.detail, s.file});
+  rows.push_back({"total", fmt::format("{:.1f}", r.wall_seconds * 1e3), "", ""});
+  r.text = textTable(rows);
+  return r;
+}
+
+}  // namespace kinetrack::app
