@@ -23,6 +23,7 @@ void addGaitCommand(CLI::App& app, Action& action) {
   cmd->add_option("--model", cfg->job.model, "generic .osim (with --scale-setup) or the subject's")->required();
   cmd->add_option("--scale-setup", cfg->job.scale_setup, "OpenSim Setup_Scale.xml: scale on the static trial first");
   cmd->add_option("--static", cfg->job.static_trial, "static trial .trc/.c3d (default: the scale setup's)");
+  cmd->add_option("--marker-set", cfg->job.marker_set, "marker-set file for the generic model (default: the setup's)");
   cmd->add_option("--trial", cfg->job.trial, "the trial's markers: .trc/.c3d")->required();
   cmd->add_option("--ik-setup", cfg->job.ik_setup,
                   "OpenSim Setup_IK.xml (marker weights, coordinate tasks, time range)");

@@ -428,7 +428,8 @@ def read_analog(path: str) -> dict[str, Any]: ...  # C3D or .anc: rate, labels, 
 def gait(model: str, trial: str, out: str, *, scale_setup: str = "", static_trial: str = "",
          ik_setup: str = "", loads: str = "", muscles: str = "static-opt",
          reserves: Sequence[tuple[str, float]] = (), force_sets: Sequence[str] = (), cutoff: float = 6.0,
-         emg: str = "", emg_channels: Sequence[str] = (), threads: int = 0) -> dict[str, Any]: ...
+         emg: str = "", emg_channels: Sequence[str] = (), threads: int = 0,
+         marker_set: str = "") -> dict[str, Any]: ...
 def emg_envelopes(path: str, channels: Sequence[str], *, out: str = "", rate: float = 100.0,
                   band_low: float = 20.0, band_high: float = 450.0, envelope: float = 6.0,
                   normalise: str = "peak", onset_sd: float = 3.0) -> dict[str, Any]: ...

@@ -14,7 +14,7 @@ void bindGait(py::module_& m) {
          const std::string& static_trial, const std::string& ik_setup, const std::string& loads,
          const std::string& muscles, const std::vector<std::pair<std::string, double>>& reserves,
          const std::vector<std::string>& force_sets, double cutoff, const std::string& emg,
-         const std::vector<std::string>& emg_channels, int threads) {
+         const std::vector<std::string>& emg_channels, int threads, const std::string& marker_set) {
         app::GaitOptions o;
         o.model = model;
         o.trial = trial;
@@ -30,6 +30,7 @@ void bindGait(py::module_& m) {
         o.emg = emg;
         o.emg_channels = emg_channels;
         o.threads = threads;
+        o.marker_set = marker_set;
         std::vector<std::string> warnings;
         app::Reporter reporter;
         reporter.warning = [&warnings](const std::string& w) { warnings.push_back(w); };
@@ -45,7 +46,7 @@ void bindGait(py::module_& m) {
       py::arg("static_trial") = "", py::arg("ik_setup") = "", py::arg("loads") = "", py::arg("muscles") = "static-opt",
       py::arg("reserves") = std::vector<std::pair<std::string, double>>{},
       py::arg("force_sets") = std::vector<std::string>{}, py::arg("cutoff") = 6.0, py::arg("emg") = "",
-      py::arg("emg_channels") = std::vector<std::string>{}, py::arg("threads") = 0,
+      py::arg("emg_channels") = std::vector<std::string>{}, py::arg("threads") = 0, py::arg("marker_set") = "",
       R"doc(`kinetrack gait` (the same job): scale (with scale_setup and the static trial), marker IK of the
 trial (ik_setup optional), inverse dynamics with the loads (ExternalLoads XML or a C3D; default the
 trial when it is a C3D with plates), muscle forces ('static-opt', 'qp', 'lp' or 'none'; reserves

@@ -57,6 +57,7 @@ GaitResult runGait(const GaitOptions& o, const Reporter& reporter) {
     so.setup = o.scale_setup;
     so.model = o.model;
     so.markers = o.static_trial;
+    so.marker_set = o.marker_set;
     so.out = file("scaled.osim");
     so.static_pose = file("static_pose.mot");
     so.setup_outputs = false;

@@ -106,5 +106,22 @@ TEST(OpenSim, BrokenMotFiles) {
   expectError("x\nendheader\nt\ta\n0\t1\n", 3, "first column must be 'time'", false);
 }
 
+// OpenSim's Rajagopal walk puts two tabs between its header values.
+TEST(Trc, HeaderValuesSeparatedByTwoTabs) {
+  const std::string text =
+      "PathFileType  4\t(X/Y/Z) walk.trc\n"
+      "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\tOrigDataRate\tOrigDataStartFrame\tOrigNumFrames\n"
+      "  100.0\t\t  100.0\t\t    2\t\t     1\t\t mm\t  100.0\t      1\t    2\n"
+      "Frame#\tTime\tA\t\t\n"
+      "\t\tX1\tY1\tZ1\n"
+      "\n"
+      "1\t0.00\t1\t2\t3\n"
+      "2\t0.01\t4\t5\t6\n";
+  const MarkerTrajectories m = parseTrc(text, "walk.trc", {.y_up = false});
+  EXPECT_EQ(m.data_rate, 100.0);
+  ASSERT_EQ(m.numFrames(), 2);
+  EXPECT_TRUE(m.position(1, 0).isApprox(Vector3d(0.004, 0.005, 0.006)));
+}
+
 }  // namespace KINETRACK_UNITY_ID
 }  // namespace kinetrack::io

@@ -23,6 +23,7 @@ struct GaitOptions {
   std::string model;         ///< generic .osim (scaled when scale_setup is given), else the subject's
   std::string scale_setup;   ///< Setup_Scale.xml ("" : the model is used as it is)
   std::string static_trial;  ///< .trc/.c3d for scaling (default: the setup's)
+  std::string marker_set;    ///< marker-set file replacing the model's markers before scaling (default: the setup's)
   std::string trial;         ///< the trial: .trc/.c3d
   std::string ik_setup;      ///< Setup_IK.xml: marker weights, coordinate tasks, time range (optional)
   /// ExternalLoads XML or a C3D; default: the trial itself when it is a C3D with force plates.

@@ -60,7 +60,15 @@ MarkerTrajectories parseTrc(const std::string& text, const std::string& source, 
   if (trim(L[0]).substr(0, 12) != "PathFileType")
     throw fail(0, "not a TRC file: first line must start with PathFileType");
   const auto keys = tabFields(L[1]);
-  const auto vals = tabFields(L[2]);
+  auto vals = tabFields(L[2]);
+  // Some writers put two tabs between the header values (OpenSim's Rajagopal walk): with the
+  // empty fields dropped the values line up with the keys again.
+  if (vals.size() > keys.size()) {
+    decltype(vals) packed;
+    for (const auto& v : vals)
+      if (!trim(v).empty()) packed.push_back(v);
+    if (packed.size() == keys.size()) vals = std::move(packed);
+  }
   double rate = 0, frames_d = -1, markers_d = -1;
   std::string units;
   for (std::size_t i = 0; i < keys.size(); ++i) {
