@@ -8,6 +8,7 @@
 
 #include "cli_common.hpp"
 #include "kinetrack/app/gait_job.hpp"
+#include "plotting.hpp"
 
 namespace kinetrack::cli {
 
@@ -15,6 +16,7 @@ void addGaitCommand(CLI::App& app, Action& action) {
   struct Config {
     app::GaitOptions job;
     std::vector<std::string> reserves;
+    std::string report;  // PNG drawn by scripts/plot_gait.py from the output directory
     bool quiet = false;
   };
   auto cfg = std::make_shared<Config>();
@@ -41,6 +43,14 @@ void addGaitCommand(CLI::App& app, Action& action) {
   cmd->add_option("--end", cfg->job.time_end, "last time (s)");
   cmd->add_option("--emg", cfg->job.emg, "EMG file .c3d/.anc (default: the trial when it is a C3D)");
   cmd->add_option("--emg-channels", cfg->job.emg_channels, "EMG channel labels (e.g. SOL,GAS,TA)")->delimiter(',');
+  cmd->add_option("--emg-side", cfg->job.emg_side, "side of the EMG electrodes (r or l)")
+      ->check(CLI::IsMember({"r", "l"}))
+      ->capture_default_str();
+  cmd->add_option("--emg-map", cfg->job.emg_map,
+                  "CHANNEL=MUSCLE (repeatable): the model muscle a channel records (default: by abbreviation)");
+  cmd->add_option(
+      "--report", cfg->report,
+      "one-page PNG: joint angles, moments, activations with the EMG and its on/off, residuals, stage times");
   cmd->add_option("--threads", cfg->job.threads, "muscles: frames across threads (0: all cores)")
       ->capture_default_str();
   cmd->add_option("--out", cfg->job.out, "output directory")->required();
@@ -54,6 +64,8 @@ void addGaitCommand(CLI::App& app, Action& action) {
       }
       const app::GaitResult r = app::runGait(cfg->job, cliReporter(!cfg->quiet));
       out("{}", r.text);
+      if (!cfg->report.empty())
+        runPlot(findScript("", "plot_gait.py"), "plot_gait.py", {cfg->job.out, cfg->report}, cfg->report);
       return kExitOk;
     };
   });

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -31,6 +33,37 @@ Reporter stageReporter(const Reporter& r) {
 }
 
 }  // namespace
+
+std::string emgMuscle(const std::string& channel, const std::vector<std::string>& muscles, const std::string& side) {
+  // Stems of each muscle's name in the common models (gait2354/2392, Rajagopal, Hamner, Arnold).
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> kStems = {
+      {"SOL", {"soleus", "sol"}},
+      {"GAS", {"gasmed", "med_gas", "gasmeds"}},
+      {"MG", {"gasmed", "med_gas"}},
+      {"LG", {"gaslat", "lat_gas"}},
+      {"TA", {"tibant", "tib_ant"}},
+      {"MH", {"semiten", "semimem"}},
+      {"ST", {"semiten"}},
+      {"SM", {"semimem"}},
+      {"BF", {"bflh", "bifemlh", "bfl"}},
+      {"VL", {"vaslat", "vas_lat", "vas_int"}},
+      {"VM", {"vasmed", "vas_med", "vas_int"}},
+      {"RF", {"recfem", "rect_fem"}},
+      {"GMAX", {"glmax1", "glut_max1", "glmax2", "glut_max2"}},
+      {"GMED", {"glmed1", "glut_med1", "glmed2", "glut_med2"}},
+      {"TFL", {"tfl"}},
+      {"ADD", {"addlong", "add_long", "add_mag2"}},
+  };
+  std::string key;
+  for (const char c : channel) key += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const auto& [abbrev, stems] : kStems) {
+    if (key != abbrev) continue;
+    for (const std::string& stem : stems)
+      for (const std::string& m : muscles)
+        if (m == stem + "_" + side) return m;
+  }
+  return "";
+}
 
 GaitResult runGait(const GaitOptions& o, const Reporter& reporter) {
   const auto wall0 = std::chrono::steady_clock::now();
@@ -157,6 +190,27 @@ GaitResult runGait(const GaitOptions& o, const Reporter& reporter) {
     eo.channels = o.emg_channels;
     eo.out = file("emg.sto");
     r.emg = runEmg(eo, sub);
+    // Each channel's muscle: named by --emg-map, else by its abbreviation.
+    std::vector<std::string> names;
+    if (r.muscles)
+      for (int k = 0; k < r.muscles->muscles; ++k) names.push_back(r.muscles->trial.names[static_cast<std::size_t>(k)]);
+    std::string csv = "channel,muscle,on,off\n";
+    for (const biomech::EmgChannel& c : r.emg->envelopes.channels) {
+      std::string muscle = emgMuscle(c.label, names, o.emg_side);
+      for (const std::string& pair : o.emg_map) {
+        const auto eq = pair.find('=');
+        if (eq == std::string::npos)
+          throw InvalidArgument("--emg-map '" + pair + "': expected CHANNEL=MUSCLE, e.g. SOL=soleus_r");
+        if (pair.substr(0, eq) != c.label) continue;
+        muscle = pair.substr(eq + 1);
+        if (!names.empty() && std::find(names.begin(), names.end(), muscle) == names.end())
+          throw InvalidArgument("--emg-map '" + pair + "': the model has no muscle '" + muscle + "'");
+      }
+      r.emg_muscles.emplace_back(c.label, muscle);
+      for (const auto& [on, off] : c.on) csv += fmt::format("{},{},{:.4f},{:.4f}\n", c.label, muscle, on, off);
+      if (c.on.empty()) csv += fmt::format("{},{},,\n", c.label, muscle);
+    }
+    writeTextFile(file("emg_onoff.csv"), csv);
     r.stages.push_back(
         {"EMG", fmt::format("{} muscles, envelopes and on/off", r.emg->envelopes.channels.size()), eo.out, since(t0)});
   }
@@ -167,6 +221,9 @@ GaitResult runGait(const GaitOptions& o, const Reporter& reporter) {
     rows.push_back({s.name, fmt::format("{:.1f}", s.seconds * 1e3), s.detail, s.file});
   rows.push_back({"total", fmt::format("{:.1f}", r.wall_seconds * 1e3), "", ""});
   r.text = textTable(rows);
+  std::string stages = "stage,seconds,result\n";
+  for (const GaitStage& s : r.stages) stages += fmt::format("{},{:.6f},\"{}\"\n", s.name, s.seconds, s.detail);
+  writeTextFile(file("stages.csv"), stages);
   return r;
 }
 

@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "kinetrack/app/gait_job.hpp"
 #include "kinetrack/io/table/opensim_table.hpp"
 #include "testing/shared_paths.hpp"
 
@@ -110,6 +113,54 @@ TEST(CliGait, BadInputExitsTwoNamingIt) {
   EXPECT_NE(r.err.find("missing.trc"), std::string::npos) << r.err;
   r = runCli({"gait", "--model", model, "--trial", "x.trc", "--muscles", "cmc", "--out", scratch.file("d")});
   EXPECT_EQ(r.status, 2);
+}
+
+}  // namespace KINETRACK_UNITY_ID
+
+namespace KINETRACK_UNITY_ID {
+
+TEST(GaitEmg, ChannelsFindTheirMusclesByAbbreviation) {
+  const std::vector<std::string> rajagopal = {"soleus_r", "gasmed_r", "tibant_r", "semiten_r", "bflh_r",  "vaslat_r",
+                                              "vasmed_r", "recfem_r", "glmax1_r", "glmed1_r",  "soleus_l"};
+  const std::vector<std::string> gait2354 = {"soleus_r",   "med_gas_r", "tib_ant_r",   "bifemlh_r",
+                                             "rect_fem_r", "vas_int_r", "glut_max1_r", "glut_med1_r"};
+  using kinetrack::app::emgMuscle;
+  EXPECT_EQ(emgMuscle("SOL", rajagopal, "r"), "soleus_r");
+  EXPECT_EQ(emgMuscle("SOL", rajagopal, "l"), "soleus_l");
+  EXPECT_EQ(emgMuscle("gas", rajagopal, "r"), "gasmed_r");
+  EXPECT_EQ(emgMuscle("GMAX", rajagopal, "r"), "glmax1_r");
+  EXPECT_EQ(emgMuscle("GAS", gait2354, "r"), "med_gas_r");
+  EXPECT_EQ(emgMuscle("VL", gait2354, "r"), "vas_int_r");
+  EXPECT_EQ(emgMuscle("MH", gait2354, "r"), "");
+  EXPECT_EQ(emgMuscle("XYZ", rajagopal, "r"), "");
+}
+
+// The Rajagopal walk: placement only (its setup has no measurements), its raw EMG beside the
+// activations; every stage runs and each EMG channel finds its muscle.
+TEST(CliGait, TheRajagopalWalkWithItsEmg) {
+  KINETRACK_REQUIRE_SHARED(generic, "data/opensim/rajagopal_run_walk/Rajagopal2016_GENERIC.osim");
+  const std::string dir = generic.substr(0, generic.rfind('/') + 1);
+  ScratchDir scratch;
+  const std::string out = scratch.file("walk");
+  const RunResult r = runCli({"gait",           "--quiet",
+                              "--model",        generic,
+                              "--scale-setup",  dir + "scale_setup_walk.xml",
+                              "--marker-set",   dir + "markerset_walk_preScale.xml",
+                              "--static",       dir + "static_walk_1.trc",
+                              "--trial",        dir + "motion_capture_walk.trc",
+                              "--ik-setup",     dir + "ik_setup_walk.xml",
+                              "--loads",        dir + "grf_walk.xml",
+                              "--emg",          dir + "emg_walk_raw.anc",
+                              "--emg-channels", "SOL,GAS,TA,MH,BF,VL,VM,RF,GMAX,GMED",
+                              "--out",          out});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("238/238 frames feasible"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("grf_walk.mot beside it is read"), std::string::npos) << r.err;
+  std::ifstream onoff(out + "/emg_onoff.csv");
+  std::string all((std::istreambuf_iterator<char>(onoff)), std::istreambuf_iterator<char>());
+  for (const char* m : {"SOL,soleus_r,", "GAS,gasmed_r,", "TA,tibant_r,", "GMED,glmed1_r,"})
+    EXPECT_NE(all.find(m), std::string::npos) << m;
+  EXPECT_TRUE(fs::exists(out + "/stages.csv"));
 }
 
 }  // namespace KINETRACK_UNITY_ID

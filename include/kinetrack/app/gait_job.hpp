@@ -37,8 +37,13 @@ struct GaitOptions {
   double time_start = std::nan(""), time_end = std::nan("");  ///< s; NaN: the IK setup's, else the trial's
   std::string emg;                        ///< .c3d/.anc with EMG (default: the trial when it is a C3D)
   std::vector<std::string> emg_channels;  ///< EMG channel labels (none: no EMG stage)
-  std::string out;                        ///< output directory (required)
-  int threads = 0;                        ///< muscles: frames across threads (0: all cores)
+  std::string emg_side = "r";             ///< the side the EMG electrodes were on (r or l)
+  /// CHANNEL=MUSCLE pairs; channels not named are matched by their usual abbreviations (SOL →
+  /// soleus, GAS → medial gastrocnemius, TA, MH, BF, VL, VM, RF, GMAX, GMED, …) to a muscle of
+  /// the model on emg_side.
+  std::vector<std::string> emg_map;
+  std::string out;  ///< output directory (required)
+  int threads = 0;  ///< muscles: frames across threads (0: all cores)
 };
 
 /// One stage: what ran, how long it took, its key figure, the file it wrote.
@@ -54,13 +59,19 @@ struct GaitResult {
   std::optional<InverseDynamicsResult> id;
   std::optional<MusclesResult> muscles;
   std::optional<EmgJobResult> emg;
+  std::vector<std::pair<std::string, std::string>> emg_muscles;  ///< EMG channel → model muscle ("" unmatched)
   std::string model;  ///< the model the trial ran on (the scaled one when scaled)
   std::string text;   ///< the summary as printed
   double wall_seconds = 0.0;
 };
 
 /// Runs the stages in order, each writing into options.out (scaled.osim, static_pose.mot, ik.mot,
-/// ik_errors.sto, id.sto, muscles/, emg.sto). Throws what the stage that fails throws, naming it.
+/// ik_errors.sto, id.sto, muscles/, emg.sto, emg_onoff.csv: channel, muscle, on, off, and
+/// stages.csv: stage, seconds, result). Throws what the stage that fails throws, naming it.
 GaitResult runGait(const GaitOptions& options, const Reporter& reporter = {});
+
+/// The model muscle an EMG channel records, by its usual abbreviation (SOL, GAS/MG, LG, TA, MH/ST,
+/// SM, BF, VL, VM, RF, GMAX, GMED, …) among `muscles` on `side`; "" when none matches.
+std::string emgMuscle(const std::string& channel, const std::vector<std::string>& muscles, const std::string& side);
 
 }  // namespace kinetrack::app
