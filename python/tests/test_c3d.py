@@ -90,3 +90,21 @@ def test_gait_runs_the_day_on_gait2354(tmp_path):
     assert "73/73 frames feasible" in r["stages"][3]["result"]
     ik = kt.read_mot(str(tmp_path / "day" / "ik.mot"))
     assert "knee_angle_r" in ik["columns"]
+
+
+def test_gait_report_page(tmp_path):
+    """scripts/plot_gait.py draws the page from a gait directory (skipped without matplotlib)."""
+    pytest.importorskip("matplotlib")
+    import pathlib
+    import subprocess
+    import sys
+    d = shared_file("data/opensim/gait2354_walk/subject01_simbody.osim").rsplit("/", 1)[0] + "/"
+    kt.gait(d + "subject01_simbody.osim", d + "subject01_walk1.trc", str(tmp_path / "day"),
+            ik_setup=d + "subject01_Setup_IK.xml", loads=d + "subject01_walk1_grf.xml")
+    script = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "plot_gait.py"
+    png = tmp_path / "day.png"
+    r = subprocess.run([sys.executable, str(script), str(tmp_path / "day"), str(png)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert png.stat().st_size > 10000
+    r = subprocess.run([sys.executable, str(script), str(tmp_path), str(png)], capture_output=True, text=True)
+    assert r.returncode == 2 and "no ik.mot" in r.stderr

@@ -54,6 +54,8 @@ const std::vector<BatchCommand>& commands() {
        {{"--out", ".csv"}, {"--summary-json", ".json"}},
        {".tsv"}},
       {"dynamics id", {"dynamics", "id"}, "--motion", "--model", true, {{"--out", ".csv"}}, {".csv"}},
+      // The day per trial: its output directory is OUTDIR/<stem> (setups and loads in the args column).
+      {"gait", {"gait"}, "--trial", "--model", true, {{"--out", ""}}, {".trc", ".c3d"}},
   };
   return all;
 }

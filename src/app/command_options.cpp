@@ -196,8 +196,56 @@ void addInverseDynamicsOptions(CLI::App& cmd, InverseDynamicsOptions& o, bool& q
   addQuiet(cmd, quiet, "OpenSim model only: no progress bar");
 }
 
+void addGaitOptions(CLI::App& cmd, GaitOptions& o, std::vector<std::string>& reserves, bool& quiet,
+                    const ExtraOptions& extra) {
+  cmd.add_option("--model", o.model, "generic .osim (with --scale-setup) or the subject's")->required();
+  cmd.add_option("--scale-setup", o.scale_setup, "OpenSim Setup_Scale.xml: scale on the static trial first");
+  cmd.add_option("--static", o.static_trial, "static trial .trc/.c3d (default: the scale setup's)");
+  cmd.add_option("--marker-set", o.marker_set, "marker-set file for the generic model (default: the setup's)");
+  cmd.add_option("--trial", o.trial, "the trial's markers: .trc/.c3d")->required();
+  cmd.add_option("--ik-setup", o.ik_setup, "OpenSim Setup_IK.xml (marker weights, coordinate tasks, time range)");
+  cmd.add_option("--loads", o.loads,
+                 "ExternalLoads XML or a C3D with force plates (default: the trial when it is such a C3D)");
+  cmd.add_option("--muscles", o.muscles, "static-opt, qp, lp or none")
+      ->check(CLI::IsMember({"static-opt", "qp", "lp", "none"}))
+      ->capture_default_str();
+  cmd.add_option("--reserve", reserves,
+                 "reserve actuator COORDINATE=OPTIMAL_FORCE (repeatable; default: 1 on every coordinate)");
+  cmd.add_option("--force-set", o.force_sets, "force-set file with CoordinateActuators (repeatable)");
+  cmd.add_option("--cutoff", o.cutoff, "low-pass of the coordinates for ID and muscles (Hz)")->capture_default_str();
+  cmd.add_option("--start", o.time_start, "first time (s; default the IK setup's, else the trial's)");
+  cmd.add_option("--end", o.time_end, "last time (s)");
+  cmd.add_option("--emg", o.emg, "EMG file .c3d/.anc (default: the trial when it is a C3D)");
+  cmd.add_option("--emg-channels", o.emg_channels, "EMG channel labels (e.g. SOL,GAS,TA)")->delimiter(',');
+  cmd.add_option("--emg-side", o.emg_side, "side of the EMG electrodes (r or l)")
+      ->check(CLI::IsMember({"r", "l"}))
+      ->capture_default_str();
+  cmd.add_option("--emg-map", o.emg_map,
+                 "CHANNEL=MUSCLE (repeatable): the model muscle a channel records (default: by abbreviation)");
+  cmd.add_option("--threads", o.threads, "muscles: frames across threads (0: all cores)")->capture_default_str();
+  cmd.add_option("--out", o.out, "output directory")->required();
+  if (extra) extra(cmd);
+  addQuiet(cmd, quiet, "no progress notes");
+}
+
+std::vector<std::pair<std::string, double>> parseReserves(const std::vector<std::string>& reserves) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const std::string& r : reserves) {
+    const auto eq = r.find('=');
+    double force = 0.0;
+    const std::string number = eq == std::string::npos ? "" : r.substr(eq + 1);
+    char* end = nullptr;
+    if (!number.empty()) force = std::strtod(number.c_str(), &end);
+    if (eq == std::string::npos || eq == 0 || number.empty() || end != number.c_str() + number.size() ||
+        !std::isfinite(force))
+      throw InvalidArgument("--reserve '" + r + "': expected COORDINATE=OPTIMAL_FORCE");
+    out.emplace_back(r.substr(0, eq), force);
+  }
+  return out;
+}
+
 int runCommandLine(const std::vector<std::string>& args, std::string& log) {
-  // One parser with the four commands, as the CLI's: the row's words pick the command.
+  // One parser with the five commands, as the CLI's: the row's words pick the command.
   CLI::App app{"kinetrack", "kinetrack"};
   app.require_subcommand(1);
   RetargetOptions retarget_options;
@@ -213,6 +261,10 @@ int runCommandLine(const std::vector<std::string>& args, std::string& log) {
   addHandTrackOptions(*hand, hand_options, quiet);
   CLI::App* id = app.add_subcommand("dynamics")->require_subcommand(1)->add_subcommand("id");
   addInverseDynamicsOptions(*id, id_options, quiet);
+  GaitOptions gait_options;
+  std::vector<std::string> gait_reserves;
+  CLI::App* gait = app.add_subcommand("gait");
+  addGaitOptions(*gait, gait_options, gait_reserves, quiet);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
   try {
     app.parse(reversed);
@@ -237,6 +289,12 @@ int runCommandLine(const std::vector<std::string>& args, std::string& log) {
   if (hand->parsed()) {
     const HandTrackResult r = runHandTrack(hand_options, reporter);
     log += summaryText(r) + wroteLine(r, hand_options);
+    return 0;
+  }
+  if (gait->parsed()) {
+    gait_options.reserves = parseReserves(gait_reserves);
+    const GaitResult r = runGait(gait_options, reporter);
+    log += r.text;
     return 0;
   }
   const InverseDynamicsResult r = runInverseDynamics(id_options, reporter);

@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
+#include "kinetrack/app/gait_job.hpp"
 #include "kinetrack/app/hand_job.hpp"
 #include "kinetrack/app/inverse_dynamics_job.hpp"
 #include "kinetrack/app/marker_ik_job.hpp"
@@ -34,5 +35,12 @@ void addHandTrackOptions(CLI::App& cmd, HandTrackOptions& options, bool& quiet, 
 /// `kinetrack dynamics id`: --model … --com-offset, `extra`, --degrees, --start, --end, --quiet.
 void addInverseDynamicsOptions(CLI::App& cmd, InverseDynamicsOptions& options, bool& quiet,
                                const ExtraOptions& extra = {});
+
+/// `kinetrack gait`: --model … --threads, `extra`, --quiet; --reserve COORDINATE=FORCE strings go
+/// to `reserves` (parseReserves turns them into the options').
+void addGaitOptions(CLI::App& cmd, GaitOptions& options, std::vector<std::string>& reserves, bool& quiet,
+                    const ExtraOptions& extra = {});
+/// "COORDINATE=OPTIMAL_FORCE" strings as pairs; throws InvalidArgument for a malformed one.
+std::vector<std::pair<std::string, double>> parseReserves(const std::vector<std::string>& reserves);
 
 }  // namespace kinetrack::app

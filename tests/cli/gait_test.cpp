@@ -164,3 +164,27 @@ TEST(CliGait, TheRajagopalWalkWithItsEmg) {
 }
 
 }  // namespace KINETRACK_UNITY_ID
+
+namespace KINETRACK_UNITY_ID {
+
+// `kinetrack batch` runs the day per trial: OUTDIR/<stem>/ holds the trial's files.
+TEST(CliGait, BatchRunsTheDayPerTrial) {
+  KINETRACK_REQUIRE_SHARED(model, std::string(kGait) + "subject01_simbody.osim");
+  const std::string dir = model.substr(0, model.rfind('/') + 1);
+  ScratchDir scratch;
+  const std::string manifest = scratch.file("trials.csv");
+  {
+    std::ofstream m(manifest);
+    m << "input,command,model,args\n"
+      << dir << "subject01_walk1.trc,gait," << model << ",--ik-setup " << dir << "subject01_Setup_IK.xml --loads "
+      << dir << "subject01_walk1_grf.xml\n";
+  }
+  const std::string out = scratch.file("batch");
+  const RunResult r = runCli({"batch", "--manifest", manifest, "--out", out});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 ok, 0 failed"), std::string::npos) << r.out;
+  for (const char* f : {"ik.mot", "id.sto", "muscles/activation.sto", "stages.csv"})
+    EXPECT_TRUE(fs::exists(fs::path(out) / "subject01_walk1" / f)) << f;
+}
+
+}  // namespace KINETRACK_UNITY_ID
