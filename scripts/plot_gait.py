@@ -14,13 +14,14 @@ import csv
 import os
 import sys
 
-EXIT_BAD_INPUT = 2
-EXIT_NO_MATPLOTLIB = 3
+from plot_common import fail as common_fail
+from plot_common import require_pyplot, save_png
+
+SCRIPT = "plot_gait.py"
 
 
-def fail(message, code=EXIT_BAD_INPUT):
-    print(f"plot_gait.py: error: {message}", file=sys.stderr)
-    return code
+def fail(message):
+    return common_fail(SCRIPT, message)
 
 
 def read_sto(path):
@@ -54,12 +55,6 @@ def main(argv):
     if len(argv) != 3:
         return fail("usage: plot_gait.py OUT_DIR OUTPUT_PNG")
     out_dir, png = argv[1], argv[2]
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return fail("matplotlib is not installed (apt-get install python3-matplotlib)", EXIT_NO_MATPLOTLIB)
     path = lambda name: os.path.join(out_dir, name)
     if not os.path.exists(path("ik.mot")):
         return fail(f"{out_dir}: no ik.mot (not a `kinetrack gait` directory)")
@@ -84,6 +79,7 @@ def main(argv):
         with open(path("stages.csv")) as f:
             stages = [(r["stage"], float(r["seconds"])) for r in csv.DictReader(f)]
 
+    plt = require_pyplot(SCRIPT)
     fig = plt.figure(figsize=(11, 14))
     grid = fig.add_gridspec(4, 2, height_ratios=[1, 1, 2.2, 1])
     ax = fig.add_subplot(grid[0, :])
@@ -144,8 +140,7 @@ def main(argv):
         ax.set_title(f"time per stage (total {1e3 * sum(v for _, v in stages):.0f} ms)")
         ax.invert_yaxis()
     fig.tight_layout()
-    fig.savefig(png, dpi=90)
-    return 0
+    return save_png(fig, png, SCRIPT)
 
 
 if __name__ == "__main__":
