@@ -79,3 +79,27 @@ def save_png(fig, png, script):
             pass
         return fail(script, f"{png}: cannot write: {e.strerror}")
     return 0
+
+
+def read_sto(path):
+    """The columns of an OpenSim storage table (.sto/.mot) by name, in file order ("time" first),
+    as lists of floats. Raises ValueError naming the file and line; OSError when unreadable."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    try:
+        start = next(i for i, l in enumerate(lines) if l.strip() == "endheader") + 1
+    except StopIteration:
+        raise ValueError(f"{path}: no 'endheader' line")
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    names = lines[start].split()
+    cols = {n: [] for n in names}
+    for number, line in enumerate(lines[start + 1:], start=start + 2):
+        if not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != len(names):
+            raise ValueError(f"{path}:{number}: {len(fields)} fields, expected {len(names)}")
+        for n, v in zip(names, fields):
+            cols[n].append(float(v))
+    return cols

@@ -15,7 +15,7 @@ import os
 import sys
 
 from plot_common import fail as common_fail
-from plot_common import require_pyplot, save_png
+from plot_common import read_sto, require_pyplot, save_png
 
 SCRIPT = "plot_gait.py"
 
@@ -24,27 +24,10 @@ def fail(message):
     return common_fail(SCRIPT, message)
 
 
-def read_sto(path):
+def read_table(path):
     """(column names without time, times, {name: values}) of an OpenSim storage table."""
-    with open(path) as f:
-        lines = f.read().splitlines()
-    start = next((i for i, l in enumerate(lines) if l.strip() == "endheader"), None)
-    if start is None:
-        raise ValueError(f"{path}: no 'endheader' line")
-    start += 1
-    while start < len(lines) and not lines[start].strip():
-        start += 1
-    names = lines[start].split()
-    cols = {n: [] for n in names}
-    for number, line in enumerate(lines[start + 1:], start=start + 2):
-        if not line.strip():
-            continue
-        fields = line.split()
-        if len(fields) != len(names):
-            raise ValueError(f"{path}:{number}: {len(fields)} fields, {len(names)} columns")
-        for n, v in zip(names, fields):
-            cols[n].append(float(v))
-    return names[1:], cols["time"], cols
+    cols = read_sto(path)
+    return [n for n in cols if n != "time"], cols["time"], cols
 
 
 def pick(names, wanted):
@@ -59,13 +42,13 @@ def main(argv):
     if not os.path.exists(path("ik.mot")):
         return fail(f"{out_dir}: no ik.mot (not a `kinetrack gait` directory)")
     try:
-        ik_names, ik_t, ik = read_sto(path("ik.mot"))
+        ik_names, ik_t, ik = read_table(path("ik.mot"))
         joints = pick(ik_names, ["hip_flexion_r", "knee_angle_r", "ankle_angle_r", "hip_flexion_l", "knee_angle_l",
                                  "ankle_angle_l", "lumbar_extension"])
-        id_data = read_sto(path("id.sto")) if os.path.exists(path("id.sto")) else None
-        act = read_sto(path("muscles/activation.sto")) if os.path.exists(path("muscles/activation.sto")) else None
-        emg = read_sto(path("emg.sto")) if os.path.exists(path("emg.sto")) else None
-    except (OSError, ValueError, StopIteration) as e:
+        id_data = read_table(path("id.sto")) if os.path.exists(path("id.sto")) else None
+        act = read_table(path("muscles/activation.sto")) if os.path.exists(path("muscles/activation.sto")) else None
+        emg = read_table(path("emg.sto")) if os.path.exists(path("emg.sto")) else None
+    except (OSError, ValueError) as e:
         return fail(str(e))
     onoff, emg_muscle = {}, {}
     if os.path.exists(path("emg_onoff.csv")):

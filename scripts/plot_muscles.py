@@ -13,6 +13,8 @@ python3-matplotlib).
 """
 import sys
 
+from plot_common import read_sto
+
 EXIT_BAD_INPUT = 2
 EXIT_NO_MATPLOTLIB = 3
 
@@ -20,28 +22,6 @@ EXIT_NO_MATPLOTLIB = 3
 def fail(message, code=EXIT_BAD_INPUT):
     print(f"plot_muscles.py: error: {message}", file=sys.stderr)
     return code
-
-
-def read_sto(path):
-    with open(path) as f:
-        lines = f.read().splitlines()
-    try:
-        start = next(i for i, l in enumerate(lines) if l.strip() == "endheader") + 1
-    except StopIteration:
-        raise ValueError(f"{path}: no 'endheader' line")
-    while start < len(lines) and not lines[start].strip():
-        start += 1
-    names = lines[start].split()
-    cols = {n: [] for n in names}
-    for number, line in enumerate(lines[start + 1:], start=start + 2):
-        if not line.strip():
-            continue
-        fields = line.split()
-        if len(fields) != len(names):
-            raise ValueError(f"{path}:{number}: {len(fields)} fields, expected {len(names)}")
-        for n, v in zip(names, fields):
-            cols[n].append(float(v))
-    return cols
 
 
 def main():

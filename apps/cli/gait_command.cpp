@@ -30,7 +30,7 @@ void addGaitCommand(CLI::App& app, Action& action) {
   });
   cmd->callback([&action, cfg] {
     action = [cfg] {
-      cfg->job.reserves = app::parseReserves(cfg->reserves);
+      for (const std::string& reserve : cfg->reserves) cfg->job.reserves.push_back(app::parseReserve(reserve));
       const app::GaitResult r = app::runGait(cfg->job, cliReporter(!cfg->quiet));
       out("{}", r.text);
       if (!cfg->report.empty())

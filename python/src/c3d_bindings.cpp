@@ -56,9 +56,7 @@ void bindC3d(py::module_& m) {
   m.def(
       "read_analog",
       [](const std::string& path) {
-        const bool anc =
-            path.size() >= 4 && (path.substr(path.size() - 4) == ".anc" || path.substr(path.size() - 4) == ".ANC");
-        const io::AnalogData a = released([&] { return anc ? io::readAnc(path) : io::readC3d(path).analog; });
+        const io::AnalogData a = released([&] { return app::readAnalogFile(path); });
         return analogDict(a);
       },
       py::arg("path"),

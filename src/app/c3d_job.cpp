@@ -92,6 +92,17 @@ std::vector<std::string> plateBodies(const std::string& input, const std::vector
   return bodies;
 }
 
+// The ExternalForces to write: each plate with a body that was named or stood on.
+std::vector<io::ExternalForceAssignment> loadedForces(const std::vector<std::string>& bodies,
+                                                      const std::vector<bool>& named,
+                                                      const std::vector<PlateFoot>& feet) {
+  std::vector<io::ExternalForceAssignment> forces;
+  for (std::size_t p = 0; p < bodies.size(); ++p)
+    if (!bodies[p].empty() && (named[p] || feet[p].loaded_frames > 0))
+      forces.push_back({static_cast<int>(p) + 1, bodies[p], ""});
+  return forces;
+}
+
 }  // namespace
 
 bool isC3dPath(const std::string& path) {
@@ -145,6 +156,8 @@ std::vector<PlateFoot> plateFeet(const io::C3dFile& file, const io::GroundReacti
     const io::PlateReactions& pr = cop.plates[p];
     PlateFoot& foot = out[p];
     std::vector<double> right_d, left_d;
+    // Distances in the plate's plane (the markers stand above the plate).
+    const Matrix3d flat = Matrix3d::Identity() - pr.axes.col(2) * pr.axes.col(2).transpose();
     for (int f = 0; f < m.numFrames(); ++f) {
       const auto s = static_cast<std::size_t>(f) * static_cast<std::size_t>(spf);
       if (s >= pr.force.size() || std::abs(pr.force[s].dot(pr.axes.col(2))) < load) continue;
@@ -160,8 +173,6 @@ std::vector<PlateFoot> plateFeet(const io::C3dFile& file, const io::GroundReacti
       Vector3d r, l;
       const bool has_r = meanOf(right, r), has_l = meanOf(left, l);
       if (!has_r && !has_l) continue;
-      // Distance in the plate's plane (the markers stand above the plate).
-      const Matrix3d flat = Matrix3d::Identity() - pr.axes.col(2) * pr.axes.col(2).transpose();
       const double dr = has_r ? (flat * (r - pr.point[s])).norm() : 1e300;
       const double dl = has_l ? (flat * (l - pr.point[s])).norm() : 1e300;
       if (dr <= dl)
@@ -232,10 +243,7 @@ C3dExportResult runC3dExport(const C3dExportOptions& o, const Reporter& reporter
                                io::toString(o.location)));
   }
   if (!o.external_loads.empty()) {
-    std::vector<io::ExternalForceAssignment> forces;
-    for (std::size_t p = 0; p < plates; ++p)
-      if (!r.bodies[p].empty() && (named[p] || r.feet[p].loaded_frames > 0))
-        forces.push_back({static_cast<int>(p) + 1, r.bodies[p], ""});
+    const std::vector<io::ExternalForceAssignment> forces = loadedForces(r.bodies, named, r.feet);
     if (forces.empty()) throw InvalidArgument(o.input + ": no plate is loaded: nothing for --external-loads");
     namespace fs = std::filesystem;
     const fs::path dir = fs::absolute(fs::path(o.external_loads)).parent_path();
@@ -292,10 +300,6 @@ C3dExportResult runC3dExport(const C3dExportOptions& o, const Reporter& reporter
   return r;
 }
 
-}  // namespace kinetrack::app
-
-namespace kinetrack::app {
-
 io::ExternalLoads c3dExternalLoads(const std::string& path, const C3dLoadOptions& o, const Reporter& reporter) {
   const io::C3dFile file = io::readC3d(path);
   for (const std::string& w : file.warnings) reporter.warn(path + ": " + w);
@@ -314,10 +318,7 @@ io::ExternalLoads c3dExternalLoads(const std::string& path, const C3dLoadOptions
     cop = io::groundReactions(file, go);
   }
   const io::GroundReactions g = io::rotated(std::move(cop), o.rotation);
-  std::vector<io::ExternalForceAssignment> forces;
-  for (std::size_t p = 0; p < bodies.size(); ++p)
-    if (!bodies[p].empty() && (named[p] || feet[p].loaded_frames > 0))
-      forces.push_back({static_cast<int>(p) + 1, bodies[p], ""});
+  const std::vector<io::ExternalForceAssignment> forces = loadedForces(bodies, named, feet);
   if (forces.empty()) throw InvalidArgument(path + ": no force plate is loaded");
   io::ExternalLoadsSpec spec = io::parseExternalLoadsSpec(io::externalLoadsXml(forces, path), path + " (plates)");
   return io::bindExternalLoads(std::move(spec), io::groundReactionTable(g), path);
@@ -325,18 +326,9 @@ io::ExternalLoads c3dExternalLoads(const std::string& path, const C3dLoadOptions
 
 io::ExternalLoads readLoads(const std::string& path, const Vector3d& up, const Reporter& reporter) {
   if (!isC3dPath(path)) {
-    // A data file moved beside its XML (pipelines copied out of their folders): taken, with a note.
-    const io::ExternalLoadsSpec spec = io::readExternalLoadsSpec(path);
-    if (!spec.datafile.empty() && !std::filesystem::exists(spec.resolve(spec.datafile))) {
-      const std::filesystem::path beside =
-          std::filesystem::path(spec.directory) / std::filesystem::path(spec.datafile).filename();
-      if (std::filesystem::exists(beside)) {
-        reporter.warn(fmt::format("{}: <datafile> {} does not exist; {} beside it is read", path, spec.datafile,
-                                  beside.filename().string()));
-        return io::readExternalLoads(path, beside.string());
-      }
-    }
-    return io::readExternalLoads(path);
+    io::ExternalLoads loads = io::readExternalLoads(path);
+    for (const std::string& n : loads.notices) reporter.warn(n);
+    return loads;
   }
   C3dLoadOptions lo;
   if (up.y() > 0.5) lo.rotation = parseRotation("y-up");

@@ -228,22 +228,6 @@ void addGaitOptions(CLI::App& cmd, GaitOptions& o, std::vector<std::string>& res
   addQuiet(cmd, quiet, "no progress notes");
 }
 
-std::vector<std::pair<std::string, double>> parseReserves(const std::vector<std::string>& reserves) {
-  std::vector<std::pair<std::string, double>> out;
-  for (const std::string& r : reserves) {
-    const auto eq = r.find('=');
-    double force = 0.0;
-    const std::string number = eq == std::string::npos ? "" : r.substr(eq + 1);
-    char* end = nullptr;
-    if (!number.empty()) force = std::strtod(number.c_str(), &end);
-    if (eq == std::string::npos || eq == 0 || number.empty() || end != number.c_str() + number.size() ||
-        !std::isfinite(force))
-      throw InvalidArgument("--reserve '" + r + "': expected COORDINATE=OPTIMAL_FORCE");
-    out.emplace_back(r.substr(0, eq), force);
-  }
-  return out;
-}
-
 int runCommandLine(const std::vector<std::string>& args, std::string& log) {
   // One parser with the five commands, as the CLI's: the row's words pick the command.
   CLI::App app{"kinetrack", "kinetrack"};
@@ -292,7 +276,7 @@ int runCommandLine(const std::vector<std::string>& args, std::string& log) {
     return 0;
   }
   if (gait->parsed()) {
-    gait_options.reserves = parseReserves(gait_reserves);
+    for (const std::string& reserve : gait_reserves) gait_options.reserves.push_back(parseReserve(reserve));
     const GaitResult r = runGait(gait_options, reporter);
     log += r.text;
     return 0;

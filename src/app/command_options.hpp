@@ -37,10 +37,8 @@ void addInverseDynamicsOptions(CLI::App& cmd, InverseDynamicsOptions& options, b
                                const ExtraOptions& extra = {});
 
 /// `kinetrack gait`: --model … --threads, `extra`, --quiet; --reserve COORDINATE=FORCE strings go
-/// to `reserves` (parseReserves turns them into the options').
+/// to `reserves` (parseReserve turns each into the options').
 void addGaitOptions(CLI::App& cmd, GaitOptions& options, std::vector<std::string>& reserves, bool& quiet,
                     const ExtraOptions& extra = {});
-/// "COORDINATE=OPTIMAL_FORCE" strings as pairs; throws InvalidArgument for a malformed one.
-std::vector<std::pair<std::string, double>> parseReserves(const std::vector<std::string>& reserves);
 
 }  // namespace kinetrack::app

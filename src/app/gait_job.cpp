@@ -24,14 +24,6 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// A stage's own reporter: its notes indented under the stage line, warnings passed on.
-Reporter stageReporter(const Reporter& r) {
-  Reporter s;
-  s.warning = r.warning;
-  s.progress = r.progress;
-  return s;
-}
-
 }  // namespace
 
 std::string emgMuscle(const std::string& channel, const std::vector<std::string>& muscles, const std::string& side) {
@@ -70,14 +62,14 @@ GaitResult runGait(const GaitOptions& o, const Reporter& reporter) {
   if (o.model.empty()) throw InvalidArgument("--model is required (a generic or a subject's .osim)");
   if (o.trial.empty()) throw InvalidArgument("--trial is required (a .trc or .c3d marker trial)");
   if (o.out.empty()) throw InvalidArgument("--out is required (the output directory)");
-  if (o.muscles != "static-opt" && o.muscles != "qp" && o.muscles != "lp" && o.muscles != "none")
-    throw InvalidArgument("--muscles '" + o.muscles + "': expected static-opt, qp, lp or none");
+  const bool with_muscles = o.muscles != "none";
+  const muscles::Method method = with_muscles ? parseMuscleMethod(o.muscles) : muscles::Method::StaticOptimization;
   prepareDirectory(o.out);
-  const Reporter sub = stageReporter(reporter);
+  // The stages' own notes ("[1/3] …") would interleave with the day's: only progress and warnings.
+  const Reporter sub{reporter.progress, reporter.warning, {}};
   GaitResult r;
   auto file = [&](const std::string& name) { return (fs::path(o.out) / name).string(); };
-  const int total =
-      2 + (o.scale_setup.empty() ? 0 : 1) + (o.muscles == "none" ? 0 : 1) + (o.emg_channels.empty() ? 0 : 1);
+  const int total = 2 + (o.scale_setup.empty() ? 0 : 1) + (with_muscles ? 1 : 0) + (o.emg_channels.empty() ? 0 : 1);
   int stage = 0;
   auto say = [&](const std::string& what) { reporter.say(fmt::format("[{}/{}] {}\n", ++stage, total, what)); };
 
@@ -137,12 +129,11 @@ GaitResult runGait(const GaitOptions& o, const Reporter& reporter) {
     r.id = runInverseDynamics(io_, sub);
     double worst = 0.0;
     std::string worst_name = "-";
-    for (std::size_t c = 0; c < r.id->columns.size(); ++c)
-      for (Eigen::Index f = 0; f < r.id->values.rows(); ++f)
-        if (std::abs(r.id->values(f, static_cast<Eigen::Index>(c))) > worst) {
-          worst = std::abs(r.id->values(f, static_cast<Eigen::Index>(c)));
-          worst_name = r.id->columns[c];
-        }
+    if (r.id->values.size() > 0) {
+      Eigen::Index row = 0, col = 0;
+      worst = r.id->values.cwiseAbs().maxCoeff(&row, &col);
+      worst_name = r.id->columns[static_cast<std::size_t>(col)];
+    }
     r.stages.push_back(
         {"inverse dynamics",
          fmt::format("{} frames, {}, largest |{}| {:.1f}", r.id->times.size(),
@@ -151,13 +142,11 @@ GaitResult runGait(const GaitOptions& o, const Reporter& reporter) {
   }
 
   // 4. Muscles.
-  if (o.muscles != "none") {
+  if (with_muscles) {
     say("muscle forces (" + o.muscles + ")");
     const auto t0 = std::chrono::steady_clock::now();
     MusclesOptions mo;
-    mo.method = o.muscles == "qp"   ? muscles::Method::QP
-                : o.muscles == "lp" ? muscles::Method::LP
-                                    : muscles::Method::StaticOptimization;
+    mo.method = method;
     mo.model = r.model;
     mo.motion = r.ik.out_path;
     mo.loads = loads;

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <numbers>
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/dynamics/trajectory.hpp"
@@ -17,39 +16,6 @@ std::string fmt(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
-}
-
-// A 2nd-order Butterworth section (bilinear transform, pre-warped at fc), run forward then
-// backward over x padded at both ends by odd reflection (zero lag, 4th order in all).
-void biquadZeroLag(std::vector<double>& x, double fs, double fc, bool high_pass) {
-  const double k = std::tan(std::numbers::pi * fc / fs), r2 = std::numbers::sqrt2;
-  const double norm = 1.0 / (1.0 + r2 * k + k * k);
-  const double a1 = 2.0 * (k * k - 1.0) * norm, a2 = (1.0 - r2 * k + k * k) * norm;
-  double b0 = k * k * norm, b1 = 2.0 * b0, b2 = b0;
-  if (high_pass) b0 = norm, b1 = -2.0 * norm, b2 = norm;
-  const std::size_t n = x.size();
-  const std::size_t pad = std::min(n - 1, static_cast<std::size_t>(std::ceil(3.0 * fs / fc)));
-  std::vector<double> y(n + 2 * pad);
-  for (std::size_t j = 0; j < pad; ++j) {
-    y[pad - 1 - j] = 2.0 * x.front() - x[j + 1];
-    y[pad + n + j] = 2.0 * x.back() - x[n - 2 - j];
-  }
-  std::copy(x.begin(), x.end(), y.begin() + static_cast<std::ptrdiff_t>(pad));
-  auto pass = [&](auto begin, auto end) {
-    // Direct form II transposed, starting in the steady state of the first value.
-    const double x0 = *begin;
-    const double dc = (b0 + b1 + b2) / (1.0 + a1 + a2);  // gain at 0 Hz (0 for the high-pass)
-    double z1 = dc * x0 - b0 * x0, z2 = b2 * x0 - a2 * dc * x0;
-    for (auto it = begin; it != end; ++it) {
-      const double in = *it, out = b0 * in + z1;
-      z1 = b1 * in - a1 * out + z2;
-      z2 = b2 * in - a2 * out;
-      *it = out;
-    }
-  };
-  pass(y.begin(), y.end());
-  pass(y.rbegin(), y.rend());
-  std::copy(y.begin() + static_cast<std::ptrdiff_t>(pad), y.begin() + static_cast<std::ptrdiff_t>(pad + n), x.begin());
 }
 
 }  // namespace
@@ -98,8 +64,8 @@ EmgEnvelopes emgEnvelopes(const io::AnalogData& analog, const std::vector<std::s
                          "EMG channel '" + ch.label + "': sample " + std::to_string(s) + " (t = " + fmt(s / fs) +
                              " s) is NaN or infinite");
     }
-    biquadZeroLag(x, fs, o.band_low_hz, true);
-    biquadZeroLag(x, fs, high, false);
+    highPassFilter(x, fs, o.band_low_hz);
+    lowPassFilter(x, fs, high);
     for (double& v : x) v = std::abs(v);
     // Timing from a faster envelope (Hodges and Bui: 50 Hz): the display envelope's low cut-off
     // would spread each burst by tens of milliseconds.

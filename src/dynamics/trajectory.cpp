@@ -13,9 +13,10 @@ namespace kinetrack {
 
 namespace {
 
-// One 2nd-order section y = (b0 + b1 z⁻¹ + b2 z⁻²) / (1 + a1 z⁻¹ + a2 z⁻²) x, unit gain at DC.
+// One 2nd-order section y = (b0 + b1 z⁻¹ + b2 z⁻²) / (1 + a1 z⁻¹ + a2 z⁻²) x; `dc` its gain at
+// 0 Hz (1 low-pass, 0 high-pass).
 struct Biquad {
-  double b0, b1, b2, a1, a2;
+  double b0, b1, b2, a1, a2, dc;
 };
 
 // 2nd-order Butterworth low-pass by the bilinear transform, pre-warped so that the two passes
@@ -26,13 +27,22 @@ Biquad butterworthLowPass(double sample_rate_hz, double cutoff_hz) {
   const double k = std::tan(std::numbers::pi * cutoff_hz / sample_rate_hz) / c;
   const double k2 = k * k, norm = 1.0 / (1.0 + std::numbers::sqrt2 * k + k2);
   const double b0 = k2 * norm;
-  return {b0, 2.0 * b0, b0, 2.0 * (k2 - 1.0) * norm, (1.0 - std::numbers::sqrt2 * k + k2) * norm};
+  return {b0, 2.0 * b0, b0, 2.0 * (k2 - 1.0) * norm, (1.0 - std::numbers::sqrt2 * k + k2) * norm, 1.0};
+}
+
+// The high-pass twin: K = tan(π f_c / fs) · c (one pass has |H|² = 1 / (1 + (K / tan(πf/fs))⁴)),
+// so that the two passes together are 3 dB down at `cutoff_hz`.
+Biquad butterworthHighPass(double sample_rate_hz, double cutoff_hz) {
+  const double c = std::pow(std::numbers::sqrt2 - 1.0, 0.25);
+  const double k = std::tan(std::numbers::pi * cutoff_hz / sample_rate_hz) * c;
+  const double k2 = k * k, norm = 1.0 / (1.0 + std::numbers::sqrt2 * k + k2);
+  return {norm, -2.0 * norm, norm, 2.0 * (k2 - 1.0) * norm, (1.0 - std::numbers::sqrt2 * k + k2) * norm, 0.0};
 }
 
 // Runs the section over x[0], x[step], … (step ±1, `count` values) in place, transposed direct
 // form II, starting in the steady state of the first value (no start-up transient for a constant).
 void runBiquad(const Biquad& f, double* x, std::ptrdiff_t count, std::ptrdiff_t step) {
-  double z1 = x[0] * (1.0 - f.b0), z2 = x[0] * (f.b2 - f.a2);
+  double z1 = x[0] * (f.dc - f.b0), z2 = x[0] * (f.b2 - f.a2 * f.dc);
   for (std::ptrdiff_t i = 0; i < count; ++i, x += step) {
     const double in = *x, out = f.b0 * in + z1;
     z1 = f.b1 * in - f.a1 * out + z2;
@@ -169,6 +179,15 @@ void lowPassFilter(std::span<double> x, double sample_rate_hz, double cutoff_hz)
     if (!std::isfinite(v)) throw InvalidArgument("lowPassFilter: the values must be finite");
   std::vector<double> work;
   filtfilt(butterworthLowPass(sample_rate_hz, cutoff_hz), padLength(sample_rate_hz, cutoff_hz), x.data(),
+           static_cast<std::ptrdiff_t>(x.size()), work);
+}
+
+void highPassFilter(std::span<double> x, double sample_rate_hz, double cutoff_hz) {
+  checkCutoff(sample_rate_hz, cutoff_hz, "highPassFilter");
+  for (const double v : x)
+    if (!std::isfinite(v)) throw InvalidArgument("highPassFilter: the values must be finite");
+  std::vector<double> work;
+  filtfilt(butterworthHighPass(sample_rate_hz, cutoff_hz), padLength(sample_rate_hz, cutoff_hz), x.data(),
            static_cast<std::ptrdiff_t>(x.size()), work);
 }
 

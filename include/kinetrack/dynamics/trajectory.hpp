@@ -57,6 +57,9 @@ std::vector<VectorXd> inverseDynamics(const Model& model, const std::vector<Conf
 /// Throws InvalidArgument unless 0 < cutoff_hz < sample_rate_hz / 2 (both finite) and x is
 /// finite.
 void lowPassFilter(std::span<double> x, double sample_rate_hz, double cutoff_hz);
+/// The zero-lag high-pass twin of lowPassFilter (the same padding and passes; the two passes
+/// together 3 dB down at `cutoff_hz`, a constant removed). Throws as lowPassFilter.
+void highPassFilter(std::span<double> x, double sample_rate_hz, double cutoff_hz);
 
 /// A motion low-passed by lowPassFilter at `cutoff_hz`, coordinate by coordinate: base position,
 /// the base orientation as its quaternion (w, x, y, z) made sign-continuous (q_k · q_{k−1} ≥ 0,

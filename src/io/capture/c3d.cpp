@@ -31,17 +31,6 @@ std::string number(double v) {
   return buf;
 }
 
-// Metres per unit of POINT:UNITS; 0 when unknown.
-double metresPer(const std::string& units) {
-  std::string u;
-  for (const char c : units) u += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (u == "mm") return 1e-3;
-  if (u == "cm") return 1e-2;
-  if (u == "dm") return 1e-1;
-  if (u == "m") return 1.0;
-  return 0.0;
-}
-
 // The fixed fields of the header block (words 2–12), in the processor's formats.
 struct Header {
   long long points, analog_values, first, last, max_gap, data_start, analog_samples;
@@ -177,7 +166,7 @@ C3dFile parseC3d(std::span<const std::uint8_t> bytes, const std::string& source,
     out.point_units = "mm";
     warnings.push_back("no POINT:UNITS: millimetres assumed");
   }
-  const double metres = out.point_units.empty() ? 1e-3 : metresPer(out.point_units);
+  const double metres = out.point_units.empty() ? 1e-3 : detail::unitMetres(out.point_units);
   if (metres == 0) {
     const C3dParameter* u = P.find("POINT", "UNITS");
     b.fail(u != nullptr ? u->at : 0, "POINT:UNITS '" + out.point_units + "' (expected mm, cm, dm or m)");

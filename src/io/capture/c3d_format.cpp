@@ -12,6 +12,16 @@
 
 namespace kinetrack::io::detail {
 
+double unitMetres(std::string_view unit) {
+  std::string u;
+  for (const char c : unit) u += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (u == "mm") return 1e-3;
+  if (u == "cm") return 1e-2;
+  if (u == "dm") return 1e-1;
+  if (u == "m") return 1.0;
+  return 0.0;
+}
+
 namespace {
 
 std::string upper(std::string_view s) {

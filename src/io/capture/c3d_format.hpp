@@ -19,6 +19,9 @@ enum class C3dProcessor { Intel, Dec, Mips };
 /// Exponent 0 is zero (or, with the sign set, the reserved operand: NaN).
 double vaxToDouble(const std::uint8_t* p);
 
+/// Metres per unit of a length unit ("mm", "cm", "dm", "m", any case); 0 when it is not one.
+double unitMetres(std::string_view unit);
+
 class C3dBytes {
  public:
   C3dBytes(std::span<const std::uint8_t> bytes, const std::string& source) : bytes_(bytes), source_(source) {}

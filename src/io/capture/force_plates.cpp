@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "c3d_format.hpp"
 #include "kinetrack/core/errors.hpp"
 
 namespace kinetrack::io {
@@ -21,15 +22,6 @@ std::string fmt(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
-}
-
-// Metres per unit of a length unit; 0 when it is not one.
-double lengthScale(const std::string& unit) {
-  const std::string u = lower(unit);
-  if (u == "mm") return 1e-3;
-  if (u == "cm") return 1e-2;
-  if (u == "m") return 1.0;
-  return 0.0;
 }
 
 // N·m per unit of a moment unit ("Nmm", "N.mm", "N*mm", "N mm", "Nm", …); 0 when it is not one.
@@ -94,7 +86,7 @@ struct PlateReader {
   double lengthUnit(std::size_t k, double point_metres) const {
     const std::string& u = unit(k);
     if (u.empty()) return point_metres;
-    const double s = lengthScale(u);
+    const double s = detail::unitMetres(u);
     if (s == 0) fail(channelName(k) + ": ANALOG:UNITS '" + u + "' is not a length unit (mm or m)");
     return s;
   }
@@ -123,7 +115,7 @@ GroundReactions groundReactions(const C3dFile& file, const GroundReactionOptions
   out.location = options.location;
   const AnalogData& a = file.analog;
   const double point_metres = [&] {
-    const double s = lengthScale(file.point_units);
+    const double s = detail::unitMetres(file.point_units);
     return s == 0 ? 1e-3 : s;
   }();
   const auto n = static_cast<std::size_t>(out.samples);

@@ -160,11 +160,23 @@ ExternalLoads bindExternalLoads(ExternalLoadsSpec spec, MotTable data, const std
 
 ExternalLoads readExternalLoads(const std::string& path, const std::string& data_file) {
   ExternalLoadsSpec spec = readExternalLoadsSpec(path);
-  const std::string file = data_file.empty() ? spec.resolve(spec.datafile) : data_file;
+  std::string file = data_file.empty() ? spec.resolve(spec.datafile) : data_file;
   if (file.empty() || (spec.datafile == "Unassigned" && data_file.empty()))
     throw ParseError(path, spec.datafile_line, "ExternalLoads: no <datafile> (give the data file explicitly)");
+  std::string notice;
+  if (data_file.empty() && !std::filesystem::exists(file)) {
+    const std::filesystem::path beside =
+        std::filesystem::path(spec.directory) / std::filesystem::path(spec.datafile).filename();
+    if (std::filesystem::exists(beside)) {
+      notice = path + ": <datafile> " + spec.datafile + " does not exist; " + beside.filename().string() +
+               " beside it is read";
+      file = beside.string();
+    }
+  }
   MotTable data = readMot(file);
-  return bindExternalLoads(std::move(spec), std::move(data), file);
+  ExternalLoads loads = bindExternalLoads(std::move(spec), std::move(data), file);
+  if (!notice.empty()) loads.notices.push_back(notice);
+  return loads;
 }
 
 void ExternalLoads::sample(double t, std::vector<ExternalForceSample>& out) const {

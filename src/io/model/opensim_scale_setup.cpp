@@ -164,13 +164,7 @@ ScaleSetup parseScaleSetup(const std::string& xml_text, const std::string& sourc
   tinyxml2::XMLDocument doc;
   load(doc, xml_text, source);
   const SetupParser p(source);
-  const XMLElement* root = doc.RootElement();
-  const XMLElement* tool = nullptr;
-  if (root && std::string(root->Name()) == "ScaleTool")
-    tool = root;
-  else if (root)
-    tool = root->FirstChildElement("ScaleTool");
-  if (!tool) p.fail(root, "no <ScaleTool> element (is this an OpenSim Scale setup?)");
+  const XMLElement* tool = rootOrChild(doc, p, "ScaleTool", " (is this an OpenSim Scale setup?)");
   ScaleSetup s;
   s.source = source;
   s.directory = std::filesystem::path(source).parent_path().string();

@@ -35,13 +35,7 @@ IkSetup parseIkSetup(const std::string& xml_text, const std::string& source) {
   tinyxml2::XMLDocument doc;
   load(doc, xml_text, source);
   const SetupParser p(source);
-  const XMLElement* root = doc.RootElement();
-  const XMLElement* tool = nullptr;
-  if (root && std::string(root->Name()) == "InverseKinematicsTool")
-    tool = root;
-  else if (root)
-    tool = root->FirstChildElement("InverseKinematicsTool");
-  if (!tool) p.fail(root, "no <InverseKinematicsTool> element (is this an OpenSim IK setup?)");
+  const XMLElement* tool = rootOrChild(doc, p, "InverseKinematicsTool", " (is this an OpenSim IK setup?)");
   IkSetup s;
   s.source = source;
   s.directory = std::filesystem::path(source).parent_path().string();

@@ -104,6 +104,17 @@ inline void load(tinyxml2::XMLDocument& doc, const std::string& text, const std:
     throw ParseError(source, doc.ErrorLineNum(), std::string("malformed XML: ") + doc.ErrorStr());
 }
 
+/// The element `name` at the root of `doc` or just under it (OpenSimDocument), else the parser's
+/// error "no <name> element" followed by `what` (the kind of file it should be).
+inline const XMLElement* rootOrChild(const tinyxml2::XMLDocument& doc, const SetupParser& p, const char* name,
+                                     const std::string& what) {
+  const XMLElement* root = doc.RootElement();
+  const XMLElement* e =
+      root && std::string(root->Name()) == name ? root : (root ? root->FirstChildElement(name) : nullptr);
+  if (!e) p.fail(root, std::string("no <") + name + "> element" + what);
+  return e;
+}
+
 /// The tasks of an <IKTaskSet> element: inline, or read from the file its `file` attribute names
 /// (`resolve(file)` gives its path), that file holding an <IKTaskSet> at its root or inside it.
 template <class Resolve>
@@ -119,11 +130,7 @@ void ikTaskSet(const SetupParser& p, const XMLElement* set, const Resolve& resol
   tinyxml2::XMLDocument doc;
   load(doc, text, path);
   const SetupParser tp(path);
-  const XMLElement* root = doc.RootElement();
-  const XMLElement* tasks =
-      root && std::string(root->Name()) == "IKTaskSet" ? root : (root ? root->FirstChildElement("IKTaskSet") : nullptr);
-  if (!tasks) tp.fail(root, "no <IKTaskSet> element");
-  tp.tasks(tasks, marker_tasks, coordinate_tasks);
+  tp.tasks(rootOrChild(doc, tp, "IKTaskSet", ""), marker_tasks, coordinate_tasks);
 }
 
 }  // namespace kinetrack::io::detail

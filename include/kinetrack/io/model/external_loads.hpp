@@ -72,6 +72,8 @@ struct ExternalLoads {
   MotTable data;
   std::vector<ExternalForceSpec> forces;  ///< the enabled forces, in file order
   std::vector<ExternalForceColumns> columns;
+  /// What reading repaired (a <datafile> found beside the XML instead of where it points).
+  std::vector<std::string> notices;
 
   [[nodiscard]] double firstTime() const { return data.times.front(); }
   [[nodiscard]] double lastTime() const { return data.times.back(); }
@@ -82,10 +84,11 @@ struct ExternalLoads {
 };
 
 /// Reads an ExternalLoads file and its data file (`data_file` overrides the spec's <datafile>,
-/// "" keeps it). Throws ParseError naming the file and line for: everything
-/// readExternalLoadsSpec refuses, no data file, a force, point or torque column that the data
-/// file lacks (naming the ExternalForce, its line and the column), a NaN or infinite value in a
-/// used column (naming the column and time), fewer than 2 rows.
+/// "" keeps it; a <datafile> that does not exist where it points but does beside the XML —
+/// pipelines copied out of their folders — is read from there, with a notice). Throws ParseError naming the file and
+/// line for: everything readExternalLoadsSpec refuses, no data file, a force, point or torque column that the data file
+/// lacks (naming the ExternalForce, its line and the column), a NaN or infinite value in a used column (naming the
+/// column and time), fewer than 2 rows.
 ExternalLoads readExternalLoads(const std::string& path, const std::string& data_file = "");
 /// Binds a parsed spec to a data table already read (`data_source` names it in errors).
 ExternalLoads bindExternalLoads(ExternalLoadsSpec spec, MotTable data, const std::string& data_source);
