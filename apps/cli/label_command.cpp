@@ -47,9 +47,13 @@ void addMarkersLabelCommand(CLI::App& markers_group, Action& action) {
   cmd->add_flag("--strip-labels", cfg->job.strip_labels,
                 "input is a labelled TRC/C3D: drop its labels (they only restrict the set to the markers worn)");
   cmd->add_option("--static", cfg->job.subject.static_trial,
-                  "labelled static trial (.trc/.c3d): the start pose (and, for built-in models, the marker offsets)");
+                  "labelled static trial (.trc/.c3d): calibrates the markers (an .osim model: uniform scale + "
+                  "marker placement, or --scale-setup) and gives the start pose");
+  cmd->add_option("--scale-setup", cfg->job.subject.scale_setup,
+                  ".osim models: OpenSim Scale tool setup run on --static before labelling");
   cmd->add_option("--markerset", cfg->job.subject.markerset,
-                  "built-in models: marker set (built-in name or JSON file)");
+                  "built-in models: marker set (built-in name or JSON file); .osim: an OpenSim MarkerSet (.xml) "
+                  "replacing its markers");
   cmd->add_option("--markers", cfg->job.marker_names, "only these markers of the set (comma-separated)")
       ->delimiter(',');
   cmd->add_option("--vsk", cfg->job.subject.vsk, "built-in models: Vicon subject file (Height)");
@@ -64,6 +68,7 @@ void addMarkersLabelCommand(CLI::App& markers_group, Action& action) {
       ->check(CLI::IsMember({"auto", "y-up", "z-up"}));
   cmd->add_option("--out", cfg->job.out, "labelled TRC (model's marker order; missing = empty)")->required();
   cmd->add_option("--ik-out", cfg->job.ik_out, "joint angles of the same frames (.mot)");
+  cmd->add_option("--model-out", cfg->job.model_out, ".osim model as calibrated on --static (markers placed)");
   cmd->add_option("--report", cfg->job.report, "per-frame report CSV (assigned, gaps, ghosts, state, IK)");
   cmd->add_option("--summary-json", cfg->job.summary_json, "write the run's summary as JSON");
   cmd->add_option("--plot", cfg->plot, "PNG of labelled markers, ghosts and IK RMS per frame");

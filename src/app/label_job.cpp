@@ -10,16 +10,22 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "kinetrack/app/scale_job.hpp"
 #include "kinetrack/app/track_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/capture/c3d.hpp"
 #include "kinetrack/io/model/marker_set.hpp"
+#include "kinetrack/io/model/opensim_model_edit.hpp"
 #include "kinetrack/io/model/vsk.hpp"
+#include "kinetrack/io/table/atomic_file.hpp"
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/kinematics/jacobian.hpp"
 #include "kinetrack/metrics/tracking.hpp"
 #include "kinetrack/model/human_models.hpp"
 #include "kinetrack/subject/marker_calibration.hpp"
 #include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/opensim_ik.hpp"
+#include "kinetrack/track/opensim_marker_placer.hpp"
 
 namespace kinetrack::app {
 
@@ -63,26 +69,155 @@ std::vector<std::string> restrict(const std::vector<std::string>& all, const std
   return out;
 }
 
+// Markers placed by the MarkerPlacer, as the document's new marker set.
+std::vector<io::OpenSimMarker> placedMarkers(const track::MarkerPlacement& placement) {
+  std::vector<io::OpenSimMarker> moved;
+  for (const track::PlacedMarker& p : placement.markers) {
+    if (!p.in_trial || p.after == p.before) continue;
+    io::OpenSimMarker m;
+    m.name = p.name;
+    m.body = p.body;
+    m.location = p.after;
+    moved.push_back(std::move(m));
+  }
+  return moved;
+}
+
 }  // namespace
+
+OpenSimLabellingCalibration calibrateOpenSimForLabelling(const std::string& osim_text, const std::string& osim_path,
+                                                         const io::MarkerTrajectories& static_trial) {
+  OpenSimLabellingCalibration c;
+  c.method = "uniform scale + marker placement";
+  const io::OpenSimModel generic = io::parseOpenSimModel(osim_text, osim_path);
+  // The model's markers at its default pose against the static trial's mean positions.
+  const subject::MarkerModel mm = subject::markerModel(generic);
+  const Model& model = *mm.model;
+  Data data(model);
+  forwardKinematics(model, data, mm.reference);
+  const std::vector<Vector3d> mean = subject::meanMarkerPositions(static_trial, -INFINITY, INFINITY, &c.frames);
+  std::vector<Vector3d> model_pos, trial_pos;
+  for (const subject::MarkerModel::Marker& mk : mm.markers) {
+    const auto it = std::find(static_trial.names.begin(), static_trial.names.end(), mk.name);
+    if (it == static_trial.names.end()) continue;
+    const Vector3d& x = mean[static_cast<std::size_t>(it - static_trial.names.begin())];
+    if (!x.allFinite()) continue;
+    model_pos.push_back(frameOrigin(model, data, *model.findFrame(mk.frame)));
+    trial_pos.push_back(x);
+  }
+  if (model_pos.size() < 3)
+    throw InvalidArgument(fmt::format("static trial {} has {} of the markers of {} (need at least 3)",
+                                      static_trial.source, model_pos.size(), osim_path));
+  // Heights above the lowest of the shared markers (a foot marker of a standing model), along
+  // the model's up: their ratios do not depend on the arms' or the legs' pose, as pair distances
+  // across joints do, nor on where a cluster's markers were put on the generic model.
+  const Vector3d up = mm.up.normalized();
+  std::size_t low = 0;
+  for (std::size_t i = 1; i < model_pos.size(); ++i)
+    if (model_pos[i].dot(up) < model_pos[low].dot(up)) low = i;
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < model_pos.size(); ++i) {
+    const double hm = (model_pos[i] - model_pos[low]).dot(up), ht = (trial_pos[i] - trial_pos[low]).dot(up);
+    if (hm >= 0.5 && ht > 0.0) ratios.push_back(ht / hm);
+  }
+  c.pairs = static_cast<int>(ratios.size());
+  if (!ratios.empty()) {
+    std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2), ratios.end());
+    c.scale = ratios[ratios.size() / 2];
+  }
+  io::OpenSimModelDocument doc(osim_text, osim_path);
+  std::vector<std::pair<std::string, Vector3d>> factors;
+  for (const std::string& b : generic.bodies) factors.emplace_back(b, Vector3d::Constant(c.scale));
+  (void)doc.scale(factors, 0.0, true);
+  const io::OpenSimModel scaled = io::parseOpenSimModel(doc.text(), osim_path);
+  // The static pose by iteratively reweighted IK: a generic marker set puts cluster markers
+  // anywhere on their segment (Rajagopal's thigh and shank clusters sit 5–19 cm from where the
+  // subject wears them), and weighted like the anatomical markers they pull the pose off (the
+  // whole static fit 65 mm RMS). Each round weighs a marker by 1 / (1 + (e / 3 cm)²) of its last
+  // error e, so that the pose follows the markers the model places well; then every marker is
+  // placed at that pose.
+  track::MarkerPlacerOptions po;
+  po.move_fixed = true;
+  track::MarkerPlacement placement = track::placeOpenSimMarkers(scaled, nullptr, static_trial, po);
+  io::IkSetup robust;
+  for (int round = 0; round < 4; ++round) {
+    robust.marker_tasks.clear();
+    for (const track::PlacedMarker& p : placement.markers)
+      if (p.in_trial && std::isfinite(p.error)) {
+        const double r = p.error / 0.03;
+        robust.marker_tasks.push_back({.name = p.name, .apply = true, .weight = std::max(1e-3, 1.0 / (1.0 + r * r))});
+      }
+    placement = track::placeOpenSimMarkers(scaled, &robust, static_trial, po);
+  }
+  c.rms_before = placement.rms_error;
+  doc.setMarkers(placedMarkers(placement));
+  for (const track::PlacedMarker& p : placement.markers) c.markers_placed += p.in_trial;
+  c.osim = doc.text();
+  c.pose = placement.pose;
+  c.rms_after = 0.0;  // every marker of the trial now sits on its mean static position
+  return c;
+}
 
 LabellingSubject loadLabellingSubject(const LabellingSubjectOptions& spec, const std::vector<std::string>& names,
                                       const Reporter& reporter) {
   LabellingSubject s;
   if (hasSuffix(spec.model, ".osim")) {
-    if (!spec.markerset.empty())
-      throw InvalidArgument("--markerset is for built-in models; an .osim model brings its own markers");
-    s.osim = io::readOpenSimModel(spec.model);
+    if (!spec.markerset.empty() && !hasSuffix(spec.markerset, ".xml"))
+      throw InvalidArgument("--markerset " + spec.markerset +
+                            ": an .osim model takes an OpenSim MarkerSet file (.xml), which replaces its markers "
+                            "of the same names and adds the others");
     s.y_up = true;
+    // The model's text, with the markers of an OpenSim MarkerSet file when one is given.
+    std::string osim_text;
+    if (!spec.markerset.empty()) {
+      io::OpenSimModelDocument doc = io::OpenSimModelDocument::read(spec.model);
+      doc.setMarkers(io::readOpenSimMarkerSet(spec.markerset));
+      osim_text = doc.text();
+    }
+    std::optional<io::MarkerTrajectories> static_trial;
+    if (!spec.static_trial.empty())
+      static_trial = io::readMarkerTrial(spec.static_trial, true, io::parseMarkerAxes(spec.marker_axes));
+    if (!spec.scale_setup.empty()) {
+      // OpenSim's Scale tool: its measurements, then its marker placement on the static trial.
+      ScaleOptions so;
+      so.setup = spec.scale_setup;
+      so.model = spec.model;
+      so.markers = spec.static_trial;
+      so.marker_axes = spec.marker_axes;
+      so.marker_set = spec.markerset;
+      so.setup_outputs = false;
+      ScaleResult sr = runScale(so);
+      OpenSimLabellingCalibration c;
+      c.method = "Scale tool (" + spec.scale_setup + ")";
+      if (sr.placement) {
+        c.frames = sr.placement->frames;
+        c.rms_before = sr.placement->rms_error;
+        c.pose = sr.placement->pose;
+        for (const track::PlacedMarker& p : sr.placement->markers) c.markers_placed += p.in_trial && !p.fixed;
+      }
+      c.osim = std::move(sr.osim);
+      s.calibration = std::move(c);
+    } else if (static_trial) {
+      s.calibration = calibrateOpenSimForLabelling(
+          osim_text.empty() ? io::OpenSimModelDocument::read(spec.model).text() : osim_text, spec.model, *static_trial);
+    }
+    s.osim = s.calibration       ? io::parseOpenSimModel(s.calibration->osim, spec.model)
+             : osim_text.empty() ? io::readOpenSimModel(spec.model)
+                                 : io::parseOpenSimModel(osim_text, spec.model);
     std::vector<std::string> all;
     for (const io::OpenSimMarker& mk : s.osim->markers) all.push_back(mk.name);
     if (all.size() < 3) throw InvalidArgument("model " + spec.model + " has fewer than 3 markers: nothing to label");
     subject::MarkerModel mm = subject::markerModel(*s.osim, restrict(all, names));
-    if (!spec.static_trial.empty())  // the start pose of the initialisation: the static trial's
-      mm.reference =
-          subject::staticPose(mm, io::readMarkerTrial(spec.static_trial, true, io::parseMarkerAxes(spec.marker_axes)));
+    if (static_trial)  // the start pose of the initialisation: the static trial's
+      mm.reference = subject::staticPose(mm, *static_trial);
     markers::LabellerModel lm = markers::labellerModel(std::move(mm));
     s.description = fmt::format("{} ({} coordinates), {} markers", s.osim->model->name(), s.osim->coordinates.size(),
                                 lm.numMarkers());
+    if (s.calibration && !spec.quiet)
+      reporter.say(
+          fmt::format("  {:<28} {}: scale {:.3f} ({} pairs), {} markers placed, static RMS {:.1f} mm, {} frames\n",
+                      "static calibration", s.calibration->method, s.calibration->scale, s.calibration->pairs,
+                      s.calibration->markers_placed, s.calibration->rms_before * 1e3, s.calibration->frames));
     s.model = std::make_shared<const markers::LabellerModel>(std::move(lm));
     return s;
   }
@@ -221,6 +356,11 @@ LabelResult runLabel(const LabelOptions& cfg, const Reporter& reporter) {
     io::writeTrc(result.labelled, cfg.out, {.units = units, .frame_numbers = file_cloud.frame_numbers});
   if (!cfg.report.empty()) writeTextFile(cfg.report, labelReportCsv(r));
   if (!cfg.ik_out.empty()) io::writeMot(jointTable(subject, r), cfg.ik_out);
+  if (!cfg.model_out.empty()) {
+    if (!subject.calibration)
+      throw InvalidArgument("--model-out: only an .osim model calibrated on a --static trial is written");
+    io::writeFileAtomically(cfg.model_out, subject.calibration->osim);
+  }
 
   std::vector<double> assigned, ghosts, rms, us, label_us;
   for (const markers::LabelledFrame& f : r.frames) {

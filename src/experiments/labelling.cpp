@@ -133,12 +133,14 @@ void jointRotationDifferences(const Model& m, Data& a, Data& b, const Configurat
   }
 }
 
-Trial loadTrial(std::string name, const app::LabellingSubjectOptions& spec, const std::string& trial_path) {
+Trial loadTrial(std::string name, const app::LabellingSubjectOptions& spec, const std::string& trial_path,
+                double rate = 0.0) {
   Trial t;
   t.name = std::move(name);
   // The trial in the model's world (an .osim model is Y up); the set: the model's markers that
-  // the trial has (the markers worn).
+  // the trial has (the markers worn). A rate resamples it (the 100 Hz run seen at 60 Hz).
   io::MarkerTrajectories raw = io::readMarkerTrial(trial_path, app::hasSuffix(spec.model, ".osim"));
+  if (rate > 0.0) raw = markers::resampleTrajectories(raw, rate);
   app::LabellingSubjectOptions quiet = spec;
   quiet.quiet = true;
   t.subject = app::loadLabellingSubject(quiet, raw.names);
@@ -248,6 +250,7 @@ LabellingExperimentResult runLabellingExperiment(const LabellingExperimentOption
   app::prepareDirectory(cfg.out);
   const fs::path gait = data / "opensim" / "gait2354_walk";
   const fs::path c3d = data / "c3d";
+  const fs::path raj = data / "opensim" / "rajagopal_run_walk";
   for (const fs::path& p : {gait / "subject01_simbody.osim", gait / "subject01_walk1.trc",
                             c3d / "pycgm_Movement_trial.c3d", c3d / "pycgm_Static_trial.c3d", c3d / "pycgm_Test.vsk"})
     if (!fs::is_regular_file(p))
@@ -267,6 +270,18 @@ LabellingExperimentResult runLabellingExperiment(const LabellingExperimentOption
   app::LabellingSubjectOptions pig48_spec = pig_spec;
   pig48_spec.model = "human48";
   trials.push_back(loadTrial("Plug-in Gait (human48)", pig48_spec, (c3d / "pycgm_Movement_trial.c3d").string()));
+  // The Rajagopal run and walk (issue 40): the generic model calibrated on each trial's static
+  // trial (uniform scale + marker placement); the run also resampled at 60 Hz.
+  if (fs::is_regular_file(raj / "Rajagopal2016_GENERIC.osim")) {
+    app::LabellingSubjectOptions run_spec, walk_spec;
+    run_spec.model = walk_spec.model = (raj / "Rajagopal2016_GENERIC.osim").string();
+    run_spec.static_trial = (raj / "static_run.trc").string();
+    walk_spec.static_trial = (raj / "static_walk_1.trc").string();
+    walk_spec.markerset = (raj / "markerset_walk_preScale.xml").string();  // the walk's marker names
+    trials.push_back(loadTrial("Rajagopal run", run_spec, (raj / "motion_capture_run.trc").string()));
+    trials.push_back(loadTrial("Rajagopal run 60 Hz", run_spec, (raj / "motion_capture_run.trc").string(), 60.0));
+    trials.push_back(loadTrial("Rajagopal walk", walk_spec, (raj / "motion_capture_walk.trc").string()));
+  }
   for (const Trial& t : trials)
     reporter.say(fmt::format("  {:<24} {}; {} frames at {:.0f} Hz, {} trial markers\n", t.name, t.subject.description,
                              t.trial.numFrames(), t.trial.data_rate, t.trial.numMarkers()));

@@ -10,6 +10,34 @@
 
 namespace kinetrack::markers {
 
+io::MarkerTrajectories resampleTrajectories(const io::MarkerTrajectories& trial, double rate) {
+  if (!(rate > 0.0) || !std::isfinite(rate))
+    throw InvalidArgument("resampleTrajectories: rate must be positive, got " + std::to_string(rate));
+  if (trial.numFrames() < 2)
+    throw InvalidArgument("resampleTrajectories: " + trial.source + " has fewer than 2 frames");
+  io::MarkerTrajectories out;
+  out.source = trial.source;
+  out.names = trial.names;
+  out.up = trial.up;
+  out.data_rate = rate;
+  const std::size_t nm = trial.names.size();
+  const double t0 = trial.times.front(), t1 = trial.times.back();
+  std::size_t k = 0;
+  for (long i = 0;; ++i) {
+    const double t = t0 + static_cast<double>(i) / rate;
+    if (t > t1 + 1e-9) break;
+    while (k + 2 < trial.times.size() && trial.times[k + 1] <= t) ++k;
+    const double a = std::clamp((t - trial.times[k]) / (trial.times[k + 1] - trial.times[k]), 0.0, 1.0);
+    out.times.push_back(t);
+    for (std::size_t m = 0; m < nm; ++m) {
+      const Vector3d& p = trial.positions[k * nm + m];
+      const Vector3d& q = trial.positions[(k + 1) * nm + m];
+      out.positions.push_back(a == 0.0 ? p : a == 1.0 ? q : Vector3d((1.0 - a) * p + a * q));
+    }
+  }
+  return out;
+}
+
 ScenarioTrial makeScenario(const io::MarkerTrajectories& trial, const std::vector<std::string>& names,
                            const ScenarioOptions& o) {
   const int nf = trial.numFrames(), nc = trial.numMarkers();

@@ -109,7 +109,7 @@ MarkerPlacement placeOpenSimMarkers(const io::OpenSimModel& model, const io::IkS
                                   : mean.positions[static_cast<std::size_t>(it - mean.names.begin())];
     p.in_trial = measured.allFinite();
     if (p.in_trial && weighted[i]) p.error = (data.frame[mk.frame.value].p - measured).norm();
-    if (p.in_trial && !mk.fixed) {
+    if (p.in_trial && (!mk.fixed || options.move_fixed)) {
       Transform X_WB;  // ground: identity
       if (const auto body = m.findFrame(mk.body); body && mk.body != "ground") X_WB = data.frame[body->value];
       p.after = X_WB.R.transpose() * (measured - X_WB.p);

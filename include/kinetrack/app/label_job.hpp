@@ -21,9 +21,13 @@ namespace kinetrack::app {
 
 struct LabellingSubjectOptions {
   std::string model;         ///< .osim, built-in name or URDF
-  std::string markerset;     ///< built-in models: set name or JSON file
+  std::string markerset;     ///< built-in models: set name or JSON file; .osim: an OpenSim MarkerSet (.xml)
   std::string static_trial;  ///< labelled static trial (.trc/.c3d): calibration / start pose
-  std::string vsk;           ///< built-in models: Vicon subject file (its Height)
+  /// .osim models: OpenSim's Scale tool setup (Setup_Scale.xml) run on static_trial before
+  /// labelling (its measurements, then its marker placement). Without it, a static trial
+  /// calibrates the model itself (calibrateOpenSimForLabelling).
+  std::string scale_setup;
+  std::string vsk;  ///< built-in models: Vicon subject file (its Height)
   std::optional<double> height;
   std::string marker_axes = "auto";  ///< auto | y-up | z-up (of the trial files)
   bool quiet = false;                ///< no note of the static calibration
@@ -32,11 +36,35 @@ struct LabellingSubjectOptions {
   bool joint_limits = true;
 };
 
+/// What the static calibration of an .osim model did (calibrateOpenSimForLabelling or the Scale tool).
+struct OpenSimLabellingCalibration {
+  std::string method;       ///< "uniform scale + marker placement" or "Scale tool (SETUP)"
+  double scale = 1.0;       ///< the uniform factor (1 with a Scale tool setup)
+  int pairs = 0;            ///< marker pairs the uniform factor is the median of
+  int frames = 0;           ///< static frames averaged
+  int markers_placed = 0;   ///< markers moved onto the static trial
+  double rms_before = 0.0;  ///< marker RMS of the static pose before placement (m)
+  double rms_after = 0.0;   ///< … after (m)
+  std::string osim;         ///< the calibrated model's text
+  Configuration pose;       ///< the static pose (the labeller's start pose)
+};
+
+/// Calibrates an OpenSim model (its text; `osim_path` names it in messages) for labelling from a labelled static trial
+/// (positions in the model's Y-up world, m) when no Scale setup is at hand: the model is scaled uniformly by the
+/// median, over the pairs of markers at least 10 cm apart in both, of the static trial's pair distance over the model's
+/// (default pose), then every marker of the trial is moved onto its mean static position in its body (OpenSim's
+/// MarkerPlacer: track::placeOpenSimMarkers, every marker weight 1). Segments keep the generic model's proportions, but
+/// each marker cluster gets the subject's exact geometry, which is what labelling needs. Throws InvalidArgument for
+/// fewer than 3 shared markers.
+OpenSimLabellingCalibration calibrateOpenSimForLabelling(const std::string& osim_text, const std::string& osim_path,
+                                                         const io::MarkerTrajectories& static_trial);
+
 struct LabellingSubject {
   std::shared_ptr<const markers::LabellerModel> model;
-  std::optional<io::OpenSimModel> osim;  ///< set for an .osim model
-  bool y_up = false;                     ///< the model's world is Y up (OpenSim)
-  std::string description;               ///< "gait2354 (23 coordinates), 39 markers"
+  std::optional<io::OpenSimModel> osim;                    ///< set for an .osim model
+  bool y_up = false;                                       ///< the model's world is Y up (OpenSim)
+  std::string description;                                 ///< "gait2354 (23 coordinates), 39 markers"
+  std::optional<OpenSimLabellingCalibration> calibration;  ///< an .osim model calibrated on its static trial
 };
 
 /// Loads the model and its marker set. `names`, when not empty, restricts the set to those
@@ -64,9 +92,10 @@ struct LabelOptions {
   std::string units = "mm";               ///< of a CSV input: mm or m
   std::vector<std::string> marker_names;  ///< only these markers of the set (empty: all, or those a stripped file wore)
   // The files written (empty: not written).
-  std::string out;     ///< labelled TRC (the model's marker order, the file's axes and units)
-  std::string ik_out;  ///< joint angles of the same frames (.mot)
-  std::string report;  ///< per-frame report CSV
+  std::string out;        ///< labelled TRC (the model's marker order, the file's axes and units)
+  std::string ik_out;     ///< joint angles of the same frames (.mot)
+  std::string model_out;  ///< .osim model calibrated on the static trial (its markers placed), as labelled
+  std::string report;     ///< per-frame report CSV
   std::string summary_json;
 };
 

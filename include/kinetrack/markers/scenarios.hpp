@@ -43,6 +43,12 @@ struct ScenarioTrial {
   int occlusion_first = -1, occlusion_last = -1;  ///< frames of the full occlusion (−1: none)
 };
 
+/// `trial` resampled at `rate` Hz from its first time (linear interpolation between the two frames
+/// around each new time; NaN where either is missing): a 100 Hz capture seen as a 60 Hz one, whose
+/// markers move 5/3 as far between frames. Throws InvalidArgument for a rate that is not positive
+/// or a trial with fewer than 2 frames.
+io::MarkerTrajectories resampleTrajectories(const io::MarkerTrajectories& trial, double rate);
+
 /// The scenario from `trial` (positions in the model's world). `names` are the labeller's markers:
 /// trial columns with those names carry truth, other columns are points with truth −1.
 ScenarioTrial makeScenario(const io::MarkerTrajectories& trial, const std::vector<std::string>& names,

@@ -26,6 +26,9 @@ struct MarkerPlacerOptions {
   /// m; ≥ 0: a marker that moves farther than this from its mean within the range is an error
   /// (OpenSim's max_marker_movement); < 0: unchecked.
   double max_marker_movement = -1.0;
+  /// Move the markers marked fixed too (OpenSim keeps them where they are; a labeller wants every
+  /// marker where the subject wears it).
+  bool move_fixed = false;
 };
 
 /// One model marker.
