@@ -102,6 +102,7 @@ Labeller::Impl::Impl(std::shared_ptr<const LabellerModel> model, const LabellerO
   checks.resize(M);
   solver.reserve(static_cast<int>(M * K + M));
   out.marker_point.assign(M, -1);
+  out.confidence.assign(M, kNaN);
   model_markers.resize(M);
   targets.resize(M);
   best_mp.resize(M);
@@ -471,7 +472,7 @@ void Labeller::reset() {
   s.initialisations = 0;
   std::fill(s.region_cooldown.begin(), s.region_cooldown.end(), 0);
   std::fill(s.region_backoff.begin(), s.region_backoff.end(), 1);
-  s.limb_cooldown = s.swap_cooldown = 0;
+  s.limb_cooldown = s.swap_cooldown = s.suspect_wait = 0;
   std::fill(s.jumped_marker.begin(), s.jumped_marker.end(), 0);
   std::fill(s.jumped_joint.begin(), s.jumped_joint.end(), 0);
 }
@@ -498,6 +499,8 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
   out.invalid_points = static_cast<int>(points.size()) - n;
   out.rigid_rejections = 0;
   out.relabelled = 0;
+  out.swaps_corrected = 0;
+  out.unsure = 0;
   out.ik_microseconds = 0.0;
   out.ik = ik::MarkerIkResult{};
   out.ik.iterations = 0;
@@ -563,6 +566,7 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
   }
 
   if (solved) {
+    out.unsure = s.confidences(n);
     s.bad_fit_frames = initialised || !(s.out.ik.rms_error > s.opt.lost_rms) ? 0 : s.bad_fit_frames + 1;
     // A relabelled limb jumps: no velocity from this frame (the gates open for the next).
     s.commit(time, !initialised && !s.relabelled, true);
@@ -570,6 +574,7 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
   } else {
     // Nothing trustworthy: every marker is a gap, the pose is held and its velocity forgotten.
     std::fill(s.mp.begin(), s.mp.end(), -1);
+    std::fill(out.confidence.begin(), out.confidence.end(), kNaN);
     for (int& u : s.unseen) ++u;
     s.have_velocity = false;
     s.q_prev = s.q_curr;
@@ -577,20 +582,28 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
     s.t_curr = time;
   }
   s.have_time = true;
-  int assigned = 0;
+  s.finishFrame(n, solved, initialised);
+  return out;
+}
+
+void Labeller::Impl::finishFrame(int n, bool solved, bool initialised) {
+  int assigned = 0, shown = 0;
   for (int i = 0; i < m; ++i) {
-    const int p = s.mp[static_cast<std::size_t>(i)];
-    out.marker_point[static_cast<std::size_t>(i)] = p >= 0 ? s.pts_index[static_cast<std::size_t>(p)] : -1;
+    const auto I = static_cast<std::size_t>(i);
+    const int p = mp[I];
+    // An unsure label is left out of the output when asked (the track keeps it).
+    const bool drop = p >= 0 && opt.drop_unsure && out.confidence[I] < opt.unsure_threshold;
+    out.marker_point[I] = p >= 0 && !drop ? pts_index[static_cast<std::size_t>(p)] : -1;
     assigned += p >= 0;
+    shown += out.marker_point[I] >= 0;
   }
-  out.assigned = assigned;
-  out.gaps = m - assigned;
-  out.ghosts = n - assigned;
+  out.assigned = shown;
+  out.gaps = m - shown;
+  out.ghosts = n - shown;
   out.state = !solved ? TrackState::Lost : initialised ? TrackState::Initialised : TrackState::Tracking;
   // Markers expected next frame: what was labelled, forgotten slowly (a subject half out of the
   // volume lowers it within a second or so, one bad frame does not).
-  if (solved) s.last_good_assigned = std::max(assigned, (s.last_good_assigned * 19) / 20);
-  return out;
+  if (solved) last_good_assigned = std::max(assigned, (last_good_assigned * 19) / 20);
 }
 
 }  // namespace kinetrack::markers

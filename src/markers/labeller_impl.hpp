@@ -95,6 +95,8 @@ struct Labeller::Impl {
   std::vector<double> crowd;                     // m × m: crowding distance of two markers (m)
   std::size_t swap_next = 0;
   int swap_cooldown = 0;
+  int suspect_wait = 0;  // frames until a suspect pair (suspectPair) may be tried again
+  std::vector<int> input_to_point;  // Labeller::start: input index → finite point (−1)
 
   /// Sizes the point workspace for n points (allocates only above the current capacity).
   void ensurePoints(int n);
@@ -126,6 +128,18 @@ struct Labeller::Impl {
   bool solveIk(const Configuration& prior);
   /// Drives the IK from a start pose to a rigid placement, then refines; returns the fit score.
   double refine(const Hypothesis& h, int n);
+  /// Drives the IK from h's start pose to its rigid placement (the first half of refine).
+  void driveTo(const Hypothesis& h);
+  /// Offsets, learnt distances and unseen counters start again (a new track).
+  void newTrack();
+  /// Labeller::start: the pose fitted to the given labels (mp); false for too few.
+  bool startFromLabels();
+  /// Per marker: the confidence of its label (out.confidence) at the solved pose, before commit
+  /// (the residual offsets of the past frames); returns the labels below unsure_threshold.
+  int confidences(int n);
+  /// The close pair whose labels the model's geometry at the solved pose (no residual offsets)
+  /// fits better exchanged, by the largest margin (m²); −1 when none.
+  int suspectPair() const;
   /// The refinement's fit: Σ over markers of min(IK marker error², gate²), gate² for a gap
   /// (init_refine_gate).
   double fitScore() const;
@@ -156,6 +170,8 @@ struct Labeller::Impl {
   /// While tracking, every limb_search_interval frames, one pair of close_pairs (round robin) is
   /// swapped and re-solved; the swap is kept when the fit + pose prior improves by 2 %.
   void swapCheck();
+  /// The frame's output labels (input indices; unsure ones dropped when asked), counts and state.
+  void finishFrame(int n, bool solved, bool initialised);
   /// Start pose s of the initialisation: 0 reference, 1 zero, 2 last solved.
   const Configuration& startPose(int s) const;
 };

@@ -12,9 +12,11 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include <Eigen/Geometry>
 
+#include "kinetrack/core/errors.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "labeller_impl.hpp"
 
@@ -152,15 +154,35 @@ bool Labeller::Impl::initialise(int n) {
   for (int i = 0; i < m; ++i) assigned += mp[static_cast<std::size_t>(i)] >= 0;
   markerPositions(init_q, false, pred);
   if (assigned < opt.init_min_fraction * std::min(m, n) || !(out.ik.rms_error <= opt.init_max_rms)) return false;
+  newTrack();
+  return true;
+}
+
+void Labeller::Impl::newTrack() {
   // A new track: offsets and learnt distances start from this frame.
   std::fill(residual.begin(), residual.end(), Vector3d::Zero());
   std::fill(pair_ref.begin(), pair_ref.end(), std::numeric_limits<double>::quiet_NaN());
   std::fill(pair_age.begin(), pair_age.end(), 0);
   std::fill(unseen.begin(), unseen.end(), 0);
+}
+
+bool Labeller::Impl::startFromLabels() {
+  // The reference pose turned about `up` and moved onto the labelled points (the rigid fit of
+  // the initialisation, its labels given), then the IK on them.
+  markerPositions(lm->reference, false, model_markers);
+  RigidFit fit;
+  if (!fitYaw(lm->up, model_markers, pts, mp, fit)) return false;
+  Hypothesis h;
+  h.start = 0;
+  h.theta = std::remainder(fit.theta, 2.0 * M_PI);
+  h.t = fit.t;  // x' = R(θ) x + t
+  driveTo(h);
+  if (!solveIk(ik.state())) return false;
+  newTrack();
   return true;
 }
 
-double Labeller::Impl::refine(const Hypothesis& h, int n) {
+void Labeller::Impl::driveTo(const Hypothesis& h) {
   const Vector3d& up = lm->up;
   // Drive the IK pose to the rigid placement: rotate about the markers' centroid in steps of at
   // most 45°, translating proportionally; every marker is a target (reachable exactly when the
@@ -184,6 +206,10 @@ double Labeller::Impl::refine(const Hypothesis& h, int n) {
     (void)ik.solve(measured, task_value);
     out.ik_microseconds += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   }
+}
+
+double Labeller::Impl::refine(const Hypothesis& h, int n) {
+  driveTo(h);
   // Articulated refinement: assignment ↔ IK, the gate shrinking geometrically to its final value
   // by half the rounds, then rounds at that gate until the labels settle.
   const int rounds = opt.init_refine_rounds;
@@ -240,6 +266,70 @@ void Labeller::Impl::swapSearch(double score) {
   }
   ik.setState(init_q);
   out.ik = init_ik;
+}
+
+}  // namespace kinetrack::markers
+
+namespace kinetrack::markers {
+
+const FrameLabels& Labeller::start(std::span<const Vector3d> points, double time, std::span<const int> marker_point) {
+  Impl& s = *impl_;
+  const int m = s.m;
+  if (!std::isfinite(time)) throw InvalidArgument("Labeller::start: time is not finite");
+  if (s.have_time && !(time > s.t_curr))
+    throw InvalidArgument("Labeller::start: time " + std::to_string(time) + " does not increase (previous " +
+                          std::to_string(s.t_curr) + ")");
+  if (marker_point.size() != static_cast<std::size_t>(m))
+    throw InvalidArgument("Labeller::start: " + std::to_string(marker_point.size()) + " labels for " +
+                          std::to_string(m) + " markers");
+  s.ensurePoints(static_cast<int>(points.size()));
+  s.input_to_point.assign(points.size(), -1);
+  s.pts.clear();
+  s.pts_index.clear();
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    if (!points[k].allFinite()) continue;
+    s.input_to_point[k] = static_cast<int>(s.pts.size());
+    s.pts.push_back(points[k]);
+    s.pts_index.push_back(static_cast<int>(k));
+  }
+  const int n = static_cast<int>(s.pts.size());
+  int labelled = 0;
+  for (int i = 0; i < m; ++i) {
+    const int k = marker_point[static_cast<std::size_t>(i)];
+    if (k < -1 || k >= static_cast<int>(points.size()))
+      throw InvalidArgument("Labeller::start: marker '" + s.lm->markers[static_cast<std::size_t>(i)].name +
+                            "': point " + std::to_string(k) + " is not in [−1, " + std::to_string(points.size()) +
+                            ")");
+    for (int j = 0; j < i; ++j)
+      if (k >= 0 && marker_point[static_cast<std::size_t>(j)] == k)
+        throw InvalidArgument("Labeller::start: point " + std::to_string(k) + " given to markers '" +
+                              s.lm->markers[static_cast<std::size_t>(j)].name + "' and '" +
+                              s.lm->markers[static_cast<std::size_t>(i)].name + "'");
+    s.mp[static_cast<std::size_t>(i)] = k >= 0 ? s.input_to_point[static_cast<std::size_t>(k)] : -1;
+    labelled += s.mp[static_cast<std::size_t>(i)] >= 0;
+  }
+  if (labelled < 3)
+    throw InvalidArgument("Labeller::start: " + std::to_string(labelled) + " markers labelled with finite points (need 3)");
+  FrameLabels& out = s.out;
+  out.points = n;
+  out.invalid_points = static_cast<int>(points.size()) - n;
+  out.rigid_rejections = out.relabelled = out.swaps_corrected = 0;
+  out.ik_microseconds = 0.0;
+  const bool solved = s.startFromLabels();
+  if (solved) {
+    out.unsure = s.confidences(n);
+    s.bad_fit_frames = 0;
+    s.commit(time, false, true);
+    ++s.initialisations;
+  } else {
+    std::fill(s.mp.begin(), s.mp.end(), -1);
+    std::fill(out.confidence.begin(), out.confidence.end(), std::numeric_limits<double>::quiet_NaN());
+    s.have_velocity = false;
+    s.t_prev = s.t_curr = time;
+  }
+  s.have_time = true;
+  s.finishFrame(n, solved, true);
+  return out;
 }
 
 }  // namespace kinetrack::markers

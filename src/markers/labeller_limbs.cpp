@@ -92,9 +92,19 @@ double Labeller::Impl::posePrior(const Configuration& q) const {
 }
 
 void Labeller::Impl::swapCheck() {
-  if (close_pairs.empty() || swap_cooldown-- > 0) return;
-  swap_cooldown = opt.limb_search_interval - 1;
-  const LabellerModel::Pair pair = close_pairs[swap_next++ % close_pairs.size()];
+  if (close_pairs.empty()) return;
+  // A pair the model's geometry says is swapped is tried at once (then no other suspect for
+  // limb_search_interval frames if the swap does not fit better); otherwise one pair every
+  // limb_search_interval frames, round robin.
+  suspect_wait = std::max(suspect_wait - 1, 0);
+  const int suspect = suspect_wait == 0 ? suspectPair() : -1;
+  if (suspect < 0 && swap_cooldown-- > 0) return;
+  if (suspect >= 0)
+    suspect_wait = opt.limb_search_interval;
+  else
+    swap_cooldown = opt.limb_search_interval - 1;
+  const LabellerModel::Pair pair =
+      suspect >= 0 ? close_pairs[static_cast<std::size_t>(suspect)] : close_pairs[swap_next++ % close_pairs.size()];
   const auto I = static_cast<std::size_t>(pair.i), J = static_cast<std::size_t>(pair.j);
   if (mp[I] < 0 || mp[J] < 0) return;
   limb_q = ik.state();
@@ -104,6 +114,8 @@ void Labeller::Impl::swapCheck() {
   if (solveIk(limb_q) && fitScore() + posePrior(ik.state()) < 0.98 * base) {
     relabelled = true;
     ++out.relabelled;
+    ++out.swaps_corrected;
+    suspect_wait = 0;
     // Kept: the two markers start their offsets and learnt distances again.
     residual[I].setZero();
     residual[J].setZero();

@@ -1,5 +1,6 @@
 #include "kinetrack/markers/labelling_trial.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -15,6 +16,18 @@ int LabelTrialResult::initialisations() const {
 int LabelTrialResult::lostFrames() const {
   int n = 0;
   for (const LabelledFrame& f : frames) n += f.state == TrackState::Lost;
+  return n;
+}
+
+int LabelTrialResult::unsureFrames() const {
+  int n = 0;
+  for (const LabelledFrame& f : frames) n += f.unsure > 0;
+  return n;
+}
+
+long LabelTrialResult::swapsCorrected() const {
+  long n = 0;
+  for (const LabelledFrame& f : frames) n += f.swaps_corrected;
   return n;
 }
 
@@ -44,6 +57,7 @@ LabelTrialResult labelTrial(std::shared_ptr<const LabellerModel> model, const io
   const std::size_t nm = r.names.size();
   r.frames.reserve(static_cast<std::size_t>(nf));
   r.marker_point.assign(static_cast<std::size_t>(nf) * nm, -1);
+  r.confidence.assign(static_cast<std::size_t>(nf) * nm, std::numeric_limits<float>::quiet_NaN());
   r.poses.reserve(static_cast<std::size_t>(nf));
   for (int f = 0; f < nf; ++f) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -59,6 +73,13 @@ LabelTrialResult labelTrial(std::shared_ptr<const LabellerModel> model, const io
     row.ghosts = L.ghosts;
     row.rigid_rejections = L.rigid_rejections;
     row.relabelled = L.relabelled;
+    row.swaps_corrected = L.swaps_corrected;
+    row.unsure = L.unsure;
+    row.min_confidence = 1.0;
+    for (std::size_t i = 0; i < nm; ++i) {
+      r.confidence[static_cast<std::size_t>(f) * nm + i] = static_cast<float>(L.confidence[i]);
+      if (L.marker_point[i] >= 0) row.min_confidence = std::min(row.min_confidence, L.confidence[i]);
+    }
     row.state = L.state;
     row.ik_status = L.ik.status;
     row.ik_iterations = L.ik.iterations;

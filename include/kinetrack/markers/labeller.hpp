@@ -164,6 +164,18 @@ struct LabellerOptions {
   double crowd_distance = 0.03;
   /// Residual offsets larger than this (m) are not kept (a wrong label must not teach the model).
   double max_residual = 0.08;
+  /// Confidence of a label (FrameLabels::confidence): the probability that marker i's point p
+  /// beats the best other point q of the frame near the marker's solved place x̂ (with its
+  /// residual offset) — another marker's point (a swap) or a ghost — as a logistic of the
+  /// squared-distance margin, c = 1 / (1 + exp(−(‖q − x̂‖² − ‖p − x̂‖²) / (2 σ²))), with
+  /// σ = confidence_sigma (m). A marker labelled this frame by a relabelling (limb search, swap)
+  /// or an initialisation counts too. A frame is *unsure* when a label's confidence is below
+  /// unsure_threshold.
+  double confidence_sigma = 0.01;
+  double unsure_threshold = 0.5;
+  /// Leave the labels of an unsure frame's unsure markers unlabelled (gaps) rather than give a
+  /// label that may be wrong; the pose is still solved with them.
+  bool drop_unsure = false;
   /// Points per frame the workspace is sized for; more are handled (allocating) and counted.
   int max_points = 256;
   ik::MarkerIkOptions ik{};
@@ -182,6 +194,10 @@ struct FrameLabels {
   int ghosts = 0;                       ///< points not labelled
   int rigid_rejections = 0;             ///< assignments undone by the rigid-segment check
   int relabelled = 0;                   ///< limbs re-searched and marker pairs swapped with new labels
+  int swaps_corrected = 0;              ///< of which marker pairs found swapped and exchanged
+  /// Per marker: confidence of its label in [0, 1] (LabellerOptions::confidence_sigma); NaN for a gap.
+  std::vector<double> confidence;
+  int unsure = 0;                       ///< labelled markers below unsure_threshold (dropped when drop_unsure)
   TrackState state = TrackState::Lost;  ///< Initialised: this frame (re)started the track
   ik::MarkerIkResult ik;                ///< marker IK on the labelled set (iterations 0 when not run)
   /// Wall time of the frame's marker IK (µs; an initialisation's IK solves included), so a
@@ -203,6 +219,14 @@ class Labeller {
   /// (at most max_points points; an initialisation may allocate nothing either, it is just slow).
   /// Throws InvalidArgument for a non-finite time or one that does not increase.
   const FrameLabels& label(std::span<const Vector3d> points, double time);
+
+  /// Starts (or restarts) the track from known labels instead of a search: `marker_point[i]` is
+  /// the index in `points` of marker i's point, −1 for a gap (a frame labelled by hand, or by a
+  /// previous run). The pose is fitted to them from the reference pose turned and moved onto the
+  /// labelled points; nothing checks that the labels are right (the tracking that follows may
+  /// correct them). Throws InvalidArgument for a marker_point of the wrong size, an index out of
+  /// range or used twice, fewer than 3 labelled finite points, or a time that does not increase.
+  const FrameLabels& start(std::span<const Vector3d> points, double time, std::span<const int> marker_point);
 
   /// Forgets the track: the next frame initialises.
   void reset();

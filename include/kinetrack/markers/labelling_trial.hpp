@@ -20,6 +20,9 @@ struct LabelledFrame {
   long frame_number = 0;
   double time = 0.0;
   int points = 0, invalid_points = 0, assigned = 0, gaps = 0, ghosts = 0, rigid_rejections = 0, relabelled = 0;
+  int swaps_corrected = 0;  ///< marker pairs found swapped and exchanged this frame
+  int unsure = 0;           ///< labels below the confidence threshold
+  double min_confidence = 1.0;  ///< lowest label confidence of the frame (1 when nothing is labelled)
   TrackState state = TrackState::Lost;
   ik::Status ik_status = ik::Status::Converged;
   int ik_iterations = 0;
@@ -33,12 +36,16 @@ struct LabelTrialResult {
   std::vector<LabelledFrame> frames;
   /// frames × markers: index of the marker's point within its frame (PointCloud::frame), −1 = gap.
   std::vector<int> marker_point;
+  /// frames × markers: confidence of each label in [0, 1], NaN for a gap.
+  std::vector<float> confidence;
   std::vector<Configuration> poses;  ///< solved (or held) pose per frame
   [[nodiscard]] int point(int frame, int marker) const {
     return marker_point[static_cast<std::size_t>(frame) * names.size() + static_cast<std::size_t>(marker)];
   }
   [[nodiscard]] int initialisations() const;  ///< frames that (re)started the track
   [[nodiscard]] int lostFrames() const;       ///< frames without a solved pose
+  [[nodiscard]] int unsureFrames() const;     ///< frames with at least one unsure label
+  [[nodiscard]] long swapsCorrected() const;  ///< marker pairs found swapped and exchanged
   /// The labelled trajectories: the picked points as they are in `cloud` (never moved), NaN for
   /// a gap; times and frame numbers of the cloud.
   [[nodiscard]] io::MarkerTrajectories trajectories(const io::PointCloud& cloud) const;
