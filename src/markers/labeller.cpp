@@ -116,6 +116,15 @@ Labeller::Impl::Impl(std::shared_ptr<const LabellerModel> model, const LabellerO
   settle_mp.resize(M);
   buildRegions();
   ensurePoints(opt.max_points);
+  const int links = lm->model->numLinks();
+  link_first.assign(static_cast<std::size_t>(links) + 1, 0);
+  for (int i = 0; i < m; ++i) ++link_first[static_cast<std::size_t>(lm->link[static_cast<std::size_t>(i)]) + 1];
+  for (int l = 0; l < links; ++l)
+    link_first[static_cast<std::size_t>(l) + 1] += link_first[static_cast<std::size_t>(l)];
+  link_markers.assign(M, 0);
+  std::vector<int> fill(link_first.begin(), link_first.end() - 1);
+  for (int i = 0; i < m; ++i)
+    link_markers[static_cast<std::size_t>(fill[static_cast<std::size_t>(lm->link[static_cast<std::size_t>(i)])]++)] = i;
 }
 
 void Labeller::Impl::ensurePoints(int n) {
@@ -546,6 +555,7 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
       s.ik.setState(s.q_pred);
       solved = s.solveIk(s.q_pred);
       if (solved) s.secondPass(n);
+      if (solved) s.reassignAtSolvedPose(n);
       if (solved) s.limbSearch(n, true);
       if (solved) s.swapCheck();
     } else if (n >= 3) {

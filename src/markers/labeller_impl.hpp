@@ -96,7 +96,9 @@ struct Labeller::Impl {
   std::size_t swap_next = 0;
   int swap_cooldown = 0;
   int suspect_wait = 0;  // frames until a suspect pair (suspectPair) may be tried again
-  std::vector<int> input_to_point;  // Labeller::start: input index → finite point (−1)
+  std::vector<int> input_to_point;
+  std::vector<int> link_first, link_markers;  // markers per link (CSR over links, for clusterFit)  // Labeller::start:
+                                              // input index → finite point (−1)
 
   /// Sizes the point workspace for n points (allocates only above the current capacity).
   void ensurePoints(int n);
@@ -140,6 +142,21 @@ struct Labeller::Impl {
   /// The close pair whose labels the model's geometry at the solved pose (no residual offsets)
   /// fits better exchanged, by the largest margin (m²); −1 when none.
   int suspectPair() const;
+  /// After the IK: when a labelled point has another point nearer the marker's solved place (+
+  /// residual offset), the markers are assigned again around their solved places and the IK
+  /// re-solved; returns the labels changed.
+  int reassignAtSolvedPose(int n);
+  /// Σ squared residuals of the rigid fit of link's learnt marker shape (targets: solved places +
+  /// residual offsets) onto its labelled points with `marker` on `point`; NaN under 3 markers.
+  double clusterCost(int link, int marker, int point) const;
+  /// Markers of links with ≥ 3 labelled markers take an unlabelled point near their solved place
+  /// when the link's rigid fit is better with it; returns the labels changed.
+  int clusterCheck(int n);
+  /// Marker i's link carries at least three markers of the set (a cluster clusterCheck decides).
+  [[nodiscard]] bool onCluster(int i) const {
+    const auto l = static_cast<std::size_t>(lm->link[static_cast<std::size_t>(i)]);
+    return link_first[l + 1] - link_first[l] >= 3;
+  }
   /// The refinement's fit: Σ over markers of min(IK marker error², gate²), gate² for a gap
   /// (init_refine_gate).
   double fitScore() const;

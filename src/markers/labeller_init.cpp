@@ -298,8 +298,7 @@ const FrameLabels& Labeller::start(std::span<const Vector3d> points, double time
     const int k = marker_point[static_cast<std::size_t>(i)];
     if (k < -1 || k >= static_cast<int>(points.size()))
       throw InvalidArgument("Labeller::start: marker '" + s.lm->markers[static_cast<std::size_t>(i)].name +
-                            "': point " + std::to_string(k) + " is not in [−1, " + std::to_string(points.size()) +
-                            ")");
+                            "': point " + std::to_string(k) + " is not in [−1, " + std::to_string(points.size()) + ")");
     for (int j = 0; j < i; ++j)
       if (k >= 0 && marker_point[static_cast<std::size_t>(j)] == k)
         throw InvalidArgument("Labeller::start: point " + std::to_string(k) + " given to markers '" +
@@ -309,7 +308,8 @@ const FrameLabels& Labeller::start(std::span<const Vector3d> points, double time
     labelled += s.mp[static_cast<std::size_t>(i)] >= 0;
   }
   if (labelled < 3)
-    throw InvalidArgument("Labeller::start: " + std::to_string(labelled) + " markers labelled with finite points (need 3)");
+    throw InvalidArgument("Labeller::start: " + std::to_string(labelled) +
+                          " markers labelled with finite points (need 3)");
   FrameLabels& out = s.out;
   out.points = n;
   out.invalid_points = static_cast<int>(points.size()) - n;

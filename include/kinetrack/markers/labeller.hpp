@@ -186,15 +186,15 @@ const char* toString(TrackState s);
 
 /// One frame's labels and its IK.
 struct FrameLabels {
-  std::vector<int> marker_point;        ///< per marker: index of its point in the frame's input, −1 = gap
-  int points = 0;                       ///< finite points in the input
-  int invalid_points = 0;               ///< non-finite points ignored
-  int assigned = 0;                     ///< markers labelled
-  int gaps = 0;                         ///< markers not labelled
-  int ghosts = 0;                       ///< points not labelled
-  int rigid_rejections = 0;             ///< assignments undone by the rigid-segment check
-  int relabelled = 0;                   ///< limbs re-searched and marker pairs swapped with new labels
-  int swaps_corrected = 0;              ///< of which marker pairs found swapped and exchanged
+  std::vector<int> marker_point;  ///< per marker: index of its point in the frame's input, −1 = gap
+  int points = 0;                 ///< finite points in the input
+  int invalid_points = 0;         ///< non-finite points ignored
+  int assigned = 0;               ///< markers labelled
+  int gaps = 0;                   ///< markers not labelled
+  int ghosts = 0;                 ///< points not labelled
+  int rigid_rejections = 0;       ///< assignments undone by the rigid-segment check
+  int relabelled = 0;             ///< limbs re-searched and marker pairs swapped with new labels
+  int swaps_corrected = 0;        ///< of which marker pairs found swapped and exchanged
   /// Per marker: confidence of its label in [0, 1] (LabellerOptions::confidence_sigma); NaN for a gap.
   std::vector<double> confidence;
   int unsure = 0;                       ///< labelled markers below unsure_threshold (dropped when drop_unsure)

@@ -20,8 +20,8 @@ struct LabelledFrame {
   long frame_number = 0;
   double time = 0.0;
   int points = 0, invalid_points = 0, assigned = 0, gaps = 0, ghosts = 0, rigid_rejections = 0, relabelled = 0;
-  int swaps_corrected = 0;  ///< marker pairs found swapped and exchanged this frame
-  int unsure = 0;           ///< labels below the confidence threshold
+  int swaps_corrected = 0;      ///< marker pairs found swapped and exchanged this frame
+  int unsure = 0;               ///< labels below the confidence threshold
   double min_confidence = 1.0;  ///< lowest label confidence of the frame (1 when nothing is labelled)
   TrackState state = TrackState::Lost;
   ik::Status ik_status = ik::Status::Converged;
