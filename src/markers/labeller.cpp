@@ -252,7 +252,15 @@ double Labeller::Impl::assign(const std::vector<Vector3d>& target, const std::ve
   return total;
 }
 
-int Labeller::Impl::rigidCheck(int /*n*/) {
+bool Labeller::Impl::isolated(int i, int n) const {
+  const auto I = static_cast<std::size_t>(i);
+  const double g2 = opt.gate_radius * opt.gate_radius;
+  for (int p = 0; p < n; ++p)
+    if (p != mp[I] && (pts[static_cast<std::size_t>(p)] - pred[I]).squaredNorm() < g2) return false;
+  return true;
+}
+
+int Labeller::Impl::rigidCheck(int n) {
   if (opt.rigid_tolerance <= 0.0) return 0;
   const auto& pairs = lm->pairs;
   int rejected = 0;
@@ -282,6 +290,11 @@ int Labeller::Impl::rigidCheck(int /*n*/) {
       // A point right where the marker was predicted is the marker, however the segment deformed
       // (a foot bending at toe-off); ghosts and swapped neighbours sit farther away.
       if (miss < opt.rigid_min_miss) continue;
+      // Nor a point with no rival: nothing else within gate_radius of the prediction. A marker
+      // whose distances jump for a few frames (the Rajagopal run's LMT5 moves 5 cm against its
+      // foot at frame 79, a shoe or skin artefact) is still the marker; a ghost or a swapped
+      // neighbour has the marker's own point, or another, beside it.
+      if (isolated(i, n)) continue;
       // Fraction of failed checks first, distance to the prediction (< 1 m) as the tie-break.
       const double key =
           static_cast<double>(bad[static_cast<std::size_t>(i)]) / checks[static_cast<std::size_t>(i)] * 10.0 +

@@ -117,6 +117,8 @@ struct Labeller::Impl {
   /// Undoes assignments that break the learnt distances of their link, then crowded ones (two
   /// labelled points too close to be two markers); returns how many.
   int rigidCheck(int n);
+  /// No point but marker i's own lies within gate_radius of its prediction.
+  bool isolated(int i, int n) const;
   /// True when no marker whose label differs from `before` breaks a learnt distance to a partner
   /// on its link whose label stays, or crowds another labelled point (a limb search's candidate
   /// labels).
