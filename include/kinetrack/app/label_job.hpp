@@ -50,12 +50,17 @@ struct OpenSimLabellingCalibration {
 };
 
 /// Calibrates an OpenSim model (its text; `osim_path` names it in messages) for labelling from a labelled static trial
-/// (positions in the model's Y-up world, m) when no Scale setup is at hand: the model is scaled uniformly by the
-/// median, over the pairs of markers at least 10 cm apart in both, of the static trial's pair distance over the model's
-/// (default pose), then every marker of the trial is moved onto its mean static position in its body (OpenSim's
-/// MarkerPlacer: track::placeOpenSimMarkers, every marker weight 1). Segments keep the generic model's proportions, but
-/// each marker cluster gets the subject's exact geometry, which is what labelling needs. Throws InvalidArgument for
-/// fewer than 3 shared markers.
+/// (positions in the model's Y-up world, m) when no Scale setup is at hand:
+/// - uniform scale: the median over the shared markers at least 0.5 m above the lowest one (a
+///   foot marker) of their height above it in the static trial over the model's (default pose) —
+///   heights do not depend on the arms' pose nor on where a generic set puts its cluster markers;
+///   not applied within 2 % of 1 (a model scaled already);
+/// - the static pose by iteratively reweighted IK (4 rounds, weight 1 / (1 + (e / 3 cm)²) of the
+///   last error e), so that cluster markers a generic set puts anywhere do not pull it off;
+/// - every marker of the trial moved onto its mean static position in its body at that pose
+///   (OpenSim's MarkerPlacer, track::placeOpenSimMarkers, fixed markers too).
+/// Segments keep the generic model's proportions, but each marker cluster gets the subject's exact
+/// geometry, which is what labelling needs. Throws InvalidArgument for fewer than 3 shared markers.
 OpenSimLabellingCalibration calibrateOpenSimForLabelling(const std::string& osim_text, const std::string& osim_path,
                                                          const io::MarkerTrajectories& static_trial);
 
