@@ -495,6 +495,7 @@ void Labeller::reset() {
   std::fill(s.region_cooldown.begin(), s.region_cooldown.end(), 0);
   std::fill(s.region_backoff.begin(), s.region_backoff.end(), 1);
   s.limb_cooldown = s.swap_cooldown = s.suspect_wait = 0;
+  std::fill(s.pair_wait.begin(), s.pair_wait.end(), 0);
   std::fill(s.jumped_marker.begin(), s.jumped_marker.end(), 0);
   std::fill(s.jumped_joint.begin(), s.jumped_joint.end(), 0);
 }

@@ -11,10 +11,13 @@ namespace kinetrack::markers {
 int Labeller::Impl::confidences(int n) {
   // Marker i's label p against the best other point q near its solved place x̂ (the model's
   // marker at the solved pose plus its residual offset of the past frames): the logistic of
-  // (‖q − x̂‖² − ‖p − x̂‖²) / 2σ², the posterior of p over q for equal priors and Gaussian
-  // misses of σ. Another marker's point counts as q (a swap is the doubt that matters most).
-  const Data& d = ik.data();
+  // (cost(q) − cost(p)) / 2σ², the posterior of p over q for equal priors and Gaussian misses of
+  // σ, with cost = ‖· − x̂‖², plus the link's rigid-fit residuals (clusterCost) on a link with
+  // three or more labelled markers — the same costs clusterCheck decided by. Another marker's
+  // point counts as q (a swap is the doubt that matters most).
+  markerPositions(ik.state(), true, targets);
   const double inv = 1.0 / (2.0 * opt.confidence_sigma * opt.confidence_sigma);
+  const double g2 = opt.gate_radius * opt.gate_radius;
   int unsure = 0;
   for (int i = 0; i < m; ++i) {
     const auto I = static_cast<std::size_t>(i);
@@ -23,13 +26,19 @@ int Labeller::Impl::confidences(int n) {
       out.confidence[I] = std::numeric_limits<double>::quiet_NaN();
       continue;
     }
-    const FrameId fr = lm->frame_ids[I];
-    const Matrix3d R = d.link[lm->model->frameLink(fr).value].R * lm->model->framePlacement(fr).R;
-    const Vector3d x = ik.modelMarker(ik::MarkerTaskId(i)) + R * residual[I];
-    const double own = (pts[static_cast<std::size_t>(p)] - x).squaredNorm();
+    const Vector3d& x = targets[I];
+    const int link = lm->link[I];
+    const bool cluster = onCluster(i);
+    double own = (pts[static_cast<std::size_t>(p)] - x).squaredNorm();
+    const double own_fit = cluster ? clusterCost(link, i, p) : std::numeric_limits<double>::quiet_NaN();
+    if (!std::isnan(own_fit)) own += own_fit;
     double alt = std::numeric_limits<double>::infinity();
-    for (int q = 0; q < n; ++q)
-      if (q != p) alt = std::min(alt, (pts[static_cast<std::size_t>(q)] - x).squaredNorm());
+    for (int q = 0; q < n; ++q) {
+      if (q == p) continue;
+      double c = (pts[static_cast<std::size_t>(q)] - x).squaredNorm();
+      if (!std::isnan(own_fit) && c < g2) c += clusterCost(link, i, q);
+      alt = std::min(alt, c);
+    }
     const double z = (alt - own) * inv;
     const double c = std::isinf(alt) ? 1.0 : z > 40.0 ? 1.0 : z < -40.0 ? 0.0 : 1.0 / (1.0 + std::exp(-z));
     out.confidence[I] = c;
@@ -161,12 +170,15 @@ int Labeller::Impl::reassignAtSolvedPose(int n) {
   return changed;
 }
 
-int Labeller::Impl::suspectPair() const {
+int Labeller::Impl::suspectPair(bool* exchanged) const {
   // At the solved pose, without residual offsets (they follow whatever the labels were), a pair
   // whose two points fit the model's two marker places better exchanged than as labelled: the
-  // segment's orientation and the markers' places on it say which is which.
-  int best = -1;
-  double best_margin = 0.0;
+  // segment's orientation and the markers' places on it say which is which. When none does, the
+  // pair (not tried in the last pair_retry frames) whose two markers miss their model places
+  // most: the IK turns a segment to half-fit a swapped pair (a humerus rolled under its two
+  // epicondyles exchanged), so neither fits well, while a right pair misses by the model's error.
+  int best = -1, worst = -1;
+  double best_margin = 0.0, worst_miss = 0.0;
   for (std::size_t k = 0; k < close_pairs.size(); ++k) {
     const auto I = static_cast<std::size_t>(close_pairs[k].i), J = static_cast<std::size_t>(close_pairs[k].j);
     if (mp[I] < 0 || mp[J] < 0) continue;
@@ -177,8 +189,10 @@ int Labeller::Impl::suspectPair() const {
     const double keep = (pi - xi).squaredNorm() + (pj - xj).squaredNorm();
     const double swapped = (pj - xi).squaredNorm() + (pi - xj).squaredNorm();
     if (keep - swapped > best_margin) best_margin = keep - swapped, best = static_cast<int>(k);
+    if (pair_wait[k] == 0 && keep > worst_miss) worst_miss = keep, worst = static_cast<int>(k);
   }
-  return best;
+  *exchanged = best >= 0;
+  return best >= 0 ? best : worst;
 }
 
 }  // namespace kinetrack::markers

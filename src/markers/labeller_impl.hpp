@@ -93,9 +93,10 @@ struct Labeller::Impl {
   std::vector<int> prior_joints;                 // unlocked rotational joints (posePrior)
   std::vector<LabellerModel::Pair> close_pairs;  // nearby markers on near links (swapCheck)
   std::vector<double> crowd;                     // m × m: crowding distance of two markers (m)
-  std::size_t swap_next = 0;
   int swap_cooldown = 0;
-  int suspect_wait = 0;  // frames until a suspect pair (suspectPair) may be tried again
+  int suspect_wait = 0;        // frames until a suspect pair (suspectPair) may be tried again
+  std::vector<int> pair_wait;  // per close pair: frames until it is tried again as the worst fit
+  static constexpr int pair_retry = 50;
   std::vector<int> input_to_point;
   std::vector<int> link_first, link_markers;  // markers per link (CSR over links, for clusterFit)  // Labeller::start:
                                               // input index → finite point (−1)
@@ -142,8 +143,9 @@ struct Labeller::Impl {
   /// (the residual offsets of the past frames); returns the labels below unsure_threshold.
   int confidences(int n);
   /// The close pair whose labels the model's geometry at the solved pose (no residual offsets)
-  /// fits better exchanged, by the largest margin (m²); −1 when none.
-  int suspectPair() const;
+  /// fits better exchanged, by the largest margin (*exchanged true); else the pair not tried for
+  /// pair_retry frames whose markers miss their model places most; −1 when none.
+  int suspectPair(bool* exchanged) const;
   /// After the IK: when a labelled point has another point nearer the marker's solved place (+
   /// residual offset), the markers are assigned again around their solved places and the IK
   /// re-solved; returns the labels changed.

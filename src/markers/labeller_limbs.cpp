@@ -70,6 +70,7 @@ void Labeller::Impl::buildRegions() {
             (x[static_cast<std::size_t>(i)] - x[static_cast<std::size_t>(j)]).norm() < opt.swap_check_distance)
           close_pairs.push_back({i, j});
   }
+  pair_wait.assign(close_pairs.size(), 0);
 }
 
 bool Labeller::Impl::nearLinks(int a, int b) const {
@@ -93,18 +94,23 @@ double Labeller::Impl::posePrior(const Configuration& q) const {
 
 void Labeller::Impl::swapCheck() {
   if (close_pairs.empty()) return;
-  // A pair the model's geometry says is swapped is tried at once (then no other suspect for
-  // limb_search_interval frames if the swap does not fit better); otherwise one pair every
-  // limb_search_interval frames, round robin.
+  for (int& w : pair_wait) w = std::max(w - 1, 0);
+  // A pair the model's geometry says is exchanged is tried at once (then no other such pair for
+  // limb_search_interval frames if the swap does not fit better); otherwise, every
+  // limb_search_interval frames, the pair whose markers miss their model places most among those
+  // not tried for pair_retry frames.
   suspect_wait = std::max(suspect_wait - 1, 0);
-  const int suspect = suspect_wait == 0 ? suspectPair() : -1;
-  if (suspect < 0 && swap_cooldown-- > 0) return;
-  if (suspect >= 0)
+  bool exchanged = false;
+  int k = suspectPair(&exchanged);
+  if (exchanged && suspect_wait > 0) exchanged = false, k = -1;
+  if (!exchanged && swap_cooldown-- > 0) return;
+  if (exchanged)
     suspect_wait = opt.limb_search_interval;
   else
     swap_cooldown = opt.limb_search_interval - 1;
-  const LabellerModel::Pair pair =
-      suspect >= 0 ? close_pairs[static_cast<std::size_t>(suspect)] : close_pairs[swap_next++ % close_pairs.size()];
+  if (k < 0) return;
+  pair_wait[static_cast<std::size_t>(k)] = pair_retry;
+  const LabellerModel::Pair pair = close_pairs[static_cast<std::size_t>(k)];
   const auto I = static_cast<std::size_t>(pair.i), J = static_cast<std::size_t>(pair.j);
   if (mp[I] < 0 || mp[J] < 0) return;
   limb_q = ik.state();

@@ -156,7 +156,7 @@ struct LabellerOptions {
   double init_pose_weight = 1e-4;
   /// While tracking, pairs of markers closer than this (m) at the reference pose on near links
   /// are tried swapped, one pair every limb_search_interval frames. 0 disables it.
-  double swap_check_distance = 0.08;
+  double swap_check_distance = 0.12;
   /// Crowding: two labelled points closer than min(crowd_distance, half the two markers'
   /// distance at the reference pose) are not two markers — one is a ghost beside the other (or a
   /// hidden marker took its neighbour's ghost): the one farther from its prediction is unlabelled,
@@ -164,17 +164,18 @@ struct LabellerOptions {
   double crowd_distance = 0.03;
   /// Residual offsets larger than this (m) are not kept (a wrong label must not teach the model).
   double max_residual = 0.08;
-  /// Confidence of a label (FrameLabels::confidence): the probability that marker i's point p
-  /// beats the best other point q of the frame near the marker's solved place x̂ (with its
-  /// residual offset) — another marker's point (a swap) or a ghost — as a logistic of the
-  /// squared-distance margin, c = 1 / (1 + exp(−(‖q − x̂‖² − ‖p − x̂‖²) / (2 σ²))), with
-  /// σ = confidence_sigma (m). A marker labelled this frame by a relabelling (limb search, swap)
-  /// or an initialisation counts too. A frame is *unsure* when a label's confidence is below
-  /// unsure_threshold.
+  /// Confidence of a label (FrameLabels::confidence): the posterior of marker i's point p over the
+  /// best other point q of the frame, for equal priors and Gaussian misses of σ =
+  /// confidence_sigma (m): c = 1 / (1 + exp(−(cost(q) − cost(p)) / 2σ²)), cost(·) = the squared
+  /// distance from the marker's solved place (its model place at the solved pose plus its residual
+  /// offset), plus, on a link with three or more labelled markers, the residuals of the link's
+  /// rigid fit with that point. q may be another marker's point (a swap) or a ghost. A label is
+  /// *unsure* below unsure_threshold (Rajagopal run at 60 Hz, 2 mm + 5 % + 3 ghosts, 3 seeds: 39
+  /// of its 46 wrong labels and 0.6 % of its right ones are below 0.8).
   double confidence_sigma = 0.01;
-  double unsure_threshold = 0.5;
-  /// Leave the labels of an unsure frame's unsure markers unlabelled (gaps) rather than give a
-  /// label that may be wrong; the pose is still solved with them.
+  double unsure_threshold = 0.8;
+  /// Leave unsure labels out of the output (gaps) rather than give a label that may be wrong; the
+  /// track and the pose keep them.
   bool drop_unsure = false;
   /// Points per frame the workspace is sized for; more are handled (allocating) and counted.
   int max_points = 256;
@@ -223,9 +224,10 @@ class Labeller {
   /// Starts (or restarts) the track from known labels instead of a search: `marker_point[i]` is
   /// the index in `points` of marker i's point, −1 for a gap (a frame labelled by hand, or by a
   /// previous run). The pose is fitted to them from the reference pose turned and moved onto the
-  /// labelled points; nothing checks that the labels are right (the tracking that follows may
-  /// correct them). Throws InvalidArgument for a marker_point of the wrong size, an index out of
-  /// range or used twice, fewer than 3 labelled finite points, or a time that does not increase.
+  /// labelled points. Labels that fit worse than init_max_rms are checked as an initialisation's
+  /// are (nearby pairs tried exchanged, limbs searched again); otherwise they are taken as given
+  /// and the tracking that follows corrects what is wrong. Throws InvalidArgument for a marker_point of the wrong size,
+  /// an index out of range or used twice, fewer than 3 labelled finite points, or a time that does not increase.
   const FrameLabels& start(std::span<const Vector3d> points, double time, std::span<const int> marker_point);
 
   /// Forgets the track: the next frame initialises.
