@@ -473,6 +473,24 @@ double meanAccuracy(const std::vector<Row>& rows, const std::string& trial, cons
   return count > 0 ? sum / count : NAN;
 }
 
+// Each marker's accuracy at a trial × scenario, the mean over the seeds where it was present.
+std::vector<std::pair<double, std::string>> markerMeans(const std::vector<LabellingMarker>& marker_rows,
+                                                        const std::string& trial, const std::string& scenario) {
+  std::vector<std::string> names;
+  std::vector<double> sum;
+  std::vector<int> count;
+  for (const LabellingMarker& m : marker_rows) {
+    if (m.trial != trial || m.scenario != scenario || m.present == 0) continue;
+    const auto it = std::find(names.begin(), names.end(), m.marker);
+    const std::size_t k = static_cast<std::size_t>(it - names.begin());
+    if (it == names.end()) names.push_back(m.marker), sum.push_back(0.0), count.push_back(0);
+    sum[k] += m.accuracy(), ++count[k];
+  }
+  std::vector<std::pair<double, std::string>> out;
+  for (std::size_t k = 0; k < names.size(); ++k) out.emplace_back(sum[k] / count[k], names[k]);
+  return out;
+}
+
 // "A 97.12 %, B 98.40 %, …": up to `n` markers below 100 %, worst first (empty: none).
 std::string worstMarkers(std::vector<std::pair<double, std::string>> acc, std::size_t n) {
   std::erase_if(acc, [](const auto& a) { return a.first >= 1.0; });
@@ -512,23 +530,25 @@ std::string summaryText(const LabellingExperimentResult& result) {
       "(unsure: frames with a label below the confidence threshold; swaps: marker pairs found swapped and exchanged;\n"
       " flag/silent: wrong labels given below the threshold / at or above it)\n";
 
-  // The worst markers of every run below 100 %.
+  // The worst markers of every trial × scenario below 100 % (means over the seeds).
   bool header = false;
-  for (bool held : {false, true})
+  for (const auto& [trial, held] : trials) {
+    std::vector<std::string> done;
     for (const Row& r : rows) {
-      if (r.held_out != held || r.score.accuracy() >= 1.0) continue;
-      std::vector<std::pair<double, std::string>> acc;
-      for (const LabellingMarker& m : result.marker_rows)
-        if (m.trial == r.trial && m.scenario == r.scenario && m.seed == r.seed && m.present > 0)
-          acc.emplace_back(m.accuracy(), m.marker);
-      const std::string worst = worstMarkers(std::move(acc), 3);
+      if (r.trial != trial || std::find(done.begin(), done.end(), r.scenario) != done.end()) continue;
+      done.push_back(r.scenario);
+      const double mean = meanAccuracy(rows, trial, r.scenario);
+      if (mean >= 1.0) continue;
+      const std::string worst = worstMarkers(markerMeans(result.marker_rows, trial, r.scenario), 3);
       if (worst.empty()) continue;
-      if (!header) text += "\nruns below 100 %, their 3 worst markers:\n", header = true;
+      if (!header)
+        text += fmt::format("\nbelow 100 %{}, the 3 worst markers:\n",
+                            result.seeds > 1 ? fmt::format(" (means over {} seeds)", result.seeds) : std::string()),
+            header = true;
       text += fmt::format("  {:<48} {:>8.3f}%  worst: {}\n",
-                          fmt::format("{}{}: {}{}", r.trial, r.held_out ? " (held out)" : "", r.scenario,
-                                      result.seeds > 1 ? fmt::format(", seed {}", r.seed) : std::string()),
-                          100.0 * r.score.accuracy(), worst);
+                          fmt::format("{}{}: {}", trial, held ? " (held out)" : "", r.scenario), 100.0 * mean, worst);
     }
+  }
 
   text += fmt::format("\nwrote {}, {} and {}\n", (dir / "labelling.csv").string(),
                       (dir / "labelling_markers.csv").string(), (dir / "labelling_frames.csv").string());
@@ -563,18 +583,7 @@ std::string summaryText(const LabellingExperimentResult& result) {
       const double mean = meanAccuracy(rows, trial, target);
       if (!std::isfinite(mean)) continue;
       if (held && !held_shown) text += fmt::format("{}\n", kHeldOutHeading), held_shown = true;
-      std::vector<std::string> names;
-      std::vector<double> sum;
-      std::vector<int> count;
-      for (const LabellingMarker& m : result.marker_rows) {
-        if (m.trial != trial || m.scenario != target || m.present == 0) continue;
-        const auto it = std::find(names.begin(), names.end(), m.marker);
-        const std::size_t k = static_cast<std::size_t>(it - names.begin());
-        if (it == names.end()) names.push_back(m.marker), sum.push_back(0.0), count.push_back(0);
-        sum[k] += m.accuracy(), ++count[k];
-      }
-      std::vector<std::pair<double, std::string>> acc;
-      for (std::size_t k = 0; k < names.size(); ++k) acc.emplace_back(sum[k] / count[k], names[k]);
+      std::vector<std::pair<double, std::string>> acc = markerMeans(result.marker_rows, trial, target);
       const std::string worst = worstMarkers(std::move(acc), 5);
       text += fmt::format("{:<24} {:>8.3f}%  {}\n", trial, 100.0 * mean,
                           worst.empty() ? std::string("every marker 100 %") : worst);

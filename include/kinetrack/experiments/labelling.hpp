@@ -102,9 +102,9 @@ std::string labellingCsv(const LabellingExperimentResult& result);         ///< 
 std::string labellingMarkersCsv(const LabellingExperimentResult& result);  ///< labelling_markers.csv
 std::string labellingFramesCsv(const LabellingExperimentResult& result);   ///< labelling_frames.csv
 std::string labellingEventsCsv(const LabellingExperimentResult& result);   ///< labelling_events.csv
-/// The table (held-out trials in a section of their own), the worst markers of every run below
-/// 100 %, the "wrote" lines, the means over seeds, the per-marker table of the target scenario and
-/// the goals per trial, as the CLI prints them after the trials.
+/// The table (held-out trials in a section of their own), the worst markers of every trial ×
+/// scenario below 100 % (over the seeds), the "wrote" lines, the means over seeds, the per-marker
+/// table of the target scenario and the goals per trial, as the CLI prints them after the trials.
 std::string summaryText(const LabellingExperimentResult& result);
 
 }  // namespace kinetrack::experiments
