@@ -3,7 +3,8 @@
 // ignored, or a labelled TRC/C3D with --strip-labels), labels every frame causally with
 // markers::Labeller (model prediction, gating, optimal assignment, rigid-segment check, marker
 // IK), and writes the labelled TRC (the model's marker names and order, one row per input frame,
-// the input points unchanged), a per-frame report, the joint angles (--ik-out) and a summary.
+// the input points unchanged), a per-frame report, the joint angles (--ik-out), each label's
+// confidence (--confidence; --drop-unsure leaves unsure labels out) and a summary.
 #include <fmt/format.h>
 
 #include <string>
@@ -69,7 +70,13 @@ void addMarkersLabelCommand(CLI::App& markers_group, Action& action) {
   cmd->add_option("--out", cfg->job.out, "labelled TRC (model's marker order; missing = empty)")->required();
   cmd->add_option("--ik-out", cfg->job.ik_out, "joint angles of the same frames (.mot)");
   cmd->add_option("--model-out", cfg->job.model_out, ".osim model as calibrated on --static (markers placed)");
-  cmd->add_option("--report", cfg->job.report, "per-frame report CSV (assigned, gaps, ghosts, state, IK)");
+  cmd->add_option("--report", cfg->job.report,
+                  "per-frame report CSV (assigned, gaps, ghosts, state, IK, swaps corrected, unsure labels, lowest "
+                  "confidence)");
+  cmd->add_option("--confidence", cfg->job.confidence,
+                  "CSV of each label's confidence in [0, 1]: frame,time,<marker>… (empty for a gap)");
+  cmd->add_flag("--drop-unsure", cfg->job.labeller.drop_unsure,
+                "leave labels below the confidence threshold out of the output (gaps; the pose still uses them)");
   cmd->add_option("--summary-json", cfg->job.summary_json, "write the run's summary as JSON");
   cmd->add_option("--plot", cfg->plot, "PNG of labelled markers, ghosts and IK RMS per frame");
   cmd->add_flag("--quiet", cfg->quiet, "no progress bar");

@@ -237,22 +237,35 @@ void bindExperiments(py::module_& m) {
             withNotes(text, [&](const app::Reporter& rep) { return experiments::runLabellingExperiment(o, rep); });
         py::list runs;
         for (const auto& x : r.runs)
-          runs.append(py::dict(py::arg("trial") = x.trial, py::arg("scenario") = x.scenario, py::arg("seed") = x.seed,
-                               py::arg("present") = x.score.present, py::arg("correct") = x.score.correct,
-                               py::arg("accuracy") = x.score.accuracy(), py::arg("wrong") = x.score.wrong,
-                               py::arg("missed") = x.score.missed, py::arg("ghost_points") = x.score.ghost_points,
-                               py::arg("ghosts_labelled") = x.score.ghosts_labelled,
-                               py::arg("reacquire_frames") = x.score.reacquire_frames,
-                               py::arg("initialisations") = x.initialisations, py::arg("lost_frames") = x.lost,
-                               py::arg("frames") = x.frames, py::arg("angle_rms_deg") = x.angle_rms_deg,
-                               py::arg("angle_max_deg") = x.angle_max_deg, py::arg("us_median") = x.us_median,
-                               py::arg("us_p95") = x.us_p95));
-        return py::dict(py::arg("summary") = text + experiments::summaryText(r), py::arg("runs") = runs);
+          runs.append(py::dict(
+              py::arg("trial") = x.trial, py::arg("scenario") = x.scenario, py::arg("seed") = x.seed,
+              py::arg("present") = x.score.present, py::arg("correct") = x.score.correct,
+              py::arg("accuracy") = x.score.accuracy(), py::arg("wrong") = x.score.wrong,
+              py::arg("missed") = x.score.missed, py::arg("ghost_points") = x.score.ghost_points,
+              py::arg("ghosts_labelled") = x.score.ghosts_labelled,
+              py::arg("reacquire_frames") = x.score.reacquire_frames, py::arg("initialisations") = x.initialisations,
+              py::arg("lost_frames") = x.lost, py::arg("frames") = x.frames, py::arg("angle_rms_deg") = x.angle_rms_deg,
+              py::arg("angle_max_deg") = x.angle_max_deg, py::arg("us_median") = x.us_median,
+              py::arg("us_p95") = x.us_p95, py::arg("held_out") = x.held_out,
+              py::arg("unsure_frames") = x.unsure_frames, py::arg("swaps_corrected") = x.swaps_corrected,
+              py::arg("wrong_labels") = x.wrong_labels, py::arg("wrong_flagged") = x.wrong_flagged,
+              py::arg("wrong_silent") = x.wrong_silent, py::arg("right_flagged") = x.right_flagged));
+        py::list marker_rows;
+        for (const auto& x : r.marker_rows)
+          marker_rows.append(
+              py::dict(py::arg("trial") = x.trial, py::arg("scenario") = x.scenario, py::arg("seed") = x.seed,
+                       py::arg("held_out") = x.held_out, py::arg("marker") = x.marker, py::arg("present") = x.present,
+                       py::arg("correct") = x.correct, py::arg("wrong") = x.wrong, py::arg("missed") = x.missed,
+                       py::arg("accuracy") = x.accuracy(), py::arg("confidence_right") = x.confidence_right,
+                       py::arg("confidence_wrong") = x.confidence_wrong));
+        return py::dict(py::arg("summary") = text + experiments::summaryText(r), py::arg("runs") = runs,
+                        py::arg("markers") = marker_rows);
       },
       py::arg("out"), py::kw_only(), py::arg("data") = "../shared/data", py::arg("seed") = 1, py::arg("seeds") = 1,
       py::arg("only") = std::vector<std::string>{}, py::arg("events") = false,
-      "`kinetrack experiment labelling` (issue 16): writes out/labelling.csv, labelling_frames.csv (and "
-      "labelling_events.csv); returns {summary, runs}.");
+      "`kinetrack experiment labelling` (issue 16): writes out/labelling.csv, labelling_markers.csv, "
+      "labelling_frames.csv (and labelling_events.csv); returns {summary, runs, markers} (runs: held_out and the "
+      "confidence figures among their fields; markers: the per-marker rows).");
 }
 
 }  // namespace kinetrack::python

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <limits>
 
 #include "bindings.hpp"
 #include "convert.hpp"
@@ -75,7 +76,12 @@ std::span<const Vector3d> pointRows(const Array& a) {
 py::dict frameDict(const markers::FrameLabels& L, const Configuration& pose) {
   py::array_t<int> mp(static_cast<py::ssize_t>(L.marker_point.size()));
   std::copy(L.marker_point.begin(), L.marker_point.end(), mp.mutable_data());
-  return py::dict(py::arg("marker_point") = mp, py::arg("state") = markers::toString(L.state),
+  py::array_t<double> confidence(static_cast<py::ssize_t>(L.marker_point.size()));
+  for (std::size_t i = 0; i < L.marker_point.size(); ++i)  // NaN for a gap
+    confidence.mutable_data()[i] =
+        i < L.confidence.size() && L.marker_point[i] >= 0 ? L.confidence[i] : std::numeric_limits<double>::quiet_NaN();
+  return py::dict(py::arg("marker_point") = mp, py::arg("confidence") = confidence, py::arg("unsure") = L.unsure,
+                  py::arg("swaps_corrected") = L.swaps_corrected, py::arg("state") = markers::toString(L.state),
                   py::arg("assigned") = L.assigned, py::arg("gaps") = L.gaps, py::arg("ghosts") = L.ghosts,
                   py::arg("points") = L.points, py::arg("invalid_points") = L.invalid_points,
                   py::arg("rigid_rejections") = L.rigid_rejections, py::arg("relabelled") = L.relabelled,
@@ -88,13 +94,19 @@ py::dict trialDict(const markers::LabelTrialResult& r, const io::PointCloud& clo
   const auto n = static_cast<py::ssize_t>(r.frames.size()), m = static_cast<py::ssize_t>(r.names.size());
   py::array_t<int> mp({n, m});
   py::array_t<double> positions({n, m, py::ssize_t(3)}), q({n, py::ssize_t(nq(model))}), rms(n), times(n);
-  py::array_t<int> assigned(n);
+  py::array_t<int> assigned(n), unsure(n), swaps(n);
+  py::array_t<double> confidence({n, m});
+  const bool has_confidence = r.confidence.size() == static_cast<std::size_t>(n * m);
   std::vector<std::string> states;
   const io::MarkerTrajectories t = labelled != nullptr ? *labelled : r.trajectories(cloud);
   for (py::ssize_t f = 0; f < n; ++f) {
     const markers::LabelledFrame& row = r.frames[static_cast<std::size_t>(f)];
     for (py::ssize_t i = 0; i < m; ++i) {
       mp.mutable_data()[f * m + i] = r.point(static_cast<int>(f), static_cast<int>(i));
+      confidence.mutable_data()[f * m + i] =
+          has_confidence && mp.data()[f * m + i] >= 0
+              ? static_cast<double>(r.confidence[static_cast<std::size_t>(f * m + i)])
+              : std::numeric_limits<double>::quiet_NaN();
       const Vector3d& p = t.position(static_cast<int>(f), static_cast<int>(i));
       for (int c = 0; c < 3; ++c) positions.mutable_data()[(f * m + i) * 3 + c] = p[c];
     }
@@ -102,12 +114,16 @@ py::dict trialDict(const markers::LabelTrialResult& r, const io::PointCloud& clo
     rms.mutable_data()[f] = row.ik_rms;
     times.mutable_data()[f] = row.time;
     assigned.mutable_data()[f] = row.assigned;
+    unsure.mutable_data()[f] = row.unsure;
+    swaps.mutable_data()[f] = row.swaps_corrected;
     states.emplace_back(markers::toString(row.state));
   }
   return py::dict(py::arg("marker_names") = r.names, py::arg("times") = times, py::arg("marker_point") = mp,
-                  py::arg("positions") = positions, py::arg("q") = q, py::arg("ik_rms") = rms,
-                  py::arg("assigned") = assigned, py::arg("state") = states,
-                  py::arg("initialisations") = r.initialisations(), py::arg("lost_frames") = r.lostFrames());
+                  py::arg("confidence") = confidence, py::arg("positions") = positions, py::arg("q") = q,
+                  py::arg("ik_rms") = rms, py::arg("assigned") = assigned, py::arg("unsure") = unsure,
+                  py::arg("swaps_corrected") = swaps, py::arg("state") = states,
+                  py::arg("initialisations") = r.initialisations(), py::arg("lost_frames") = r.lostFrames(),
+                  py::arg("unsure_frames") = r.unsureFrames());
 }
 
 }  // namespace
@@ -145,6 +161,12 @@ void bindLabeller(py::module_& m) {
       .def_readwrite("crowd_distance", &markers::LabellerOptions::crowd_distance,
                      "m; two labelled points closer (and than half their reference distance) are a marker and "
                      "a ghost; 0 disables it")
+      .def_readwrite("confidence_sigma", &markers::LabellerOptions::confidence_sigma,
+                     "m; the scale of a label's confidence (logistic of the squared-distance margin)")
+      .def_readwrite("unsure_threshold", &markers::LabellerOptions::unsure_threshold,
+                     "a label below this confidence is unsure")
+      .def_readwrite("drop_unsure", &markers::LabellerOptions::drop_unsure,
+                     "leave unsure labels out (gaps); the pose is still solved with them")
       .def_readwrite("max_points", &markers::LabellerOptions::max_points);
   keywordInit(opt);
 
@@ -174,6 +196,9 @@ world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
            py::arg("marker_axes") = "auto")
       .def_property_readonly("marker_names", [](const PyLabeller& s) { return s.model->names(); })
       .def_property_readonly(
+          "initialisations", [](const PyLabeller& s) { return s.labeller.initialisations(); },
+          "frames that (re)initialised the track since construction (label() and start())")
+      .def_property_readonly(
           "model", [](const PyLabeller& s) { return std::const_pointer_cast<Model>(s.model->model); },
           "the model with its marker frames")
       .def(
@@ -189,9 +214,36 @@ world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
           },
           py::arg("points"), py::arg("time"),
           "Labels one frame of points (P, 3), any order; time (s) increases from call to call. Returns a dict: "
-          "marker_point (M,) (index of each marker's point, -1 = gap), state ('tracking', 'initialised', "
-          "'lost'), assigned, gaps, ghosts, points, invalid_points, rigid_rejections, relabelled, ik_rms (m), "
-          "ik_microseconds, q (the solved pose).")
+          "marker_point (M,) (index of each marker's point, -1 = gap), confidence (M,) (each label's in [0, 1], "
+          "NaN for a gap), unsure (labels below options.unsure_threshold), swaps_corrected, state ('tracking', "
+          "'initialised', 'lost'), assigned, gaps, ghosts, points, invalid_points, rigid_rejections, relabelled, "
+          "ik_rms (m), ik_microseconds, q (the solved pose).")
+      .def(
+          "start",
+          [](PyLabeller& s, ArrayLike points, double time, ArrayLike marker_point) {
+            const Array pts = checkedArray(points, {kAny, 3}, "points (one (3,) position per point, m)");
+            const auto nm = static_cast<py::ssize_t>(s.model->numMarkers());
+            const py::array_t<int, py::array::c_style | py::array::forcecast> mp(marker_point);
+            if (mp.ndim() != 1 || mp.shape(0) != nm)
+              throw py::value_error(
+                  "marker_point: expected (" + std::to_string(nm) +
+                  ",) (one point index per marker, -1 = gap), got shape " +
+                  py::str(py::tuple(py::cast(std::vector<py::ssize_t>(mp.shape(), mp.shape() + mp.ndim()))))
+                      .cast<std::string>());
+            const markers::FrameLabels* L = nullptr;
+            {
+              py::gil_scoped_release release;
+              L = &s.labeller.start(pointRows(pts), time,
+                                    std::span<const int>(mp.data(), static_cast<std::size_t>(nm)));
+            }
+            return frameDict(*L, s.labeller.pose());
+          },
+          py::arg("points"), py::arg("time"), py::arg("marker_point"),
+          "Starts (or restarts) the track from known labels instead of a search: marker_point (M,) is the index "
+          "in points (P, 3) of each marker's point, -1 for a gap (a frame labelled by hand or by an earlier run). "
+          "The pose is fitted to them; nothing checks that they are right. Returns label()'s dict. Raises "
+          "ValueError for a marker_point of the wrong size, an index out of range or used twice, fewer than 3 "
+          "labelled points, or a time that does not increase.")
       .def(
           "label_trial",
           [](PyLabeller& s, const std::vector<ArrayLike>& frames, ArrayLike times) {
@@ -211,16 +263,17 @@ world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
           py::arg("frames"), py::arg("times"),
           "Labels a whole trial with a fresh labeller (same model and options): frames is a list of (P_k, 3) "
           "point arrays, times (N,). Returns a dict: marker_names, times, marker_point (N, M) (index into the "
-          "frame's points after NaN points are dropped, -1 = gap), positions (N, M, 3) (the picked points, NaN "
-          "for a gap), q (N, nq), ik_rms, assigned, state, initialisations, lost_frames.");
+          "frame's points after NaN points are dropped, -1 = gap), confidence (N, M) (each label's in [0, 1], NaN "
+          "for a gap), positions (N, M, 3) (the picked points, NaN for a gap), q (N, nq), ik_rms, assigned, "
+          "unsure (N,), swaps_corrected (N,), state, initialisations, lost_frames, unsure_frames.");
 
   m.def(
       "label_markers",
       [](const std::string& model, const std::string& input, bool strip_labels, const std::string& marker_set,
          const std::vector<std::string>& markers, const std::string& static_trial, const std::string& vsk,
          std::optional<double> height, bool joint_limits, const std::string& marker_axes, const std::string& units,
-         const std::string& out, const std::string& ik_out, const std::string& report,
-         const std::string& summary_json) {
+         const std::string& out, const std::string& ik_out, const std::string& report, const std::string& summary_json,
+         const std::string& confidence, bool drop_unsure, std::optional<markers::LabellerOptions> options) {
         app::LabelOptions o;
         o.subject = subjectOptions(model, marker_set, static_trial, vsk, height, joint_limits, marker_axes);
         o.input = input;
@@ -231,6 +284,9 @@ world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
         o.ik_out = ik_out;
         o.report = report;
         o.summary_json = summary_json;
+        o.confidence = confidence;
+        if (options) o.labeller = *options;
+        if (drop_unsure) o.labeller.drop_unsure = true;
         const app::LabelResult r = released([&] { return app::runLabel(o); });
         io::PointCloud cloud;  // the labelled points in the file's axes (r.labelled): the dict's positions
         py::dict d = trialDict(r.trial, cloud, *r.subject.model->model, &r.labelled);
@@ -242,12 +298,16 @@ world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
       py::arg("markers") = std::vector<std::string>{}, py::arg("static") = "", py::arg("vsk") = "",
       py::arg("height") = py::none(), py::arg("joint_limits") = true, py::arg("marker_axes") = "auto",
       py::arg("units") = "mm", py::arg("out") = "", py::arg("ik_out") = "", py::arg("report") = "",
-      py::arg("summary_json") = "",
+      py::arg("summary_json") = "", py::arg("confidence") = "", py::arg("drop_unsure") = false,
+      py::arg("options") = py::none(),
       R"doc(`kinetrack markers label` as a call (the same job): labels every frame of input (a long CSV
 frame,time,x,y,z in `units`, a C3D, or a labelled .trc/.c3d with strip_labels=True) on the model
-loaded as Labeller(model, ...) loads a file or name. Writes the files given (out: labelled TRC,
-ik_out: joint angles .mot, report: per-frame CSV, summary_json). Returns label_trial's dict (the
-positions in the input file's axes) plus summary (the --summary-json fields) and description.)doc");
+loaded as Labeller(model, ...) loads a file or name, with `options` (LabellerOptions; default
+ones); drop_unsure=True (--drop-unsure) leaves labels below the confidence threshold out. Writes
+the files given (out: labelled TRC, ik_out: joint angles .mot, report: per-frame CSV, confidence:
+per-frame per-marker confidence CSV, summary_json). Returns label_trial's dict (the positions in
+the input file's axes) plus summary (the --summary-json fields: unsure_frames, unsure_labels,
+swaps_corrected, min_confidence among them) and description.)doc");
 
   m.def(
       "read_point_csv",

@@ -64,6 +64,13 @@ def test_labelling_experiment_selected_run(tmp_path):
     assert len(rows) == 2 and rows[1].startswith("gait2354 walk,clean,")
     assert len(r["runs"]) == 1 and r["runs"][0]["scenario"] == "clean" and r["runs"][0]["accuracy"] == 1.0
     assert "goals:" in r["summary"]
+    run = r["runs"][0]
+    assert run["held_out"] is False and run["wrong_labels"] == run["wrong_flagged"] + run["wrong_silent"] == 0
+    # labelling_markers.csv: a row per marker of the run, as the dict's "markers".
+    markers = (tmp_path / "labelling_markers.csv").read_text().splitlines()
+    assert markers[0].startswith("trial,scenario,seed,held_out,marker,present,correct,wrong,missed,accuracy,")
+    assert len(markers) - 1 == len(r["markers"]) == 31
+    assert sum(m["correct"] for m in r["markers"]) == sum(m["present"] for m in r["markers"])
 
 
 def test_sparse_is_the_cli_experiment(cli, tmp_path):

@@ -141,3 +141,96 @@ def test_labeller_from_a_built_in_model_with_a_static_trial():
     assert len(labeller.marker_names) > 30 and labeller.model.num_joints == 66
     with pytest.raises(ValueError, match="reference is for a kinetrack.Model"):
         kt.Labeller("human66", "human66_plugin_gait", reference=np.zeros(3))
+
+
+def worn_walk_labeller(options=None):
+    osim = shared_file(WALK + "subject01_simbody.osim")
+    names, times, pos = read_walk()
+    worn = [n for n in kt.Labeller(osim).marker_names if n in names]
+    return kt.Labeller(osim, markers=worn, options=options), names, times, pos
+
+
+def test_start_from_the_true_labels_keeps_every_label_right():
+    """start() given frame 0's true labels: no search, and the shuffled walk stays 100 % right."""
+    labeller, names, times, pos = worn_walk_labeller()
+    rng = np.random.default_rng(7)
+    n = 60
+    right = total = 0
+    for f in range(n):
+        rows = [k for k in range(len(names)) if not np.isnan(pos[f, k]).any()]
+        order = rng.permutation(len(rows))
+        points = pos[f, [rows[k] for k in order]]
+        truth = np.full(len(labeller.marker_names), -1, dtype=int)  # marker → its point in `points`
+        for p, k in enumerate(order):
+            name = names[rows[k]]
+            if name in labeller.marker_names:
+                truth[labeller.marker_names.index(name)] = p
+        out = labeller.start(points, times[f], truth) if f == 0 else labeller.label(points, times[f])
+        if f == 0:
+            np.testing.assert_array_equal(out["marker_point"], truth)
+            started = labeller.initialisations
+        assert out["state"] != "lost", f
+        present = truth >= 0
+        right += int((out["marker_point"][present] == truth[present]).sum())
+        total += int(present.sum())
+        assert out["confidence"].shape == (len(labeller.marker_names),)
+        assert out["swaps_corrected"] == 0 and out["unsure"] >= 0
+    assert right == total
+    assert labeller.initialisations == started  # no search after the start
+    with pytest.raises(ValueError, match="marker_point"):
+        labeller.start(points, times[n], truth[:-1])
+    with pytest.raises(ValueError):
+        labeller.start(points, times[n] + 1.0, np.zeros(len(labeller.marker_names), dtype=int))  # a point used twice
+
+
+def test_confidence_per_label_nan_for_a_gap():
+    """label(): confidence (M,) in [0, 1] for every label, NaN for a gap; label_trial: (N, M), NaN where -1."""
+    opts = kt.LabellerOptions()
+    assert opts.unsure_threshold == pytest.approx(0.5) and opts.confidence_sigma > 0 and not opts.drop_unsure
+    labeller, names, times, pos = worn_walk_labeller()
+    hidden = labeller.marker_names.index("R.Heel")
+    frames = []
+    for f in range(30):
+        keep = [k for k in range(len(names)) if not np.isnan(pos[f, k]).any()]
+        if 10 <= f < 15:  # R.Heel hidden for 5 frames
+            keep = [k for k in keep if names[k] != "R.Heel"]
+        frames.append(pos[f, keep])
+    for f in range(30):
+        out = labeller.label(frames[f], times[f])
+        c = out["confidence"]
+        gap = out["marker_point"] < 0
+        assert np.isnan(c[gap]).all() and np.isfinite(c[~gap]).all(), f
+        assert ((c[~gap] >= 0.0) & (c[~gap] <= 1.0)).all()
+        assert out["unsure"] == int((c[~gap] < opts.unsure_threshold).sum())
+        if 10 <= f < 15:
+            assert gap[hidden] and np.isnan(c[hidden])
+    trial = labeller.label_trial(frames, times[:30])
+    c, mp = trial["confidence"], trial["marker_point"]
+    assert c.shape == mp.shape == (30, len(labeller.marker_names))
+    assert np.isnan(c[mp < 0]).all() and np.isfinite(c[mp >= 0]).all()
+    assert np.isnan(c[10:15, hidden]).all()
+    assert trial["unsure"].shape == trial["swaps_corrected"].shape == (30,)
+    assert trial["unsure_frames"] == int((trial["unsure"] > 0).sum())
+    np.testing.assert_array_equal(trial["unsure"], (c < opts.unsure_threshold).sum(axis=1))
+
+
+def test_label_markers_drop_unsure_and_confidence_file(tmp_path):
+    """label_markers(drop_unsure=True, confidence=...): the summary's unsure/swap figures and the confidence CSV."""
+    osim = shared_file(WALK + "subject01_simbody.osim")
+    trc = shared_file(WALK + "subject01_walk1.trc")
+    conf = tmp_path / "c.csv"
+    r = kt.label_markers(osim, trc, strip_labels=True, drop_unsure=True, confidence=str(conf))
+    s = r["summary"]
+    assert s["drop_unsure"] is True
+    for key in ("unsure_frames", "unsure_labels", "swaps_corrected", "min_confidence", "unsure_threshold"):
+        assert key in s, key
+    assert s["unsure_frames"] == r["unsure_frames"] and s["swaps_corrected"] == int(r["swaps_corrected"].sum())
+    lines = conf.read_text().splitlines()
+    assert lines[0].split(",") == ["frame", "time"] + r["marker_names"]
+    assert len(lines) == s["frames"] + 1
+    # Dropped labels are gaps: no label in the output is below the threshold.
+    c = r["confidence"]
+    assert not (c[r["marker_point"] >= 0] < s["unsure_threshold"]).any()
+    row = lines[1].split(",")[2:]
+    for k, v in enumerate(row):
+        assert (v == "") == (r["marker_point"][0, k] < 0)

@@ -314,13 +314,32 @@ io::PointCloud readInput(const LabelOptions& cfg, std::vector<std::string>& worn
 std::string labelReportCsv(const markers::LabelTrialResult& r) {
   std::string s =
       "frame,time,points,invalid_points,assigned,gaps,ghosts,rigid_rejections,relabelled,state,ik_status,ik_iterations,"
-      "ik_rms_mm,"
-      "microseconds,ik_microseconds\n";
+      "ik_rms_mm,microseconds,ik_microseconds,swaps_corrected,unsure,min_confidence\n";
   for (const markers::LabelledFrame& f : r.frames)
-    s += fmt::format("{},{:.6f},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.1f},{:.1f}\n", f.frame_number, f.time, f.points,
-                     f.invalid_points, f.assigned, f.gaps, f.ghosts, f.rigid_rejections, f.relabelled,
+    s += fmt::format("{},{:.6f},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.1f},{:.1f},{},{},{:.4f}\n", f.frame_number,
+                     f.time, f.points, f.invalid_points, f.assigned, f.gaps, f.ghosts, f.rigid_rejections, f.relabelled,
                      markers::toString(f.state), ik::toString(f.ik_status), f.ik_iterations, f.ik_rms * 1e3,
-                     f.microseconds, f.ik_microseconds);
+                     f.microseconds, f.ik_microseconds, f.swaps_corrected, f.unsure, f.min_confidence);
+  return s;
+}
+
+std::string labelConfidenceCsv(const markers::LabelTrialResult& r) {
+  const std::size_t nm = r.names.size();
+  if (r.confidence.size() != r.frames.size() * nm)
+    throw InvalidArgument(fmt::format("labelConfidenceCsv: {} confidences for {} frames × {} markers",
+                                      r.confidence.size(), r.frames.size(), nm));
+  std::string s = "frame,time";
+  for (const std::string& n : r.names) s += "," + n;
+  s += "\n";
+  for (std::size_t f = 0; f < r.frames.size(); ++f) {
+    s += fmt::format("{},{:.6f}", r.frames[f].frame_number, r.frames[f].time);
+    for (std::size_t i = 0; i < nm; ++i) {
+      const float c = r.confidence[f * nm + i];  // a gap (a dropped unsure label too) is empty
+      s += std::isfinite(c) && r.point(static_cast<int>(f), static_cast<int>(i)) >= 0 ? fmt::format(",{:.4f}", c)
+                                                                                      : std::string(",");
+    }
+    s += "\n";
+  }
   return s;
 }
 
@@ -352,7 +371,7 @@ LabelResult runLabel(const LabelOptions& cfg, const Reporter& reporter) {
   reporter.say(fmt::format("[2/3] labelling {} markers\n", lm.numMarkers()));
   markers::LabelTrialOptions opt;
   opt.progress = [&](int done, int total) { reporter.report(done, total); };
-  result.trial = markers::labelTrial(subject.model, cloud, {}, opt);
+  result.trial = markers::labelTrial(subject.model, cloud, cfg.labeller, opt);
   const markers::LabelTrialResult& r = result.trial;
 
   // Outputs: the labelled TRC in the file's axes and units, the report, the angles.
@@ -361,6 +380,7 @@ LabelResult runLabel(const LabelOptions& cfg, const Reporter& reporter) {
   if (!cfg.out.empty())
     io::writeTrc(result.labelled, cfg.out, {.units = units, .frame_numbers = file_cloud.frame_numbers});
   if (!cfg.report.empty()) writeTextFile(cfg.report, labelReportCsv(r));
+  if (!cfg.confidence.empty()) writeTextFile(cfg.confidence, labelConfidenceCsv(r));
   if (!cfg.ik_out.empty()) io::writeMot(jointTable(subject, r), cfg.ik_out);
   if (!cfg.model_out.empty()) {
     if (!subject.calibration)
@@ -380,7 +400,11 @@ LabelResult runLabel(const LabelOptions& cfg, const Reporter& reporter) {
     s.gaps += f.gaps;
     s.rigid_rejections += f.rigid_rejections;
     s.relabelled += f.relabelled;
+    s.swaps_corrected += f.swaps_corrected;
+    s.unsure_labels += f.unsure;
+    s.min_confidence = std::min(s.min_confidence, f.min_confidence);
   }
+  s.unsure_frames = r.unsureFrames();
   const metrics::Summary sa = metrics::summarize(assigned), sg = metrics::summarize(ghosts),
                          sr = metrics::summarize(rms), su = metrics::summarize(us), sl = metrics::summarize(label_us);
   s.frames = static_cast<int>(r.frames.size());
@@ -414,6 +438,10 @@ std::string summaryText(const LabelResult& r, const LabelOptions& cfg) {
   t += fmt::format("  {:<28} {} (initialisations {}, frames lost {})\n", "track",
                    s.lost_frames == 0 ? "kept" : "lost at times", s.initialisations, s.lost_frames);
   t += fmt::format("  {:<28} {}\n", "rigid-segment rejections", s.rigid_rejections);
+  t += fmt::format("  {:<28} {} ({} labels below confidence {:.2f}{}; lowest confidence {:.3f})\n", "unsure frames",
+                   s.unsure_frames, s.unsure_labels, cfg.labeller.unsure_threshold,
+                   cfg.labeller.drop_unsure ? ", left out of the output" : "", s.min_confidence);
+  t += fmt::format("  {:<28} {}\n", "swaps corrected", s.swaps_corrected);
   t += fmt::format("  {:<28} {:.2f} / {:.2f} mm (median / p95 over frames)\n", "IK marker RMS", s.ik_rms_median_m * 1e3,
                    s.ik_rms_p95_m * 1e3);
   t += fmt::format("  {:<28} {:.1f} / {:.1f} µs (median / p95, tracked frames: labelling + IK)\n", "time per frame",
@@ -421,8 +449,8 @@ std::string summaryText(const LabelResult& r, const LabelOptions& cfg) {
   t += fmt::format("  {:<28} {:.1f} / {:.1f} µs (median / p95, without the IK)\n", "labelling alone",
                    s.labelling_us_median, s.labelling_us_p95);
   t += fmt::format("  {:<28} {:.3f} s\n", "wall time", s.wall_seconds);
-  t += fmt::format("wrote {} ({} rows){}{}\n", cfg.out, s.frames, cfg.report.empty() ? "" : ", " + cfg.report,
-                   cfg.ik_out.empty() ? "" : ", " + cfg.ik_out);
+  t += fmt::format("wrote {} ({} rows){}{}{}\n", cfg.out, s.frames, cfg.report.empty() ? "" : ", " + cfg.report,
+                   cfg.ik_out.empty() ? "" : ", " + cfg.ik_out, cfg.confidence.empty() ? "" : ", " + cfg.confidence);
   return t;
 }
 
@@ -442,6 +470,12 @@ std::string summaryJson(const LabelResult& r, const LabelOptions& cfg) {
   j["lost_frames"] = s.lost_frames;
   j["rigid_rejections"] = s.rigid_rejections;
   j["relabelled"] = s.relabelled;
+  j["unsure_frames"] = s.unsure_frames;
+  j["unsure_labels"] = s.unsure_labels;
+  j["swaps_corrected"] = s.swaps_corrected;
+  j["min_confidence"] = s.min_confidence;
+  j["unsure_threshold"] = cfg.labeller.unsure_threshold;
+  j["drop_unsure"] = cfg.labeller.drop_unsure;
   j["ik_rms_median_m"] = s.ik_rms_median_m;
   j["ik_rms_p95_m"] = s.ik_rms_p95_m;
   j["frame_us_median"] = s.frame_us_median;

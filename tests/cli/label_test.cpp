@@ -1,8 +1,10 @@
 // `kinetrack markers label` end to end: a labelled TRC with --strip-labels gives back its labels
 // (one TRC row per input frame, the model's marker names, points unchanged), the report and the
-// joint angles; a long CSV of shuffled points with an empty frame and a NaN point; and bad input
-// (malformed CSV line, TRC without --strip-labels, markers the model lacks) exiting with 2 and a
-// message naming file, line and field.
+// joint angles; a long CSV of shuffled points with an empty frame and a NaN point; the labels'
+// confidence (--confidence, the report's and the summary's unsure and swap figures, --drop-unsure);
+// and bad input (malformed CSV line, TRC without --strip-labels, markers the model lacks) exiting
+// with 2 and a message naming file, line and field. `experiment labelling`: --only, --seeds,
+// --events, the held-out trial and the per-marker CSV.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -102,6 +104,130 @@ TEST(CliLabel, LongCsvWithEmptyFrameAndNanPoint) {
   EXPECT_LE(j["lost_frames"].get<int>(), 2);
 }
 
+namespace {
+
+// Splits a CSV line (no quoting).
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  for (char c : line)
+    if (c == ',')
+      out.emplace_back();
+    else
+      out.back().push_back(c);
+  return out;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (std::size_t b; (b = text.find('\n', a)) != std::string::npos; a = b + 1) out.push_back(text.substr(a, b - a));
+  return out;
+}
+
+}  // namespace
+
+// --confidence writes every label's confidence (empty for a gap, as the labelled TRC); the report
+// ends with swaps_corrected, unsure, min_confidence; the summary prints and the JSON holds the
+// unsure frames and the swaps corrected.
+TEST(CliLabel, ConfidenceFileReportColumnsAndSummary) {
+  GAIT_FILES;
+  ScratchDir dir;
+  const std::string out = dir.file("l.trc"), rep = dir.file("r.csv"), conf = dir.file("c.csv"), js = dir.file("s.json");
+  const RunResult r = runCli({"markers", "label", "--quiet", "--model", osim, "--input", trc, "--strip-labels", "--out",
+                              out, "--report", rep, "--confidence", conf, "--summary-json", js});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("unsure frames"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("swaps corrected"), std::string::npos) << r.out;
+  const kinetrack::io::MarkerTrajectories got = kinetrack::io::readTrc(out, {.y_up = false});
+  const std::vector<std::string> c = lines(readFile(conf));
+  ASSERT_EQ(c.size(), static_cast<std::size_t>(got.numFrames()) + 1);
+  std::vector<std::string> header = {"frame", "time"};
+  header.insert(header.end(), got.names.begin(), got.names.end());
+  EXPECT_EQ(fields(c[0]), header);
+  long below = 0;
+  for (int f = 0; f < got.numFrames(); ++f) {
+    const std::vector<std::string> row = fields(c[static_cast<std::size_t>(f) + 1]);
+    ASSERT_EQ(row.size(), header.size()) << f;
+    for (int i = 0; i < got.numMarkers(); ++i) {
+      const std::string& v = row[static_cast<std::size_t>(i) + 2];
+      EXPECT_EQ(v.empty(), !got.isValid(f, i)) << f << " " << got.names[static_cast<std::size_t>(i)];
+      if (v.empty()) continue;
+      const double x = std::stod(v);
+      EXPECT_GE(x, 0.0);
+      EXPECT_LE(x, 1.0);
+      below += x < 0.5;
+    }
+  }
+  const std::vector<std::string> report = lines(readFile(rep));
+  const std::vector<std::string> rh = fields(report[0]);
+  ASSERT_GE(rh.size(), 3u);
+  EXPECT_EQ(std::vector<std::string>(rh.end() - 3, rh.end()),
+            (std::vector<std::string>{"swaps_corrected", "unsure", "min_confidence"}));
+  long unsure = 0;
+  for (std::size_t k = 1; k < report.size(); ++k) unsure += std::stol(fields(report[k])[rh.size() - 2]);
+  const nlohmann::json j = nlohmann::json::parse(readFile(js));
+  EXPECT_EQ(j["unsure_labels"].get<long>(), unsure);
+  EXPECT_EQ(j["unsure_labels"].get<long>(), below);  // the report's count is the file's labels below 0.5
+  EXPECT_LE(j["unsure_frames"].get<long>(), unsure);
+  EXPECT_GE(j["swaps_corrected"].get<long>(), 0);
+  EXPECT_FALSE(j["drop_unsure"].get<bool>());
+}
+
+// --drop-unsure leaves the unsure labels out: the same track (the pose is solved with them), so
+// the labels kept are the others, and none below the threshold is written. The input is the walk's
+// first second with 2 mm noise and a ghost within 4 mm of a marker every frame, so that some labels
+// are unsure.
+TEST(CliLabel, DropUnsureLeavesTheUnsureLabelsOut) {
+  GAIT_FILES;
+  ScratchDir dir;
+  const kinetrack::io::MarkerTrajectories t = kinetrack::io::readTrc(trc, {.y_up = false});
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::string csv = "frame,time,x,y,z\n";
+  for (int f = 0; f < 60; ++f) {
+    const double time = t.times[static_cast<std::size_t>(f)];
+    std::vector<kinetrack::Vector3d> pts;
+    for (int c = 0; c < t.numMarkers(); ++c)
+      if (t.isValid(f, c)) pts.push_back(t.position(f, c) + 0.002 * kinetrack::Vector3d(u(rng), u(rng), u(rng)));
+    const kinetrack::Vector3d near = pts[static_cast<std::size_t>(f) % pts.size()];
+    pts.push_back(near + 0.004 * kinetrack::Vector3d(u(rng), u(rng), u(rng)).normalized());
+    std::shuffle(pts.begin(), pts.end(), rng);
+    for (const auto& p : pts)
+      csv += fmt::format("{},{},{},{},{}\n", f + 1, time, 1e3 * p.x(), 1e3 * p.y(), 1e3 * p.z());
+  }
+  const std::string in = dir.write("points.csv", csv);
+  nlohmann::json js[2];
+  std::vector<std::string> conf[2];
+  for (int k = 0; k < 2; ++k) {
+    const std::string out = dir.file(fmt::format("l{}.trc", k)), c = dir.file(fmt::format("c{}.csv", k)),
+                      s = dir.file(fmt::format("s{}.json", k));
+    std::vector<std::string> args = {"markers", "label", "--quiet", "--model",      osim, "--input",
+                                     in,        "--out", out,       "--confidence", c,    "--summary-json",
+                                     s};
+    if (k == 1) args.push_back("--drop-unsure");
+    const RunResult r = runCli(args);
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    js[k] = nlohmann::json::parse(readFile(s));
+    conf[k] = lines(readFile(c));
+  }
+  EXPECT_TRUE(js[1]["drop_unsure"].get<bool>());
+  EXPECT_GT(js[0]["unsure_labels"].get<long>(), 0) << "no unsure label: the test input no longer tests the flag";
+  EXPECT_EQ(js[1]["unsure_labels"], js[0]["unsure_labels"]);  // the same track …
+  EXPECT_EQ(js[1]["gaps"].get<long>(),
+            js[0]["gaps"].get<long>() + js[0]["unsure_labels"].get<long>());  // … fewer labels
+  ASSERT_EQ(conf[0].size(), conf[1].size());
+  for (std::size_t f = 1; f < conf[0].size(); ++f) {
+    const std::vector<std::string> a = fields(conf[0][f]), b = fields(conf[1][f]);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 2; i < a.size(); ++i) {
+      if (!a[i].empty() && std::stod(a[i]) < 0.5)
+        EXPECT_TRUE(b[i].empty()) << f << " " << i;  // dropped
+      else
+        EXPECT_EQ(a[i], b[i]) << f << " " << i;  // kept as it was
+    }
+  }
+}
+
 TEST(CliLabel, BadInputExitsWithTwo) {
   GAIT_FILES;
   ScratchDir dir;
@@ -190,6 +316,74 @@ TEST(CliLabel, ExperimentOnlySeedsAndEvents) {
   r = runCli({"experiment", "labelling", "--out", out, "--data", data, "--only", "no such run", "--no-plot"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--only"), std::string::npos) << r.err;
+}
+
+// `experiment labelling`'s held-out trial and per-marker CSV: the Rajagopal walk is held out (its
+// own section of the table and of the goals, held_out 1 in both CSVs); labelling_markers.csv has one
+// row per run and marker, whose counts add up to the run's; the per-marker table of the target
+// scenario and the goals per trial are printed.
+TEST(CliLabel, ExperimentHeldOutTrialAndPerMarkerCsv) {
+  KINETRACK_REQUIRE_SHARED(osim, "data/opensim/gait2354_walk/subject01_simbody.osim");
+  KINETRACK_REQUIRE_SHARED(c3d, "data/c3d/pycgm_Movement_trial.c3d");
+  KINETRACK_REQUIRE_SHARED(walk, "data/opensim/rajagopal_run_walk/motion_capture_walk.trc");
+  const std::string data = kinetrack::testing::sharedDir() + "/data";
+  ScratchDir dir;
+  const std::string out = dir.file("exp");
+  const RunResult r = runCli({"experiment", "labelling", "--out", out, "--data", data, "--only",
+                              "rajagopal walk: clean", "--only", "gait2354 walk: 2 mm +", "--no-plot", "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::vector<std::string> table = lines(readFile(out + "/labelling.csv"));
+  ASSERT_EQ(table.size(), 3u);  // header + 2 runs
+  const std::vector<std::string> th = fields(table[0]);
+  EXPECT_EQ(th[3], "held_out");
+  for (const char* col : {"unsure_frames", "swaps_corrected", "wrong_labels", "wrong_flagged", "wrong_silent"})
+    EXPECT_NE(std::find(th.begin(), th.end(), col), th.end()) << col;
+  EXPECT_EQ(table[1].rfind("gait2354 walk,2 mm + 5% + 3 ghosts,12,0,", 0), 0u) << table[1];
+  EXPECT_EQ(table[2].rfind("Rajagopal walk,clean,1,1,", 0), 0u) << table[2];
+  const auto col = [&](const std::vector<std::string>& row, const char* name) {
+    return std::stol(row[static_cast<std::size_t>(std::find(th.begin(), th.end(), name) - th.begin())]);
+  };
+  for (std::size_t k = 1; k < table.size(); ++k) {
+    const std::vector<std::string> row = fields(table[k]);
+    EXPECT_EQ(col(row, "wrong_flagged") + col(row, "wrong_silent"), col(row, "wrong_labels")) << table[k];
+    EXPECT_GE(col(row, "wrong_labels"), col(row, "wrong")) << table[k];
+  }
+
+  const std::vector<std::string> markers = lines(readFile(out + "/labelling_markers.csv"));
+  ASSERT_GT(markers.size(), 1u);
+  EXPECT_EQ(
+      markers[0],
+      "trial,scenario,seed,held_out,marker,present,correct,wrong,missed,accuracy,confidence_right,confidence_wrong");
+  long rows_gait = 0, present = 0, correct = 0, wrong = 0, missed = 0;
+  for (std::size_t k = 1; k < markers.size(); ++k) {
+    const std::vector<std::string> m = fields(markers[k]);
+    ASSERT_EQ(m.size(), 12u) << markers[k];
+    EXPECT_EQ(m[3], m[0] == "Rajagopal walk" ? "1" : "0") << markers[k];
+    if (m[0] != "gait2354 walk") continue;
+    ++rows_gait;
+    present += std::stol(m[5]), correct += std::stol(m[6]), wrong += std::stol(m[7]), missed += std::stol(m[8]);
+  }
+  EXPECT_EQ(rows_gait, 31);  // the walk's markers
+  const std::vector<std::string> gait = fields(table[1]);
+  EXPECT_EQ(present, col(gait, "present"));
+  EXPECT_EQ(correct, col(gait, "correct"));
+  EXPECT_EQ(wrong, col(gait, "wrong"));
+  EXPECT_EQ(missed, col(gait, "missed"));
+
+  // The table's held-out section comes after the tuned trials; the goals name every trial.
+  const std::size_t top = r.out.find("\ntrial ");  // the table's header (the trials are noted before it)
+  ASSERT_NE(top, std::string::npos) << r.out;
+  const std::size_t held = r.out.find("held out (not tuned on)", top), gait_row = r.out.find("gait2354 walk  ", top),
+                    walk_row = r.out.find("Rajagopal walk  ", top);
+  ASSERT_NE(held, std::string::npos) << r.out;
+  EXPECT_LT(gait_row, held) << r.out;
+  EXPECT_LT(held, walk_row) << r.out;
+  EXPECT_NE(r.out.find("per marker at 2 mm + 5% + 3 ghosts"), std::string::npos) << r.out;
+  const std::size_t goals = r.out.find("goals:");
+  ASSERT_NE(goals, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("clean not run; 2 mm + 5% + 3 ghosts", goals), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("held out (not tuned on)", goals), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Rajagopal walk", goals), std::string::npos) << r.out;
 }
 
 }  // namespace KINETRACK_UNITY_ID

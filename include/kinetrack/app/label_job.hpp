@@ -96,11 +96,14 @@ struct LabelOptions {
   bool strip_labels = false;
   std::string units = "mm";               ///< of a CSV input: mm or m
   std::vector<std::string> marker_names;  ///< only these markers of the set (empty: all, or those a stripped file wore)
+  /// The labeller's options (gates, confidence, drop_unsure: unsure labels left out of the output).
+  markers::LabellerOptions labeller;
   // The files written (empty: not written).
-  std::string out;        ///< labelled TRC (the model's marker order, the file's axes and units)
-  std::string ik_out;     ///< joint angles of the same frames (.mot)
-  std::string model_out;  ///< .osim model calibrated on the static trial (its markers placed), as labelled
-  std::string report;     ///< per-frame report CSV
+  std::string out;         ///< labelled TRC (the model's marker order, the file's axes and units)
+  std::string ik_out;      ///< joint angles of the same frames (.mot)
+  std::string model_out;   ///< .osim model calibrated on the static trial (its markers placed), as labelled
+  std::string report;      ///< per-frame report CSV
+  std::string confidence;  ///< per-frame, per-marker label confidence CSV (labelConfidenceCsv)
   std::string summary_json;
 };
 
@@ -109,6 +112,10 @@ struct LabelSummary {
   int frames = 0, markers = 0;
   double labelled_median = 0, labelled_min = 0, labelled_max = 0;
   long gaps = 0, rigid_rejections = 0, relabelled = 0, points = 0, points_dropped_nan = 0;
+  int unsure_frames = 0;        ///< frames with a label below LabellerOptions::unsure_threshold
+  long unsure_labels = 0;       ///< labels below it (left out of the output with drop_unsure)
+  long swaps_corrected = 0;     ///< marker pairs found swapped and exchanged
+  double min_confidence = 1.0;  ///< lowest label confidence of the trial (1 when nothing is labelled)
   double ghosts_median = 0, ghosts_max = 0;
   int initialisations = 0, lost_frames = 0;
   double ik_rms_median_m = 0, ik_rms_p95_m = 0;
@@ -129,7 +136,11 @@ LabelResult runLabel(const LabelOptions& options, const Reporter& reporter = {})
 std::string summaryText(const LabelResult& r, const LabelOptions& options);
 /// The summary as JSON text.
 std::string summaryJson(const LabelResult& r, const LabelOptions& options);
-/// The per-frame report CSV text (frame, time, points, assigned, gaps, ghosts, state, IK …).
+/// The per-frame report CSV text (frame, time, points, assigned, gaps, ghosts, state, IK …, then
+/// swaps_corrected, unsure and min_confidence).
 std::string labelReportCsv(const markers::LabelTrialResult& r);
+/// The label confidences as CSV: `frame,time,<marker>…`, one row per frame, each marker's
+/// confidence in [0, 1] (LabelTrialResult::confidence), empty for a gap.
+std::string labelConfidenceCsv(const markers::LabelTrialResult& r);
 
 }  // namespace kinetrack::app
