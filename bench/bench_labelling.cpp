@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "kinetrack/app/label_job.hpp"
 #include "kinetrack/io/capture/c3d.hpp"
+#include "kinetrack/io/capture/marker_file.hpp"
 #include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/markers/assignment.hpp"
 #include "kinetrack/markers/labeller.hpp"
@@ -102,6 +104,26 @@ const Case& pig() {
   return c;
 }
 
+// The Rajagopal running trial resampled at 60 Hz, from the generic model calibrated on its static
+// trial as `kinetrack markers label --static` does (issue 40), in the target case.
+const Case& run60() {
+  static const Case c = [] {
+    const std::string osim = kt::testing::sharedFile("data/opensim/rajagopal_run_walk/Rajagopal2016_GENERIC.osim");
+    if (osim.empty()) return Case{};
+    const std::string dir = osim.substr(0, osim.rfind('/'));
+    kt::app::LabellingSubjectOptions spec;
+    spec.model = osim;
+    spec.static_trial = dir + "/static_run.trc";
+    spec.quiet = true;
+    const kt::io::MarkerTrajectories trial =
+        km::resampleTrajectories(kt::io::readMarkerTrial(dir + "/motion_capture_run.trc", true), 60.0);
+    return makeCase(
+        kt::app::loadLabellingSubject(spec, trial.names).model, trial,
+        {.seed = 12, .noise_sigma = 0.002, .dropout_fraction = 0.05, .ghosts_uniform = 1, .ghosts_near = 2});
+  }();
+  return c;
+}
+
 void report(benchmark::State& state, std::vector<double>& total, std::vector<double>& labelling) {
   const kt::metrics::Summary s = kt::metrics::summarize(total), l = kt::metrics::summarize(labelling);
   state.counters["p50_us"] = s.median;
@@ -159,9 +181,11 @@ void labelFrames(benchmark::State& state, const Case& c) {
 void BM_LabelAndIk_Gait2354Clean(benchmark::State& state) { labelFrames(state, gait(0)); }
 void BM_LabelAndIk_Gait2354Noisy(benchmark::State& state) { labelFrames(state, gait(1)); }
 void BM_LabelAndIk_PlugInGaitHuman66(benchmark::State& state) { labelFrames(state, pig()); }
+void BM_LabelAndIk_RajagopalRun60HzNoisy(benchmark::State& state) { labelFrames(state, run60()); }
 BENCHMARK(BM_LabelAndIk_Gait2354Clean);
 BENCHMARK(BM_LabelAndIk_Gait2354Noisy);
 BENCHMARK(BM_LabelAndIk_PlugInGaitHuman66);
+BENCHMARK(BM_LabelAndIk_RajagopalRun60HzNoisy);
 
 // Peer: the marker IK alone on the same frames with the true labels (what label() adds to it is
 // the labelling).
@@ -182,8 +206,10 @@ void ikFrames(benchmark::State& state, const Case& c) {
 }
 void BM_MarkerIkAlone_Gait2354Clean(benchmark::State& state) { ikFrames(state, gait(0)); }
 void BM_MarkerIkAlone_PlugInGaitHuman66(benchmark::State& state) { ikFrames(state, pig()); }
+void BM_MarkerIkAlone_RajagopalRun60HzNoisy(benchmark::State& state) { ikFrames(state, run60()); }
 BENCHMARK(BM_MarkerIkAlone_Gait2354Clean);
 BENCHMARK(BM_MarkerIkAlone_PlugInGaitHuman66);
+BENCHMARK(BM_MarkerIkAlone_RajagopalRun60HzNoisy);
 
 // Peer: brute-force assignment — one dense Hungarian problem per frame, every marker against
 // every point plus a gap column per marker (gated costs as the labeller's), on the labeller's

@@ -186,7 +186,7 @@ def test_start_from_the_true_labels_keeps_every_label_right():
 def test_confidence_per_label_nan_for_a_gap():
     """label(): confidence (M,) in [0, 1] for every label, NaN for a gap; label_trial: (N, M), NaN where -1."""
     opts = kt.LabellerOptions()
-    assert opts.unsure_threshold == pytest.approx(0.5) and opts.confidence_sigma > 0 and not opts.drop_unsure
+    assert opts.unsure_threshold == pytest.approx(0.8) and opts.confidence_sigma > 0 and not opts.drop_unsure
     labeller, names, times, pos = worn_walk_labeller()
     hidden = labeller.marker_names.index("R.Heel")
     frames = []

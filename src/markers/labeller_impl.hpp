@@ -77,6 +77,7 @@ struct Labeller::Impl {
   struct Region {
     std::vector<int> markers;  // markers on the region's links
     std::vector<int> joints;   // unlocked joints of its links (the joint into its top link included)
+    bool segment = false;      // one segment's own cluster (the pelvis, the torso), not a subtree
   };
   std::vector<Region> regions;
   std::vector<int> region_cooldown;  // frames until a region may be searched again

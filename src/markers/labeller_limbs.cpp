@@ -38,6 +38,29 @@ void Labeller::Impl::buildRegions() {
       }
     if (!r.joints.empty()) regions.push_back(std::move(r));
   }
+  // Segments whose subtree is too large to be a limb (the pelvis, the torso) but that carry a
+  // cluster of their own (three or more markers): their markers alone, the joints between the
+  // segment and the nearest ancestor with markers. An initialisation that put the pelvis's labels
+  // wrong (LASI on LPSI's point, three gaps: the Rajagopal run with ghosts near, seed 108) is
+  // otherwise tracked wrong to the end: no limb covers the pelvis.
+  std::vector<int> own(static_cast<std::size_t>(nl), 0);
+  for (int i = 0; i < m; ++i) ++own[static_cast<std::size_t>(lm->link[static_cast<std::size_t>(i)])];
+  for (int l = 0; l < nl; ++l) {
+    if (own[static_cast<std::size_t>(l)] < 3) continue;
+    Region r;
+    for (int i = 0; i < m; ++i)
+      if (lm->link[static_cast<std::size_t>(i)] == l) r.markers.push_back(i);
+    bool known = false;
+    for (const Region& q : regions) known = known || q.markers == r.markers;
+    if (known) continue;
+    for (int k = l; k > 0; k = model.parent(LinkId(k)).value) {
+      if (k != l && own[static_cast<std::size_t>(k)] > 0) break;
+      const int j = model.jointOfLink(LinkId(k)).value;
+      if (!(lm->lower[j] == lm->upper[j])) r.joints.push_back(j);
+    }
+    r.segment = true;
+    regions.push_back(std::move(r));
+  }
   std::stable_sort(regions.begin(), regions.end(),
                    [](const Region& a, const Region& b) { return a.markers.size() > b.markers.size(); });
   region_cooldown.assign(regions.size(), 0);
@@ -228,7 +251,8 @@ int Labeller::Impl::limbSearch(int n, bool tracking) {
     bool found = false;
     // Starts of the region's joints: where they are, the reference pose's, the zero pose's, and
     // the middle of their bounds (a knee bent half-way: the trial on a stair step starts at 97°).
-    for (int s = 0; s < 4; ++s) {
+    // A segment region restarts from where it is only: its joints may place the whole body.
+    for (int s = 0; s < (region.segment ? 1 : 4); ++s) {
       limb_start = limb_q;
       if (s == 1 || s == 2)
         for (int j : region.joints) limb_start.joints[j] = startPose(s - 1).joints[j];

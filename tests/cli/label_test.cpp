@@ -16,6 +16,7 @@
 
 #include "cli_runner.hpp"
 #include "kinetrack/io/table/opensim_table.hpp"
+#include "kinetrack/markers/labeller.hpp"
 #include "testing/shared_paths.hpp"
 
 namespace KINETRACK_UNITY_ID {
@@ -220,7 +221,7 @@ TEST(CliLabel, DropUnsureLeavesTheUnsureLabelsOut) {
     const std::vector<std::string> a = fields(conf[0][f]), b = fields(conf[1][f]);
     ASSERT_EQ(a.size(), b.size());
     for (std::size_t i = 2; i < a.size(); ++i) {
-      if (!a[i].empty() && std::stod(a[i]) < 0.5)
+      if (!a[i].empty() && std::stod(a[i]) < kinetrack::markers::LabellerOptions{}.unsure_threshold)
         EXPECT_TRUE(b[i].empty()) << f << " " << i;  // dropped
       else
         EXPECT_EQ(a[i], b[i]) << f << " " << i;  // kept as it was

@@ -294,7 +294,7 @@ TEST(Labeller, PlugInGaitNoiseDropoutsAndGhosts) {
       joints.prediction = PredictionSpace::Joints;
       const double before = scoreLabelling(s, labelTrial(lm, s.cloud, joints)).accuracy();
       RecordProperty("seed 212, joint-space prediction", std::to_string(before));
-      EXPECT_LE(before, 0.97);
+      EXPECT_LE(before, 0.985);  // 93.5 % before issue 40's checks at the solved pose, 97.8 % with them
     }
   }
   RecordProperty("mean", std::to_string(sum / 5.0));
