@@ -8,6 +8,18 @@
 
 namespace kinetrack::markers {
 
+void Labeller::Impl::solvedPlaces(std::vector<Vector3d>& places) const {
+  // The IK's own kinematics at the solved pose (no second forward-kinematics pass): each marker's
+  // model place plus its residual offset turned by its link.
+  const Data& d = ik.data();
+  for (int i = 0; i < m; ++i) {
+    const auto I = static_cast<std::size_t>(i);
+    const FrameId fr = lm->frame_ids[I];
+    const Matrix3d R = d.link[lm->model->frameLink(fr).value].R * lm->model->framePlacement(fr).R;
+    places[I] = ik.modelMarker(ik::MarkerTaskId(i)) + R * residual[I];
+  }
+}
+
 int Labeller::Impl::confidences(int n) {
   // Marker i's label p against the best other point q near its solved place x̂ (the model's
   // marker at the solved pose plus its residual offset of the past frames): the logistic of
@@ -15,7 +27,7 @@ int Labeller::Impl::confidences(int n) {
   // σ, with cost = ‖· − x̂‖², plus the link's rigid-fit residuals (clusterCost) on a link with
   // three or more labelled markers — the same costs clusterCheck decided by. Another marker's
   // point counts as q (a swap is the doubt that matters most).
-  markerPositions(ik.state(), true, targets);
+  solvedPlaces(targets);
   const double inv = 1.0 / (2.0 * opt.confidence_sigma * opt.confidence_sigma);
   const double g2 = opt.gate_radius * opt.gate_radius;
   int unsure = 0;
@@ -27,17 +39,30 @@ int Labeller::Impl::confidences(int n) {
       continue;
     }
     const Vector3d& x = targets[I];
-    const int link = lm->link[I];
-    const bool cluster = onCluster(i);
     double own = (pts[static_cast<std::size_t>(p)] - x).squaredNorm();
-    const double own_fit = cluster ? clusterCost(link, i, p) : std::numeric_limits<double>::quiet_NaN();
-    if (!std::isnan(own_fit)) own += own_fit;
     double alt = std::numeric_limits<double>::infinity();
+    bool rival = false;  // another point within gate_radius: the cluster's fit has a say
     for (int q = 0; q < n; ++q) {
       if (q == p) continue;
-      double c = (pts[static_cast<std::size_t>(q)] - x).squaredNorm();
-      if (!std::isnan(own_fit) && c < g2) c += clusterCost(link, i, q);
+      const double c = (pts[static_cast<std::size_t>(q)] - x).squaredNorm();
       alt = std::min(alt, c);
+      rival = rival || c < g2;
+    }
+    // The cluster's fit is asked only when the distances leave doubt (c < 0.993): SVDs for every
+    // foot marker whose neighbour is 4 cm away would double the labelling's time.
+    if (rival && onCluster(i) && (alt - own) * inv < 5.0) {
+      const int link = lm->link[I];
+      const double own_fit = clusterCost(link, i, p);
+      if (!std::isnan(own_fit)) {
+        own += own_fit;
+        alt = std::numeric_limits<double>::infinity();
+        for (int q = 0; q < n; ++q) {
+          if (q == p) continue;
+          double c = (pts[static_cast<std::size_t>(q)] - x).squaredNorm();
+          if (c < g2) c += clusterCost(link, i, q);
+          alt = std::min(alt, c);
+        }
+      }
     }
     const double z = (alt - own) * inv;
     const double c = std::isinf(alt) ? 1.0 : z > 40.0 ? 1.0 : z < -40.0 ? 0.0 : 1.0 / (1.0 + std::exp(-z));
@@ -132,9 +157,13 @@ int Labeller::Impl::reassignAtSolvedPose(int n) {
   // labelled markers are decided by the link's rigid fit (clusterCheck); any other labelled
   // marker with a point nearer its solved place (+ residual offset) than its own is assigned
   // again around its solved place (gate_radius), the rest of the labels fixed.
-  markerPositions(ik.state(), true, targets);
+  solvedPlaces(targets);
   track_mp = mp;
   clusterCheck(n);
+  // Doubt: an unlabelled point nearer a marker's solved place than its own (clusterCheck left
+  // point_taken marking the labelled points). A labelled neighbour nearer is the model's misfit
+  // (gait2354's acromion markers sit 6 cm off their model places), not a ghost; exchanged pairs
+  // are the swap check's.
   bool doubt = false;
   for (int i = 0; i < m && !doubt; ++i) {
     const auto I = static_cast<std::size_t>(i);
@@ -142,7 +171,8 @@ int Labeller::Impl::reassignAtSolvedPose(int n) {
     if (p < 0 || onCluster(i)) continue;
     const double own = (pts[static_cast<std::size_t>(p)] - targets[I]).squaredNorm();
     for (int q = 0; q < n && !doubt; ++q)
-      doubt = q != p && (pts[static_cast<std::size_t>(q)] - targets[I]).squaredNorm() < own;
+      doubt = !point_taken[static_cast<std::size_t>(q)] &&
+              (pts[static_cast<std::size_t>(q)] - targets[I]).squaredNorm() < own;
   }
   if (doubt) {
     settle_mp = mp;

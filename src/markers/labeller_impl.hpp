@@ -151,6 +151,8 @@ struct Labeller::Impl {
   /// residual offset), the markers are assigned again around their solved places and the IK
   /// re-solved; returns the labels changed.
   int reassignAtSolvedPose(int n);
+  /// Each marker's place at the IK's solved pose plus its residual offset, from the IK's data.
+  void solvedPlaces(std::vector<Vector3d>& places) const;
   /// Σ squared residuals of the rigid fit of link's learnt marker shape (targets: solved places +
   /// residual offsets) onto its labelled points with `marker` on `point`; NaN under 3 markers.
   double clusterCost(int link, int marker, int point) const;
