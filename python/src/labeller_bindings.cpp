@@ -273,9 +273,12 @@ world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
          const std::vector<std::string>& markers, const std::string& static_trial, const std::string& vsk,
          std::optional<double> height, bool joint_limits, const std::string& marker_axes, const std::string& units,
          const std::string& out, const std::string& ik_out, const std::string& report, const std::string& summary_json,
-         const std::string& confidence, bool drop_unsure, std::optional<markers::LabellerOptions> options) {
+         const std::string& confidence, bool drop_unsure, std::optional<markers::LabellerOptions> options,
+         const std::string& scale_setup, const std::string& model_out) {
         app::LabelOptions o;
         o.subject = subjectOptions(model, marker_set, static_trial, vsk, height, joint_limits, marker_axes);
+        o.subject.scale_setup = scale_setup;
+        o.model_out = model_out;
         o.input = input;
         o.strip_labels = strip_labels;
         o.units = units;
@@ -292,6 +295,15 @@ world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
         py::dict d = trialDict(r.trial, cloud, *r.subject.model->model, &r.labelled);
         d["summary"] = py::module_::import("json").attr("loads")(app::summaryJson(r, o));
         d["description"] = r.subject.description;
+        if (r.subject.calibration) {
+          py::dict c;
+          c["method"] = r.subject.calibration->method;
+          c["scale"] = r.subject.calibration->scale;
+          c["markers_placed"] = r.subject.calibration->markers_placed;
+          c["static_rms"] = r.subject.calibration->rms_before;
+          c["frames"] = r.subject.calibration->frames;
+          d["calibration"] = c;
+        }
         return d;
       },
       py::arg("model"), py::arg("input"), py::kw_only(), py::arg("strip_labels") = false, py::arg("marker_set") = "",
@@ -299,7 +311,7 @@ world (m): Y up for an OpenSim model, Z up for kinetrack's.)doc")
       py::arg("height") = py::none(), py::arg("joint_limits") = true, py::arg("marker_axes") = "auto",
       py::arg("units") = "mm", py::arg("out") = "", py::arg("ik_out") = "", py::arg("report") = "",
       py::arg("summary_json") = "", py::arg("confidence") = "", py::arg("drop_unsure") = false,
-      py::arg("options") = py::none(),
+      py::arg("options") = py::none(), py::arg("scale_setup") = "", py::arg("model_out") = "",
       R"doc(`kinetrack markers label` as a call (the same job): labels every frame of input (a long CSV
 frame,time,x,y,z in `units`, a C3D, or a labelled .trc/.c3d with strip_labels=True) on the model
 loaded as Labeller(model, ...) loads a file or name, with `options` (LabellerOptions; default
@@ -307,7 +319,11 @@ ones); drop_unsure=True (--drop-unsure) leaves labels below the confidence thres
 the files given (out: labelled TRC, ik_out: joint angles .mot, report: per-frame CSV, confidence:
 per-frame per-marker confidence CSV, summary_json). Returns label_trial's dict (the positions in
 the input file's axes) plus summary (the --summary-json fields: unsure_frames, unsure_labels,
-swaps_corrected, min_confidence among them) and description.)doc");
+swaps_corrected, min_confidence among them) and description. An .osim model with `static` is
+calibrated on it first (uniform scale, robust static pose, markers placed; `scale_setup`: OpenSim's
+Scale tool instead; marker_set may be an OpenSim MarkerSet .xml replacing the model's markers;
+model_out writes the calibrated .osim); the dict then has calibration (method, scale,
+markers_placed, static_rms in m, frames).)doc");
 
   m.def(
       "read_point_csv",

@@ -234,3 +234,29 @@ def test_label_markers_drop_unsure_and_confidence_file(tmp_path):
     row = lines[1].split(",")[2:]
     for k, v in enumerate(row):
         assert (v == "") == (r["marker_point"][0, k] < 0)
+
+
+def test_label_markers_calibrates_a_generic_opensim_model(tmp_path):
+    """label_markers(static=...) on the generic Rajagopal model: the model is calibrated on the static
+    trial (uniform scale, markers placed), every marker of the running trial is labelled right."""
+    raj = "data/opensim/rajagopal_run_walk/"
+    osim = shared_file(raj + "Rajagopal2016_GENERIC.osim")
+    static = shared_file(raj + "static_run.trc")
+    trc = shared_file(raj + "motion_capture_run.trc")
+    out_model = tmp_path / "calibrated.osim"
+    r = kt.label_markers(osim, trc, strip_labels=True, static=static, model_out=str(out_model))
+    cal = r["calibration"]
+    assert cal["method"].startswith("uniform scale") and 1.0 < cal["scale"] < 1.2
+    assert cal["markers_placed"] >= 42 and cal["frames"] > 100
+    assert out_model.exists() and "<Marker" in out_model.read_text()
+    s = r["summary"]
+    assert s["initialisations"] == 1 and s["lost_frames"] == 0
+    # Stripped labels of a clean trial: the labelled positions are the trial's own, marker by marker.
+    truth = kt.read_trc(trc, False)
+    names = list(truth.names)
+    pos = np.asarray(truth.positions)
+    got = r["positions"]
+    for k, name in enumerate(r["marker_names"]):
+        want = pos[:, names.index(name)]
+        ok = np.isfinite(want).all(axis=1)
+        np.testing.assert_allclose(got[ok, k], want[ok], atol=1e-6)
