@@ -108,6 +108,10 @@ def plot_experiment(plt, table_path, frames_path, png):
     return save_png(fig, png, SCRIPT)
 
 
+# LabellerOptions::unsure_threshold (a label below it is unsure).
+UNSURE = 0.8
+
+
 def plot_markers(plt, markers_path, png):
     rows = read_rows(markers_path, MARKERS, text_columns=("trial", "scenario", "marker"))
     rows = [r for r in rows if r["scenario"] == TARGET and r["present"] > 0]
@@ -136,10 +140,10 @@ def plot_markers(plt, markers_path, png):
         ys = list(range(len(stats)))
         errors = [100.0 - s[0] for s in stats]
         a.barh(ys, errors, color=f"C{k}", height=0.8)
-        # The mean confidence of a marker's wrong labels beside its bar (below 0.5: flagged as unsure).
+        # The mean confidence of a marker's wrong labels beside its bar (below UNSURE: flagged as unsure).
         for y, e, s in zip(ys, errors, stats):
             if e > 0.0 and s[2] == s[2]:
-                a.text(e, y, f" {s[2]:.2f}", va="center", fontsize=5, color="C3" if s[2] < 0.5 else "0.3")
+                a.text(e, y, f" {s[2]:.2f}", va="center", fontsize=5, color="C3" if s[2] < UNSURE else "0.3")
         a.set_yticks(ys)
         a.set_yticklabels([s[1] for s in stats], fontsize=6)
         a.invert_yaxis()
@@ -155,8 +159,8 @@ def plot_markers(plt, markers_path, png):
         axes[k // cols][k % cols].axis("off")
     seeds = len({r["seed"] for r in rows})
     fig.suptitle(f"per-marker labelling error at {TARGET} (mean over {seeds} seed{'s' if seeds > 1 else ''}); "
-                 "beside a bar: mean confidence of its wrong labels (red: below 0.5, flagged)", fontsize=10)
-    fig.tight_layout()
+                 f"beside a bar: mean confidence of its wrong labels (red: below {UNSURE}, flagged)", fontsize=10)
+    fig.tight_layout(rect=(0.0, 0.0, 1.0, 0.985))
     return save_png(fig, png, SCRIPT)
 
 

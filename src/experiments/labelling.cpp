@@ -362,7 +362,7 @@ LabellingExperimentResult runLabellingExperiment(const LabellingExperimentOption
     generic_spec.model = (gait / "gait2354_simbody_GENERIC.osim").string();
     generic_spec.markerset = (gait / "gait2354_Scale_MarkerSet.xml").string();
     generic_spec.static_trial = (gait / "subject01_static.trc").string();
-    specs.push_back({"gait2354 walk, generic", generic_spec, (gait / "subject01_walk1.trc").string(), 0.0, true});
+    specs.push_back({"gait2354 walk (generic)", generic_spec, (gait / "subject01_walk1.trc").string(), 0.0, true});
   }
   // "trial: scenario" chosen by --only (any case; every run without it).
   auto lower = [](std::string x) {
