@@ -120,7 +120,7 @@ OpenSimLabellingCalibration calibrateOpenSimForLabelling(const std::string& osim
     const double hm = (model_pos[i] - model_pos[low]).dot(up), ht = (trial_pos[i] - trial_pos[low]).dot(up);
     if (hm >= 0.5 && ht > 0.0) ratios.push_back(ht / hm);
   }
-  c.pairs = static_cast<int>(ratios.size());
+  c.scale_markers = static_cast<int>(ratios.size());
   if (!ratios.empty()) {
     std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2), ratios.end());
     c.scale = ratios[ratios.size() / 2];
@@ -159,8 +159,6 @@ OpenSimLabellingCalibration calibrateOpenSimForLabelling(const std::string& osim
   doc.setMarkers(placedMarkers(placement));
   for (const track::PlacedMarker& p : placement.markers) c.markers_placed += p.in_trial;
   c.osim = doc.text();
-  c.pose = placement.pose;
-  c.rms_after = 0.0;  // every marker of the trial now sits on its mean static position
   return c;
 }
 
@@ -198,7 +196,6 @@ LabellingSubject loadLabellingSubject(const LabellingSubjectOptions& spec, const
       if (sr.placement) {
         c.frames = sr.placement->frames;
         c.rms_before = sr.placement->rms_error;
-        c.pose = sr.placement->pose;
         for (const track::PlacedMarker& p : sr.placement->markers) c.markers_placed += p.in_trial && !p.fixed;
       }
       c.osim = std::move(sr.osim);
@@ -221,8 +218,9 @@ LabellingSubject loadLabellingSubject(const LabellingSubjectOptions& spec, const
                                 lm.numMarkers());
     if (s.calibration && !spec.quiet)
       reporter.say(
-          fmt::format("  {:<28} {}: scale {:.3f} ({} pairs), {} markers placed, static RMS {:.1f} mm, {} frames\n",
-                      "static calibration", s.calibration->method, s.calibration->scale, s.calibration->pairs,
+          fmt::format("  {:<28} {}: scale {:.3f} (median of {} marker heights), {} markers placed, static RMS {:.1f} "
+                      "mm, {} frames\n",
+                      "static calibration", s.calibration->method, s.calibration->scale, s.calibration->scale_markers,
                       s.calibration->markers_placed, s.calibration->rms_before * 1e3, s.calibration->frames));
     s.model = std::make_shared<const markers::LabellerModel>(std::move(lm));
     return s;

@@ -200,7 +200,7 @@ int Labeller::Impl::reassignAtSolvedPose(int n) {
   return changed;
 }
 
-int Labeller::Impl::suspectPair(bool* exchanged) const {
+int Labeller::Impl::suspectPair(int* worst_fit) const {
   // At the solved pose, without residual offsets (they follow whatever the labels were), a pair
   // whose two points fit the model's two marker places better exchanged than as labelled: the
   // segment's orientation and the markers' places on it say which is which. When none does, the
@@ -221,8 +221,8 @@ int Labeller::Impl::suspectPair(bool* exchanged) const {
     if (keep - swapped > best_margin) best_margin = keep - swapped, best = static_cast<int>(k);
     if (pair_wait[k] == 0 && keep > worst_miss) worst_miss = keep, worst = static_cast<int>(k);
   }
-  *exchanged = best >= 0;
-  return best >= 0 ? best : worst;
+  *worst_fit = worst;
+  return best;
 }
 
 }  // namespace kinetrack::markers

@@ -144,9 +144,9 @@ struct Labeller::Impl {
   /// (the residual offsets of the past frames); returns the labels below unsure_threshold.
   int confidences(int n);
   /// The close pair whose labels the model's geometry at the solved pose (no residual offsets)
-  /// fits better exchanged, by the largest margin (*exchanged true); else the pair not tried for
-  /// pair_retry frames whose markers miss their model places most; −1 when none.
-  int suspectPair(bool* exchanged) const;
+  /// fits better exchanged, by the largest margin, or −1; *worst_fit: the pair not tried for
+  /// pair_retry frames whose markers miss their model places most, or −1.
+  int suspectPair(int* worst_fit) const;
   /// After the IK: when a labelled point has another point nearer the marker's solved place (+
   /// residual offset), the markers are assigned again around their solved places and the IK
   /// re-solved; returns the labels changed.

@@ -123,9 +123,10 @@ void Labeller::Impl::swapCheck() {
   // limb_search_interval frames, the pair whose markers miss their model places most among those
   // not tried for pair_retry frames.
   suspect_wait = std::max(suspect_wait - 1, 0);
-  bool exchanged = false;
-  int k = suspectPair(&exchanged);
-  if (exchanged && suspect_wait > 0) exchanged = false, k = -1;
+  int worst = -1;
+  const int suspect = suspectPair(&worst);
+  const bool exchanged = suspect >= 0 && suspect_wait == 0;
+  int k = exchanged ? suspect : worst;
   if (!exchanged && swap_cooldown-- > 0) return;
   if (exchanged)
     suspect_wait = opt.limb_search_interval;

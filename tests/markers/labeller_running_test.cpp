@@ -17,8 +17,8 @@
 #include "kinetrack/markers/labeller.hpp"
 #include "kinetrack/markers/labelling_trial.hpp"
 #include "kinetrack/markers/scenarios.hpp"
-#include "testing/alloc_guard.hpp"
 #include "testing/shared_paths.hpp"
+#include "tracking_allocations.hpp"
 
 namespace kinetrack::markers {
 namespace KINETRACK_UNITY_ID {
@@ -199,17 +199,9 @@ TEST(LabellerRunning, DoesNotAllocatePerFrameOnceWarm) {
   KINETRACK_RUN(r, 60.0);
   const ScenarioTrial s = makeScenario(r.trial, r.model->names(), target(7));
   Labeller labeller(r.model);
-  for (int f = 0; f < 10; ++f) (void)labeller.label(s.cloud.frame(f), s.cloud.times[static_cast<std::size_t>(f)]);
-  long allocations = 0;
-  int tracked = 0;
-  for (int f = 10; f < s.cloud.numFrames(); ++f) {
-    testing::AllocationCounter counter;
-    const FrameLabels& L = labeller.label(s.cloud.frame(f), s.cloud.times[static_cast<std::size_t>(f)]);
-    allocations += counter.count();
-    tracked += L.state == TrackState::Tracking;
-  }
-  EXPECT_EQ(tracked, s.cloud.numFrames() - 10);
-  EXPECT_EQ(allocations, 0);
+  const testing_support::TrackingAllocations t = testing_support::trackingAllocations(labeller, s);
+  EXPECT_EQ(t.tracked, t.frames);
+  EXPECT_EQ(t.allocations, 0);
 }
 
 // Labeller::start refuses what it cannot use, naming it.

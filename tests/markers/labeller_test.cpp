@@ -28,6 +28,7 @@
 #include "kinetrack/subject/marker_calibration.hpp"
 #include "testing/alloc_guard.hpp"
 #include "testing/shared_paths.hpp"
+#include "tracking_allocations.hpp"
 
 namespace kinetrack::markers {
 namespace KINETRACK_UNITY_ID {
@@ -418,17 +419,9 @@ TEST(Labeller, DoesNotAllocatePerFrameOnceWarm) {
   const ScenarioTrial s = makeScenario(g.trial, g.model->names(),
                                        {.seed = 3, .noise_sigma = 0.001, .dropout_fraction = 0.05, .ghosts_near = 2});
   Labeller labeller(g.model);
-  for (int f = 0; f < 10; ++f) (void)labeller.label(s.cloud.frame(f), s.cloud.times[static_cast<std::size_t>(f)]);
-  long allocations = 0;
-  int tracked = 0;
-  for (int f = 10; f < s.cloud.numFrames(); ++f) {
-    testing::AllocationCounter counter;
-    const FrameLabels& L = labeller.label(s.cloud.frame(f), s.cloud.times[static_cast<std::size_t>(f)]);
-    allocations += counter.count();
-    tracked += L.state == TrackState::Tracking;
-  }
-  EXPECT_EQ(tracked, s.cloud.numFrames() - 10);
-  EXPECT_EQ(allocations, 0);
+  const testing_support::TrackingAllocations t = testing_support::trackingAllocations(labeller, s);
+  EXPECT_EQ(t.tracked, t.frames);
+  EXPECT_EQ(t.allocations, 0);
 }
 
 }  // namespace KINETRACK_UNITY_ID

@@ -38,15 +38,13 @@ struct LabellingSubjectOptions {
 
 /// What the static calibration of an .osim model did (calibrateOpenSimForLabelling or the Scale tool).
 struct OpenSimLabellingCalibration {
-  std::string method;       ///< "uniform scale + marker placement" or "Scale tool (SETUP)"
-  double scale = 1.0;       ///< the uniform factor (1 with a Scale tool setup)
-  int pairs = 0;            ///< marker pairs the uniform factor is the median of
+  std::string method;       ///< "uniform scale + marker placement", "marker placement (…)" or "Scale tool (SETUP)"
+  double scale = 1.0;       ///< the uniform factor (1 with a Scale tool setup, or when not applied)
+  int scale_markers = 0;    ///< markers whose height ratios the uniform factor is the median of
   int frames = 0;           ///< static frames averaged
   int markers_placed = 0;   ///< markers moved onto the static trial
-  double rms_before = 0.0;  ///< marker RMS of the static pose before placement (m)
-  double rms_after = 0.0;   ///< … after (m)
+  double rms_before = 0.0;  ///< marker RMS of the static pose before placement (m; after it they sit on the trial)
   std::string osim;         ///< the calibrated model's text
-  Configuration pose;       ///< the static pose (the labeller's start pose)
 };
 
 /// Calibrates an OpenSim model (its text; `osim_path` names it in messages) for labelling from a labelled static trial

@@ -14,7 +14,13 @@
 //      for points (most markers have one uncontested candidate);
 //   4. rigid-segment check: markers on one link keep their distances (learnt when the track
 //      starts); a marker inconsistent with most of its link's assigned markers is unassigned;
-//   5. marker IK (ik::MarkerIk) on the labelled points; the solution is the next prediction's pose.
+//   5. marker IK (ik::MarkerIk) on the labelled points; the solution is the next prediction's pose;
+//   6. at the solved pose (issue 40): a marker on a link with three or more markers takes an
+//      unlabelled point near its solved place when the link's rigid fit + the distance is better
+//      with it, other markers are assigned again around their solved places when an unlabelled
+//      point is nearer than their own; limbs and segments are searched again, a close pair the
+//      model's geometry says is exchanged (else the worst-fitting one) is tried exchanged; every
+//      label gets a confidence (FrameLabels::confidence).
 //
 // Points not assigned are ghosts; markers not assigned are gaps. When too few markers are
 // assigned (the subject left the volume, a long occlusion, a jump) the track is lost and the
