@@ -11,6 +11,7 @@
 #include "kinetrack/io/capture/qtm_tsv.hpp"
 #include "kinetrack/io/table/joint_csv.hpp"
 #include "kinetrack/io/table/opensim_table.hpp"
+#include "kinetrack/io/table/orientation_table.hpp"
 
 namespace kinetrack::python {
 
@@ -146,6 +147,24 @@ void bindIo(py::module_& m) {
       py::arg("path"),
       "An OpenSim .mot/.sto table as a dict: name, columns (list, without time), times (N,), values (N, C), "
       "in_degrees.");
+  m.def(
+      "read_orientations",
+      [](const std::string& path) {
+        const io::OrientationTable t = released([&] { return io::readOrientationTable(path); });
+        py::array_t<double> q({py::ssize_t(t.numFrames()), py::ssize_t(t.numSensors()), py::ssize_t(4)});
+        auto a = q.mutable_unchecked<3>();
+        for (int f = 0; f < t.numFrames(); ++f)
+          for (int i = 0; i < t.numSensors(); ++i) {
+            const Eigen::Quaterniond& o = t.orientation(f, i);
+            a(f, i, 0) = o.w(), a(f, i, 1) = o.x(), a(f, i, 2) = o.y(), a(f, i, 3) = o.z();
+          }
+        return py::dict(py::arg("names") = t.names, py::arg("times") = doubles(t.times),
+                        py::arg("data_rate") = t.data_rate, py::arg("quaternions") = q);
+      },
+      py::arg("path"),
+      "An OpenSense orientation table (.sto, DataType=Quaternion, cells w,x,y,z) as a dict: names (the IMU "
+      "columns), times (N,), data_rate (Hz, 0 when absent), quaternions (N, S, 4) as w, x, y, z, normalised, "
+      "NaN for a missing orientation.");
   bindIoMarkerFormats(m);
   bindC3d(m);
 }

@@ -98,3 +98,18 @@ def test_writers_of_the_cli_formats(tmp_path, human66):
     back = kt.read_trc(str(tmp_path / "t.trc"), y_up=False)
     assert back.names == trc.names
     np.testing.assert_allclose(back.positions, trc.positions, atol=1e-6, equal_nan=True)
+
+
+def test_read_orientations(tmp_path):
+    """OpenSense's quaternion table: 8 IMUs at 100 Hz, unit quaternions w,x,y,z; a broken cell names
+    file, line and column."""
+    t = kt.read_orientations(shared_file("data/opensim/opensense_imu_walk/walking_orientations.sto"))
+    q = t["quaternions"]
+    assert t["names"][:2] == ["torso_imu", "pelvis_imu"] and len(t["names"]) == 8
+    assert q.shape == (len(t["times"]), 8, 4) and t["data_rate"] == 100.0
+    np.testing.assert_allclose(np.linalg.norm(q, axis=2), 1.0, atol=1e-12)
+    assert q[0, 0, 0] == pytest.approx(0.5105588968224414)
+    bad = tmp_path / "bad.sto"
+    bad.write_text("DataType=Quaternion\nendheader\ntime\tpelvis_imu\n0\t1,0,0\n")
+    with pytest.raises(kt.ParseError, match=r"bad.sto:4: column 'pelvis_imu'"):
+        kt.read_orientations(str(bad))

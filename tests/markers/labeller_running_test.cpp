@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kinetrack/app/label_job.hpp"
+#include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/capture/marker_file.hpp"
 #include "kinetrack/markers/labeller.hpp"
 #include "kinetrack/markers/labelling_trial.hpp"
