@@ -12,6 +12,8 @@ python3-matplotlib).
 import math
 import sys
 
+import plot_common
+
 EXIT_BAD_INPUT = 2
 EXIT_NO_MATPLOTLIB = 3
 
@@ -22,24 +24,9 @@ def fail(message, code=EXIT_BAD_INPUT):
 
 
 def read_sto(path):
-    """(columns, rows) of a .mot/.sto: the header ends at 'endheader', then a tab-separated table."""
-    with open(path) as f:
-        lines = f.read().splitlines()
-    for i, line in enumerate(lines):
-        if line.strip().lower() == "endheader":
-            break
-    else:
-        raise ValueError(f"{path}: no 'endheader' line")
-    columns = lines[i + 1].split()
-    rows = []
-    for n, line in enumerate(lines[i + 2:], start=i + 3):
-        if not line.strip():
-            continue
-        fields = line.split()
-        if len(fields) != len(columns):
-            raise ValueError(f"{path}:{n}: {len(fields)} fields, expected {len(columns)}")
-        rows.append([float(x) for x in fields])
-    return columns, rows
+    """(columns, rows) of a .mot/.sto (plot_common.read_sto's columns as rows)."""
+    cols = plot_common.read_sto(path)
+    return list(cols), [list(r) for r in zip(*cols.values())]
 
 
 def interp(t, ts, ys):

@@ -127,15 +127,16 @@ OpenSimLabellingCalibration calibrateOpenSimForLabelling(const std::string& osim
   }
   io::OpenSimModelDocument doc(osim_text, osim_path);
   // A model within 2 % of the subject's size is taken as scaled already (gait2354's
-  // subject01_simbody.osim against its static trial: 0.995).
-  if (std::abs(c.scale - 1.0) >= 0.02) {
+  // subject01_simbody.osim against its static trial: 0.995): the model read above is placed.
+  const bool rescale = std::abs(c.scale - 1.0) >= 0.02;
+  if (rescale) {
     std::vector<std::pair<std::string, Vector3d>> factors;
     for (const std::string& b : generic.bodies) factors.emplace_back(b, Vector3d::Constant(c.scale));
     (void)doc.scale(factors, 0.0, true);
   } else {
     c.method = "marker placement (the model fits the subject's size)";
   }
-  const io::OpenSimModel scaled = io::parseOpenSimModel(doc.text(), osim_path);
+  const io::OpenSimModel scaled = rescale ? io::parseOpenSimModel(doc.text(), osim_path) : generic;
   // The static pose by iteratively reweighted IK: a generic marker set puts cluster markers
   // anywhere on their segment (Rajagopal's thigh and shank clusters sit 5–19 cm from where the
   // subject wears them), and weighted like the anatomical markers they pull the pose off (the

@@ -173,22 +173,30 @@ std::vector<VectorXd> inverseDynamics(const Model& model, const std::vector<Conf
   return tau;
 }
 
-void lowPassFilter(std::span<double> x, double sample_rate_hz, double cutoff_hz) {
-  checkCutoff(sample_rate_hz, cutoff_hz, "lowPassFilter");
+namespace {
+
+// The zero-lag (forward-backward) Butterworth filter of x in place: `who` names the caller in
+// errors.
+template <class Sections>
+void zeroLagFilter(std::span<double> x, double sample_rate_hz, double cutoff_hz, const char* who, Sections sections) {
+  checkCutoff(sample_rate_hz, cutoff_hz, who);
   for (const double v : x)
-    if (!std::isfinite(v)) throw InvalidArgument("lowPassFilter: the values must be finite");
+    if (!std::isfinite(v)) throw InvalidArgument(std::string(who) + ": the values must be finite");
   std::vector<double> work;
-  filtfilt(butterworthLowPass(sample_rate_hz, cutoff_hz), padLength(sample_rate_hz, cutoff_hz), x.data(),
+  filtfilt(sections(sample_rate_hz, cutoff_hz), padLength(sample_rate_hz, cutoff_hz), x.data(),
            static_cast<std::ptrdiff_t>(x.size()), work);
 }
 
+}  // namespace
+
+void lowPassFilter(std::span<double> x, double sample_rate_hz, double cutoff_hz) {
+  zeroLagFilter(x, sample_rate_hz, cutoff_hz, "lowPassFilter",
+                [](double fs, double fc) { return butterworthLowPass(fs, fc); });
+}
+
 void highPassFilter(std::span<double> x, double sample_rate_hz, double cutoff_hz) {
-  checkCutoff(sample_rate_hz, cutoff_hz, "highPassFilter");
-  for (const double v : x)
-    if (!std::isfinite(v)) throw InvalidArgument("highPassFilter: the values must be finite");
-  std::vector<double> work;
-  filtfilt(butterworthHighPass(sample_rate_hz, cutoff_hz), padLength(sample_rate_hz, cutoff_hz), x.data(),
-           static_cast<std::ptrdiff_t>(x.size()), work);
+  zeroLagFilter(x, sample_rate_hz, cutoff_hz, "highPassFilter",
+                [](double fs, double fc) { return butterworthHighPass(fs, fc); });
 }
 
 std::vector<Configuration> lowPassMotion(const Model& model, const std::vector<Configuration>& q,

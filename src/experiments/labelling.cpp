@@ -148,17 +148,14 @@ struct TrialSpec {
 };
 
 Trial loadTrial(const TrialSpec& ts) {
-  const app::LabellingSubjectOptions& spec = ts.subject;
-  const std::string& trial_path = ts.path;
-  const double rate = ts.rate;
   Trial t;
   t.name = ts.name;
   t.held_out = ts.held_out;
   // The trial in the model's world (an .osim model is Y up); the set: the model's markers that
   // the trial has (the markers worn). A rate resamples it (the 100 Hz run seen at 60 Hz).
-  io::MarkerTrajectories raw = io::readMarkerTrial(trial_path, app::hasSuffix(spec.model, ".osim"));
-  if (rate > 0.0) raw = markers::resampleTrajectories(raw, rate);
-  app::LabellingSubjectOptions quiet = spec;
+  io::MarkerTrajectories raw = io::readMarkerTrial(ts.path, app::hasSuffix(ts.subject.model, ".osim"));
+  if (ts.rate > 0.0) raw = markers::resampleTrajectories(raw, ts.rate);
+  app::LabellingSubjectOptions quiet = ts.subject;
   quiet.quiet = true;
   t.subject = app::loadLabellingSubject(quiet, raw.names);
   t.trial = std::move(raw);
@@ -174,9 +171,7 @@ void appendEvents(const Trial& t, const NamedScenario& sc, const markers::Scenar
   for (int f = 0; f < s.cloud.numFrames(); ++f) {
     const std::size_t off = s.cloud.offsets[static_cast<std::size_t>(f)];
     const auto pts = s.cloud.frame(f);
-    std::fill(point_of.begin(), point_of.end(), -1);
-    for (std::size_t p = 0; p < pts.size(); ++p)
-      if (s.truth[off + p] >= 0) point_of[static_cast<std::size_t>(s.truth[off + p])] = static_cast<int>(p);
+    s.truePoints(f, point_of);
     const markers::LabelledFrame& lf = r.frames[static_cast<std::size_t>(f)];
     for (std::size_t i = 0; i < nm; ++i) {
       const int got = r.point(f, static_cast<int>(i)), want = point_of[i];
@@ -211,18 +206,11 @@ void scoreConfidence(const Trial& t, const NamedScenario& sc, const markers::Sce
   std::vector<long> n_right(nm, 0), n_wrong(nm, 0);
   std::vector<int> point_of(nm);
   for (int f = 0; f < s.cloud.numFrames(); ++f) {
-    const std::size_t off = s.cloud.offsets[static_cast<std::size_t>(f)];
-    const int np = static_cast<int>(s.cloud.offsets[static_cast<std::size_t>(f) + 1] - off);
-    std::fill(point_of.begin(), point_of.end(), -1);
-    for (int p = 0; p < np; ++p)
-      if (s.truth[off + static_cast<std::size_t>(p)] >= 0)
-        point_of[static_cast<std::size_t>(s.truth[off + static_cast<std::size_t>(p)])] = p;
+    s.truePoints(f, point_of);
     for (std::size_t i = 0; i < nm; ++i) {
       LabellingMarker& m = marker_rows[first + i];
       const int got = r.point(f, static_cast<int>(i)), want = point_of[i];
-      const double c = r.confidence.size() == r.frames.size() * nm
-                           ? static_cast<double>(r.confidence[static_cast<std::size_t>(f) * nm + i])
-                           : NAN;
+      const double c = r.confidence[static_cast<std::size_t>(f) * nm + i];
       if (want >= 0) {
         ++m.present;
         if (got == want) {

@@ -366,8 +366,14 @@ bool Labeller::Impl::solveIk(const Configuration& prior) {
   return true;
 }
 
+Matrix3d Labeller::Impl::markerRotation(int i) const {
+  // The marker frame's world rotation: its link's and its placement's (any fixed rotation of the
+  // frame cancels out of the residual offset, kept and used in that frame).
+  const FrameId fr = lm->frame_ids[static_cast<std::size_t>(i)];
+  return ik.data().link[lm->model->frameLink(fr).value].R * lm->model->framePlacement(fr).R;
+}
+
 void Labeller::Impl::commit(double time, bool velocity_valid, bool learn) {
-  const Data& d = ik.data();
   for (int i = 0; i < m; ++i) {
     const auto I = static_cast<std::size_t>(i);
     const int p = mp[I];
@@ -376,11 +382,8 @@ void Labeller::Impl::commit(double time, bool velocity_valid, bool learn) {
       continue;
     }
     unseen[I] = 0;
-    // The marker frame's world rotation is its link's (marker frames are placed without a
-    // rotation of their own in the residual's sense: any fixed rotation cancels out).
-    const FrameId fr = lm->frame_ids[I];
-    const Matrix3d R = d.link[lm->model->frameLink(fr).value].R * lm->model->framePlacement(fr).R;
-    const Vector3d r = R.transpose() * (pts[static_cast<std::size_t>(p)] - ik.modelMarker(ik::MarkerTaskId(i)));
+    const Vector3d r =
+        markerRotation(i).transpose() * (pts[static_cast<std::size_t>(p)] - ik.modelMarker(ik::MarkerTaskId(i)));
     residual[I] = r.norm() <= opt.max_residual ? r : Vector3d::Zero();
   }
   if (learn) {
@@ -500,24 +503,21 @@ void Labeller::reset() {
   std::fill(s.jumped_joint.begin(), s.jumped_joint.end(), 0);
 }
 
-const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time) {
-  Impl& s = *impl_;
-  if (!std::isfinite(time)) throw InvalidArgument("Labeller::label: time is not finite");
-  if (s.have_time && !(time > s.t_curr))
-    throw InvalidArgument("Labeller::label: time " + std::to_string(time) + " does not increase (previous " +
-                          std::to_string(s.t_curr) + ")");
-  const int m = s.m;
+int Labeller::Impl::beginFrame(std::span<const Vector3d> points, double time, const char* who) {
+  if (!std::isfinite(time)) throw InvalidArgument(std::string(who) + ": time is not finite");
+  if (have_time && !(time > t_curr))
+    throw InvalidArgument(std::string(who) + ": time " + std::to_string(time) + " does not increase (previous " +
+                          std::to_string(t_curr) + ")");
   // Finite points only; their input indices are kept for the output.
-  s.ensurePoints(static_cast<int>(points.size()));
-  s.pts.clear();
-  s.pts_index.clear();
+  ensurePoints(static_cast<int>(points.size()));
+  pts.clear();
+  pts_index.clear();
   for (std::size_t k = 0; k < points.size(); ++k) {
     if (!points[k].allFinite()) continue;
-    s.pts.push_back(points[k]);
-    s.pts_index.push_back(static_cast<int>(k));
+    pts.push_back(points[k]);
+    pts_index.push_back(static_cast<int>(k));
   }
-  const int n = static_cast<int>(s.pts.size());
-  FrameLabels& out = s.out;
+  const int n = static_cast<int>(pts.size());
   out.points = n;
   out.invalid_points = static_cast<int>(points.size()) - n;
   out.rigid_rejections = 0;
@@ -527,6 +527,14 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
   out.ik_microseconds = 0.0;
   out.ik = ik::MarkerIkResult{};
   out.ik.iterations = 0;
+  return n;
+}
+
+const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time) {
+  Impl& s = *impl_;
+  const int n = s.beginFrame(points, time, "Labeller::label");
+  const int m = s.m;
+  FrameLabels& out = s.out;
   bool solved = false, initialised = false;
   for (int& c : s.region_cooldown) c = std::max(c - 1, 0);
   s.limb_cooldown = std::max(s.limb_cooldown - 1, 0);
@@ -589,28 +597,28 @@ const FrameLabels& Labeller::label(std::span<const Vector3d> points, double time
     solved = initialised;
   }
 
-  if (solved) {
-    out.unsure = s.confidences(n);
-    s.bad_fit_frames = initialised || !(s.out.ik.rms_error > s.opt.lost_rms) ? 0 : s.bad_fit_frames + 1;
-    // A relabelled limb jumps: no velocity from this frame (the gates open for the next).
-    s.commit(time, !initialised && !s.relabelled, true);
-    if (initialised) ++s.initialisations;
-  } else {
-    // Nothing trustworthy: every marker is a gap, the pose is held and its velocity forgotten.
-    std::fill(s.mp.begin(), s.mp.end(), -1);
-    std::fill(out.confidence.begin(), out.confidence.end(), kNaN);
-    for (int& u : s.unseen) ++u;
-    s.have_velocity = false;
-    s.q_prev = s.q_curr;
-    s.t_prev = s.t_curr;
-    s.t_curr = time;
-  }
-  s.have_time = true;
-  s.finishFrame(n, solved, initialised);
-  return out;
+  s.endFrame(n, time, solved, initialised);
+  return s.out;
 }
 
-void Labeller::Impl::finishFrame(int n, bool solved, bool initialised) {
+void Labeller::Impl::endFrame(int n, double time, bool solved, bool initialised) {
+  if (solved) {
+    out.unsure = confidences(n);
+    bad_fit_frames = initialised || !(out.ik.rms_error > opt.lost_rms) ? 0 : bad_fit_frames + 1;
+    // A relabelled limb jumps: no velocity from this frame (the gates open for the next).
+    commit(time, !initialised && !relabelled, true);
+    if (initialised) ++initialisations;
+  } else {
+    // Nothing trustworthy: every marker is a gap, the pose is held and its velocity forgotten.
+    std::fill(mp.begin(), mp.end(), -1);
+    std::fill(out.confidence.begin(), out.confidence.end(), kNaN);
+    for (int& u : unseen) ++u;
+    have_velocity = false;
+    q_prev = q_curr;
+    t_prev = t_curr;
+    t_curr = time;
+  }
+  have_time = true;
   int assigned = 0, shown = 0;
   for (int i = 0; i < m; ++i) {
     const auto I = static_cast<std::size_t>(i);

@@ -1,23 +1,19 @@
 // How sure the labeller is of each label, and which close pair of markers the model's geometry
 // says is swapped (labeller.hpp, LabellerOptions::confidence_sigma).
-#include <Eigen/SVD>
 #include <cmath>
 #include <limits>
 
+#include "kinetrack/core/so3.hpp"
 #include "labeller_impl.hpp"
 
 namespace kinetrack::markers {
 
 void Labeller::Impl::solvedPlaces(std::vector<Vector3d>& places) const {
   // The IK's own kinematics at the solved pose (no second forward-kinematics pass): each marker's
-  // model place plus its residual offset turned by its link.
-  const Data& d = ik.data();
-  for (int i = 0; i < m; ++i) {
-    const auto I = static_cast<std::size_t>(i);
-    const FrameId fr = lm->frame_ids[I];
-    const Matrix3d R = d.link[lm->model->frameLink(fr).value].R * lm->model->framePlacement(fr).R;
-    places[I] = ik.modelMarker(ik::MarkerTaskId(i)) + R * residual[I];
-  }
+  // model place plus its residual offset turned by its frame.
+  for (int i = 0; i < m; ++i)
+    places[static_cast<std::size_t>(i)] =
+        ik.modelMarker(ik::MarkerTaskId(i)) + markerRotation(i) * residual[static_cast<std::size_t>(i)];
 }
 
 int Labeller::Impl::confidences(int n) {
@@ -91,15 +87,13 @@ double Labeller::Impl::clusterCost(int link, int marker, int point) const {
   if (k < 3) return std::numeric_limits<double>::quiet_NaN();
   a /= k;
   b /= k;
-  Matrix3d H = Matrix3d::Zero();
+  // Kabsch: the rotation nearest the cross-covariance Σ (point − b)(shape − a)ᵀ.
+  Matrix3d C = Matrix3d::Zero();
   for (int e = first; e < last; ++e) {
     const int i = link_markers[static_cast<std::size_t>(e)], p = pointOf(i);
-    if (p >= 0) H += (targets[static_cast<std::size_t>(i)] - a) * (pts[static_cast<std::size_t>(p)] - b).transpose();
+    if (p >= 0) C += (pts[static_cast<std::size_t>(p)] - b) * (targets[static_cast<std::size_t>(i)] - a).transpose();
   }
-  const Eigen::JacobiSVD<Matrix3d> svd(H, Eigen::ComputeFullU | Eigen::ComputeFullV);
-  Matrix3d D = Matrix3d::Identity();
-  D(2, 2) = (svd.matrixV() * svd.matrixU().transpose()).determinant() < 0.0 ? -1.0 : 1.0;
-  const Matrix3d R = svd.matrixV() * D * svd.matrixU().transpose();
+  const Matrix3d R = so3::project(C);
   double cost = 0.0;
   for (int e = first; e < last; ++e) {
     const int i = link_markers[static_cast<std::size_t>(e)], p = pointOf(i);

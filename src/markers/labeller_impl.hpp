@@ -98,9 +98,8 @@ struct Labeller::Impl {
   int suspect_wait = 0;        // frames until a suspect pair (suspectPair) may be tried again
   std::vector<int> pair_wait;  // per close pair: frames until it is tried again as the worst fit
   static constexpr int pair_retry = 50;
-  std::vector<int> input_to_point;
-  std::vector<int> link_first, link_markers;  // markers per link (CSR over links, for clusterFit)  // Labeller::start:
-                                              // input index → finite point (−1)
+  std::vector<int> input_to_point;            // Labeller::start: input index → finite point (−1)
+  std::vector<int> link_first, link_markers;  // markers per link (CSR over links: clusterCost)
 
   /// Sizes the point workspace for n points (allocates only above the current capacity).
   void ensurePoints(int n);
@@ -194,8 +193,17 @@ struct Labeller::Impl {
   /// While tracking, every limb_search_interval frames, one pair of close_pairs (round robin) is
   /// swapped and re-solved; the swap is kept when the fit + pose prior improves by 2 %.
   void swapCheck();
-  /// The frame's output labels (input indices; unsure ones dropped when asked), counts and state.
-  void finishFrame(int n, bool solved, bool initialised);
+  /// A frame's start (label and start): checks that `time` is finite and increases (`who` names
+  /// the caller), keeps the finite points (pts, pts_index) and resets the frame's counters;
+  /// returns the number of finite points.
+  int beginFrame(std::span<const Vector3d> points, double time, const char* who);
+  /// A frame's end: when solved, the confidences, the fit counter and the committed state (an
+  /// initialised frame has no velocity); else every marker a gap, the pose held and its velocity
+  /// forgotten; then the output labels (input indices; unsure ones dropped when asked), counts and
+  /// state.
+  void endFrame(int n, double time, bool solved, bool initialised);
+  /// World rotation of marker i's frame at the IK's solved pose (its residual offset's frame).
+  [[nodiscard]] Matrix3d markerRotation(int i) const;
   /// Start pose s of the initialisation: 0 reference, 1 zero, 2 last solved.
   const Configuration& startPose(int s) const;
 };

@@ -293,24 +293,12 @@ namespace kinetrack::markers {
 const FrameLabels& Labeller::start(std::span<const Vector3d> points, double time, std::span<const int> marker_point) {
   Impl& s = *impl_;
   const int m = s.m;
-  if (!std::isfinite(time)) throw InvalidArgument("Labeller::start: time is not finite");
-  if (s.have_time && !(time > s.t_curr))
-    throw InvalidArgument("Labeller::start: time " + std::to_string(time) + " does not increase (previous " +
-                          std::to_string(s.t_curr) + ")");
   if (marker_point.size() != static_cast<std::size_t>(m))
     throw InvalidArgument("Labeller::start: " + std::to_string(marker_point.size()) + " labels for " +
                           std::to_string(m) + " markers");
-  s.ensurePoints(static_cast<int>(points.size()));
+  const int n = s.beginFrame(points, time, "Labeller::start");
   s.input_to_point.assign(points.size(), -1);
-  s.pts.clear();
-  s.pts_index.clear();
-  for (std::size_t k = 0; k < points.size(); ++k) {
-    if (!points[k].allFinite()) continue;
-    s.input_to_point[k] = static_cast<int>(s.pts.size());
-    s.pts.push_back(points[k]);
-    s.pts_index.push_back(static_cast<int>(k));
-  }
-  const int n = static_cast<int>(s.pts.size());
+  for (int p = 0; p < n; ++p) s.input_to_point[static_cast<std::size_t>(s.pts_index[static_cast<std::size_t>(p)])] = p;
   int labelled = 0;
   for (int i = 0; i < m; ++i) {
     const int k = marker_point[static_cast<std::size_t>(i)];
@@ -328,26 +316,9 @@ const FrameLabels& Labeller::start(std::span<const Vector3d> points, double time
   if (labelled < 3)
     throw InvalidArgument("Labeller::start: " + std::to_string(labelled) +
                           " markers labelled with finite points (need 3)");
-  FrameLabels& out = s.out;
-  out.points = n;
-  out.invalid_points = static_cast<int>(points.size()) - n;
-  out.rigid_rejections = out.relabelled = out.swaps_corrected = 0;
-  out.ik_microseconds = 0.0;
-  const bool solved = s.startFromLabels();
-  if (solved) {
-    out.unsure = s.confidences(n);
-    s.bad_fit_frames = 0;
-    s.commit(time, false, true);
-    ++s.initialisations;
-  } else {
-    std::fill(s.mp.begin(), s.mp.end(), -1);
-    std::fill(out.confidence.begin(), out.confidence.end(), std::numeric_limits<double>::quiet_NaN());
-    s.have_velocity = false;
-    s.t_prev = s.t_curr = time;
-  }
-  s.have_time = true;
-  s.finishFrame(n, solved, true);
-  return out;
+  s.relabelled = false;
+  s.endFrame(n, time, s.startFromLabels(), true);
+  return s.out;
 }
 
 }  // namespace kinetrack::markers

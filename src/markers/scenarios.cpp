@@ -152,6 +152,14 @@ ScenarioTrial makeScenario(const io::MarkerTrajectories& trial, const std::vecto
   return s;
 }
 
+void ScenarioTrial::truePoints(int frame, std::vector<int>& point_of) const {
+  std::fill(point_of.begin(), point_of.end(), -1);
+  const std::size_t off = cloud.offsets[static_cast<std::size_t>(frame)];
+  const std::size_t end = cloud.offsets[static_cast<std::size_t>(frame) + 1];
+  for (std::size_t p = off; p < end; ++p)
+    if (truth[p] >= 0) point_of[static_cast<std::size_t>(truth[p])] = static_cast<int>(p - off);
+}
+
 LabellingScore scoreLabelling(const ScenarioTrial& s, const LabelTrialResult& r, std::vector<char>* frame_ok) {
   LabellingScore sc;
   const int nf = s.cloud.numFrames();
@@ -164,11 +172,7 @@ LabellingScore scoreLabelling(const ScenarioTrial& s, const LabelTrialResult& r,
   for (int f = 0; f < nf; ++f) {
     const std::size_t off = s.cloud.offsets[static_cast<std::size_t>(f)];
     const int np = static_cast<int>(s.cloud.offsets[static_cast<std::size_t>(f) + 1] - off);
-    std::fill(point_of.begin(), point_of.end(), -1);
-    for (int p = 0; p < np; ++p) {
-      const int t = s.truth[off + static_cast<std::size_t>(p)];
-      if (t >= 0) point_of[static_cast<std::size_t>(t)] = p;
-    }
+    s.truePoints(f, point_of);
     long present = 0, correct = 0;
     for (std::size_t i = 0; i < nm; ++i) {
       const int got = r.point(f, static_cast<int>(i));

@@ -69,11 +69,8 @@ SwapOutcome swappedStart(const RunTrial& r, const ScenarioTrial& s, const std::s
   SwapOutcome o;
   std::vector<int> truth_of(static_cast<std::size_t>(m));
   for (int f = 0; f < s.cloud.numFrames(); ++f) {
-    const std::size_t off = s.cloud.offsets[static_cast<std::size_t>(f)];
     const auto pts = s.cloud.frame(f);
-    std::fill(truth_of.begin(), truth_of.end(), -1);
-    for (std::size_t p = 0; p < pts.size(); ++p)
-      if (s.truth[off + p] >= 0) truth_of[static_cast<std::size_t>(s.truth[off + p])] = static_cast<int>(p);
+    s.truePoints(f, truth_of);
     const double t = s.cloud.times[static_cast<std::size_t>(f)];
     std::vector<int> start = truth_of;
     std::swap(start[static_cast<std::size_t>(ia)], start[static_cast<std::size_t>(ib)]);

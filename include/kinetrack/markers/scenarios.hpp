@@ -41,6 +41,9 @@ struct ScenarioTrial {
   /// Per frame and marker (frames × markers): true where a planted swap relabelled it.
   std::vector<char> swapped;
   int occlusion_first = -1, occlusion_last = -1;  ///< frames of the full occlusion (−1: none)
+  /// Per marker (point_of sized to the markers), the index of its true point within `frame`'s
+  /// points, −1 when absent.
+  void truePoints(int frame, std::vector<int>& point_of) const;
 };
 
 /// `trial` resampled at `rate` Hz from its first time (linear interpolation between the two frames
