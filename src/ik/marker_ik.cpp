@@ -36,8 +36,25 @@ void checkOptions(const MarkerIkOptions& o) {
 }
 
 // The task kinds MarkerIk reads.
-constexpr TaskKinds kMarkerIkKinds{
-    .frame = false, .marker = true, .coordinate = true, .coupler = true, .posture = true};
+constexpr TaskKinds kMarkerIkKinds{.frame = true, .marker = true, .coordinate = true, .coupler = true, .posture = true};
+
+// Frame tasks MarkerIk reads: orientation targets (an IMU's measured orientation). A position is
+// a marker task.
+void orientationOnly(const Model&, const FrameTask& t, std::string_view frame) {
+  if (t.type != TargetType::Orientation)
+    throw InvalidArgument("MarkerIk reads orientation targets only; frame '" + std::string(frame) +
+                          "': a position is a marker task (tasks().addMarker)");
+}
+
+// World orientation of frame f from the link placements.
+Matrix3d frameRotation(const Model& m, const Data& d, FrameId f) {
+  return d.link[static_cast<std::size_t>(m.frameLink(f).value)].R * m.framePlacement(f).R;
+}
+
+// The rotation vector (world frame) that turns the model frame onto the target: log(R_T R_Mᵀ).
+Vector3d orientationResidual(const Model& m, const Data& d, const FrameTask& t) {
+  return so3::log(t.R * frameRotation(m, d, t.frame).transpose());
+}
 
 }  // namespace
 
@@ -65,12 +82,13 @@ struct MarkerIk::Impl {
   qp::Problem problem;
   std::optional<qp::TreeBoxSolver> tree_qp;
   std::optional<qp::Solver> dense_qp;
-  std::vector<double> errors;  // per marker task, at the state
+  std::vector<double> errors;              // per marker task, at the state
+  std::vector<double> orientation_errors;  // per frame task (rad), at the state
 
   Impl(std::shared_ptr<const Model> m, MarkerIkOptions o)
       : model(std::move(m)),
         options(o),
-        tasks(model, "MarkerIk", {}, kMarkerIkKinds),
+        tasks(model, "MarkerIk", orientationOnly, kMarkerIkKinds),
         bounds(model, "MarkerIk"),
         q(*model),
         q_trial(*model),
@@ -80,7 +98,8 @@ struct MarkerIk::Impl {
   }
 
   [[nodiscard]] std::size_t added() const {
-    return tasks.markers().size() + tasks.coordinates().size() + tasks.couplers().size() + tasks.postures().size();
+    return tasks.all().size() + tasks.markers().size() + tasks.coordinates().size() + tasks.couplers().size() +
+           tasks.postures().size();
   }
   void countCouplers(int& active, int& exact) const {
     active = exact = 0;
@@ -124,18 +143,22 @@ struct MarkerIk::Impl {
       dense_qp.reset();
     }
     errors.assign(tasks.markers().size(), std::numeric_limits<double>::quiet_NaN());
+    orientation_errors.assign(tasks.all().size(), std::numeric_limits<double>::quiet_NaN());
     prepared_added = added();
     prepared_couplers = active;
     prepared = true;
   }
 
-  // ½ Σ w‖m − m̂‖² + ½ Σ w_c (s − ŝ)² + ½ Σ_p Σ_j w_pj (s_j − ŝ_pj)² + ½ Σ w_k (s_dep − f(s_ind))²
-  // at the kinematics `d` of q.
+  // ½ Σ w‖m − m̂‖² + ½ Σ w_o ‖log(R̂ Rᵀ)‖² + ½ Σ w_c (s − ŝ)² + ½ Σ_p Σ_j w_pj (s_j − ŝ_pj)² + ½ Σ w_k (s_dep −
+  // f(s_ind))² at the kinematics `d` of q.
   [[nodiscard]] double objective(const Data& d, const Configuration& x) const {
     const Model& m = *model;
     double F = 0.0;
     for (const MarkerTask& mk : tasks.markers())
       if (mk.active()) F += mk.weight * (frameOrigin(m, d, mk.frame) - mk.measured).squaredNorm();
+    for (const FrameTask& t : tasks.all())
+      if (t.orientationSet() && t.orientation_weight > 0.0)
+        F += t.orientation_weight * orientationResidual(m, d, t).squaredNorm();
     for (const CoordinateTask& c : tasks.coordinates())
       if (c.active()) {
         const double e = x.joints[c.joint.value] - c.value;
@@ -183,6 +206,15 @@ struct MarkerIk::Impl {
       M.bottomLeftCorner<3, 3>() -= mk.weight * P;
       M.bottomRightCorner<3, 3>().diagonal().array() += mk.weight;
     }
+    // Orientation targets: the residual e = log(R̂ Rᵀ) falls by δω to first order (δω the frame's
+    // world angular displacement), so each adds w·I to the angular block and w·e to the moment.
+    for (const FrameTask& t : tasks.all()) {
+      if (!t.orientationSet() || !(t.orientation_weight > 0.0)) continue;
+      const Vector3d e = orientationResidual(m, kin, t);
+      Matrix6d& M = Mc[static_cast<std::size_t>(t.link.value)];
+      fc[static_cast<std::size_t>(t.link.value)].head<3>() += t.orientation_weight * e;
+      M.topLeftCorner<3, 3>().diagonal().array() += t.orientation_weight;
+    }
     detail::reduceComposites(m, kin, Mc, fc, S, &H, g);
     for (const CoordinateTask& c : tasks.coordinates()) {
       if (!c.active()) continue;
@@ -225,10 +257,12 @@ struct MarkerIk::Impl {
     }
   }
 
-  // kin.frame of every marker frame at the state (what data() promises after a solve).
+  // kin.frame of every marker and orientation frame at the state (what data() promises).
   void updateMarkerFrames() {
     for (const MarkerTask& mk : tasks.markers())
       if (mk.alive) (void)updateFramePlacement(*model, kin, mk.frame);
+    for (const FrameTask& t : tasks.all())
+      if (t.alive) (void)updateFramePlacement(*model, kin, t.frame);
   }
 
   // Marker errors and the result's error fields at the current state.
@@ -254,6 +288,27 @@ struct MarkerIk::Impl {
       }
     }
     r.rms_error = r.markers_used > 0 ? std::sqrt(r.total_squared_error / r.markers_used) : 0.0;
+    r.orientations_used = 0;
+    r.orientation_rms_error = r.orientation_max_error = 0.0;
+    r.worst_orientation = -1;
+    double sum = 0.0;
+    const std::vector<FrameTask>& targets = tasks.all();
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const FrameTask& t = targets[i];
+      if (!t.orientationSet() || !(t.orientation_weight > 0.0)) {
+        orientation_errors[i] = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
+      const double e = orientationResidual(m, kin, t).norm();
+      orientation_errors[i] = e;
+      ++r.orientations_used;
+      sum += e * e;
+      if (e > r.orientation_max_error || r.worst_orientation < 0) {
+        r.orientation_max_error = e;
+        r.worst_orientation = static_cast<int>(i);
+      }
+    }
+    r.orientation_rms_error = r.orientations_used > 0 ? std::sqrt(sum / r.orientations_used) : 0.0;
     r.coupler_violation = 0.0;
     for (const CouplerTask& k : tasks.couplers())
       if (k.active())
@@ -412,6 +467,15 @@ double MarkerIk::markerError(MarkerTaskId marker) const {
   checkMarkerId(impl_->tasks, marker);
   if (static_cast<std::size_t>(marker.value) >= impl_->errors.size()) return std::numeric_limits<double>::quiet_NaN();
   return impl_->errors[static_cast<std::size_t>(marker.value)];
+}
+
+double MarkerIk::orientationError(TargetId target) const {
+  const TaskSet& t = impl_->tasks;
+  if (!target.valid() || target.value >= static_cast<int>(t.all().size()))
+    throw InvalidArgument("MarkerIk: invalid orientation target id " + std::to_string(target.value));
+  if (static_cast<std::size_t>(target.value) >= impl_->orientation_errors.size())
+    return std::numeric_limits<double>::quiet_NaN();
+  return impl_->orientation_errors[static_cast<std::size_t>(target.value)];
 }
 
 Vector3d MarkerIk::modelMarker(MarkerTaskId marker) const {

@@ -2,14 +2,18 @@
 // Marker-based inverse kinematics, the problem OpenSim's IK tool solves (SPEC §5, behaviour
 // capture: "from any number of markers to joint data of any model"):
 //
-//   min_q  Σ_i w_i ‖m_i(q) − m̂_i‖²  +  Σ_c w_c (s_c − ŝ_c)²  [+ Σ_k w_k (s_dep − f_k(s_ind))²]
+//   min_q  Σ_i w_i ‖m_i(q) − m̂_i‖²  +  Σ_o w_o ‖log(R̂_o R_o(q)ᵀ)‖²  +  Σ_c w_c (s_c − ŝ_c)²  [+ Σ_k w_k (s_dep −
+//   f_k(s_ind))²]
 //          + Σ_p Σ_j w_pj (s_j − ŝ_pj)²
 //   s.t.   lower ≤ s ≤ upper                        (clamped coordinates; locked: lower = upper)
 //          s_dep = f_k(s_ind)                        (coupler constraints, when enforced exactly)
 //
 // The problem is the solver's task and limit objects (mink's split): tasks() is an ik::TaskSet
 // holding the marker tasks (m_i(q) the world position of marker frame i, m̂_i its measurement; a
-// missing marker, NaN, drops out of that frame's sum), coordinate tasks (ŝ_c per frame, NaN: off),
+// missing marker, NaN, drops out of that frame's sum), orientation targets (frame tasks of type
+// Orientation: R_o(q) the world orientation of a model frame, R̂_o its measurement, e.g. an IMU's,
+// the angle between them squared: OpenSim's OrientationsReference; a target disabled for a frame
+// is a missing sample), coordinate tasks (ŝ_c per frame, NaN: off),
 // coupler tasks (OpenSim's CoordinateCouplerConstraint: an exact equality with weight +infinity,
 // OpenSim's default, else the weighted penalty in brackets) and posture tasks; bounds() is an
 // ik::CoordinateBounds (OpenSim's clamped and locked coordinates).
@@ -63,14 +67,18 @@ struct MarkerIkOptions {
 /// markers with a non-zero weight that are present in the frame (OpenSim's marker error report).
 struct MarkerIkResult : Result {
   int rejected_steps = 0;
-  double initial_cost = 0.0;         ///< objective at the warm start
-  double cost = 0.0;                 ///< objective at the solution (marker, coordinate and penalty terms)
-  int markers_used = 0;              ///< weighted markers present in the frame
-  double total_squared_error = 0.0;  ///< Σ ‖m_i − m̂_i‖² (m²)
-  double rms_error = 0.0;            ///< √(total_squared_error / markers_used) (m)
-  double max_error = 0.0;            ///< m
-  int worst_marker = -1;             ///< marker task id of the largest error, −1 if none
-  double coupler_violation = 0.0;    ///< largest |s_dep − f(s_ind)| at the solution
+  double initial_cost = 0.0;           ///< objective at the warm start
+  double cost = 0.0;                   ///< objective at the solution (marker, coordinate and penalty terms)
+  int markers_used = 0;                ///< weighted markers present in the frame
+  double total_squared_error = 0.0;    ///< Σ ‖m_i − m̂_i‖² (m²)
+  double rms_error = 0.0;              ///< √(total_squared_error / markers_used) (m)
+  double max_error = 0.0;              ///< m
+  int worst_marker = -1;               ///< marker task id of the largest error, −1 if none
+  int orientations_used = 0;           ///< orientation targets with a weight and a value, enabled
+  double orientation_rms_error = 0.0;  ///< √(Σ θ² / orientations_used), θ the angle of R̂ Rᵀ (rad)
+  double orientation_max_error = 0.0;  ///< rad
+  int worst_orientation = -1;          ///< target id of the largest angle, −1 if none
+  double coupler_violation = 0.0;      ///< largest |s_dep − f(s_ind)| at the solution
 };
 
 class MarkerIk {
@@ -88,10 +96,10 @@ class MarkerIk {
   void setOptions(const MarkerIkOptions& options);
 
   // --- problem -----------------------------------------------------------------------------------
-  /// The tasks: marker, coordinate, coupler and posture tasks (frame targets are refused: this
-  /// solver does not read them). Adding allocates; setting weights, enabling and setting the
-  /// per-frame values (setMeasurement, setValue, …) do not. A marker task's id is its column in
-  /// solve(markers, …) and in MarkerIkResult::worst_marker.
+  /// The tasks: marker, orientation (frame targets of type Orientation; position and pose
+  /// targets are refused: a position is a marker task), coordinate, coupler and posture tasks. Adding allocates;
+  /// setting weights, enabling and setting the per-frame values (setMeasurement, setValue, …) do not. A marker task's
+  /// id is its column in solve(markers, …) and in MarkerIkResult::worst_marker.
   [[nodiscard]] TaskSet& tasks();
   [[nodiscard]] const TaskSet& tasks() const;
   /// The coordinate bounds (every coordinate free until set).
@@ -121,6 +129,10 @@ class MarkerIk {
   /// solve; NaN when it did not count (missing, weight 0, disabled) or was added since. Throws
   /// InvalidArgument for an invalid id.
   [[nodiscard]] double markerError(MarkerTaskId marker) const;
+  /// Angle (rad) between orientation target t's model frame and its value at the state of the last
+  /// solve; NaN when it did not count (no value, weight 0, disabled) or was added since. Throws
+  /// InvalidArgument for an invalid id.
+  [[nodiscard]] double orientationError(TargetId target) const;
   /// World position of marker m's model frame at the state.
   [[nodiscard]] Vector3d modelMarker(MarkerTaskId marker) const;
 

@@ -166,7 +166,7 @@ struct PostureTask {
 /// The kinds of task a TaskSet accepts: those its solver reads (adding another kind throws
 /// InvalidArgument naming the solver). The default, frame tasks only, is the frame-target
 /// solvers' (InstantaneousIk, PairwiseIk); DynamicalIk reads frame and posture tasks, MarkerIk
-/// every kind but frame tasks.
+/// every kind, of frame tasks orientation targets only.
 struct TaskKinds {
   bool frame = true;
   bool marker = false;
