@@ -72,6 +72,7 @@ void addEmgCommand(CLI::App& app, Action& action);
 void addGaitCommand(CLI::App& app, Action& action);
 /// Registers `kinetrack scale` (scale_command.cpp).
 void addScaleCommand(CLI::App& app, Action& action);
+void addImuCommand(CLI::App& app, Action& action);
 
 /// Which model to load (a built-in name or a URDF path) and the loaded model: the library's
 /// model registry (kinetrack/io/model/model_source.hpp).

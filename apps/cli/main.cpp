@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
   addEmgCommand(app, action);
   addGaitCommand(app, action);
   addScaleCommand(app, action);
+  addImuCommand(app, action);
 #endif
 
   try {

@@ -7,6 +7,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <sstream>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -228,6 +229,49 @@ void addGaitOptions(CLI::App& cmd, GaitOptions& o, std::vector<std::string>& res
   addQuiet(cmd, quiet, "no progress notes");
 }
 
+void addImuIkOptions(CLI::App& cmd, ImuIkOptions& o, bool& quiet, const ExtraOptions& extra) {
+  cmd.add_option("--setup", o.setup,
+                 "OpenSense IMU IK setup (IMUInverseKinematicsTool .xml): orientations file, rotations, time range, "
+                 "weights; files given on the command line override it");
+  cmd.add_option("--model", o.model, "calibrated OpenSim model (.osim from `kinetrack imu place`)");
+  cmd.add_option("--orientations", o.orientations, "IMU orientations (.sto, quaternions; OpenSense's layout)");
+  cmd.add_option("--out", o.out,
+                 "coordinates: OpenSim's .mot (degrees), or kinetrack's joint CSV for a name ending in .csv; default: "
+                 "the setup's <output_motion_file>");
+  cmd.add_option("--errors", o.errors, "orientation errors per IMU and frame (.sto, rad)");
+  cmd.add_option("--summary-json", o.summary_json, "write the run's summary as JSON");
+  cmd.add_option_function<std::string>(
+      "--rotations",
+      [&o](const std::string& v) {
+        std::istringstream in(v);
+        Vector3d r;
+        std::string rest;
+        if (!(in >> r.x() >> r.y() >> r.z()) || (in >> rest) || !r.allFinite())
+          throw CLI::ValidationError("--rotations", "'" + v + "' is not three angles in rad (\"X Y Z\")");
+        o.sensor_to_opensim_rotations = r;
+      },
+      "sensor_to_opensim_rotations: space-fixed X-Y-Z angles (rad), e.g. \"-1.5707963 0 0\"; default: the setup's");
+  cmd.add_option_function<std::vector<std::string>>(
+      "--weight",
+      [&o](const std::vector<std::string>& v) {
+        for (const std::string& w : v) {
+          const auto eq = w.find('=');
+          double x = 0.0;
+          std::istringstream in(eq == std::string::npos ? std::string() : w.substr(eq + 1));
+          std::string rest;
+          if (eq == std::string::npos || eq == 0 || !(in >> x) || (in >> rest) || !std::isfinite(x))
+            throw CLI::ValidationError("--weight", "'" + w + "' is not IMU=WEIGHT");
+          o.weights.emplace_back(w.substr(0, eq), x);
+        }
+      },
+      "IMU=WEIGHT (repeatable): an IMU's orientation weight (default 1)");
+  cmd.add_option("--accuracy", o.accuracy, "convergence of each frame's solve (rad); default: the setup's, 1e-6");
+  cmd.add_option("--start", o.time_start, "first time (s); default: the setup's time range, else the file's");
+  cmd.add_option("--end", o.time_end, "last time (s)");
+  if (extra) extra(cmd);
+  addQuiet(cmd, quiet);
+}
+
 int runCommandLine(const std::vector<std::string>& args, std::string& log) {
   // One parser with the five commands, as the CLI's: the row's words pick the command.
   CLI::App app{"kinetrack", "kinetrack"};
@@ -245,6 +289,9 @@ int runCommandLine(const std::vector<std::string>& args, std::string& log) {
   addHandTrackOptions(*hand, hand_options, quiet);
   CLI::App* id = app.add_subcommand("dynamics")->require_subcommand(1)->add_subcommand("id");
   addInverseDynamicsOptions(*id, id_options, quiet);
+  ImuIkOptions imu_options;
+  CLI::App* imu = app.add_subcommand("imu")->require_subcommand(1)->add_subcommand("ik");
+  addImuIkOptions(*imu, imu_options, quiet);
   GaitOptions gait_options;
   std::vector<std::string> gait_reserves;
   CLI::App* gait = app.add_subcommand("gait");
@@ -274,6 +321,11 @@ int runCommandLine(const std::vector<std::string>& args, std::string& log) {
     const HandTrackResult r = runHandTrack(hand_options, reporter);
     log += summaryText(r) + wroteLine(r, hand_options);
     return 0;
+  }
+  if (imu->parsed()) {
+    const ImuIkResult r = runImuIk(imu_options, reporter);
+    log += summaryText(r) + wroteLine(r, imu_options);
+    return r.exitStatus();
   }
   if (gait->parsed()) {
     for (const std::string& reserve : gait_reserves) gait_options.reserves.push_back(parseReserve(reserve));

@@ -16,6 +16,7 @@
 
 #include "kinetrack/app/gait_job.hpp"
 #include "kinetrack/app/hand_job.hpp"
+#include "kinetrack/app/imu_job.hpp"
 #include "kinetrack/app/inverse_dynamics_job.hpp"
 #include "kinetrack/app/marker_ik_job.hpp"
 #include "kinetrack/app/track_job.hpp"
@@ -40,5 +41,9 @@ void addInverseDynamicsOptions(CLI::App& cmd, InverseDynamicsOptions& options, b
 /// to `reserves` (parseReserve turns each into the options').
 void addGaitOptions(CLI::App& cmd, GaitOptions& options, std::vector<std::string>& reserves, bool& quiet,
                     const ExtraOptions& extra = {});
+
+/// `kinetrack imu ik`: --setup … --summary-json, `extra`, --quiet. --rotations "X Y Z" (rad) and
+/// --weight IMU=W (repeatable) are parsed into the options.
+void addImuIkOptions(CLI::App& cmd, ImuIkOptions& options, bool& quiet, const ExtraOptions& extra = {});
 
 }  // namespace kinetrack::app

@@ -44,6 +44,12 @@ Vector3d toRpy(const Matrix3d& R) {
   return {roll, pitch, yaw};
 }
 
+Vector3d toBodyXyz(const Matrix3d& R) {
+  const double b = std::asin(std::clamp(R(0, 2), -1.0, 1.0));
+  if (std::abs(R(0, 2)) > 1.0 - 1e-12) return {std::atan2(R(2, 1), R(1, 1)), b, 0.0};  // gimbal lock: c = 0
+  return {std::atan2(-R(1, 2), R(2, 2)), b, std::atan2(-R(0, 1), R(0, 0))};
+}
+
 Matrix3d fromQuaternionWxyz(const Eigen::Vector4d& wxyz) {
   const double n = wxyz.norm();
   if (!std::isfinite(n) || n < 1e-12) throw InvalidArgument("quaternion (w,x,y,z) must be finite and non-zero");

@@ -82,6 +82,14 @@ struct MarkerIk::Impl {
   qp::Problem problem;
   std::optional<qp::TreeBoxSolver> tree_qp;
   std::optional<qp::Solver> dense_qp;
+  // The dense QP over the unlocked variables only (locked joints' steps are 0): OpenSim models
+  // lock many coordinates (the OpenSense Rajagopal model 26 of 39), and the dense solver's cost
+  // grows with the cube of its size. Rebuilt when the bounds or the layout change.
+  std::vector<int> free_vars;
+  std::uint64_t reduced_revision = ~std::uint64_t{0};
+  qp::Problem reduced;
+  std::optional<qp::Solver> reduced_qp;
+  VectorXd reduced_step;
   std::vector<double> errors;              // per marker task, at the state
   std::vector<double> orientation_errors;  // per frame task (rad), at the state
 
@@ -142,11 +150,55 @@ struct MarkerIk::Impl {
       tree_qp.emplace(detail::variableTree(m), qo);
       dense_qp.reset();
     }
+    reduced_revision = ~std::uint64_t{0};
     errors.assign(tasks.markers().size(), std::numeric_limits<double>::quiet_NaN());
     orientation_errors.assign(tasks.all().size(), std::numeric_limits<double>::quiet_NaN());
     prepared_added = added();
     prepared_couplers = active;
     prepared = true;
+  }
+
+  // The unlocked variables (the base's and every joint with lower < upper), and the reduced dense
+  // QP when some are locked; allocates only when the bounds changed since the last call.
+  void prepareReduction() {
+    if (!dense || bounds.revision() == reduced_revision) return;
+    const Model& m = *model;
+    const int nb = m.nvBase(), nv = m.nv();
+    free_vars.clear();
+    for (int v = 0; v < nv; ++v)
+      if (v < nb || bounds.lower()[v - nb] < bounds.upper()[v - nb]) free_vars.push_back(v);
+    const int nf = static_cast<int>(free_vars.size());
+    if (nf < nv && nf > 0) {
+      reduced = qp::Problem(nf, rows);
+      qp::Options qo;
+      qo.max_iterations = 4 * nf + 20;
+      reduced_qp.emplace(nf, rows, qo);
+      reduced_step = VectorXd::Zero(nf);
+    } else {
+      reduced_qp.reset();
+    }
+    reduced_revision = bounds.revision();
+  }
+
+  // The step of problem: on the reduced QP when joints are locked (their steps 0), else directly.
+  qp::Result solveStep() {
+    if (!dense) return tree_qp->solve(problem, step);
+    if (!reduced_qp) return dense_qp->solve(problem, step);
+    const int nf = static_cast<int>(free_vars.size());
+    for (int a = 0; a < nf; ++a) {
+      const int va = free_vars[static_cast<std::size_t>(a)];
+      for (int b = 0; b <= a; ++b) reduced.H(a, b) = problem.H(va, free_vars[static_cast<std::size_t>(b)]);
+      reduced.g[a] = problem.g[va];
+      reduced.lb[a] = problem.lb[va];
+      reduced.ub[a] = problem.ub[va];
+      reduced.A.col(a) = problem.A.col(va);
+    }
+    reduced.lbA = problem.lbA;
+    reduced.ubA = problem.ubA;
+    const qp::Result r = reduced_qp->solve(reduced, reduced_step);
+    step.setZero();
+    for (int a = 0; a < nf; ++a) step[free_vars[static_cast<std::size_t>(a)]] = reduced_step[a];
+    return r;
   }
 
   // ½ Σ w‖m − m̂‖² + ½ Σ w_o ‖log(R̂ Rᵀ)‖² + ½ Σ w_c (s − ŝ)² + ½ Σ_p Σ_j w_pj (s_j − ŝ_pj)² + ½ Σ w_k (s_dep −
@@ -321,6 +373,7 @@ struct MarkerIk::Impl {
     const Model& m = *model;
     const int nb = m.nvBase(), n = m.numJoints(), nv = m.nv();
     if (layoutChanged()) prepare();
+    prepareReduction();
     MarkerIkResult r;
     const int max_it = first ? options.first_solve_iterations : options.max_iterations;
     if (first || damping <= 0.0) damping = options.initial_damping;
@@ -347,7 +400,7 @@ struct MarkerIk::Impl {
       problem.g = g;
       for (int c = 0; c < nb; ++c) problem.lb[c] = -kInf, problem.ub[c] = kInf;
       bounds.displacementBounds(q.joints, problem.lb.segment(nb, n), problem.ub.segment(nb, n));
-      const qp::Result qr = dense ? dense_qp->solve(problem, step) : tree_qp->solve(problem, step);
+      const qp::Result qr = solveStep();
       if (qr.status == qp::Status::NotConvex || !step.allFinite()) {
         r.status = Status::Failed;
         break;
@@ -436,6 +489,7 @@ void MarkerIk::setState(const Configuration& q) {
   impl_->first = true;
   if (impl_->tree_qp) impl_->tree_qp->reset();
   if (impl_->dense_qp) impl_->dense_qp->reset();
+  if (impl_->reduced_qp) impl_->reduced_qp->reset();
 }
 
 const Configuration& MarkerIk::state() const { return impl_->q; }

@@ -84,8 +84,7 @@ Vector3d direction(const Vector3d& a, const Vector3d& b, const Vector3d& fallbac
 
 /// Angles (q1, q2, q3) with L = Rot(e1,q1)·Rot(e2,q2)·Rot(e3,q3), E = [e1 e2 e3] right-handed.
 Vector3d cardan(const Matrix3d& L, const Matrix3d& E) {
-  const Matrix3d M = E.transpose() * L * E;  // = Rx(q1)·Ry(q2)·Rz(q3)
-  return {std::atan2(-M(1, 2), M(2, 2)), std::asin(std::clamp(M(0, 2), -1.0, 1.0)), std::atan2(-M(0, 1), M(0, 0))};
+  return so3::toBodyXyz(E.transpose() * L * E);  // = Rx(q1)·Ry(q2)·Rz(q3)
 }
 
 std::vector<JointAxis> axesOf(const Vector3d& point, const Matrix3d& E) {

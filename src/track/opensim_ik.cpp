@@ -107,15 +107,25 @@ OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup*
 }
 
 io::MotTable openSimCoordinates(const io::OpenSimModel& model, const MarkerTrialResult& result) {
+  std::vector<double> times;
+  for (const MarkerFrame& f : result.frames) times.push_back(f.time);
+  return openSimCoordinates(model, times, result.configurations);
+}
+
+io::MotTable openSimCoordinates(const io::OpenSimModel& model, const std::vector<double>& times,
+                                const std::vector<Configuration>& configurations) {
+  if (times.size() != configurations.size())
+    throw InvalidArgument("openSimCoordinates: " + std::to_string(times.size()) + " times for " +
+                          std::to_string(configurations.size()) + " poses");
   io::MotTable t;
   t.name = "Coordinates";
   t.in_degrees = true;
-  const auto rows = static_cast<Eigen::Index>(result.frames.size());
+  const auto rows = static_cast<Eigen::Index>(times.size());
   t.values.resize(rows, static_cast<Eigen::Index>(model.coordinates.size()));
   for (const io::OpenSimCoordinate& c : model.coordinates) t.columns.push_back(c.name);
+  t.times = times;
   for (Eigen::Index k = 0; k < rows; ++k) {
-    t.times.push_back(result.frames[static_cast<std::size_t>(k)].time);
-    const Configuration& q = result.configurations[static_cast<std::size_t>(k)];
+    const Configuration& q = configurations[static_cast<std::size_t>(k)];
     for (std::size_t c = 0; c < model.coordinates.size(); ++c) {
       const io::OpenSimCoordinate& co = model.coordinates[c];
       t.values(k, static_cast<Eigen::Index>(c)) = q.joints[co.joint.value] * (co.rotational ? kDeg : 1.0);

@@ -62,6 +62,17 @@ inline Matrix3d fromRpy(const Vector3d& rpy) {
 /// Inverse of fromRpy, with pitch in [−π/2, π/2]; at pitch = ±π/2 roll is set to 0.
 Vector3d toRpy(const Matrix3d& R);
 
+/// Body-fixed X-Y-Z Euler angles (OpenSim's frame orientations, SimTK's BodyRotationSequence):
+/// R = Rx(a)·Ry(b)·Rz(c).
+inline Matrix3d fromBodyXyz(const Vector3d& abc) {
+  return (Eigen::AngleAxisd(abc.x(), Vector3d::UnitX()) * Eigen::AngleAxisd(abc.y(), Vector3d::UnitY()) *
+          Eigen::AngleAxisd(abc.z(), Vector3d::UnitZ()))
+      .toRotationMatrix();
+}
+
+/// Inverse of fromBodyXyz, with b in [−π/2, π/2]; at b = ±π/2 c is set to 0.
+Vector3d toBodyXyz(const Matrix3d& R);
+
 /// Quaternion (w, x, y, z), normalised, to rotation matrix. Throws InvalidArgument for a zero
 /// or non-finite quaternion.
 Matrix3d fromQuaternionWxyz(const Eigen::Vector4d& wxyz);

@@ -31,6 +31,10 @@ OpenSimIkBinding bindOpenSimIk(const io::OpenSimModel& model, const io::IkSetup*
 /// The solved coordinates as OpenSim's IK writes them: "Coordinates", columns in the model's
 /// coordinate order, rotations in degrees, translations in metres.
 io::MotTable openSimCoordinates(const io::OpenSimModel& model, const MarkerTrialResult& result);
+/// The same for any solved poses, one per time (IMU IK among them). Throws InvalidArgument when
+/// the sizes differ.
+io::MotTable openSimCoordinates(const io::OpenSimModel& model, const std::vector<double>& times,
+                                const std::vector<Configuration>& configurations);
 
 /// OpenSim's marker-error table: time, total_squared_error (m²), marker_error_RMS and
 /// marker_error_max (m); NaN in the three for a held frame (no marker present: an explicit gap).

@@ -23,6 +23,12 @@ const OpenSimCoordinate* OpenSimModel::findCoordinate(std::string_view name) con
   return nullptr;
 }
 
+const OpenSimOffsetFrame* OpenSimModel::findOffsetFrame(std::string_view name) const {
+  for (const OpenSimOffsetFrame& f : offset_frames)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
 OpenSimModel parseOpenSimModel(const std::string& xml_text, const std::string& source,
                                const OpenSimReadOptions& options) {
   return detail::osim::buildModel(detail::osim::parseDocument(xml_text, source), options);

@@ -349,6 +349,21 @@ OpenSimModel buildModel(Document doc, const OpenSimReadOptions& options) {
     }
   }
 
+  // ---- offset frames of the bodies' components (IMU frames) --------------------------------------
+  for (const OpenSimOffsetFrame& f : doc.offset_frames) {
+    if (builder.hasName(f.name)) {
+      notices.push_back("PhysicalOffsetFrame '" + f.name + "' on body '" + f.body +
+                        "': the name is taken by a body, joint or marker; it is not a frame of the model");
+      continue;
+    }
+    try {
+      builder.addFrame(f.name, f.body, f.X_BF);
+    } catch (const InvalidArgument& e) {
+      throw ParseError(source, f.line, "PhysicalOffsetFrame '" + f.name + "': " + e.what());
+    }
+    out.offset_frames.push_back(f);
+  }
+
   // ---- couplers: an enforced affine coupling is also a mimic (an equality row of the model) ----
   for (const CouplerDef& c : doc.couplers) {
     out.couplers.push_back(c.coupler);
@@ -413,6 +428,7 @@ OpenSimModel buildModel(Document doc, const OpenSimReadOptions& options) {
     out.coordinates.push_back({c.name, model.jointId(c.name), c.rotational.value_or(true), c.default_value, c.range_min,
                                c.range_max, c.clamped, c.locked});
   for (OpenSimMarker& m : out.markers) m.frame = model.frameId(m.name);
+  for (OpenSimOffsetFrame& f : out.offset_frames) f.frame = model.frameId(f.name);
   out.notices = std::move(notices);
   out.model = std::make_shared<const Model>(std::move(model));
   return out;

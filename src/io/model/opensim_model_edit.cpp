@@ -8,6 +8,7 @@
 
 #include "../table/text_util.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/table/atomic_file.hpp"
 #include "opensim_model_impl.hpp"
 
@@ -384,6 +385,56 @@ void OpenSimModelDocument::setMarkers(const std::vector<OpenSimMarker>& markers)
         ->SetText((mk.body == "ground" ? std::string("/ground") : "/bodyset/" + mk.body).c_str());
     setVec3(child("location"), mk.location);
     child("fixed")->SetText(mk.fixed ? "true" : "false");
+  }
+}
+
+void OpenSimModelDocument::setOffsetFrames(const std::vector<OpenSimOffsetFrame>& frames) {
+  Impl& m = *impl_;
+  for (const OpenSimOffsetFrame& f : frames) {
+    XMLElement* body = nullptr;
+    if (f.body == "ground") {
+      body = m.model->FirstChildElement("Ground");
+      if (!body) {
+        body = m.model->InsertNewChildElement("Ground");
+        body->SetAttribute("name", "ground");
+      }
+    } else if (XMLElement* objs = m.objects("BodySet")) {
+      for (XMLElement* b = objs->FirstChildElement("Body"); b && !body; b = b->NextSiblingElement("Body"))
+        if (nameOf(b) == f.body) body = b;
+    }
+    if (!body)
+      throw InvalidArgument("offset frame '" + f.name + "': body '" + f.body + "' is not a body of " + source_);
+    if (!f.X_BF.p.allFinite() || !f.X_BF.R.allFinite())
+      throw InvalidArgument("offset frame '" + f.name + "': its placement is not finite");
+    XMLElement* components = body->FirstChildElement("components");
+    if (!components) components = body->InsertNewChildElement("components");
+    if (components != body->FirstChildElement()) body->InsertFirstChild(components);  // OpenSim's property order
+    XMLElement* e = nullptr;
+    for (XMLElement* c = components->FirstChildElement("PhysicalOffsetFrame"); c && !e;
+         c = c->NextSiblingElement("PhysicalOffsetFrame"))
+      if (nameOf(c) == f.name) e = c;
+    if (!e) {
+      e = components->InsertNewChildElement("PhysicalOffsetFrame");
+      e->SetAttribute("name", f.name.c_str());
+      XMLElement* axes = e->InsertNewChildElement("FrameGeometry");
+      axes->SetAttribute("name", "frame_geometry");
+      axes->InsertNewChildElement("socket_frame")->SetText("..");
+      axes->InsertNewChildElement("scale_factors")->SetText("0.2 0.2 0.2");
+      XMLElement* brick = e->InsertNewChildElement("attached_geometry")->InsertNewChildElement("Brick");
+      brick->SetAttribute("name", (f.name + "_geom_1").c_str());
+      brick->InsertNewChildElement("socket_frame")->SetText("..");
+      brick->InsertNewChildElement("appearance")->InsertNewChildElement("color")->SetText("1 0.5 0");
+      brick->InsertNewChildElement("half_lengths")->SetText("0.02 0.01 0.005");
+      e->InsertNewChildElement("socket_parent")->SetText("..");
+      e->InsertNewChildElement("translation");
+      e->InsertNewChildElement("orientation");
+    }
+    auto child = [&](const char* tag) {
+      XMLElement* c = e->FirstChildElement(tag);
+      return c ? c : e->InsertNewChildElement(tag);
+    };
+    setVec3(child("translation"), f.X_BF.p);
+    setVec3(child("orientation"), so3::toBodyXyz(f.X_BF.R));
   }
 }
 

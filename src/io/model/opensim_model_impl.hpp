@@ -124,6 +124,7 @@ struct Document {
   std::vector<CoordinateDef> coordinates;  ///< OpenSim order
   std::vector<OpenSimMarker> markers;
   std::vector<CouplerDef> couplers;
+  std::vector<OpenSimOffsetFrame> offset_frames;  ///< body components, resolved to their body
   std::vector<std::string> notices;
 };
 

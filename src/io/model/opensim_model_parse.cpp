@@ -204,11 +204,14 @@ void countWrapObjects(const XMLElement* frame, Census& wraps) {
 void parseModern(const Xml& xml, const XMLElement* model, Document& doc, Frames& frames, Census& wraps) {
   const XMLElement* ground = Xml::child(model, "Ground");
   frames.addBody("/ground", "ground");
+  std::vector<std::pair<std::string, const XMLElement*>> components;  // body components' frames
   if (ground) {
     countWrapObjects(ground, wraps);
     for (const XMLElement* f = Xml::child(Xml::child(ground, "components"), "PhysicalOffsetFrame"); f;
-         f = f->NextSiblingElement("PhysicalOffsetFrame"))
+         f = f->NextSiblingElement("PhysicalOffsetFrame")) {
       frames.addOffsetFrame("/ground/" + Xml::name(f), f);
+      components.emplace_back("/ground/" + Xml::name(f), f);
+    }
   }
   const XMLElement* body_set = Xml::child(model, "BodySet");
   const std::string bodyset = "/" + setName(body_set, "bodyset");
@@ -223,8 +226,10 @@ void parseModern(const Xml& xml, const XMLElement* model, Document& doc, Frames&
     frames.addBody(bodyset + "/" + body.name, body.name);
     frames.addBodyName(body.name);
     for (const XMLElement* f = Xml::child(Xml::child(b, "components"), "PhysicalOffsetFrame"); f;
-         f = f->NextSiblingElement("PhysicalOffsetFrame"))
+         f = f->NextSiblingElement("PhysicalOffsetFrame")) {
       frames.addOffsetFrame(bodyset + "/" + body.name + "/" + Xml::name(f), f);
+      components.emplace_back(bodyset + "/" + body.name + "/" + Xml::name(f), f);
+    }
     countWrapObjects(b, wraps);
     doc.bodies.push_back(std::move(body));
   }
@@ -260,6 +265,11 @@ void parseModern(const Xml& xml, const XMLElement* model, Document& doc, Frames&
       }
     }
     doc.joints.push_back(std::move(joint));
+  }
+  for (const auto& [path, f] : components) {
+    if (Xml::name(f).empty()) xml.fail(f, "a PhysicalOffsetFrame without a name (" + path + ")");
+    const ResolvedFrame r = frames.resolve(path, "/", f, "PhysicalOffsetFrame '" + path + "'");
+    doc.offset_frames.push_back({Xml::name(f), r.body, r.X_BF, FrameId{}, f->GetLineNum()});
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "../table/text_util.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/core/so3.hpp"
 #include "opensim_model_impl.hpp"
 
 namespace kinetrack::io::detail::osim {
@@ -200,10 +201,6 @@ ScalarFunction Xml::functionElement(const XMLElement* f, const std::string& owne
               "NaturalCubicSpline, MultiplierFunction)");
 }
 
-Matrix3d bodyFixedXyz(const Vector3d& a) {
-  return (Eigen::AngleAxisd(a.x(), Vector3d::UnitX()) * Eigen::AngleAxisd(a.y(), Vector3d::UnitY()) *
-          Eigen::AngleAxisd(a.z(), Vector3d::UnitZ()))
-      .toRotationMatrix();
-}
+Matrix3d bodyFixedXyz(const Vector3d& a) { return so3::fromBodyXyz(a); }
 
 }  // namespace kinetrack::io::detail::osim

@@ -12,7 +12,8 @@
 //   Prismatic); anything else (splines, scales, constants, several axes) is JointType::Custom.
 // - Every body B is the frame named after it (`model.frameId("femur_r")`): the link itself when
 //   the link frame (the joint's child offset frame M) coincides with B, else a User frame. Every
-//   marker is a User frame named after the marker.
+//   marker is a User frame named after the marker, and so is every PhysicalOffsetFrame of a body's
+//   <components> (an IMU frame placed by OpenSense).
 // - Forces, muscles, controllers, contact geometry, probes, wrap objects and constraints other
 //   than CoordinateCouplerConstraint are ignored and counted in OpenSimModel::notices.
 #include <memory>
@@ -49,6 +50,16 @@ struct OpenSimMarker {
   int line = 0;                          ///< line of the <Marker> element in its file (0: not from a file)
 };
 
+/// A PhysicalOffsetFrame fixed to a body: one in a body's (or the ground's) <components>, such as
+/// an IMU frame OpenSense's IMUPlacer adds. A User frame of the model named after it.
+struct OpenSimOffsetFrame {
+  std::string name;
+  std::string body;  ///< the body it is fixed to ("ground" included), through any chain of frames
+  Transform X_BF;    ///< its placement in the body frame B
+  FrameId frame;     ///< its frame in the model (invalid outside a model)
+  int line = 0;      ///< line of the <PhysicalOffsetFrame> element
+};
+
 /// A CoordinateCouplerConstraint: dependent = function(independent).
 struct OpenSimCoupler {
   std::string name;
@@ -67,6 +78,9 @@ struct OpenSimModel {
   std::vector<OpenSimCoordinate> coordinates;       ///< OpenSim order (joint file order, then coordinate order)
   std::vector<OpenSimMarker> markers;               ///< file order
   std::vector<OpenSimCoupler> couplers;
+  /// Offset frames in the bodies' and the ground's <components> (4.0 files), file order. A frame
+  /// whose name is taken (a body, a marker) is left out with a notice.
+  std::vector<OpenSimOffsetFrame> offset_frames;
   std::vector<std::string> bodies;  ///< OpenSim bodies in file order (ground excluded)
   /// What was ignored or approximated, one line each ("ignored: ForceSet with 54 elements …").
   std::vector<std::string> notices;
@@ -75,6 +89,8 @@ struct OpenSimModel {
   [[nodiscard]] Configuration defaultConfiguration() const;
   /// The coordinate of that name, or nullptr.
   [[nodiscard]] const OpenSimCoordinate* findCoordinate(std::string_view name) const;
+  /// The offset frame of that name, or nullptr.
+  [[nodiscard]] const OpenSimOffsetFrame* findOffsetFrame(std::string_view name) const;
 };
 
 struct OpenSimReadOptions {

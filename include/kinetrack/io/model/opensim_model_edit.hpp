@@ -62,6 +62,14 @@ class OpenSimModelDocument {
   /// InvalidArgument for a marker on a body the model lacks.
   void setMarkers(const std::vector<OpenSimMarker>& markers);
 
+  /// Sets each offset frame as OpenSense's IMUPlacer writes an IMU: a PhysicalOffsetFrame in its
+  /// body's <components> (the ground's for "ground") with socket_parent "..", translation and
+  /// orientation (body-fixed X-Y-Z angles of X_BF.R), frame axes and an orange brick of 4 × 2 × 1 cm
+  /// for OpenSim's viewer. A frame of that name already in the body's components gets the new
+  /// placement (IMUPlacer updates an existing frame's rotation). Throws InvalidArgument for a body
+  /// the model lacks or a placement that is not finite.
+  void setOffsetFrames(const std::vector<OpenSimOffsetFrame>& frames);
+
   /// Multiplies optimal_fiber_length and tendon_slack_length of each named force by its ratio.
   /// Throws InvalidArgument for a name that is not a force of the model with both properties.
   void scaleMuscleLengths(const std::vector<std::pair<std::string, double>>& ratios);
