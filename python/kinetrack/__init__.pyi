@@ -726,6 +726,15 @@ def markers_ik(model: Union[str, Model], markers: str, setup: str = "", start: O
 def scale(model: str = "", setup: str = "", markers: str = "", out: str = "", marker_set: str = "",
           static_pose: str = "", marker_axes: str = "auto", strict: bool = False) -> dict[str, Any]: ...
 
+# --- IMUs on OpenSim models, as OpenSense (docs/imu.md) ---------------------------------------
+def imu_place(model: str = "", setup: str = "", orientations: str = "", out: str = "",
+              base_imu: Optional[str] = None, base_heading_axis: Optional[str] = None,
+              rotations: Optional[ArrayLike] = None, time: Optional[float] = None) -> dict[str, Any]: ...
+def imu_ik(model: str = "", setup: str = "", orientations: str = "", out: str = "", errors: str = "",
+           osim: str = "", rotations: Optional[ArrayLike] = None, weights: dict[str, float] = ...,
+           accuracy: Optional[float] = None, start: Optional[float] = None,
+           end: Optional[float] = None) -> dict[str, Any]: ...
+
 # --- labelling of unlabelled markers (docs/labelling.md) --------------------------------------
 class PredictionSpace:
     markers: PredictionSpace

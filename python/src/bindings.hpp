@@ -58,6 +58,7 @@ void bindLabeller(py::module_& m);  ///< markers::Labeller (labeller_bindings.cp
 void bindViewer(py::module_& m);    ///< write_viewer: `kinetrack view` (viewer_bindings.cpp)
 void bindMuscles(py::module_& m);   ///< OpenSim muscles (muscles_bindings.cpp)
 void bindScale(py::module_& m);     ///< OpenSim's Scale tool (scale_bindings.cpp)
+void bindImu(py::module_& m);       ///< OpenSense: imu_place, imu_ik (imu_bindings.cpp)
 void bindGait(py::module_& m);      ///< `kinetrack gait`: scale → IK → ID → muscles → EMG (gait_bindings.cpp)
 void bindExperiments(py::module_& m);  ///< kinetrack.experiments (experiments_bindings.cpp)
 void bindServe(py::module_& m);        ///< Server, replay: `kinetrack serve`/`replay` (serve_bindings.cpp)

@@ -57,6 +57,7 @@ PYBIND11_MODULE(_kinetrack, m) {
   kp::bindViewer(m);
   kp::bindMuscles(m);
   kp::bindScale(m);
+  kp::bindImu(m);
   kp::bindGait(m);
   kp::bindExperiments(m);
   kp::bindServe(m);
