@@ -44,9 +44,9 @@ const Walk& walk() {
     po.sensor_to_opensim = kt::io::sensorToOpenSimRotation(ps.sensor_to_opensim_rotations);
     po.base_imu = ps.base_imu_label;
     po.base_heading_axis = ps.base_heading_axis;
-    const kt::track::ImuPlacement placement = kt::track::placeImus(
-        kt::io::readOpenSimModel(osim),
-        kt::io::readOrientationTable(ps.resolve(ps.orientation_file_for_calibration)), po);
+    const kt::track::ImuPlacement placement =
+        kt::track::placeImus(kt::io::readOpenSimModel(osim),
+                             kt::io::readOrientationTable(ps.resolve(ps.orientation_file_for_calibration)), po);
     kt::io::OpenSimModelDocument doc = kt::io::OpenSimModelDocument::read(osim);
     doc.setOffsetFrames(placement.frames);
     w.model = kt::io::parseOpenSimModel(doc.text(), "calibrated");
@@ -57,7 +57,8 @@ const Walk& walk() {
     w.spec.options.accuracy = is.accuracy;
     std::vector<int> order;
     for (int k = 0; k < table.numFrames(); ++k)
-      if (table.times[static_cast<std::size_t>(k)] >= is.time_start && table.times[static_cast<std::size_t>(k)] <= is.time_end)
+      if (table.times[static_cast<std::size_t>(k)] >= is.time_start &&
+          table.times[static_cast<std::size_t>(k)] <= is.time_end)
         order.push_back(k);
     for (int i = static_cast<int>(order.size()) - 2; i > 0; --i) order.push_back(order[static_cast<std::size_t>(i)]);
     for (int k : order) {
@@ -90,7 +91,8 @@ void BM_ImuIkFrame(benchmark::State& state) {
     ++n;
     k = (k + 1) % w.frames.size();
   }
-  state.counters["frames_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["frames_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["orient_rms_deg"] = std::sqrt(sum / std::max<long>(n, 1)) * 180.0 / M_PI;
 }
 BENCHMARK(BM_ImuIkFrame)->Unit(benchmark::kMicrosecond);
@@ -134,7 +136,8 @@ void BM_DynOrientationStep(benchmark::State& state) {
     state.ResumeTiming();
     k = (k + 1) % w.frames.size();
   }
-  state.counters["frames_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["frames_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["orient_rms_deg"] = std::sqrt(sum / std::max<long>(n, 1)) * 180.0 / M_PI;
 }
 BENCHMARK(BM_DynOrientationStep)->Unit(benchmark::kMicrosecond);

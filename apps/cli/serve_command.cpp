@@ -36,9 +36,13 @@ int runServe(const ServeConfig& cfg) {
                            so.host, server->wsPort());
   if (!so.http_root.empty()) std::cout << fmt::format(" (viewer http://{}:{}/?ws=auto)", so.host, server->wsPort());
   if (!o.interactive)
-    std::cout << fmt::format(", {} UDP {}:{} ({})", o.markerset.empty() ? "MXTP" : "KTP markers", so.host,
-                             server->udpPort(),
-                             o.markerset.empty() ? "and KTP poses over UDP and WebSocket" : "and over WebSocket");
+    std::cout << fmt::format(
+        ", {} UDP {}:{} ({})",
+        !o.imu_setup.empty() || o.imus ? "KTP poses (IMU orientations)"
+        : o.markerset.empty()          ? "MXTP"
+                                       : "KTP markers",
+        so.host, server->udpPort(),
+        o.markerset.empty() && !o.imus ? "and KTP poses over UDP and WebSocket" : "and over WebSocket");
   std::cout << std::endl;
   // A status line on a terminal's stderr once a second (not with --quiet), like the progress
   // bars of the file commands.
@@ -102,6 +106,11 @@ void addServeCommands(CLI::App& app, Action& action) {
                   "markers mode: static trial (.c3d/.trc) calibrating the set first");
   cmd->add_option("--marker-axes", cfg->job.marker_axes, "axes of the --static file: auto, y-up, z-up")
       ->capture_default_str();
+  cmd->add_flag("--imus", cfg->job.imus,
+                "IMU mode: OpenSense's IMU IK on --model, an .osim calibrated by `kinetrack imu place`; the input is "
+                "KTP poses messages, one quaternion per <body>_imu frame of the model (docs/imu.md)");
+  cmd->add_option("--imu-setup", cfg->job.imu_setup,
+                  "IMU mode: IMU IK setup (.xml) giving sensor_to_opensim_rotations, weights and accuracy");
   cmd->add_option("--map", cfg->job.map, "segment map: auto (default), a built-in map name, or a JSON file");
   cmd->add_flag("--retarget", cfg->job.retarget,
                 "the model is a robot (URDF, MJCF): retarget as `kinetrack retarget` (robot map, velocity limits, "

@@ -59,7 +59,9 @@ void bindServe(py::module_& m) {
   py::class_<PyServer>(m, "Server", R"doc(
 `kinetrack serve` (the same job, app::makeServer): live tracking of segment poses (layout: the
 subject's MVNX; MXTP or KTP poses over UDP/WebSocket), live marker IK (marker_set, optionally
-calibrated on static) or interactive pin-and-drag (interactive=True). retarget=True: the model is a
+calibrated on static), live IMU IK (imus=True: model an .osim calibrated by imu_place, KTP poses
+carrying one quaternion per <body>_imu frame; imu_setup an IMU IK setup for the rotations, weights
+and accuracy) or interactive pin-and-drag (interactive=True). retarget=True: the model is a
 robot (URDF, MJCF) and the capture is retargeted onto it as `kinetrack retarget` does (robot map, on the
 ground, soles held while the person's feet are down with contacts found as frames arrive, collision
 rows; contacts / collisions / collision_margin as retarget's). udp_out="host:port": each frame's joint
@@ -70,12 +72,14 @@ starts and stops it.)doc")
       .def(py::init([](const std::string& model, const std::string& layout, const std::string& marker_set,
                        const std::string& static_trial, bool interactive, bool retarget, const std::string& map,
                        const std::string& solver, double rate, const std::string& host, int port, int udp_port,
-                       const std::string& udp_out, bool contacts, bool collisions, double collision_margin) {
+                       const std::string& udp_out, bool contacts, bool collisions, double collision_margin, bool imus,
+                       const std::string& imu_setup) {
              app::ServeOptions o;
              o.model.model = model;
              o.layout = layout, o.markerset = marker_set, o.static_trial = static_trial;
              o.interactive = interactive, o.retarget = retarget, o.map = map, o.solver = solver, o.rate = rate;
              o.contacts = contacts, o.collisions = collisions, o.collision_margin = collision_margin;
+             o.imus = imus, o.imu_setup = imu_setup;
              o.quiet = true;
              o.server.host = host, o.server.ws_port = port, o.server.udp_port = udp_port, o.server.udp_out = udp_out;
              o.server.model_name = model;
@@ -88,7 +92,7 @@ starts and stops it.)doc")
            py::arg("static") = "", py::arg("interactive") = false, py::arg("retarget") = false, py::arg("map") = "",
            py::arg("solver") = "dynamical", py::arg("rate") = 0.0, py::arg("host") = "127.0.0.1", py::arg("port") = 0,
            py::arg("udp_port") = 0, py::arg("udp_out") = "", py::arg("contacts") = true, py::arg("collisions") = true,
-           py::arg("collision_margin") = 0.01)
+           py::arg("collision_margin") = 0.01, py::arg("imus") = false, py::arg("imu_setup") = "")
       .def_property_readonly("ws_port", [](const PyServer& s) { return s.server->wsPort(); })
       .def_property_readonly("udp_port", [](const PyServer& s) { return s.server->udpPort(); })
       .def("start", &PyServer::start, "Runs the server on a thread of its own.")

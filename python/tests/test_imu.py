@@ -82,3 +82,16 @@ def test_bad_input_names_the_file(tmp_path):
                    "</OpenSimDocument>")
     with pytest.raises(kt.ParseError, match="bad.xml"):
         kt.imu_place(model=model, setup=str(bad))
+
+
+def test_cli_bad_input_exits_2_naming_the_file(cli, tmp_path):
+    model, placer, ik_setup = files()
+    p = subprocess.run([cli, "imu", "place", "--setup", placer, "--model", str(tmp_path / "missing.osim"),
+                        "--out", str(tmp_path / "x.osim")], capture_output=True, text=True)
+    assert p.returncode == 2 and "missing.osim" in p.stderr
+    p = subprocess.run([cli, "imu", "ik", "--setup", ik_setup, "--model", model, "--out", str(tmp_path / "x.mot")],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "kinetrack imu place" in p.stderr  # no IMU frames: place them first
+    p = subprocess.run([cli, "imu", "ik", "--setup", ik_setup, "--model", model, "--weight", "pelvis_imu"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "IMU=WEIGHT" in p.stderr

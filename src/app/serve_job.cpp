@@ -14,10 +14,12 @@
 #include <sstream>
 #include <thread>
 
+#include "kinetrack/app/label_job.hpp"
 #include "kinetrack/app/track_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/ik/feasible.hpp"
+#include "kinetrack/io/model/opensense_setup.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/icub.hpp"
 #include "kinetrack/stream/client.hpp"
@@ -46,6 +48,28 @@ std::unique_ptr<stream::LiveInput> markerInput(const ServeOptions& cfg, const Re
                              problem.calibration->rms_before * 1e3, problem.calibration->rms_after * 1e3));
   return std::make_unique<stream::MarkerLiveTracker>(track::markerIkSpec(std::move(problem.model)),
                                                      cfg.rate > 0.0 ? cfg.rate : 100.0);
+}
+
+/// IMU mode: the IMU IK of `kinetrack imu ik` on the calibrated model, every "<body>_imu" offset
+/// frame of the model an input (file order).
+std::unique_ptr<stream::LiveInput> imuInput(const ServeOptions& cfg, const Reporter& reporter) {
+  if (!hasSuffix(cfg.model.model, ".osim"))
+    throw InvalidArgument("--imus tracks an OpenSim model calibrated by `kinetrack imu place`: --model X.osim, got '" +
+                          cfg.model.model + "'");
+  const io::OpenSimModel osim = io::readOpenSimModel(cfg.model.model);
+  for (const std::string& n : osim.notices) reporter.warn(fmt::format("{}: {}", cfg.model.model, n));
+  std::vector<std::string> names;
+  for (const io::OpenSimOffsetFrame& f : osim.offset_frames)
+    if (!track::imuBody(f.name).empty()) names.push_back(f.name);
+  io::ImuIkSetup setup;
+  if (!cfg.imu_setup.empty()) setup = io::readImuIkSetup(cfg.imu_setup);
+  std::vector<std::pair<std::string, double>> weights;
+  for (const io::ImuWeightSpec& w : setup.orientation_weights) weights.emplace_back(w.name, w.weight);
+  track::ImuIkSpec spec = track::imuIkSpec(osim, names, weights);
+  spec.data_rotation = io::sensorToOpenSimRotation(setup.sensor_to_opensim_rotations);
+  spec.options.accuracy = setup.accuracy;
+  if (!cfg.quiet) reporter.say(fmt::format("IMU IK of {} IMUs on {}\n", spec.sensors.size(), cfg.model.model));
+  return std::make_unique<stream::ImuLiveTracker>(spec, cfg.rate > 0.0 ? cfg.rate : 100.0);
 }
 
 enum class Fault : std::uint8_t { Malformed, Truncated, Oversized, Duplicate, Reorder };
@@ -244,6 +268,10 @@ std::unique_ptr<stream::Server> makeServer(const ServeOptions& cfg, const Report
     // pin-and-drag IK) and velocity limits, as `kinetrack retarget` uses them.
     if (cfg.retarget && isIcub(model)) model = icubForRetargeting(model);
     server = std::make_unique<stream::Server>(model, standingPose(model), so);
+  } else if (cfg.imus || !cfg.imu_setup.empty()) {
+    if (!cfg.layout.empty() || !cfg.markerset.empty())
+      throw InvalidArgument("--imus tracks IMU orientations: no --layout or --markerset");
+    server = std::make_unique<stream::Server>(imuInput(cfg, reporter), so);
   } else if (!cfg.markerset.empty()) {
     if (!cfg.layout.empty())
       throw InvalidArgument("--layout (segment poses) and --markerset (markers): one or the other");

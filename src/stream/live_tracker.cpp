@@ -259,6 +259,67 @@ DatagramResult MarkerLiveTracker::onDatagram(std::span<const std::uint8_t> bytes
   return DatagramResult::Tracked;
 }
 
+ImuLiveTracker::ImuLiveTracker(const track::ImuIkSpec& spec, double rate_hz)
+    : LiveInput(rate_hz),
+      tracker_(std::make_unique<track::ImuStreamTracker>(spec)),
+      ktp_(std::make_unique<KtpFrame>()) {
+  for (const auto& s : spec.sensors) {
+    names_.push_back(s.name);
+    frames_.push_back(tracker_->model().frameId(s.frame));
+  }
+  if (names_.empty()) throw InvalidArgument("ImuLiveTracker: no IMUs");
+  if (names_.size() > kKtpMaxItems)
+    throw InvalidArgument("ImuLiveTracker: " + std::to_string(names_.size()) + " IMUs, more than the " +
+                          std::to_string(kKtpMaxItems) + " a KTP message can carry");
+  obs_.assign(names_.size(), Eigen::Quaterniond(NAN, NAN, NAN, NAN));
+  positions_.assign(names_.size(), Vector3d::Constant(std::numeric_limits<double>::quiet_NaN()));
+}
+
+ImuLiveTracker::~ImuLiveTracker() = default;
+
+const Model& ImuLiveTracker::model() const { return tracker_->model(); }
+const Configuration& ImuLiveTracker::state() const { return tracker_->state(); }
+const Data& ImuLiveTracker::data() const { return tracker_->solver().data(); }
+
+DatagramResult ImuLiveTracker::onDatagram(std::span<const std::uint8_t> bytes) {
+  ++counters_.datagrams;
+  if (isMxtp(bytes))
+    return reject(ParseStatus::Unsupported, "MXTP segment poses: this server tracks IMUs (KTP poses messages)");
+  const ParseStatus s = parseKtp(bytes, KtpKind::Poses, names_, *ktp_);
+  if (s != ParseStatus::Ok) return reject(s, ktp_->errorText());
+  if (const DatagramResult r = admit(ktp_->seq, ktp_->time); r != DatagramResult::Tracked) return r;
+  std::fill(obs_.begin(), obs_.end(), Eigen::Quaterniond(NAN, NAN, NAN, NAN));
+  for (int i = 0; i < ktp_->count; ++i) {
+    const KtpItem& it = ktp_->items[static_cast<std::size_t>(i)];
+    obs_[static_cast<std::size_t>(it.index)] = Eigen::Quaterniond(it.q[0], it.q[1], it.q[2], it.q[3]);
+  }
+  last_ = tracker_->track(source_time_, obs_);
+  ++counters_.frames;
+  const Data& d = tracker_->solver().data();
+  for (std::size_t i = 0; i < frames_.size(); ++i)
+    positions_[i] = d.frame[static_cast<std::size_t>(frames_[i].value)].p;
+  if (last_.gap) {
+    ++counters_.gaps;
+    status_ = "gap";
+    return DatagramResult::Gap;
+  }
+  const bool failed = last_.status == ik::Status::Failed;
+  if (failed) ++counters_.failed;
+  status_ = failed ? "failed" : "ok";
+  return DatagramResult::Tracked;
+}
+
+std::size_t ImuLiveTracker::frameCapacity() const { return messageCapacity(model(), names_.size()); }
+
+void ImuLiveTracker::encodeFrame(double latency_us, std::string& out) const {
+  out.clear();
+  appendFrameJson(model(), state(), data(), frameMessage(latency_us), names_, positions_, out);
+}
+
+std::string ImuLiveTracker::hello(const std::string& model_name) const {
+  return helloJson(model(), model_name, false, rate_hz_, KtpKind::Poses, names_);
+}
+
 FrameMessage LiveInput::frameMessage(double latency_us) const {
   FrameMessage m;
   m.seq = seq_;

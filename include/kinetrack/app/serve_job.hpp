@@ -20,6 +20,11 @@ struct ServeOptions {
   std::string layout;  ///< live poses: the subject's MVNX (segment order, calibration poses)
   std::string map, calibration, solver = "dynamical";
   std::string markerset, static_trial, marker_axes = "auto";  ///< live markers
+  /// Live IMUs: OpenSense's IMU IK on model.model (a calibrated .osim), the input one quaternion
+  /// per "<body>_imu" frame of the model (KTP poses); the setup (optional) gives the rotations,
+  /// weights and accuracy.
+  bool imus = false;
+  std::string imu_setup;
   double kappa = 1.0, rate = 0.0, max_step_deg = 5.0;
   int max_substeps = 64;
   bool interactive = false;  ///< pin-and-drag driven by WebSocket clients

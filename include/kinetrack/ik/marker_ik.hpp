@@ -111,7 +111,7 @@ class MarkerIk {
   /// a first solve (first_solve_iterations). Throws InvalidArgument on a wrong size or NaN.
   void setState(const Configuration& q);
   [[nodiscard]] const Configuration& state() const;
-  /// Kinematics at the state: every link, and data().frame of every marker task's frame (updated
+  /// Kinematics at the state: every link, and data().frame of every marker and orientation task's frame (updated
   /// after setState and after each solve; other frames are not).
   [[nodiscard]] const Data& data() const;
 

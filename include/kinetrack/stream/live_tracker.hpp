@@ -16,6 +16,7 @@
 #include "kinetrack/model/data.hpp"
 #include "kinetrack/stream/ktp.hpp"
 #include "kinetrack/stream/mxtp.hpp"
+#include "kinetrack/track/imu_tracking.hpp"
 #include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/sole_contacts.hpp"
@@ -176,6 +177,38 @@ class MarkerLiveTracker final : public LiveInput {
   std::vector<std::string> names_;
   std::vector<Vector3d> obs_;
   track::MarkerFrame last_;
+  std::unique_ptr<KtpFrame> ktp_;
+};
+
+/// IMU orientations in (KTP poses; index k = IMU k of the spec, its quaternion read, its position
+/// ignored), tracked frame by frame as `kinetrack imu ik` does on a file (track::ImuStreamTracker:
+/// the measured orientations turned by the spec's data rotation, the per-frame orientation solve).
+/// An IMU absent from a message is a missing sample; a message without any holds the pose (status
+/// "gap"). The frame message's targets are the IMU frames' positions on the model.
+class ImuLiveTracker final : public LiveInput {
+ public:
+  /// Throws InvalidArgument as ImuStreamTracker does, or for more than kKtpMaxItems IMUs.
+  ImuLiveTracker(const track::ImuIkSpec& spec, double rate_hz);
+  ~ImuLiveTracker() override;
+
+  DatagramResult onDatagram(std::span<const std::uint8_t> bytes) override;
+  [[nodiscard]] const Model& model() const override;
+  [[nodiscard]] const Configuration& state() const override;
+  [[nodiscard]] const Data& data() const override;
+  void encodeFrame(double latency_us, std::string& out) const override;
+  [[nodiscard]] std::size_t frameCapacity() const override;
+  [[nodiscard]] std::string hello(const std::string& model_name) const override;
+  [[nodiscard]] const std::vector<std::string>& imuNames() const { return names_; }
+  /// The last tracked frame's row (orientation errors, iterations, gap).
+  [[nodiscard]] const track::ImuFrame& lastFrame() const { return last_; }
+
+ private:
+  std::unique_ptr<track::ImuStreamTracker> tracker_;
+  std::vector<std::string> names_;
+  std::vector<FrameId> frames_;
+  std::vector<Eigen::Quaterniond> obs_;
+  std::vector<Vector3d> positions_;  ///< the IMU frames on the model, for the frame message
+  track::ImuFrame last_;
   std::unique_ptr<KtpFrame> ktp_;
 };
 
