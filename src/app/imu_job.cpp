@@ -9,6 +9,7 @@
 #include "kinetrack/app/label_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
+#include "kinetrack/io/capture/mvnx.hpp"
 #include "kinetrack/io/model/opensense_setup.hpp"
 #include "kinetrack/io/model/opensim_model_edit.hpp"
 #include "kinetrack/io/table/joint_csv.hpp"
@@ -60,7 +61,7 @@ ImuPlaceResult runImuPlace(const ImuPlaceOptions& o, const Reporter& reporter) {
   io::OpenSimModelDocument doc = io::OpenSimModelDocument::read(r.model_path);
   const io::OpenSimModel osim = io::readOpenSimModel(r.model_path);
   for (const std::string& n : osim.notices) reporter.warn(fmt::format("{}: {}", r.model_path, n));
-  const io::OrientationTable calibration = io::readOrientationTable(r.orientations_path);
+  const io::OrientationTable calibration = io::readImuOrientations(r.orientations_path);
   reporter.say(fmt::format("[2/2] placing {} IMUs on {}\n", calibration.numSensors(), osim.model->name()));
   r.placement = track::placeImus(osim, calibration, po);
   for (const std::string& w : r.placement.warnings) reporter.warn(w);
@@ -116,7 +117,7 @@ ImuIkResult runImuIk(const ImuIkOptions& o, const Reporter& reporter, const io::
     for (const std::string& n : read->notices) reporter.warn(fmt::format("{}: {}", r.model_path, n));
   }
   const io::OpenSimModel& osim = loaded != nullptr ? *loaded : *read;
-  const io::OrientationTable table = io::readOrientationTable(r.orientations_path);
+  const io::OrientationTable table = io::readImuOrientations(r.orientations_path);
 
   std::vector<std::pair<std::string, double>> weights;
   for (const io::ImuWeightSpec& w : setup.orientation_weights) weights.emplace_back(w.name, w.weight);

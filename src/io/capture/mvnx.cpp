@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "../table/text_util.hpp"
@@ -51,7 +52,8 @@ void vectors(const std::vector<double>& v, std::vector<Vector3d>& out) {
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = Vector3d(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
 }
 
-MvnxFrame parseFrame(const std::string& source, const XMLElement* fe, std::size_t ns, double rate) {
+MvnxFrame parseFrame(const std::string& source, const XMLElement* fe, std::size_t ns, std::size_t nsensors,
+                     double rate) {
   MvnxFrame f;
   f.line = fe->GetLineNum();
   const char* type = fe->Attribute("type");
@@ -75,8 +77,14 @@ MvnxFrame parseFrame(const std::string& source, const XMLElement* fe, std::size_
                                    : name == "angularVelocity" ? f.angular_velocity
                                                                : f.angular_acceleration;
       vectors(buf, dst);
+    } else if (name == "sensorOrientation" && nsensors > 0) {
+      numbers(source, c, 4 * nsensors, who + " <sensorOrientation> (" + std::to_string(nsensors) + " sensors × 4)",
+              buf);
+      f.sensor_orientation.resize(nsensors);
+      for (std::size_t i = 0; i < nsensors; ++i)
+        f.sensor_orientation[i] = Eigen::Vector4d(buf[4 * i], buf[4 * i + 1], buf[4 * i + 2], buf[4 * i + 3]);
     }
-    // sensor*, jointAngle*, centerOfMass, footContacts: not used.
+    // Other sensor data, jointAngle*, centerOfMass, footContacts: not used.
   }
   if (f.type == "normal") {
     if (!fe->Attribute("index")) fail(source, fe, "normal frame without an index attribute");
@@ -158,12 +166,18 @@ MvnxFile parseMvnx(const std::string& xml, const std::string& source) {
   }
   if (f.segments.empty()) fail(source, segs, "<segments> holds no <segment>");
   f.parents = segmentTree(source, subject->FirstChildElement("joints"), f.segments);
+  if (const XMLElement* sensors = subject->FirstChildElement("sensors"))
+    for (const XMLElement* s = sensors->FirstChildElement("sensor"); s; s = s->NextSiblingElement("sensor")) {
+      const char* label = s->Attribute("label");
+      if (!label || !*label) fail(source, s, "<sensor> without a label");
+      f.sensors.emplace_back(label);
+    }
   const XMLElement* frames = subject->FirstChildElement("frames");
   if (!frames) fail(source, subject, "missing <frames>");
   const std::size_t ns = f.segments.size();
   int last_index = std::numeric_limits<int>::min();
   for (const XMLElement* fe = frames->FirstChildElement("frame"); fe; fe = fe->NextSiblingElement("frame")) {
-    MvnxFrame fr = parseFrame(source, fe, ns, f.frame_rate);
+    MvnxFrame fr = parseFrame(source, fe, ns, f.sensors.size(), f.frame_rate);
     if (fr.type != "normal") {
       f.calibration[fr.type] = std::move(fr);
       continue;
@@ -239,6 +253,50 @@ MotionClip mvnxCalibrationPose(const MvnxFile& file, const std::string& type) {
                           "' calibration frame; present: " + (have.empty() ? "none" : have));
   }
   return clipFrom(file, {&it->second});
+}
+
+}  // namespace kinetrack::io
+
+namespace kinetrack::io {
+
+OrientationTable mvnxSensorTable(const MvnxFile& file) {
+  if (file.sensors.empty()) throw InvalidArgument(file.source + ": no <sensors>: the file carries no IMU orientations");
+  static const std::map<std::string, std::string> kOpenSimBody = {
+      {"Pelvis", "pelvis"},         {"T8", "torso"},          {"RightUpperLeg", "femur_r"},
+      {"RightLowerLeg", "tibia_r"}, {"RightFoot", "calcn_r"}, {"LeftUpperLeg", "femur_l"},
+      {"LeftLowerLeg", "tibia_l"},  {"LeftFoot", "calcn_l"},  {"RightUpperArm", "humerus_r"},
+      {"RightForeArm", "radius_r"}, {"RightHand", "hand_r"},  {"LeftUpperArm", "humerus_l"},
+      {"LeftForeArm", "radius_l"},  {"LeftHand", "hand_l"}};
+  OrientationTable t;
+  t.source = file.source;
+  for (const std::string& s : file.sensors) {
+    const auto it = kOpenSimBody.find(s);
+    t.names.push_back(it == kOpenSimBody.end() ? s : it->second + "_imu");
+  }
+  t.data_rate = file.frame_rate;
+  const Eigen::Quaterniond missing(NAN, NAN, NAN, NAN);
+  for (const MvnxFrame& fr : file.frames) {
+    t.times.push_back(fr.time);
+    t.lines.push_back(fr.line);
+    for (std::size_t i = 0; i < file.sensors.size(); ++i) {
+      if (i >= fr.sensor_orientation.size()) {
+        t.orientations.push_back(missing);
+        continue;
+      }
+      const Eigen::Vector4d& q = fr.sensor_orientation[i];
+      const double n = q.norm();
+      t.orientations.push_back(q.allFinite() && std::abs(n - 1.0) < 0.05
+                                   ? Eigen::Quaterniond(q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+                                   : missing);
+    }
+  }
+  if (t.times.empty()) throw InvalidArgument(file.source + ": no normal frame");
+  return t;
+}
+
+OrientationTable readImuOrientations(const std::string& path) {
+  const bool mvnx = path.size() >= 5 && (path.ends_with(".mvnx") || path.ends_with(".MVNX"));
+  return mvnx ? mvnxSensorTable(readMvnx(path)) : readOrientationTable(path);
 }
 
 }  // namespace kinetrack::io
