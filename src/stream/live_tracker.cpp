@@ -199,15 +199,7 @@ DatagramResult LiveTracker::trackFrame() {
     return DatagramResult::Rejected;
   }
   forwardKinematics(*model_, data_, tracker_->state());
-  ++counters_.frames;
-  if (o.gap) {
-    ++counters_.gaps;
-    status_ = "gap";
-    return DatagramResult::Gap;
-  }
-  if (o.non_finite) ++counters_.failed;
-  status_ = o.non_finite ? "failed" : "ok";
-  return DatagramResult::Tracked;
+  return tracked(o.gap, o.non_finite);
 }
 
 std::string LiveTracker::hello(const std::string& model_name) const {
@@ -247,13 +239,16 @@ DatagramResult MarkerLiveTracker::onDatagram(std::span<const std::uint8_t> bytes
     obs_[static_cast<std::size_t>(it.index)] = Vector3d(it.p[0], it.p[1], it.p[2]);
   }
   last_ = tracker_->track(source_time_, obs_);
+  return tracked(last_.gap, last_.status == ik::Status::Failed);
+}
+
+DatagramResult LiveInput::tracked(bool gap, bool failed) {
   ++counters_.frames;
-  if (last_.gap) {
+  if (gap) {
     ++counters_.gaps;
     status_ = "gap";
     return DatagramResult::Gap;
   }
-  const bool failed = last_.status == ik::Status::Failed;
   if (failed) ++counters_.failed;
   status_ = failed ? "failed" : "ok";
   return DatagramResult::Tracked;
@@ -294,19 +289,10 @@ DatagramResult ImuLiveTracker::onDatagram(std::span<const std::uint8_t> bytes) {
     obs_[static_cast<std::size_t>(it.index)] = Eigen::Quaterniond(it.q[0], it.q[1], it.q[2], it.q[3]);
   }
   last_ = tracker_->track(source_time_, obs_);
-  ++counters_.frames;
   const Data& d = tracker_->solver().data();
   for (std::size_t i = 0; i < frames_.size(); ++i)
     positions_[i] = d.frame[static_cast<std::size_t>(frames_[i].value)].p;
-  if (last_.gap) {
-    ++counters_.gaps;
-    status_ = "gap";
-    return DatagramResult::Gap;
-  }
-  const bool failed = last_.status == ik::Status::Failed;
-  if (failed) ++counters_.failed;
-  status_ = failed ? "failed" : "ok";
-  return DatagramResult::Tracked;
+  return tracked(last_.gap, last_.status == ik::Status::Failed);
 }
 
 std::size_t ImuLiveTracker::frameCapacity() const { return messageCapacity(model(), names_.size()); }

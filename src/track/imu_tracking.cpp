@@ -176,37 +176,36 @@ ImuStreamTracker::ImuStreamTracker(const ImuIkSpec& spec)
 void ImuStreamTracker::reset(const Configuration& q) { ik_.setState(q); }
 
 ImuFrame ImuStreamTracker::track(double time, std::span<const Matrix3d> orientations) {
-  if (orientations.size() != targets_.size())
-    throw InvalidArgument("IMU IK: expected " + std::to_string(targets_.size()) + " orientations, got " +
-                          std::to_string(orientations.size()));
-  const auto start = std::chrono::steady_clock::now();
-  int used = 0, missing = 0;
-  ik::TaskSet& tasks = ik_.tasks();
-  for (std::size_t i = 0; i < targets_.size(); ++i) {
-    const Matrix3d& R = orientations[i];
-    const bool present = R.allFinite();
-    if (present) {
-      if (!ik::isRotation(R))
-        ik::checkRotation(R, "IMU IK: orientation", tasks.model().frameName(tasks.frame(targets_[i])));
-      tasks.setOrientation(targets_[i], data_rotation_ * R);
-    }
-    tasks.setEnabled(targets_[i], present);
-    if (weights_[i] > 0.0) ++(present ? used : missing);
-  }
-  return finish(time, used, missing, start);
+  return trackWith(time, orientations.size(), [&](std::size_t i, Matrix3d& R) {
+    R = orientations[i];
+    if (!R.allFinite()) return false;
+    if (!ik::isRotation(R))
+      ik::checkRotation(R, "IMU IK: orientation", ik_.tasks().model().frameName(ik_.tasks().frame(targets_[i])));
+    return true;
+  });
 }
 
 ImuFrame ImuStreamTracker::track(double time, std::span<const Eigen::Quaterniond> orientations) {
-  if (orientations.size() != targets_.size())
+  return trackWith(time, orientations.size(), [&](std::size_t i, Matrix3d& R) {
+    const Eigen::Quaterniond& q = orientations[i];
+    if (!q.coeffs().allFinite() || !(q.norm() > 0.5)) return false;
+    R = q.normalized().toRotationMatrix();
+    return true;
+  });
+}
+
+template <class Sample>
+ImuFrame ImuStreamTracker::trackWith(double time, std::size_t count, const Sample& sample) {
+  if (count != targets_.size())
     throw InvalidArgument("IMU IK: expected " + std::to_string(targets_.size()) + " orientations, got " +
-                          std::to_string(orientations.size()));
+                          std::to_string(count));
   const auto start = std::chrono::steady_clock::now();
   int used = 0, missing = 0;
   ik::TaskSet& tasks = ik_.tasks();
+  Matrix3d R;
   for (std::size_t i = 0; i < targets_.size(); ++i) {
-    const Eigen::Quaterniond& q = orientations[i];
-    const bool present = q.coeffs().allFinite() && q.norm() > 0.5;
-    if (present) tasks.setOrientation(targets_[i], data_rotation_ * q.normalized().toRotationMatrix());
+    const bool present = sample(i, R);
+    if (present) tasks.setOrientation(targets_[i], data_rotation_ * R);
     tasks.setEnabled(targets_[i], present);
     if (weights_[i] > 0.0) ++(present ? used : missing);
   }

@@ -91,6 +91,9 @@ class LiveInput {
   /// Orders a parsed frame (sequence number, then strictly increasing time): Tracked when it is
   /// to be tracked (seq and source time recorded), else Duplicate / OutOfOrder, counted.
   DatagramResult admit(std::uint32_t seq, double time);
+  /// Counts a tracked frame and sets the status: Gap ("gap") for a held frame, else Tracked
+  /// ("failed" when the solve failed, else "ok").
+  DatagramResult tracked(bool gap, bool failed);
   /// The frame message's header fields of the last tracked frame.
   [[nodiscard]] FrameMessage frameMessage(double latency_us) const;
   /// Bytes a frame message of `model` naming `names` targets or markers needs (frameCapacity()).

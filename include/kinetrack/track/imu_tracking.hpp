@@ -121,6 +121,9 @@ class ImuStreamTracker {
   void reset(const Configuration& q);
 
  private:
+  /// Sets every target from sample(i, R) (false: missing), then solves (finish).
+  template <class Sample>
+  ImuFrame trackWith(double time, std::size_t count, const Sample& sample);
   ImuFrame finish(double time, int used, int missing, std::chrono::steady_clock::time_point start);
   ik::MarkerIk ik_;
   std::vector<TargetId> targets_;

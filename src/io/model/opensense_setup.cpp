@@ -22,13 +22,6 @@ using detail::trim;
 using detail::words;
 using tinyxml2::XMLElement;
 
-std::string resolveIn(const std::string& directory, const std::string& file) {
-  if (file.empty()) return file;
-  const std::filesystem::path p(file);
-  if (p.is_absolute() || directory.empty()) return file;
-  return (std::filesystem::path(directory) / p).string();
-}
-
 Vector3d rotations(const SetupParser& p, const XMLElement* tool, const std::string& owner) {
   const XMLElement* e = tool->FirstChildElement("sensor_to_opensim_rotations");
   if (!e) return Vector3d::Zero();
@@ -41,16 +34,10 @@ Vector3d rotations(const SetupParser& p, const XMLElement* tool, const std::stri
   return v;
 }
 
-// "" means no value (OpenSim writes "Unassigned" for an unset file).
-std::string file(const SetupParser& p, const XMLElement* tool, const char* tag) {
-  std::string t = p.text(tool, tag);
-  return t == "Unassigned" ? std::string() : t;
-}
-
 }  // namespace
 
-std::string ImuPlacerSetup::resolve(const std::string& f) const { return resolveIn(directory, f); }
-std::string ImuIkSetup::resolve(const std::string& f) const { return resolveIn(directory, f); }
+std::string ImuPlacerSetup::resolve(const std::string& f) const { return detail::resolveAgainst(directory, f); }
+std::string ImuIkSetup::resolve(const std::string& f) const { return detail::resolveAgainst(directory, f); }
 
 Matrix3d sensorToOpenSimRotation(const Vector3d& xyz) {
   return (Eigen::AngleAxisd(xyz.z(), Vector3d::UnitZ()) * Eigen::AngleAxisd(xyz.y(), Vector3d::UnitY()) *
@@ -67,9 +54,9 @@ ImuPlacerSetup parseImuPlacerSetup(const std::string& xml_text, const std::strin
   ImuPlacerSetup s;
   s.source = source;
   s.directory = std::filesystem::path(source).parent_path().string();
-  s.model_file = file(p, tool, "model_file");
-  s.orientation_file_for_calibration = file(p, tool, "orientation_file_for_calibration");
-  s.output_model_file = file(p, tool, "output_model_file");
+  s.model_file = p.fileName(tool, "model_file");
+  s.orientation_file_for_calibration = p.fileName(tool, "orientation_file_for_calibration");
+  s.output_model_file = p.fileName(tool, "output_model_file");
   s.sensor_to_opensim_rotations = rotations(p, tool, owner);
   s.base_imu_label = p.text(tool, "base_imu_label");
   s.base_heading_axis = p.text(tool, "base_heading_axis");
@@ -95,9 +82,9 @@ ImuIkSetup parseImuIkSetup(const std::string& xml_text, const std::string& sourc
   ImuIkSetup s;
   s.source = source;
   s.directory = std::filesystem::path(source).parent_path().string();
-  s.model_file = file(p, tool, "model_file");
-  s.orientations_file = file(p, tool, "orientations_file");
-  s.output_motion_file = file(p, tool, "output_motion_file");
+  s.model_file = p.fileName(tool, "model_file");
+  s.orientations_file = p.fileName(tool, "orientations_file");
+  s.output_motion_file = p.fileName(tool, "output_motion_file");
   s.results_directory = p.text(tool, "results_directory");
   s.sensor_to_opensim_rotations = rotations(p, tool, owner);
   s.accuracy = p.number(tool, "accuracy", s.accuracy, owner, true);
@@ -105,16 +92,7 @@ ImuIkSetup parseImuIkSetup(const std::string& xml_text, const std::string& sourc
     p.fail(tool->FirstChildElement("accuracy"), owner + ": accuracy must be a positive number");
   s.constraint_weight = p.number(tool, "constraint_weight", s.constraint_weight, owner, true);
   s.report_errors = p.flag(tool, "report_errors", s.report_errors, owner);
-  if (const XMLElement* tr = tool->FirstChildElement("time_range")) {
-    const std::string t = tr->GetText() ? tr->GetText() : "";
-    const std::vector<std::string> f = words(t);
-    double a = 0.0, b = 0.0;
-    if (f.size() != 2 || !parseNumber(f[0], a) || !parseNumber(f[1], b) || std::isnan(a) || std::isnan(b))
-      p.fail(tr, owner + ": <time_range> '" + std::string(trim(t)) + "' is not two numbers");
-    if (a > b) p.fail(tr, owner + ": <time_range> starts after it ends");
-    s.time_start = a;
-    s.time_end = b;
-  }
+  p.timeRange(tool, owner, s.time_start, s.time_end);
   // <orientation_weights><OrientationWeightSet><objects><OrientationWeight name=…><weight>…
   if (const XMLElement* ow = tool->FirstChildElement("orientation_weights")) {
     const XMLElement* set = ow->FirstChildElement("OrientationWeightSet");

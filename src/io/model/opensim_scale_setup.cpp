@@ -21,12 +21,6 @@ using detail::trim;
 using detail::words;
 using tinyxml2::XMLElement;
 
-// OpenSim writes "Unassigned" for an unset file name.
-std::string fileName(const SetupParser& p, const XMLElement* parent, const char* child) {
-  std::string t = p.text(parent, child);
-  return t == "Unassigned" ? std::string() : t;
-}
-
 std::string nameOf(const XMLElement* e) { return e->Attribute("name") ? e->Attribute("name") : ""; }
 
 // The elements of a set's <objects> (or the set's own children when it has none) with that tag.
@@ -37,19 +31,6 @@ std::vector<const XMLElement*> objects(const XMLElement* set, const char* tag) {
   if (!holder) holder = set;
   for (const XMLElement* e = holder->FirstChildElement(tag); e; e = e->NextSiblingElement(tag)) out.push_back(e);
   return out;
-}
-
-void timeRange(const SetupParser& p, const XMLElement* parent, const std::string& owner, double& start, double& end) {
-  const XMLElement* tr = parent->FirstChildElement("time_range");
-  if (!tr) return;
-  const std::string t = tr->GetText() ? tr->GetText() : "";
-  const std::vector<std::string> fields = words(t);
-  double a = 0.0, b = 0.0;
-  if (fields.size() != 2 || !parseNumber(fields[0], a) || !parseNumber(fields[1], b) || std::isnan(a) || std::isnan(b))
-    p.fail(tr, owner + ": <time_range> '" + std::string(trim(t)) + "' is not two numbers");
-  if (a > b) p.fail(tr, owner + ": <time_range> starts after it ends");
-  start = a;
-  end = b;
 }
 
 void measurement(const SetupParser& p, const XMLElement* e, ScaleSetup& s) {
@@ -115,11 +96,11 @@ void modelScaler(const SetupParser& p, const XMLElement* ms, ScaleSetup& s) {
     m.apply = p.flag(e, "apply", true, so);
     s.manual_scales.push_back(std::move(m));
   }
-  s.scaler_marker_file = fileName(p, ms, "marker_file");
-  timeRange(p, ms, owner, s.scaler_time_start, s.scaler_time_end);
+  s.scaler_marker_file = p.fileName(ms, "marker_file");
+  p.timeRange(ms, owner, s.scaler_time_start, s.scaler_time_end);
   s.preserve_mass_distribution = p.flag(ms, "preserve_mass_distribution", false, owner);
-  s.scaler_output_model_file = fileName(p, ms, "output_model_file");
-  s.output_scale_file = fileName(p, ms, "output_scale_file");
+  s.scaler_output_model_file = p.fileName(ms, "output_model_file");
+  s.output_scale_file = p.fileName(ms, "output_scale_file");
 }
 
 void markerPlacer(const SetupParser& p, const XMLElement* mp, ScaleSetup& s) {
@@ -128,23 +109,18 @@ void markerPlacer(const SetupParser& p, const XMLElement* mp, ScaleSetup& s) {
   if (const XMLElement* set = mp->FirstChildElement("IKTaskSet"))
     ikTaskSet(
         p, set, [&s](const std::string& f) { return s.resolve(f); }, s.marker_tasks, s.coordinate_tasks);
-  s.placer_marker_file = fileName(p, mp, "marker_file");
-  s.coordinate_file = fileName(p, mp, "coordinate_file");
-  timeRange(p, mp, owner, s.placer_time_start, s.placer_time_end);
-  s.output_model_file = fileName(p, mp, "output_model_file");
-  s.output_motion_file = fileName(p, mp, "output_motion_file");
-  s.output_marker_file = fileName(p, mp, "output_marker_file");
+  s.placer_marker_file = p.fileName(mp, "marker_file");
+  s.coordinate_file = p.fileName(mp, "coordinate_file");
+  p.timeRange(mp, owner, s.placer_time_start, s.placer_time_end);
+  s.output_model_file = p.fileName(mp, "output_model_file");
+  s.output_motion_file = p.fileName(mp, "output_motion_file");
+  s.output_marker_file = p.fileName(mp, "output_marker_file");
   s.max_marker_movement = p.number(mp, "max_marker_movement", -1.0, owner);
 }
 
 }  // namespace
 
-std::string ScaleSetup::resolve(const std::string& file) const {
-  if (file.empty()) return file;
-  const std::filesystem::path p(file);
-  if (p.is_absolute() || directory.empty()) return file;
-  return (std::filesystem::path(directory) / p).string();
-}
+std::string ScaleSetup::resolve(const std::string& file) const { return detail::resolveAgainst(directory, file); }
 
 IkSetup ScaleSetup::ikSetup() const {
   IkSetup s;
@@ -173,8 +149,8 @@ ScaleSetup parseScaleSetup(const std::string& xml_text, const std::string& sourc
   s.mass = p.number(tool, "mass", -1.0, "ScaleTool");
   if (std::isinf(s.mass)) p.fail(tool->FirstChildElement("mass"), "ScaleTool: <mass> must be finite");
   if (const XMLElement* g = tool->FirstChildElement("GenericModelMaker")) {
-    s.model_file = fileName(p, g, "model_file");
-    s.marker_set_file = fileName(p, g, "marker_set_file");
+    s.model_file = p.fileName(g, "model_file");
+    s.marker_set_file = p.fileName(g, "marker_set_file");
   }
   if (const XMLElement* ms = tool->FirstChildElement("ModelScaler"))
     modelScaler(p, ms, s);

@@ -24,12 +24,7 @@ using tinyxml2::XMLElement;
 
 }  // namespace
 
-std::string IkSetup::resolve(const std::string& file) const {
-  if (file.empty()) return file;
-  const std::filesystem::path p(file);
-  if (p.is_absolute() || directory.empty()) return file;
-  return (std::filesystem::path(directory) / p).string();
-}
+std::string IkSetup::resolve(const std::string& file) const { return detail::resolveAgainst(directory, file); }
 
 IkSetup parseIkSetup(const std::string& xml_text, const std::string& source) {
   tinyxml2::XMLDocument doc;
@@ -52,17 +47,7 @@ IkSetup parseIkSetup(const std::string& xml_text, const std::string& source) {
     p.fail(tool->FirstChildElement("accuracy"), owner + ": accuracy must be a positive number");
   s.report_errors = p.flag(tool, "report_errors", s.report_errors, owner);
   s.report_marker_locations = p.flag(tool, "report_marker_locations", s.report_marker_locations, owner);
-  if (const XMLElement* tr = tool->FirstChildElement("time_range")) {
-    const std::string t = tr->GetText() ? tr->GetText() : "";
-    const std::vector<std::string> fields = words(t);
-    double a = 0.0, b = 0.0;
-    if (fields.size() != 2 || !parseNumber(fields[0], a) || !parseNumber(fields[1], b) || std::isnan(a) ||
-        std::isnan(b))
-      p.fail(tr, owner + ": <time_range> '" + std::string(trim(t)) + "' is not two numbers");
-    if (a > b) p.fail(tr, owner + ": <time_range> starts after it ends");
-    s.time_start = a;
-    s.time_end = b;
-  }
+  p.timeRange(tool, owner, s.time_start, s.time_end);
   if (const XMLElement* set = tool->FirstChildElement("IKTaskSet"))
     ikTaskSet(
         p, set, [&s](const std::string& f) { return s.resolve(f); }, s.marker_tasks, s.coordinate_tasks);

@@ -1,9 +1,11 @@
 #pragma once
-// Private to the OpenSim setup readers (opensim_setup.cpp, opensim_scale_setup.cpp): values of a
-// tool's elements with errors naming the file and line, and the IKTaskSet's tasks.
+// Private to the OpenSim setup readers (opensim_setup.cpp, opensim_scale_setup.cpp,
+// opensense_setup.cpp): values of a tool's elements with errors naming the file and line (file
+// names, time ranges), file names resolved against the setup's folder, and the IKTaskSet's tasks.
 #include <tinyxml2.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
@@ -41,6 +43,27 @@ class SetupParser {
     if (!parseNumber(t, v) || std::isnan(v) || (non_negative && v < 0.0))
       fail(e, owner + ": <" + child + "> '" + t + "' is not a " + (non_negative ? "non-negative " : "") + "number");
     return v;
+  }
+
+  /// A file name; "" for none (OpenSim writes "Unassigned" for an unset one).
+  [[nodiscard]] std::string fileName(const XMLElement* parent, const char* child) const {
+    std::string t = text(parent, child);
+    return t == "Unassigned" ? std::string() : t;
+  }
+
+  /// <time_range>: two numbers, start ≤ end; start and end left as they are without the element.
+  void timeRange(const XMLElement* parent, const std::string& owner, double& start, double& end) const {
+    const XMLElement* tr = parent->FirstChildElement("time_range");
+    if (!tr) return;
+    const std::string t = tr->GetText() ? tr->GetText() : "";
+    const std::vector<std::string> fields = words(t);
+    double a = 0.0, b = 0.0;
+    if (fields.size() != 2 || !parseNumber(fields[0], a) || !parseNumber(fields[1], b) || std::isnan(a) ||
+        std::isnan(b))
+      fail(tr, owner + ": <time_range> '" + std::string(trim(t)) + "' is not two numbers");
+    if (a > b) fail(tr, owner + ": <time_range> starts after it ends");
+    start = a;
+    end = b;
   }
 
   [[nodiscard]] bool flag(const XMLElement* parent, const char* child, bool fallback, const std::string& owner) const {
@@ -98,6 +121,15 @@ class SetupParser {
  private:
   std::string source_;
 };
+
+/// `file` resolved against a setup's folder `directory`, as OpenSim does (absolute paths, an
+/// empty name and an empty folder kept).
+inline std::string resolveAgainst(const std::string& directory, const std::string& file) {
+  if (file.empty()) return file;
+  const std::filesystem::path p(file);
+  if (p.is_absolute() || directory.empty()) return file;
+  return (std::filesystem::path(directory) / p).string();
+}
 
 inline void load(tinyxml2::XMLDocument& doc, const std::string& text, const std::string& source) {
   if (doc.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS)
