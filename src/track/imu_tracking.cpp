@@ -145,7 +145,9 @@ ImuIkSpec imuIkSpec(const io::OpenSimModel& osim, const std::vector<std::string>
     throw InvalidArgument("IMU IK: no IMU column (" + listed(columns) + ") is a frame of " + osim.source +
                           "; its offset frames: " + listed(frames) + " (place the IMUs first: kinetrack imu place)");
   }
-  for (const auto& [name, w] : weights) {
+  for (const auto& weight : weights) {
+    const std::string& name = weight.first;
+    const double w = weight.second;
     auto it = std::find_if(spec.sensors.begin(), spec.sensors.end(),
                            [&](const ImuIkSpec::Sensor& s) { return s.name == name; });
     if (it == spec.sensors.end()) {
