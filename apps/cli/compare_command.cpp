@@ -23,32 +23,20 @@ namespace {
 namespace fs = std::filesystem;
 
 struct CompareConfig {
+  experiments::CompareOptions job;
   std::string out = "out/compare";
-  std::string data = "../shared/data";
-  std::string icub = "../shared/models/icub/iCubGazeboV2_5_model.urdf";
-  std::string methods = "dynamical,wholebody,wholebody-ipopt,pairwise";
-  int threads = 0;
+  std::vector<std::string> methods = {"dynamical", "wholebody", "wholebody-ipopt", "pairwise"};
   std::string plot_script;
-  double tpose_seconds = 4.0;
-  double transient = 2.0;
   bool no_plot = false;
   bool quiet = false;
 };
 
 int runCompare(const CompareConfig& cfg) {
   const auto start = std::chrono::steady_clock::now();
-  experiments::CompareOptions options;
-  options.data = cfg.data;
-  options.icub = cfg.icub;
-  options.threads = cfg.threads;
-  options.tpose_seconds = cfg.tpose_seconds;
-  options.transient = cfg.transient;
+  experiments::CompareOptions options = cfg.job;
   options.methods.clear();
-  for (std::size_t p = 0; p <= cfg.methods.size();) {
-    const std::size_t c = std::min(cfg.methods.find(',', p), cfg.methods.size());
-    if (c > p) options.methods.push_back(app::parseSolver(cfg.methods.substr(p, c - p)));
-    p = c + 1;
-  }
+  for (const std::string& m : cfg.methods)
+    if (!m.empty()) options.methods.push_back(app::parseSolver(m));
   if (options.methods.empty()) throw UsageError("--methods: no method given");
   fs::path script;
   if (!cfg.no_plot) {
@@ -81,14 +69,15 @@ void addCompareCommand(CLI::App& experiment, Action& action) {
   CLI::App* cmd = experiment.add_subcommand(
       "compare", "DYN Fig. 7: human66, human48, iCub x T-pose, walking, running x methods (CSV, box plots, table)");
   cmd->add_option("--out", cfg->out, "output directory")->capture_default_str();
-  cmd->add_option("--data", cfg->data, "the shared data folder (../shared/data)")->capture_default_str();
-  cmd->add_option("--icub", cfg->icub, "iCub URDF (left out with a warning when missing)")->capture_default_str();
+  cmd->add_option("--data", cfg->job.data, "the shared data folder (../shared/data)")->capture_default_str();
+  cmd->add_option("--icub", cfg->job.icub, "iCub URDF (left out with a warning when missing)")->capture_default_str();
   cmd->add_option("--methods", cfg->methods, "comma-separated: dynamical, wholebody, wholebody-ipopt, pairwise")
+      ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--threads", cfg->threads, "threads of the pairwise method (0 = one per hardware thread)")
+  cmd->add_option("--threads", cfg->job.threads, "threads of the pairwise method (0 = one per hardware thread)")
       ->capture_default_str();
-  cmd->add_option("--transient", cfg->transient, "seconds excluded from the statistics")->capture_default_str();
-  cmd->add_option("--tpose-seconds", cfg->tpose_seconds, "length of the held T-pose")->capture_default_str();
+  cmd->add_option("--transient", cfg->job.transient, "seconds excluded from the statistics")->capture_default_str();
+  cmd->add_option("--tpose-seconds", cfg->job.tpose_seconds, "length of the held T-pose")->capture_default_str();
   cmd->add_option("--plot-script", cfg->plot_script, "path of scripts/plot_compare.py (default: searched)");
   cmd->add_flag("--no-plot", cfg->no_plot, "write the CSV and table only");
   cmd->add_flag("--quiet", cfg->quiet, "no progress bar");

@@ -84,18 +84,16 @@ void addExperimentCommand(CLI::App& app, Action& action) {
   auto imu_quiet = std::make_shared<bool>(false);
   CLI::App* imu_cmd = experiment->add_subcommand(
       "imu",
-      "issue 41: virtual IMUs on the gait2354 walk (noise, drift, calibration errors), placed and tracked as "
-      "OpenSense, scored against OpenSim's IK");
-  imu_cmd->add_option("--out", imu->out, "output directory (created if needed): imu.csv")->required();
+      "issue 41: virtual IMUs on the gait2354 walk (noise, drift, calibration errors) placed and tracked as "
+      "OpenSense, scored against OpenSim's IK (OUT/imu.csv)");
+  imu_cmd->add_option("--out", imu->out, "output directory")->required();
   imu_cmd->add_option("--data", imu->data, "the shared data folder")->capture_default_str();
-  imu_cmd->add_option("--seeds", imu->seeds, "runs per scenario (IMU mounts and noise drawn per seed)")
-      ->capture_default_str();
+  imu_cmd->add_option("--seeds", imu->seeds, "runs per scenario")->capture_default_str();
   imu_cmd->add_option("--seed", imu->seed, "first seed")->capture_default_str();
   imu_cmd->add_flag("--quiet", *imu_quiet, "no progress bar");
   imu_cmd->callback([&action, imu, imu_quiet] {
     action = [imu, imu_quiet] {
-      const experiments::ImuExperimentResult r = experiments::runImuExperiment(*imu, cliReporter(!*imu_quiet, "run"));
-      out("{}wrote {}/imu.csv\n", experiments::summaryText(r), imu->out);
+      out("{}", experiments::summaryText(experiments::runImuExperiment(*imu, cliReporter(!*imu_quiet, "run"))));
       return kExitOk;
     };
   });

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "app/command_options.hpp"
 #include "cli_common.hpp"
 #include "kinetrack/app/serve_job.hpp"
 #include "kinetrack/core/so3.hpp"
@@ -31,19 +32,7 @@ int runServe(const ServeConfig& cfg) {
   app::ServeOptions o = cfg.job;
   o.server.model_name = o.model.model;
   const std::unique_ptr<stream::Server> server = app::makeServer(o, cliReporter(false));
-  const stream::ServerOptions& so = o.server;
-  std::cout << fmt::format("kinetrack serve: {} mode, WebSocket ws://{}:{}/", o.interactive ? "interactive" : "live",
-                           so.host, server->wsPort());
-  if (!so.http_root.empty()) std::cout << fmt::format(" (viewer http://{}:{}/?ws=auto)", so.host, server->wsPort());
-  if (!o.interactive)
-    std::cout << fmt::format(
-        ", {} UDP {}:{} ({})",
-        !o.imu_setup.empty() || o.imus ? "KTP poses (IMU orientations)"
-        : o.markerset.empty()          ? "MXTP"
-                                       : "KTP markers",
-        so.host, server->udpPort(),
-        o.markerset.empty() && !o.imus ? "and KTP poses over UDP and WebSocket" : "and over WebSocket");
-  std::cout << std::endl;
+  std::cout << app::serveBannerText(o, *server) << std::flush;
   // A status line on a terminal's stderr once a second (not with --quiet), like the progress
   // bars of the file commands.
   std::atomic<bool> running{true};
@@ -92,58 +81,7 @@ void addServeCommands(CLI::App& app, Action& action) {
       "serve",
       "track a live MXTP stream (Xsens MVN network streaming) with DYN, or run pin-and-drag IK, and stream "
       "joint states over WebSocket/UDP (docs/streaming.md)");
-  cmd->add_option("--model", cfg->job.model.model, "built-in model (human66, human48) or URDF path")
-      ->capture_default_str();
-  cfg->job.model.model = "human66";
-  cmd->add_option("--height", cfg->job.model.height, "body height of a built-in model (m)");
-  cmd->add_option("--mass", cfg->job.model.mass, kMassHelp);
-  cmd->add_option("--layout", cfg->job.layout,
-                  "live mode: the subject's MVNX file (segment order of the stream, calibration poses)");
-  cmd->add_option("--markerset", cfg->job.markerset,
-                  "markers mode: marker IK on the model with this marker set (built-in name or JSON file); the "
-                  "input is KTP markers messages (docs/streaming.md)");
-  cmd->add_option("--static", cfg->job.static_trial,
-                  "markers mode: static trial (.c3d/.trc) calibrating the set first");
-  cmd->add_option("--marker-axes", cfg->job.marker_axes, "axes of the --static file: auto, y-up, z-up")
-      ->capture_default_str();
-  cmd->add_flag("--imus", cfg->job.imus,
-                "IMU mode: OpenSense's IMU IK on --model, an .osim calibrated by `kinetrack imu place`; the input is "
-                "KTP poses messages, one quaternion per <body>_imu frame of the model (docs/imu.md)");
-  cmd->add_option("--imu-setup", cfg->job.imu_setup,
-                  "IMU mode: IMU IK setup (.xml) giving sensor_to_opensim_rotations, weights and accuracy");
-  cmd->add_option("--map", cfg->job.map, "segment map: auto (default), a built-in map name, or a JSON file");
-  cmd->add_flag("--retarget", cfg->job.retarget,
-                "the model is a robot (URDF, MJCF): retarget as `kinetrack retarget` (robot map, velocity limits, "
-                "on the ground, soles held while the person's feet are down, collision rows; with --interactive the "
-                "iCub's coupling rows bind the pin-and-drag)");
-  cmd->add_flag("!--no-contacts", cfg->job.contacts, "--retarget: do not hold the soles (no contact detection)");
-  cmd->add_flag("!--no-collisions", cfg->job.collisions, "--retarget: no ground or self-collision rows");
-  cmd->add_option("--collision-margin", cfg->job.collision_margin, "--retarget: m kept between two links")
-      ->capture_default_str();
-  cmd->add_option("--calibration", cfg->job.calibration,
-                  "calibration pose: none, identity|npose|tpose (default npose)");
-  cmd->add_option("--solver", cfg->job.solver, "dynamical (DYN, default), wholebody, wholebody-ipopt, pairwise")
-      ->capture_default_str();
-  cmd->add_option("--kappa", cfg->job.kappa, "DYN per-step gain kappa = K*dt, 0 < kappa < 2")->capture_default_str();
-  cmd->add_option("--rate", cfg->job.rate, "nominal input rate (Hz); default: the layout file's");
-  cmd->add_option("--max-step-deg", cfg->job.max_step_deg, "largest target rotation per solver step (degrees)")
-      ->capture_default_str();
-  cmd->add_option("--max-substeps", cfg->job.max_substeps, "largest number of solver steps per frame")
-      ->capture_default_str();
-  cmd->add_option("--host", cfg->job.server.host, "IPv4 address to listen on")->capture_default_str();
-  cmd->add_option("--port", cfg->job.server.ws_port, "WebSocket + HTTP port (0: any free port)")->capture_default_str();
-  cmd->add_option("--udp-port", cfg->job.server.udp_port, "MXTP input UDP port (0: any free port)")
-      ->capture_default_str();
-  cmd->add_option("--udp-out", cfg->job.server.udp_out, "send each frame's joint state (JSON) to this IPv4:port");
-  cmd->add_option("--http-root", cfg->job.server.http_root, "serve static files from DIR on the WebSocket port");
-  cmd->add_flag("--interactive", cfg->job.interactive, "pin-and-drag IK driven by WebSocket clients (no UDP input)");
-  cmd->add_option("--interactive-rate", cfg->job.server.interactive_rate, "Hz of the pin-and-drag loop")
-      ->capture_default_str();
-  cmd->add_flag("--quiet", cfg->job.quiet, "no status line on the terminal, no calibration line");
-  cmd->add_option("--queue", cfg->job.server.queue_depth, "messages queued per client before drops")
-      ->capture_default_str();
-  cmd->add_option("--duration", cfg->job.server.duration, "stop after this many seconds (0: on SIGINT/SIGTERM)")
-      ->capture_default_str();
+  app::addServeOptions(*cmd, cfg->job);
   cmd->add_option("--latency-out", cfg->latency_out,
                   "live mode: write each frame's latency (seq, source_time_s, latency_us) to this CSV on exit "
                   "(first 1,000,000 frames)");
@@ -155,10 +93,6 @@ void addServeCommands(CLI::App& app, Action& action) {
     action = [cfg] {
       if (!cfg->plot.empty() && cfg->latency_out.empty()) throw UsageError("--plot needs --latency-out");
       if (!cfg->latency_out.empty()) cfg->job.server.latency_records = 1000000;
-      if (cfg->job.server.queue_depth < 1) throw UsageError("--queue must be >= 1");
-      if (cfg->job.server.ws_port < 0 || cfg->job.server.ws_port > 65535 || cfg->job.server.udp_port < 0 ||
-          cfg->job.server.udp_port > 65535)
-        throw UsageError("--port/--udp-port must be in [0, 65535]");
       return runServe(*cfg);
     };
   });
@@ -186,13 +120,7 @@ void addServeCommands(CLI::App& app, Action& action) {
                   "datagrams), reorder (a frame sent after the next one), all");
   rep->add_option("--fault-every", rc->job.fault_every, "inject one fault every N frames")->capture_default_str();
   rep->add_flag("--quiet", rc->quiet, "no progress bar");
-  rep->callback([&action, rc] {
-    action = [rc] {
-      if (!rc->job.ws.empty() && rc->job.protocol == "mxtp")
-        throw UsageError("--ws carries KTP messages: MXTP is UDP only");
-      return runReplay(*rc);
-    };
-  });
+  rep->callback([&action, rc] { action = [rc] { return runReplay(*rc); }; });
 }
 
 }  // namespace kinetrack::cli

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kinetrack/app/batch.hpp"
+#include "kinetrack/app/serve_job.hpp"
 #include "kinetrack/core/errors.hpp"
 
 namespace kinetrack::app {
@@ -229,6 +230,44 @@ void addGaitOptions(CLI::App& cmd, GaitOptions& o, std::vector<std::string>& res
   addQuiet(cmd, quiet, "no progress notes");
 }
 
+namespace {
+
+// --rotations "X Y Z": OpenSense's sensor_to_opensim_rotations (rad), overriding the setup's.
+void addRotationsOption(CLI::App& cmd, std::optional<Vector3d>& rotations) {
+  cmd.add_option_function<std::string>(
+      "--rotations",
+      [&rotations](const std::string& v) {
+        std::istringstream in(v);
+        Vector3d r;
+        std::string rest;
+        if (!(in >> r.x() >> r.y() >> r.z()) || (in >> rest) || !r.allFinite())
+          throw CLI::ValidationError("--rotations", "'" + v + "' is not three angles in rad (\"X Y Z\")");
+        rotations = r;
+      },
+      "sensor_to_opensim_rotations: space-fixed X-Y-Z angles (rad), e.g. \"-1.5707963 0 0\"; default: the setup's");
+}
+
+}  // namespace
+
+void addImuPlaceOptions(CLI::App& cmd, ImuPlaceOptions& o, bool& quiet) {
+  cmd.add_option("--setup", o.setup, "IMUPlacer setup (.xml): rotations, base IMU and heading axis, calibration file");
+  cmd.add_option("--model", o.model, "OpenSim model (.osim, 4.0 format); default: the setup's <model_file>");
+  cmd.add_option("--orientations", o.orientations,
+                 "calibration orientations (.sto or .mvnx); default: the setup's <orientation_file_for_calibration>");
+  cmd.add_option("--out", o.out,
+                 "calibrated model (.osim); default: the setup's <output_model_file>, else <model>_calibrated.osim");
+  cmd.add_option("--time", o.time, "calibration sample: the row nearest this time (s); default the first row");
+  cmd.add_option_function<std::string>(
+      "--base-imu", [&o](const std::string& v) { o.base_imu = v; },
+      "IMU whose heading axis is turned to the model's forward (X) direction; \"\" for none; default: the setup's");
+  cmd.add_option_function<std::string>(
+         "--base-heading-axis", [&o](const std::string& v) { o.base_heading_axis = v; },
+         "the base IMU's heading axis: x, -x, y, -y, z or -z; default: the setup's")
+      ->check(CLI::IsMember({"x", "-x", "y", "-y", "z", "-z"}));
+  addRotationsOption(cmd, o.sensor_to_opensim_rotations);
+  addQuiet(cmd, quiet, "no stage notes");
+}
+
 void addImuIkOptions(CLI::App& cmd, ImuIkOptions& o, bool& quiet, const ExtraOptions& extra) {
   cmd.add_option("--setup", o.setup,
                  "OpenSense IMU IK setup (IMUInverseKinematicsTool .xml): orientations file, rotations, time range, "
@@ -240,17 +279,7 @@ void addImuIkOptions(CLI::App& cmd, ImuIkOptions& o, bool& quiet, const ExtraOpt
                  "the setup's <output_motion_file>");
   cmd.add_option("--errors", o.errors, "orientation errors per IMU and frame (.sto, rad)");
   cmd.add_option("--summary-json", o.summary_json, "write the run's summary as JSON");
-  cmd.add_option_function<std::string>(
-      "--rotations",
-      [&o](const std::string& v) {
-        std::istringstream in(v);
-        Vector3d r;
-        std::string rest;
-        if (!(in >> r.x() >> r.y() >> r.z()) || (in >> rest) || !r.allFinite())
-          throw CLI::ValidationError("--rotations", "'" + v + "' is not three angles in rad (\"X Y Z\")");
-        o.sensor_to_opensim_rotations = r;
-      },
-      "sensor_to_opensim_rotations: space-fixed X-Y-Z angles (rad), e.g. \"-1.5707963 0 0\"; default: the setup's");
+  addRotationsOption(cmd, o.sensor_to_opensim_rotations);
   cmd.add_option_function<std::vector<std::string>>(
       "--weight",
       [&o](const std::vector<std::string>& v) {
@@ -270,6 +299,55 @@ void addImuIkOptions(CLI::App& cmd, ImuIkOptions& o, bool& quiet, const ExtraOpt
   cmd.add_option("--end", o.time_end, "last time (s)");
   if (extra) extra(cmd);
   addQuiet(cmd, quiet);
+}
+
+void addServeOptions(CLI::App& cmd, ServeOptions& o) {
+  cmd.add_option("--model", o.model.model,
+                 "built-in model (human66, human48), URDF path, or with --imus a calibrated .osim")
+      ->capture_default_str();
+  o.model.model = "human66";
+  cmd.add_option("--height", o.model.height, "body height of a built-in model (m)");
+  cmd.add_option("--mass", o.model.mass, kMassHelp);
+  cmd.add_option("--layout", o.layout,
+                 "live mode: the subject's MVNX file (segment order of the stream, calibration poses)");
+  cmd.add_option("--markerset", o.markerset,
+                 "markers mode: marker IK on the model with this marker set (built-in name or JSON file); the "
+                 "input is KTP markers messages (docs/streaming.md)");
+  cmd.add_option("--static", o.static_trial, "markers mode: static trial (.c3d/.trc) calibrating the set first");
+  cmd.add_option("--marker-axes", o.marker_axes, "axes of the --static file: auto, y-up, z-up")->capture_default_str();
+  cmd.add_flag("--imus", o.imus,
+               "IMU mode: OpenSense's IMU IK on --model, an .osim calibrated by `kinetrack imu place`; the input is "
+               "KTP poses messages, one quaternion per <body>_imu frame of the model (docs/imu.md)");
+  cmd.add_option("--imu-setup", o.imu_setup,
+                 "IMU mode: IMU IK setup (.xml) giving sensor_to_opensim_rotations, weights and accuracy");
+  cmd.add_option("--map", o.map, "segment map: auto (default), a built-in map name, or a JSON file");
+  cmd.add_flag("--retarget", o.retarget,
+               "the model is a robot (URDF, MJCF): retarget as `kinetrack retarget` (robot map, velocity limits, "
+               "on the ground, soles held while the person's feet are down, collision rows; with --interactive the "
+               "iCub's coupling rows bind the pin-and-drag)");
+  cmd.add_flag("!--no-contacts", o.contacts, "--retarget: do not hold the soles (no contact detection)");
+  cmd.add_flag("!--no-collisions", o.collisions, "--retarget: no ground or self-collision rows");
+  cmd.add_option("--collision-margin", o.collision_margin, "--retarget: m kept between two links")
+      ->capture_default_str();
+  cmd.add_option("--calibration", o.calibration, "calibration pose: none, identity|npose|tpose (default npose)");
+  cmd.add_option("--solver", o.solver, "dynamical (DYN, default), wholebody, wholebody-ipopt, pairwise")
+      ->capture_default_str();
+  cmd.add_option("--kappa", o.kappa, "DYN per-step gain kappa = K*dt, 0 < kappa < 2")->capture_default_str();
+  cmd.add_option("--rate", o.rate, "nominal input rate (Hz); default: the layout file's");
+  cmd.add_option("--max-step-deg", o.max_step_deg, "largest target rotation per solver step (degrees)")
+      ->capture_default_str();
+  cmd.add_option("--max-substeps", o.max_substeps, "largest number of solver steps per frame")->capture_default_str();
+  cmd.add_option("--host", o.server.host, "IPv4 address to listen on")->capture_default_str();
+  cmd.add_option("--port", o.server.ws_port, "WebSocket + HTTP port (0: any free port)")->capture_default_str();
+  cmd.add_option("--udp-port", o.server.udp_port, "MXTP input UDP port (0: any free port)")->capture_default_str();
+  cmd.add_option("--udp-out", o.server.udp_out, "send each frame's joint state (JSON) to this IPv4:port");
+  cmd.add_option("--http-root", o.server.http_root, "serve static files from DIR on the WebSocket port");
+  cmd.add_flag("--interactive", o.interactive, "pin-and-drag IK driven by WebSocket clients (no UDP input)");
+  cmd.add_option("--interactive-rate", o.server.interactive_rate, "Hz of the pin-and-drag loop")->capture_default_str();
+  cmd.add_flag("--quiet", o.quiet, "no status line on the terminal, no calibration line");
+  cmd.add_option("--queue", o.server.queue_depth, "messages queued per client before drops")->capture_default_str();
+  cmd.add_option("--duration", o.server.duration, "stop after this many seconds (0: on SIGINT/SIGTERM)")
+      ->capture_default_str();
 }
 
 int runCommandLine(const std::vector<std::string>& args, std::string& log) {

@@ -1,6 +1,7 @@
 #pragma once
 // The command-line options of the jobs a batch row runs (`retarget`, `markers ik`, `hand track`,
-// `dynamics id`), declared once on a CLI11 command: `kinetrack <command>` declares them (adding
+// `dynamics id`, `gait`, `imu ik`) and of the jobs whose options the CLI only declares (`imu place`,
+// `serve`), declared once on a CLI11 command: `kinetrack <command>` declares them (adding
 // its own --plot… through `extra`) and the batch parses a row's arguments with them
 // (app::runCommandLine, batch.hpp). Not installed: CLI11 is a build dependency of the library
 // only (linked PRIVATE), its types never cross an installed header.
@@ -19,6 +20,7 @@
 #include "kinetrack/app/imu_job.hpp"
 #include "kinetrack/app/inverse_dynamics_job.hpp"
 #include "kinetrack/app/marker_ik_job.hpp"
+#include "kinetrack/app/serve_job.hpp"
 #include "kinetrack/app/track_job.hpp"
 
 namespace kinetrack::app {
@@ -42,6 +44,11 @@ void addInverseDynamicsOptions(CLI::App& cmd, InverseDynamicsOptions& options, b
 void addGaitOptions(CLI::App& cmd, GaitOptions& options, std::vector<std::string>& reserves, bool& quiet,
                     const ExtraOptions& extra = {});
 
+/// `kinetrack serve`: the job's options, --model … --duration (the CLI adds its latency file and
+/// plot).
+void addServeOptions(CLI::App& cmd, ServeOptions& options);
+/// `kinetrack imu place`: --setup … --rotations, --quiet ("no stage notes").
+void addImuPlaceOptions(CLI::App& cmd, ImuPlaceOptions& options, bool& quiet);
 /// `kinetrack imu ik`: --setup … --summary-json, `extra`, --quiet. --rotations "X Y Z" (rad) and
 /// --weight IMU=W (repeatable) are parsed into the options.
 void addImuIkOptions(CLI::App& cmd, ImuIkOptions& options, bool& quiet, const ExtraOptions& extra = {});

@@ -250,6 +250,23 @@ Configuration standingPose(const Model& model) {
   return q;
 }
 
+std::string serveBannerText(const ServeOptions& o, const stream::Server& server) {
+  const stream::ServerOptions& so = o.server;
+  std::string x = fmt::format("kinetrack serve: {} mode, WebSocket ws://{}:{}/", o.interactive ? "interactive" : "live",
+                              so.host, server.wsPort());
+  if (!so.http_root.empty()) x += fmt::format(" (viewer http://{}:{}/?ws=auto)", so.host, server.wsPort());
+  if (!o.interactive) {
+    const bool imus = o.imus || !o.imu_setup.empty(), markers = !o.markerset.empty();
+    x += fmt::format(", {} UDP {}:{} ({})",
+                     imus      ? "KTP poses (IMU orientations)"
+                     : markers ? "KTP markers"
+                               : "MXTP",
+                     so.host, server.udpPort(),
+                     imus || markers ? "and over WebSocket" : "and KTP poses over UDP and WebSocket");
+  }
+  return x + "\n";
+}
+
 std::string latencyCsv(const std::vector<stream::LatencyRecord>& records) {
   std::string out = "seq,source_time_s,latency_us\n";
   for (const auto& r : records) out += fmt::format("{},{:.6f},{:.2f}\n", r.seq, r.source_time, r.latency_us);
@@ -257,6 +274,9 @@ std::string latencyCsv(const std::vector<stream::LatencyRecord>& records) {
 }
 
 std::unique_ptr<stream::Server> makeServer(const ServeOptions& cfg, const Reporter& reporter) {
+  if (cfg.server.queue_depth < 1) throw InvalidArgument("--queue must be >= 1");
+  if (cfg.server.ws_port < 0 || cfg.server.ws_port > 65535 || cfg.server.udp_port < 0 || cfg.server.udp_port > 65535)
+    throw InvalidArgument("--port/--udp-port must be in [0, 65535]");
   std::unique_ptr<stream::Server> server;
   stream::ServerOptions so = cfg.server;
   so.model_name = cfg.model.model;
@@ -319,6 +339,7 @@ std::unique_ptr<stream::Server> makeServer(const ServeOptions& cfg, const Report
 }
 
 ReplayResult runReplay(const ReplayOptions& cfg, const Reporter& reporter) {
+  if (!cfg.ws.empty() && cfg.protocol == "mxtp") throw InvalidArgument("--ws carries KTP messages: MXTP is UDP only");
   if (cfg.rate < 0.0) throw InvalidArgument("--rate must be >= 0 (0: the file's own frame rate)");
   if (cfg.loops < 1) throw InvalidArgument("--loops must be >= 1");
   if (cfg.fault_every < 1) throw InvalidArgument("--fault-every must be >= 1");

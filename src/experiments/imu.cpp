@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include "kinetrack/core/errors.hpp"
@@ -61,7 +63,11 @@ ImuExperimentResult runImuExperiment(const ImuExperimentOptions& o, const app::R
   ImuExperimentResult res;
   res.model = (dir / "subject01_simbody.osim").string();
   res.motion = (dir / "subject01_walk1_ik_REFERENCE.mot").string();
-  const io::OpenSimModel osim = io::readOpenSimModel(res.model);
+  // The model's text read once: parsed here, and edited afresh by every run's placement.
+  std::ifstream file(res.model, std::ios::binary);
+  if (!file) throw ParseError(res.model, 0, "cannot open the file");
+  const std::string osim_text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const io::OpenSimModel osim = io::parseOpenSimModel(osim_text, res.model);
   const io::MotTable motion = io::readMot(res.motion);
   const std::vector<Configuration> truth = track::openSimConfigurations(osim, motion);
   const Matrix3d R_S = io::sensorToOpenSimRotation(Vector3d(-M_PI / 2, 0, 0));
@@ -120,7 +126,7 @@ ImuExperimentResult runImuExperiment(const ImuExperimentOptions& o, const app::R
       po.base_imu = "pelvis_imu";
       po.base_heading_axis = "z";
       const track::ImuPlacement placement = track::placeImus(osim, calibration, po);
-      io::OpenSimModelDocument doc = io::OpenSimModelDocument::read(res.model);
+      io::OpenSimModelDocument doc(osim_text, res.model);
       doc.setOffsetFrames(placement.frames);
       const io::OpenSimModel calibrated = io::parseOpenSimModel(doc.text(), res.model + " (calibrated)");
       // The walk.
@@ -176,7 +182,8 @@ ImuExperimentResult runImuExperiment(const ImuExperimentOptions& o, const app::R
       for (double v : r.coordinate_rms_deg) csv += fmt::format(",{:.6f}", v);
       csv += "\n";
     }
-    app::writeTextFile((fs::path(o.out) / "imu.csv").string(), csv);
+    res.csv = (fs::path(o.out) / "imu.csv").string();
+    app::writeTextFile(res.csv, csv);
   }
   return res;
 }
@@ -212,6 +219,7 @@ std::string summaryText(const ImuExperimentResult& res) {
   }
   x += "joint RMS: mean over seeds of the RMS over every scored coordinate and frame; max: over seeds; hip … lumbar: "
        "RMS over the group's coordinates and the seeds; orient.: tracking's orientation error RMS.\n";
+  if (!res.csv.empty()) x += "wrote " + res.csv + "\n";
   return x;
 }
 

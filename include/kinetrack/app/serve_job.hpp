@@ -39,13 +39,17 @@ struct ServeOptions {
 };
 
 /// The server of `options` (bound, not yet running: run() it). Throws InvalidArgument for options
-/// that contradict each other, ParseError for bad files.
+/// that contradict each other or are out of range (queue depth < 1, a port outside [0, 65535]),
+/// ParseError for bad files.
 std::unique_ptr<stream::Server> makeServer(const ServeOptions& options, const Reporter& reporter = {});
 /// The interactive start pose: the zero pose moved into the model's limits and linear rows
 /// (nearestFeasible), the base lifted so that the lowest link origin is on z = 0.
 Configuration standingPose(const Model& model);
 /// The summary table `kinetrack serve` prints.
 std::string serverSummaryText(const stream::ServerSummary& s, bool interactive);
+/// The line `kinetrack serve` starts with: the mode, the WebSocket URL (and viewer), the input
+/// kind and its UDP port.
+std::string serveBannerText(const ServeOptions& options, const stream::Server& server);
 /// seq,source_time_s,latency_us per frame.
 std::string latencyCsv(const std::vector<stream::LatencyRecord>& records);
 

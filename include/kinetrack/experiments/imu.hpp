@@ -47,6 +47,7 @@ struct ImuExperimentRun {
 
 struct ImuExperimentResult {
   std::string model, motion;
+  std::string csv;                       ///< OUT/imu.csv ("" when not written)
   std::vector<std::string> coordinates;  ///< the scored joint coordinates (not the pelvis', not locked)
   std::vector<ImuExperimentRun> runs;
 };
@@ -54,7 +55,7 @@ struct ImuExperimentResult {
 /// Runs every scenario for `seeds` seeds. Throws InvalidArgument / ParseError for missing data.
 ImuExperimentResult runImuExperiment(const ImuExperimentOptions& options, const app::Reporter& reporter = {});
 /// The table: per scenario the mean over seeds of the joint RMS and max, per coordinate group RMS,
-/// the orientation error and the time per frame.
+/// the orientation error and the time per frame; then the CSV written.
 std::string summaryText(const ImuExperimentResult& result);
 
 }  // namespace kinetrack::experiments

@@ -209,8 +209,8 @@ void parseModern(const Xml& xml, const XMLElement* model, Document& doc, Frames&
     countWrapObjects(ground, wraps);
     for (const XMLElement* f = Xml::child(Xml::child(ground, "components"), "PhysicalOffsetFrame"); f;
          f = f->NextSiblingElement("PhysicalOffsetFrame")) {
-      frames.addOffsetFrame("/ground/" + Xml::name(f), f);
       components.emplace_back("/ground/" + Xml::name(f), f);
+      frames.addOffsetFrame(components.back().first, f);
     }
   }
   const XMLElement* body_set = Xml::child(model, "BodySet");
@@ -227,8 +227,8 @@ void parseModern(const Xml& xml, const XMLElement* model, Document& doc, Frames&
     frames.addBodyName(body.name);
     for (const XMLElement* f = Xml::child(Xml::child(b, "components"), "PhysicalOffsetFrame"); f;
          f = f->NextSiblingElement("PhysicalOffsetFrame")) {
-      frames.addOffsetFrame(bodyset + "/" + body.name + "/" + Xml::name(f), f);
       components.emplace_back(bodyset + "/" + body.name + "/" + Xml::name(f), f);
+      frames.addOffsetFrame(components.back().first, f);
     }
     countWrapObjects(b, wraps);
     doc.bodies.push_back(std::move(body));
