@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "app/command_options.hpp"
 #include "cli_common.hpp"
 #include "kinetrack/app/view_job.hpp"
 
@@ -31,19 +32,9 @@ void addViewCommand(CLI::App& app, Action& action) {
   auto cfg = std::make_shared<ViewConfig>();
   CLI::App* cmd = app.add_subcommand(
       "view",
-      "write a browser viewer of a tracked result (index.html + data; open it, or serve it with kinetrack serve)");
-  cmd->add_option("--model", cfg->job.model.model, "the result's model: a built-in name or a URDF file")->required();
-  cmd->add_option("--height", cfg->job.model.height, "body height of a built-in model (m)");
-  cmd->add_option("--mass", cfg->job.model.mass, kMassHelp);
-  cmd->add_option("--result", cfg->job.result, "joint CSV written by kinetrack track --out")->required();
-  cmd->add_option("--input", cfg->job.input, "the capture the result was tracked from (overlaid, target errors)");
-  cmd->add_option("--map", cfg->job.map, "with --input: segment map, as for kinetrack track");
-  cmd->add_option("--calibration", cfg->job.calibration, "with --input: calibration, as for kinetrack track");
-  cmd->add_option("--units", cfg->job.units, "with --input: BVH length unit, as for kinetrack track")
-      ->capture_default_str();
-  cmd->add_option("--rate", cfg->job.rate, "with --input: frame rate replacing the file's, as for kinetrack track");
-  cmd->add_option("--out", cfg->job.out, "output directory (created)")->required();
-  cmd->add_flag("--quiet", cfg->quiet, "no progress bar");
+      "write a browser viewer of a motion (index.html + data; open it, or serve it with kinetrack serve): meshes, "
+      "muscles, markers, forces, the person beside the robot; --png renders a still");
+  app::addViewOptions(*cmd, cfg->job, cfg->quiet);
   cmd->callback([cfg, &action] { action = [cfg] { return runView(*cfg); }; });
 }
 

@@ -1,5 +1,6 @@
 """write_viewer(): the browser viewer directory of a tracked result equals `kinetrack view`'s;
 the pelvis positions in data.js are the joint CSV's base positions; bad input raises."""
+import base64
 import json
 import subprocess
 
@@ -12,11 +13,24 @@ from conftest import cli_rows, shared_file
 BVH = "data/bvh/bandai/dataset-2_walk-turn-left_normal_001.bvh"
 
 
+DTYPES = {"f32": "<f4", "f64": "<f8", "u8": "u1", "u16": "<u2", "u32": "<u4"}
+
+
+def load_script(path, head_var, blob_var):
+    """A viewer script: the JSON header with its binary arrays decoded into it (numpy)."""
+    head_line, blob_line = path.read_text().splitlines()
+    prefix, blob_prefix = f"window.{head_var} = ", f"window.{blob_var} = "
+    assert head_line.startswith(prefix) and blob_line.startswith(blob_prefix)
+    head = json.loads(head_line[len(prefix):].rstrip(";"))
+    blob = base64.b64decode(json.loads(blob_line[len(blob_prefix):].rstrip(";")))
+    assert len(blob) == head["blob_bytes"]
+    for name, a in head["arrays"].items():
+        head[name] = np.frombuffer(blob, dtype=DTYPES[a["type"]], count=a["length"], offset=a["offset"])
+    return head
+
+
 def load_data(directory):
-    text = (directory / "data.js").read_text()
-    prefix = "window.KINETRACK_DATA = "
-    assert text.startswith(prefix)
-    return json.loads(text[len(prefix):].rstrip().rstrip(";"))
+    return load_script(directory / "data.js", "KINETRACK_DATA", "KINETRACK_BLOB")
 
 
 @pytest.fixture(scope="module")
@@ -34,15 +48,18 @@ def test_write_viewer_equals_the_cli(cli, tmp_path, human66, tracked):
     summary = kt.write_viewer(human66, str(csv), str(tmp_path / "py"), input=clip)
     subprocess.run([cli, "view", "--model", "human66", "--result", str(csv), "--input", clip,
                     "--out", str(tmp_path / "cli"), "--quiet"], check=True, capture_output=True)
-    for name in ["index.html", "viewer.js", "data.js"]:
+    for name in ["index.html", "viewer.js", "data.js", "meshes.js"]:
         assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
     assert summary["frames"] == rows.shape[0] == 102 and summary["links"] == human66.num_links
     assert summary["error_unit"] == "deg" and 0 <= summary["error_p95"] <= summary["error_max"]
     data = load_data(tmp_path / "py")
     links = len(data["model"]["links"])
     positions = np.array(data["positions"]).reshape(rows.shape[0], links, 3)
-    # The root link's origin is the base position (columns 1-3), rounded to 0.1 mm.
-    np.testing.assert_allclose(positions[:, 0, :], rows[:, 1:4], rtol=0, atol=5.1e-5)
+    # The root link's origin is the base position (columns 1-3), as float32.
+    np.testing.assert_allclose(positions[:, 0, :], rows[:, 1:4], rtol=0, atol=1e-5)
+    # Orientations are unit quaternions (x, y, z, w).
+    quats = np.array(data["orientations"]).reshape(rows.shape[0], links, 4)
+    np.testing.assert_allclose(np.linalg.norm(quats, axis=2), 1.0, atol=1e-6)
     np.testing.assert_allclose(data["times"], rows[:, 0], rtol=0, atol=1e-6)
 
 

@@ -416,4 +416,53 @@ int runCommandLine(const std::vector<std::string>& args, std::string& log) {
   return 0;
 }
 
+void addViewOptions(CLI::App& cmd, ViewOptions& o, bool& quiet) {
+  cmd.add_option("--model", o.model.model, "the result's model: a built-in name, URDF, MJCF or .osim file")->required();
+  cmd.add_option("--height", o.model.height, "body height of a built-in model (m)");
+  cmd.add_option("--mass", o.model.mass, "body mass of a built-in model (kg)");
+  cmd.add_option(
+         "--result", o.result,
+         "the motion: joint CSV (kinetrack track/retarget --out), or OpenSim coordinates (.mot/.sto) on an .osim "
+         "model")
+      ->required();
+  cmd.add_option("--input", o.input, "the capture the result was tracked from (overlaid, target errors)");
+  cmd.add_option("--map", o.map, "with --input: segment map, as for kinetrack track");
+  cmd.add_option("--calibration", o.calibration, "with --input: calibration, as for kinetrack track");
+  cmd.add_option("--units", o.units, "with --input: BVH length unit, as for kinetrack track")->capture_default_str();
+  cmd.add_option("--rate", o.rate, "with --input: frame rate replacing the file's, as for kinetrack track");
+  cmd.add_option("--out", o.out, "output directory (created)")->required();
+  cmd.add_option("--markers", o.markers, "marker trial (.trc/.c3d): measured markers, the model's, and their error");
+  cmd.add_option("--loads", o.loads, "OpenSim ExternalLoads (.xml, e.g. *_grf.xml): ground reactions as arrows");
+  cmd.add_option("--muscle-values", o.muscle_values,
+                 "activations or forces (.sto: static optimisation, kinetrack muscles) colouring the muscle paths");
+  cmd.add_flag("!--no-muscles", o.muscles, "do not draw an .osim model's muscle paths");
+  cmd.add_option("--person", o.person,
+                 "with --input on a robot: track the capture onto this human model (e.g. human66) and draw it beside");
+  cmd.add_option("--person-offset", o.person_offset, "the person's distance to the robot's left (m; 0 overlays)")
+      ->capture_default_str();
+  cmd.add_option("--png", o.png_time, "also render the frame nearest this time (s) to a PNG (headless Chromium)");
+  cmd.add_option("--png-file", o.png_file, "the still's path (default <out>/frame_<index>.png)");
+  cmd.add_option_function<std::string>(
+      "--size",
+      [&o](const std::string& v) {
+        const auto x = v.find('x');
+        try {
+          if (x == std::string::npos) throw std::invalid_argument(v);
+          std::size_t used = 0;
+          o.width = std::stoi(v.substr(0, x), &used);
+          if (used != x) throw std::invalid_argument(v);
+          o.height = std::stoi(v.substr(x + 1), &used);
+          if (used != v.size() - x - 1) throw std::invalid_argument(v);
+        } catch (const std::exception&) {
+          throw CLI::ValidationError("--size", "'" + v + "' is not WIDTHxHEIGHT (e.g. 1280x720)");
+        }
+      },
+      "the still's size in pixels, WIDTHxHEIGHT (default 1280x720)");
+  cmd.add_option(
+      "--layers", o.layers,
+      "layers shown in the still (comma-separated: geometry, skeleton, input, muscles, markers, forces, com, "
+      "contact, person); default all");
+  addQuiet(cmd, quiet, "no progress bar");
+}
+
 }  // namespace kinetrack::app

@@ -22,6 +22,7 @@
 #include "kinetrack/app/marker_ik_job.hpp"
 #include "kinetrack/app/serve_job.hpp"
 #include "kinetrack/app/track_job.hpp"
+#include "kinetrack/app/view_job.hpp"
 
 namespace kinetrack::app {
 
@@ -52,5 +53,9 @@ void addImuPlaceOptions(CLI::App& cmd, ImuPlaceOptions& options, bool& quiet);
 /// `kinetrack imu ik`: --setup … --summary-json, `extra`, --quiet. --rotations "X Y Z" (rad) and
 /// --weight IMU=W (repeatable) are parsed into the options.
 void addImuIkOptions(CLI::App& cmd, ImuIkOptions& options, bool& quiet, const ExtraOptions& extra = {});
+
+/// `kinetrack view`: --model … --out, the layers (--markers, --loads, --muscle-values,
+/// --no-muscles, --person), the still (--png T, --png-file, --size WxH, --layers), --quiet.
+void addViewOptions(CLI::App& cmd, ViewOptions& options, bool& quiet);
 
 }  // namespace kinetrack::app

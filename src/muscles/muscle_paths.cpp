@@ -116,8 +116,8 @@ void MusclePaths::buildPath(int muscle, const Configuration& q, MusclePathData& 
                          data.points.begin() + static_cast<long>(n) + 2);
       MusclePathData::Point& t1 = data.points[k + 1];
       MusclePathData::Point& t2 = data.points[k + 2];
-      t1 = {R * w.t1 + o, wb, a.source, w.arc, -1};
-      t2 = {R * w.t2 + o, wb, a.source, -1.0, -1};
+      t1 = {R * w.t1 + o, wb, a.source, w.arc, -1, pw.wrap_object};
+      t2 = {R * w.t2 + o, wb, a.source, -1.0, -1, -1};
       n += 2;
       ++active;
       if (obj.kind == io::OpenSimWrapObject::Kind::Ellipsoid) data.needs_difference[muscle] = 1;
@@ -146,6 +146,50 @@ double pathLength(const MusclePathData& data, std::size_t n) {
   return l;
 }
 }  // namespace
+
+int MusclePaths::maxDrawnPoints(int muscle, int arc_samples) const {
+  const io::OpenSimMuscle& mu = set_.muscles[static_cast<std::size_t>(muscle)];
+  return static_cast<int>(mu.points.size() + mu.wraps.size() * (2 + static_cast<std::size_t>(arc_samples)));
+}
+
+int MusclePaths::drawnPath(int muscle, const Configuration& q, MusclePathData& data, std::vector<Vector3d>& out,
+                           int arc_samples) const {
+  buildPath(muscle, q, data);
+  const std::size_t n = pathSize(data);
+  const std::size_t before = out.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const MusclePathData::Point& a = data.points[k];
+    out.push_back(a.world);
+    if (a.arc_to_next < 0.0 || a.wrap < 0 || k + 1 >= n) continue;
+    const io::OpenSimWrapObject& obj = set_.wrap_objects[static_cast<std::size_t>(a.wrap)];
+    const Transform& Xb =
+        data.kin.frame[bodies[static_cast<std::size_t>(wrap_body[static_cast<std::size_t>(a.wrap)])].value];
+    const Matrix3d R = Xb.R * obj.rotation;
+    const Vector3d o = Xb.R * obj.translation + Xb.p;
+    const Vector3d p1 = R.transpose() * (a.world - o), p2 = R.transpose() * (data.points[k + 1].world - o);
+    for (int s = 1; s <= arc_samples; ++s) {
+      const double t = static_cast<double>(s) / (arc_samples + 1);
+      Vector3d c = (1.0 - t) * p1 + t * p2;
+      switch (obj.kind) {
+        case io::OpenSimWrapObject::Kind::Sphere:
+          if (c.norm() > 1e-12) c *= obj.radius / c.norm();
+          break;
+        case io::OpenSimWrapObject::Kind::Cylinder: {
+          const double r = c.head<2>().norm();
+          if (r > 1e-12) c.head<2>() *= obj.radius / r;
+          break;
+        }
+        case io::OpenSimWrapObject::Kind::Ellipsoid: {
+          const double f = c.cwiseQuotient(obj.dimensions).norm();
+          if (f > 1e-12) c /= f;
+          break;
+        }
+      }
+      out.push_back(R * c + o);
+    }
+  }
+  return static_cast<int>(out.size() - before);
+}
 
 double MusclePaths::muscleLength(int muscle, const Configuration& q, MusclePathData& data) const {
   buildPath(muscle, q, data);

@@ -1,12 +1,12 @@
 // The data of a tracked result for the browser viewer: forward kinematics of every row, the input
-// capture in the model's world, per-link target errors; and data.js, the script that carries it.
+// capture in the model's world, per-link target errors; and data.js, the script that carries it
+// (a JSON header and the arrays as one base64 binary blob).
 #include <algorithm>
-#include <array>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "blob.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/table/atomic_file.hpp"
@@ -121,34 +121,6 @@ void addInput(ViewerData& out, const track::Capture& capture, const track::Retar
   }
 }
 
-/// Appends `value` rounded to `decimals` decimals (shortest form that reads back).
-void appendNumber(std::string& s, double value, double scale) {
-  std::array<char, 32> buf{};
-  const double v = std::round(value * scale) / scale;
-  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v == 0.0 ? 0.0 : v);
-  s.append(buf.data(), r.ptr);
-}
-
-/// Appends `values` as a JSON array of numbers with `decimals` decimals.
-void appendNumbers(std::string& s, const std::vector<double>& values, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  s += '[';
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) s += ',';
-    appendNumber(s, values[i], scale);
-  }
-  s += ']';
-}
-
-void appendFlags(std::string& s, const std::vector<std::uint8_t>& flags) {
-  s += '[';
-  for (std::size_t i = 0; i < flags.size(); ++i) {
-    if (i > 0) s += ',';
-    s += flags[i] != 0 ? '1' : '0';
-  }
-  s += ']';
-}
-
 nlohmann::json namedTree(const std::vector<std::string>& names, const std::vector<int>& parent) {
   nlohmann::json list = nlohmann::json::array();
   for (std::size_t i = 0; i < names.size(); ++i) list.push_back({{"name", names[i]}, {"parent", parent[i]}});
@@ -159,75 +131,150 @@ nlohmann::json namedTree(const std::vector<std::string>& names, const std::vecto
 
 ViewerData buildViewerData(const Model& model, const io::JointTrajectory& result, const track::Capture* capture,
                            const track::Retargeting* plan) {
-  std::vector<Configuration> q;
+  Motion motion;
   try {
-    q = io::toConfigurations(result, model);
+    motion.configurations = io::toConfigurations(result, model);
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(result.source + ": the result does not match model '" + model.name() + "': " + e.what());
   }
+  motion.source = result.source;
+  motion.times = result.times;
+  motion.gap = result.gap;
+  return buildViewerData(model, motion, capture, plan);
+}
+
+ViewerData buildViewerData(const Model& model, const Motion& motion, const track::Capture* capture,
+                           const track::Retargeting* plan) {
+  const auto frames = static_cast<int>(motion.times.size());
+  if (motion.configurations.size() != motion.times.size())
+    throw InvalidArgument(motion.source + ": " + std::to_string(motion.configurations.size()) + " configurations for " +
+                          std::to_string(frames) + " frame times");
   ViewerData out;
   out.model_name = model.name();
-  out.result = result.source;
+  out.result = motion.source;
+  out.up = model.up();
   out.link_names = model.linkNames();
   for (int l = 0; l < model.numLinks(); ++l) out.link_parent.push_back(l == 0 ? -1 : model.parent(LinkId(l)).value);
-  out.times = result.times;
-  out.gap = result.gap;
-  const int nl = model.numLinks();
-  out.positions.resize(static_cast<std::size_t>(result.numFrames()) * static_cast<std::size_t>(nl) * 3);
+  for (int j = 0; j < model.numJoints(); ++j)
+    if (model.jointType(JointId(j)) == JointType::Prismatic) out.slides.push_back(j + 1);
+  out.times = motion.times;
+  out.gap = motion.gap.empty() ? std::vector<std::uint8_t>(motion.times.size(), 0) : motion.gap;
+  const auto nl = static_cast<std::size_t>(model.numLinks());
+  out.positions.resize(static_cast<std::size_t>(frames) * nl * 3);
+  out.orientations.resize(static_cast<std::size_t>(frames) * nl * 4);
   Data data(model);
-  for (int f = 0; f < result.numFrames(); ++f) {
-    forwardKinematics(model, data, q[static_cast<std::size_t>(f)]);
-    for (int l = 0; l < nl; ++l) {
-      const Vector3d& p = data.link[static_cast<std::size_t>(l)].p;
-      for (int k = 0; k < 3; ++k)
-        out.positions[(static_cast<std::size_t>(f) * static_cast<std::size_t>(nl) + static_cast<std::size_t>(l)) * 3 +
-                      static_cast<std::size_t>(k)] = p[k];
+  for (int f = 0; f < frames; ++f) {
+    forwardKinematics(model, data, motion.configurations[static_cast<std::size_t>(f)]);
+    for (std::size_t l = 0; l < nl; ++l) {
+      const std::size_t i = static_cast<std::size_t>(f) * nl + l;
+      const Transform& X = data.link[l];
+      const Eigen::Vector4d wxyz = so3::toQuaternionWxyz(X.R);
+      for (int k = 0; k < 3; ++k) out.positions[i * 3 + static_cast<std::size_t>(k)] = X.p[k];
+      for (int k = 0; k < 3; ++k) out.orientations[i * 4 + static_cast<std::size_t>(k)] = wxyz[k + 1];
+      out.orientations[i * 4 + 3] = wxyz[0];
     }
   }
+  out.joint_names = model.jointNames();
+  for (int j = 0; j < model.numJoints(); ++j)
+    out.joint_units.emplace_back(model.jointType(JointId(j)) == JointType::Prismatic ? "m" : "deg");
+  out.joint_values.resize(static_cast<std::size_t>(frames) * static_cast<std::size_t>(model.numJoints()));
+  for (int f = 0; f < frames; ++f)
+    for (int j = 0; j < model.numJoints(); ++j) {
+      const double v = motion.configurations[static_cast<std::size_t>(f)].joints[j];
+      out.joint_values[static_cast<std::size_t>(f) * static_cast<std::size_t>(model.numJoints()) +
+                       static_cast<std::size_t>(j)] =
+          out.joint_units[static_cast<std::size_t>(j)] == "deg" ? v * kRadToDeg : v;
+    }
+  out.geometry = viewerGeometry(model);
   if (capture == nullptr) return out;
-  if (capture->clip.numFrames() != result.numFrames()) {
-    throw InvalidArgument(result.source + " has " + std::to_string(result.numFrames()) + " frames but the input " +
+  if (capture->clip.numFrames() != frames) {
+    throw InvalidArgument(motion.source + " has " + std::to_string(frames) + " frames but the input " +
                           capture->clip.source + " has " + std::to_string(capture->clip.numFrames()) +
                           ": pass the capture the result was tracked from");
   }
   addInput(out, *capture, plan);
-  if (plan != nullptr) addErrors(out, model, q, *capture, *plan);
+  if (plan != nullptr) addErrors(out, model, motion.configurations, *capture, *plan);
   return out;
 }
 
 std::string dataScript(const ViewerData& data) {
+  detail::Blob blob;
   nlohmann::json head;
-  head["model"] = {{"name", data.model_name}, {"links", namedTree(data.link_names, data.link_parent)}};
+  head["format"] = 2;
+  head["model"] = {{"name", data.model_name},
+                   {"links", namedTree(data.link_names, data.link_parent)},
+                   {"up", {data.up[0], data.up[1], data.up[2]}}};
+  head["model"]["slides"] = data.slides;
   head["result"] = std::filesystem::path(data.result).filename().string();
-  std::string s = "window.KINETRACK_DATA = " + head.dump();
-  s.pop_back();  // the closing brace: the big arrays follow
-  s += ",\"times\":";
-  appendNumbers(s, data.times, 6);
-  s += ",\"gap\":";
-  appendFlags(s, data.gap);
-  s += ",\"positions\":";
-  appendNumbers(s, data.positions, 4);
+  head["frames"] = data.numFrames();
+  head["joints"] = {{"names", data.joint_names}, {"units", data.joint_units}};
+  blob.addFloats("joints.values", data.joint_values);
+  blob.add<double>("times", data.times);
+  blob.add<std::uint8_t>("gap", data.gap);
+  blob.addFloats("positions", data.positions);
+  blob.addFloats("orientations", data.orientations);
   if (!data.input.empty()) {
-    nlohmann::json input = {{"source", std::filesystem::path(data.input).filename().string()},
-                            {"segments", namedTree(data.segment_names, data.segment_parent)}};
-    std::string text = input.dump();
-    text.pop_back();
-    s += ",\"input\":" + text + ",\"positions\":";
-    appendNumbers(s, data.input_positions, 4);
-    s += ",\"valid\":";
-    appendFlags(s, data.input_valid);
-    s += '}';
+    head["input"] = {{"source", std::filesystem::path(data.input).filename().string()},
+                     {"segments", namedTree(data.segment_names, data.segment_parent)}};
+    blob.addFloats("input.positions", data.input_positions);
+    blob.add<std::uint8_t>("input.valid", data.input_valid);
   }
   if (!data.errors.empty()) {
-    s += ",\"error_unit\":" + nlohmann::json(data.error_unit).dump() + ",\"error_scale\":";
-    appendNumber(s, data.error_scale, 1e3);
-    s += ",\"errors\":";
-    appendNumbers(s, data.errors, 2);
-    s += ",\"frame_error\":";
-    appendNumbers(s, data.frame_error, 3);
+    head["error_unit"] = data.error_unit;
+    head["error_scale"] = data.error_scale;
+    blob.addFloats("errors", data.errors);
+    blob.addFloats("frame_error", data.frame_error);
   }
-  s += "};\n";
-  return s;
+  const auto file = [](const std::string& path) { return std::filesystem::path(path).filename().string(); };
+  if (const MuscleLayer& m = data.muscles; !m.empty()) {
+    head["muscles"] = {
+        {"names", m.names},      {"slots", m.slots},     {"first", m.first},       {"capacity", m.capacity},
+        {"value", m.value_name}, {"unit", m.value_unit}, {"scale", m.value_scale}, {"source", file(m.value_source)}};
+    blob.addFloats("muscles.points", m.points);
+    blob.add<std::uint16_t>("muscles.count", m.count);
+    if (!m.values.empty()) blob.addFloats("muscles.values", m.values);
+  }
+  if (const MarkerLayer& m = data.markers; !m.empty()) {
+    head["markers"] = {{"names", m.names},
+                       {"source", file(m.source)},
+                       {"matched", m.matched},
+                       {"rms_error", m.rms_error},
+                       {"max_error", m.max_error}};
+    blob.addFloats("markers.measured", m.measured);
+    blob.addFloats("markers.model", m.model);
+  }
+  if (const ForceLayer& f = data.forces; !f.empty()) {
+    head["forces"] = {{"names", f.names}, {"link", f.link}, {"max_force", f.max_force}, {"source", file(f.source)}};
+    blob.addFloats("forces.point", f.point);
+    blob.addFloats("forces.force", f.force);
+  }
+  if (const BodyLayer& b = data.body; !b.com.empty() || !b.feet.empty()) {
+    head["body"] = {{"feet", b.feet}, {"contact_rule", b.contact_rule}, {"com", !b.com.empty()}};
+    if (!b.com.empty()) blob.addFloats("body.com", b.com);
+    blob.add<std::uint8_t>("body.contact", b.contact);
+  }
+  nlohmann::json companions = nlohmann::json::array();
+  for (std::size_t c = 0; c < data.companions.size(); ++c) {
+    const ViewerData& d = *data.companions[c].data;
+    if (d.numFrames() != data.numFrames())
+      throw InvalidArgument("viewer: companion '" + data.companions[c].label + "' has " +
+                            std::to_string(d.numFrames()) + " frames, the scene " + std::to_string(data.numFrames()));
+    const std::string key = "c" + std::to_string(c);
+    const Vector3d& o = data.companions[c].offset;
+    companions.push_back({{"label", data.companions[c].label},
+                          {"offset", {o[0], o[1], o[2]}},
+                          {"arrays", key},
+                          {"model",
+                           {{"name", d.model_name},
+                            {"links", namedTree(d.link_names, d.link_parent)},
+                            {"up", {d.up[0], d.up[1], d.up[2]}},
+                            {"slides", d.slides}}}});
+    blob.addFloats(key + ".positions", d.positions);
+    blob.addFloats(key + ".orientations", d.orientations);
+    if (!d.frame_error.empty()) blob.addFloats(key + ".frame_error", d.frame_error);
+  }
+  if (!companions.empty()) head["companions"] = companions;
+  return blob.script("KINETRACK_DATA", std::move(head), "KINETRACK_BLOB");
 }
 
 void writeViewerDirectory(const std::string& dir, const ViewerData& data) {
@@ -241,6 +288,7 @@ void writeViewerDirectory(const std::string& dir, const ViewerData& data) {
   if (ec || !std::filesystem::is_directory(dir)) throw ParseError(dir, 0, "cannot create the output directory");
   for (const Asset& a : assets()) io::writeFileAtomically((std::filesystem::path(dir) / a.name).string(), a.text);
   io::writeFileAtomically((std::filesystem::path(dir) / "data.js").string(), dataScript(data));
+  io::writeFileAtomically((std::filesystem::path(dir) / "meshes.js").string(), geometryScript(data.geometry));
 }
 
 }  // namespace kinetrack::viewer

@@ -9,6 +9,10 @@
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { Skeleton } from "./skeleton.js";
+import { ModelGeometry } from "./geometry.js";
+import { MuscleLayer, MarkerLayer, ForceLayer, BodyLayer, setLineResolution } from "./layers.js";
+import { Chart } from "./chart.js";
+import { decodeData, decodeGeometry } from "./data.js";
 import { connect } from "./live.js";
 
 const $ = (id) => document.getElementById(id);
@@ -29,22 +33,40 @@ scene.add(new THREE.HemisphereLight(0xffffff, 0x404050, 2.2));
 const sun = new THREE.DirectionalLight(0xffffff, 1.5);
 sun.position.set(3, -2, 6);
 scene.add(sun);
-const grid = new THREE.GridHelper(10, 20, 0x666a70, 0x3a3e44);
+const grid = new THREE.GridHelper(40, 80, 0x666a70, 0x3a3e44); // 0.5 m squares
 grid.rotation.x = Math.PI / 2; // the helper lies in x-z; the ground is x-y
 scene.add(grid);
 scene.add(new THREE.AxesHelper(0.3));
+// The model's world, turned so that its up direction (OpenSim: +y) is the viewer's +z.
+const world = new THREE.Group();
+world.name = "world";
+scene.add(world);
+function setUp(up) {
+  const u = new THREE.Vector3().fromArray(up || [0, 0, 1]).normalize();
+  world.quaternion.setFromUnitVectors(u, new THREE.Vector3(0, 0, 1));
+  world.updateMatrixWorld(true);
+}
+
+const params = new URLSearchParams(window.location.search);
+const state = { mode: "file", frame: 0, frames: 0, playing: false, speed: 1, skeleton: null, geometry: null, received: 0,
+  ground: 0, ready: false, stillFrames: 0 };
 
 function resize() {
   const w = container.clientWidth, h = container.clientHeight;
   renderer.setSize(w, h);
+  setLineResolution(w, h);
+  state?.chart?.draw();
   camera.aspect = w / Math.max(h, 1);
   camera.updateProjectionMatrix();
 }
 window.addEventListener("resize", resize);
 resize();
 
-const params = new URLSearchParams(window.location.search);
-const state = { mode: "file", frame: 0, frames: 0, playing: false, speed: 1, skeleton: null, received: 0, ground: 0 };
+if (params.get("clean")) document.body.classList.add("clean"); // no overlays: `kinetrack view --png`
+// Layers shown at start: ?layers=geometry,skeleton,input (default: every layer the data has;
+// the skeleton only when the model has no geometry).
+const layerParam = params.get("layers");
+const wantLayer = (name, fallback) => (layerParam === null ? fallback : layerParam.split(",").includes(name));
 // For tests and scripts: the current state and where a link is drawn on the screen.
 window.kinetrackViewer = {
   state,
@@ -52,68 +74,313 @@ window.kinetrackViewer = {
   linkScreenPosition(name) {
     const p = state.skeleton?.linkPosition(name);
     if (!p) return null;
-    const v = p.clone().project(camera);
+    const v = p.clone().applyMatrix4(world.matrixWorld).project(camera);
     const r = renderer.domElement.getBoundingClientRect();
     return { x: r.left + (v.x + 1) / 2 * r.width, y: r.top + (1 - v.y) / 2 * r.height };
   },
   linkWorldPosition: (name) => state.skeleton?.linkPosition(name)?.toArray() ?? null,
   groundHeight: () => grid.position.z,
+  // What is drawn: for tests that assert on the scene rather than on pixels.
+  counts() {
+    const visible = (o) => { for (let x = o; x; x = x.parent) if (!x.visible) return false; return true; };
+    let meshes = 0;
+    state.geometry?.group.traverse((o) => { if (o.isMesh && visible(o)) meshes += 1; });
+    return {
+      geoms: state.geometry ? state.geometry.count : 0,
+      visibleGeoms: meshes,
+      triangles: state.geometry ? state.geometry.triangles : 0,
+      skeletonVisible: !!state.skeleton && visible(state.skeleton.group),
+      notes: state.notes || [],
+    };
+  },
+  setLayer(name, on) {
+    const box = $(`show-${name}`);
+    if (!box) return false;
+    box.checked = on;
+    box.dispatchEvent(new Event("change"));
+    return true;
+  },
 };
 
-// Moves the orbit centre to `c`, the camera along with it (same view of the skeleton).
+// Moves the orbit centre to `c` (the viewer's world), the camera along with it (same view).
 function frameTo(c) {
   camera.position.add(c.clone().sub(controls.target));
   controls.target.copy(c);
   controls.update();
-  // The grid (1 m squares) stays under the model, at the ground height.
+  // The grid (0.5 m squares) stays under the model, at the ground height.
   grid.position.set(Math.round(c.x), Math.round(c.y), state.ground);
 }
 
-// The ground: the lowest link origin z of `positions` (flat x, y, z triples). Trackers place the
-// base where the input says (BVH and target files often at z = 0 with the feet below), so the
-// grid is drawn at the feet rather than at z = 0; positions stay the tracker's world coordinates.
-function groundOf(positions) {
-  let z = Infinity;
-  for (let k = 2; k < positions.length; k += 3) if (Number.isFinite(positions[k])) z = Math.min(z, positions[k]);
-  return Number.isFinite(z) ? z : 0;
+// The ground: the lowest link origin of `positions` (flat x, y, z triples) along the model's up
+// direction. Trackers place the base where the input says (BVH and target files often at z = 0
+// with the feet below), so the grid is drawn at the feet rather than at z = 0; positions stay the
+// tracker's world coordinates. Returns {height, frame} (the frame of the lowest point).
+function groundOf(positions, up, linksPerFrame) {
+  const u = up || [0, 0, 1];
+  let h = Infinity, at = 0;
+  for (let k = 0; k + 2 < positions.length; k += 3) {
+    const v = positions[k] * u[0] + positions[k + 1] * u[1] + positions[k + 2] * u[2];
+    if (Number.isFinite(v) && v < h) { h = v; at = k; }
+  }
+  return Number.isFinite(h) ? { height: h, frame: linksPerFrame ? Math.floor(at / 3 / linksPerFrame) : 0 } : { height: 0, frame: 0 };
+}
+
+// The centre of what is drawn of the model, in the viewer's (z-up) world: the box of its meshes
+// when they are shown, else of its link origins.
+function modelCentre() {
+  if (state.geometry && state.geometry.visible) {
+    const box = new THREE.Box3().expandByObject(state.geometry.group);
+    if (!box.isEmpty()) return box.getCenter(new THREE.Vector3());
+  }
+  return state.skeleton.center().applyMatrix4(world.matrixWorld);
+}
+
+// Turns the camera to see the whole model: the orbit centre at the drawn model's centre, the
+// distance so that its bounding sphere fills the view (small robots and tall people alike).
+function fitCamera() {
+  const box = new THREE.Box3();
+  if (state.geometry && state.geometry.visible) box.expandByObject(state.geometry.group);
+  if (box.isEmpty() && state.skeleton) {
+    for (const p of state.skeleton.positions) box.expandByPoint(p.clone().applyMatrix4(world.matrixWorld));
+  }
+  if (box.isEmpty()) return;
+  const sphere = box.getBoundingSphere(new THREE.Sphere());
+  const radius = Math.max(sphere.radius, 0.05);
+  const halfFov = Math.min(camera.fov, camera.fov * camera.aspect) * Math.PI / 360;
+  const distance = radius / Math.sin(halfFov) * 1.1;
+  const dir = camera.position.clone().sub(controls.target).normalize();
+  controls.target.copy(sphere.center);
+  camera.position.copy(sphere.center).addScaledVector(dir, distance);
+  camera.near = Math.max(distance / 200, 0.001);
+  camera.far = distance * 50 + 50;
+  camera.updateProjectionMatrix();
+  controls.update();
 }
 
 // ---------------------------------------------------------------- file mode
-function startFile(data) {
+const LAYERS = ["geometry", "skeleton", "input", "person", "muscles", "markers", "forces", "com", "contact"];
+
+function startFile(data, geometry) {
   state.mode = "file";
   state.data = data;
   state.frames = data.times.length;
-  state.ground = groundOf(data.positions); // over the whole result: the grid does not move
-  state.skeleton = new Skeleton(scene, data.model.links);
+  setUp(data.model.up);
+  const n = data.model.links.length;
+  const low = groundOf(data.positions, data.model.up, n); // over the whole result: the grid does not move
+  state.ground = low.height;
+  state.skeleton = new Skeleton(world, data.model.links, data.model.slides || []);
   if (data.input) state.skeleton.setInputSkeleton(data.input.segments);
+  else $("layer-input").classList.add("hidden");
+  state.notes = geometry.notes;
+  if (geometry.geoms.length > 0) {
+    state.geometry = new ModelGeometry(world, data.model.links, geometry);
+    // The ground under the lowest drawn point: the frame with the lowest link origin, its meshes.
+    state.geometry.setPoses(data.positions, data.orientations, low.frame * n);
+    world.updateMatrixWorld(true);
+    const box = new THREE.Box3().expandByObject(state.geometry.group);
+    if (!box.isEmpty()) state.ground = Math.min(state.ground, box.min.z);
+  } else {
+    $("layer-geometry").classList.add("hidden");
+  }
+  // Companions (the person beside the robot), each a skeleton shifted by its offset.
+  state.companions = (data.companions || []).map((c) => {
+    const group = new THREE.Group();
+    group.name = "person";
+    group.position.fromArray(c.offset);
+    world.add(group);
+    const skeleton = new Skeleton(group, c.model.links, c.model.slides || [], new THREE.Color(0x7fc8ff));
+    return { info: c, group, skeleton, positions: data[`${c.arrays}.positions`] };
+  });
+  if (state.companions.length) $("layer-person").classList.remove("hidden");
+  state.layers = {};
+  if (data.muscles) state.layers.muscles = new MuscleLayer(world, data);
+  if (data.markers) state.layers.markers = new MarkerLayer(world, data);
+  if (data.forces) state.layers.forces = new ForceLayer(world, data);
+  if (data.body) {
+    // The ground height in the model's coordinates along its up: state.ground is measured along up.
+    state.layers.body = new BodyLayer(world, data, data.model.up, state.ground);
+  }
+  for (const name of ["muscles", "markers", "forces"]) if (state.layers[name]) $(`layer-${name}`).classList.remove("hidden");
+  if (data.body?.com) $("layer-com").classList.remove("hidden");
+  if (data.body?.feet?.length) $("layer-contact").classList.remove("hidden");
+  for (const name of LAYERS) {
+    const fallback = name === "skeleton" ? !state.geometry || geometry.notes.length > 0 : true;
+    $(`show-${name}`).checked = wantLayer(name, fallback);
+  }
+  applyLayers();
   $("title").textContent = `${data.model.name} — ${data.result}`;
-  $("status").textContent = data.input ? `input: ${data.input.source}` : "no input capture";
+  const notes = geometry.notes.length ? `\n${geometry.notes.length} mesh(es) not found: ${geometry.notes[0]}` : "";
+  const beside = state.companions.map((c) => `  beside: ${c.info.label}`).join("");
+  $("status").textContent = (data.input ? `input: ${data.input.source}` : "no input capture") + beside + notes;
   $("frame-count").textContent = `${state.frames} frames`;
   const timeline = $("timeline");
   timeline.max = String(Math.max(state.frames - 1, 0));
-  timeline.addEventListener("input", () => {
-    state.playing = false;
-    $("play").textContent = "Play";
-    showFrame(Number(timeline.value));
-  });
-  $("play").addEventListener("click", () => {
-    state.playing = !state.playing;
-    $("play").textContent = state.playing ? "Pause" : "Play";
-    if (state.playing && state.frame >= state.frames - 1) showFrame(0);
-    state.playStart = performance.now();
-    state.playFrom = data.times[state.frame];
+  timeline.addEventListener("input", () => { pause(); showFrame(Number(timeline.value)); });
+  $("play").addEventListener("click", () => (state.playing ? pause() : play()));
+  $("prev").addEventListener("click", () => { pause(); showFrame(state.frame - 1); });
+  $("next").addEventListener("click", () => { pause(); showFrame(state.frame + 1); });
+  window.addEventListener("keydown", (ev) => {
+    if (ev.target instanceof HTMLSelectElement || ev.target instanceof HTMLInputElement && ev.target.type !== "range") return;
+    if (ev.key === " ") { ev.preventDefault(); state.playing ? pause() : play(); }
+    else if (ev.key === "ArrowLeft") { pause(); showFrame(state.frame - 1); }
+    else if (ev.key === "ArrowRight") { pause(); showFrame(state.frame + 1); }
   });
   $("speed").addEventListener("change", () => {
     state.speed = Number($("speed").value);
     state.playStart = performance.now();
     state.playFrom = data.times[state.frame];
   });
+  $("camera").addEventListener("change", () => { cameraPreset($("camera").value); $("camera").value = ""; });
+  $("png").addEventListener("click", savePng);
+  $("webm").addEventListener("click", recordWebm);
   if (data.error_scale) {
     $("legend").classList.remove("hidden");
+    $("legend-error").classList.remove("hidden");
     $("legend-max").textContent = `0 – ${data.error_scale.toFixed(1)} ${data.error_unit}`;
   }
-  showFrame(0);
-  frameTo(state.skeleton.center());
+  if (data.muscles?.value) {
+    $("legend").classList.remove("hidden");
+    $("legend-muscle").classList.remove("hidden");
+    const m = data.muscles;
+    $("legend-muscle-label").textContent = m.value === "force" ? `force 0 – ${m.scale.toFixed(0)} N` : "activation 0 – 1";
+  }
+  setupChart(data);
+  const first = Number(params.get("frame") || 0);
+  showFrame(Number.isFinite(first) ? first : 0);
+  fitCamera();
+  frameTo(modelCentre());
+  state.ready = true;
+  document.body.dataset.ready = "1";
+}
+
+function play() {
+  state.playing = true;
+  $("play").textContent = "Pause";
+  if (state.frame >= state.frames - 1) showFrame(0);
+  state.playStart = performance.now();
+  state.playFrom = state.data.times[state.frame];
+  state.playedFrames = 0;
+}
+
+function pause() {
+  if (!state.playing) return;
+  state.playing = false;
+  $("play").textContent = "Play";
+  rememberFrame();
+}
+
+// The frame in the address (?frame=N), so that a frame can be linked to.
+function rememberFrame() {
+  if (location.protocol === "about:" || params.get("clean")) return;
+  const p = new URLSearchParams(location.search);
+  p.set("frame", String(state.frame));
+  history.replaceState(null, "", `${location.pathname}?${p}`);
+}
+
+function applyLayers() {
+  const on = (name) => $(`show-${name}`).checked;
+  if (state.geometry) state.geometry.visible = on("geometry");
+  state.skeleton?.showSkeleton(on("skeleton"));
+  state.skeleton?.showInput(on("input"));
+  for (const c of state.companions || []) c.group.visible = on("person");
+  const L = state.layers || {};
+  if (L.muscles) L.muscles.group.visible = on("muscles");
+  if (L.markers) L.markers.group.visible = on("markers");
+  if (L.forces) L.forces.group.visible = on("forces");
+  if (L.body) {
+    L.body.comGroup.visible = on("com") && !!L.body.com;
+    L.body.contactGroup.visible = on("contact");
+  }
+}
+
+// Camera presets, looking at the model's centre: front (from +x), side (from its left), top, 3/4.
+function cameraPreset(name) {
+  const dirs = { front: [1, 0, 0.15], side: [0, 1, 0.15], top: [0.001, 0, 1], iso: [1, -1, 0.6] };
+  if (!dirs[name]) return;
+  const d = controls.target.distanceTo(camera.position);
+  const dir = new THREE.Vector3().fromArray(dirs[name]).normalize();
+  camera.position.copy(controls.target).addScaledVector(dir, d);
+  controls.update();
+}
+
+function savePng() {
+  renderer.render(scene, camera);
+  const a = document.createElement("a");
+  a.href = renderer.domElement.toDataURL("image/png");
+  a.download = `${state.data.model.name}_frame${state.frame}.png`;
+  a.click();
+}
+
+// Records the clip from the current frame to the end as WebM (the canvas's stream, real time).
+function recordWebm() {
+  if (!window.MediaRecorder || !renderer.domElement.captureStream) {
+    $("status").textContent = "this browser cannot record the canvas (MediaRecorder)";
+    return;
+  }
+  const stream = renderer.domElement.captureStream(60);
+  const type = MediaRecorder.isTypeSupported("video/webm;codecs=vp9") ? "video/webm;codecs=vp9" : "video/webm";
+  const recorder = new MediaRecorder(stream, { mimeType: type, videoBitsPerSecond: 8e6 });
+  const chunks = [];
+  recorder.ondataavailable = (e) => { if (e.data.size) chunks.push(e.data); };
+  recorder.onstop = () => {
+    const blob = new Blob(chunks, { type: "video/webm" });
+    state.lastRecording = blob;
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `${state.data.model.name}.webm`;
+    a.click();
+    $("webm").textContent = "WebM";
+  };
+  state.recorder = recorder;
+  recorder.start(250);
+  $("webm").textContent = "recording…";
+  if (state.frame >= state.frames - 1) showFrame(0);
+  play();
+}
+
+// The chart: every series the data has, the target error, muscles or the first joint first.
+function setupChart(data) {
+  const select = $("series");
+  const series = [];
+  if (data.frame_error) series.push({ label: "target error", unit: data.error_unit, get: () => data.frame_error });
+  const L = state.layers;
+  if (L.muscles?.values) {
+    for (const name of data.muscles.names)
+      series.push({ label: `muscle ${data.muscles.value}: ${name}`, unit: data.muscles.unit, get: () => L.muscles.series(name) });
+  }
+  if (L.forces) data.forces.names.forEach((name, k) => series.push({ label: `force |${name}|`, unit: "N", get: () => L.forces.series(k) }));
+  const nj = data.joints?.names.length || 0;
+  data.joints?.names.forEach((name, j) => series.push({
+    label: `joint ${name}`, unit: data.joints.units[j],
+    get: () => { const out = new Float32Array(state.frames); for (let i = 0; i < state.frames; ++i) out[i] = data["joints.values"][i * nj + j]; return out; },
+  }));
+  if (!series.length || params.get("chart") === "0") return;
+  document.body.classList.add("with-chart");
+  resize();
+  series.forEach((s, k) => select.add(new Option(s.label, String(k))));
+  const wanted = params.get("series");
+  const at = wanted ? series.findIndex((s) => s.label === wanted || s.label.endsWith(`: ${wanted}`) || s.label.endsWith(` ${wanted}`)) : -1;
+  // A muscle series: the muscle with the largest mean value (the busiest one).
+  let pick = at;
+  if (pick < 0 && L.muscles?.values && !data.frame_error) {
+    let best = -1;
+    series.forEach((s, k) => {
+      if (!s.label.startsWith("muscle")) return;
+      const v = s.get();
+      let sum = 0, n = 0;
+      for (const x of v) if (Number.isFinite(x)) { sum += x; ++n; }
+      if (n && sum / n > best) { best = sum / n; pick = k; }
+    });
+  }
+  state.chart = new Chart($("chart"), (i) => { pause(); showFrame(i); });
+  state.series = series;
+  const choose = (k) => {
+    select.value = String(k);
+    state.chart.setSeries(series[k].get(), data.times, series[k].label, series[k].unit);
+    state.chart.setCursor(state.frame);
+  };
+  select.addEventListener("change", () => choose(Number(select.value)));
+  choose(Math.max(pick, 0));
 }
 
 function showFrame(i) {
@@ -123,16 +390,30 @@ function showFrame(i) {
   state.frame = i;
   const n = data.model.links.length;
   state.skeleton.setPositions(data.positions, i * n * 3);
+  state.geometry?.setPoses(data.positions, data.orientations, i * n);
   if (data.errors) state.skeleton.setErrors(data.errors, i * n, data.error_scale);
   if (data.input) {
     const m = data.input.segments.length;
     state.skeleton.setInput(data.input.positions, i * m * 3, data.input.valid, i * m);
   }
-  if ($("follow").checked) frameTo(state.skeleton.center());
+  for (const c of state.companions || []) c.skeleton.setPositions(c.positions, i * c.info.model.links.length * 3);
+  for (const layer of Object.values(state.layers || {})) layer.setFrame(i);
+  if ($("follow").checked) frameTo(modelCentre());
   $("timeline").value = String(i);
   const gap = data.gap && data.gap[i] ? "  (gap: solver held its state)" : "";
   const err = data.frame_error ? `  mean target error ${data.frame_error[i].toFixed(2)} ${data.error_unit}` : "";
   $("frame-label").textContent = `frame ${i + 1}/${state.frames}  t = ${data.times[i].toFixed(3)} s${err}${gap}`;
+  const L = state.layers || {};
+  const parts = [];
+  if (L.markers) parts.push(`markers ${L.markers.shown.measured} measured, ${L.markers.shown.errors} with errors`);
+  if (L.forces) parts.push(`forces ${L.forces.shown}`);
+  if (L.body?.info.feet.length) parts.push(`feet in contact ${L.body.inContact}`);
+  $("layer-info").textContent = parts.length ? `\n${parts.join("  ")}` : "";
+  if (state.chart) {
+    state.chart.setCursor(i);
+    const v = state.chart.valueAt(i);
+    $("chart-value").textContent = Number.isFinite(v) ? `${v.toFixed(3)} ${state.chart.unit}` : "no value";
+  }
 }
 
 function tick() {
@@ -141,13 +422,15 @@ function tick() {
     const times = state.data.times;
     let i = state.frame;
     while (i + 1 < times.length && times[i + 1] <= t) ++i;
-    if (i !== state.frame) showFrame(i);
+    if (i !== state.frame) { showFrame(i); state.playedFrames += 1; }
     if (i >= times.length - 1) {
-      state.playing = false;
-      $("play").textContent = "Play";
+      pause();
+      if (state.recorder && state.recorder.state === "recording") state.recorder.stop();
     }
   }
   renderer.render(scene, camera);
+  state.rendered = (state.rendered || 0) + 1;
+  if (state.ready && ++state.stillFrames > 2) document.body.dataset.drawn = "1";
   requestAnimationFrame(tick);
 }
 
@@ -164,7 +447,9 @@ function startLive(url) {
     onHello(hello) {
       state.mode = hello.mode === "interactive" ? "interactive" : "live";
       if (state.skeleton) state.skeleton.dispose();
-      state.skeleton = new Skeleton(scene, hello.model.links);
+      state.up = hello.model.up || [0, 0, 1];
+      setUp(state.up);
+      state.skeleton = new Skeleton(world, hello.model.links, hello.model.slides || []);
       state.skeleton.showInput($("show-input").checked);
       $("title").textContent = `${hello.model.name} — ${state.mode} (${url})`;
       $("status").textContent = state.mode === "interactive"
@@ -182,8 +467,8 @@ function startLive(url) {
       state.skeleton.setTargets(frame.targets || []);
       state.skeleton.setRoles(frame.pins || [], frame.drags || []);
       if (!centred || ($("follow").checked && state.mode === "live")) {
-        if (!centred) state.ground = groundOf(frame.links.flatMap((l) => l.slice(0, 3))); // the first frame's feet
-        frameTo(state.skeleton.center());
+        if (!centred) state.ground = groundOf(frame.links.flatMap((l) => l.slice(0, 3)), state.up).height; // the first frame's feet
+        frameTo(modelCentre());
         centred = true;
       }
       latencies.push(frame.latency_us);
@@ -223,14 +508,17 @@ function enableInteraction(session) {
     if (!link) return;
     controls.enabled = false;
     const normal = camera.getWorldDirection(new THREE.Vector3());
-    const plane = new THREE.Plane().setFromNormalAndCoplanarPoint(normal, state.skeleton.linkPosition(link));
+    // The drag plane in model coordinates (the server's world), through the link, facing the camera.
+    const toModel = world.quaternion.clone().invert();
+    const plane = new THREE.Plane().setFromNormalAndCoplanarPoint(normal.applyQuaternion(toModel), state.skeleton.linkPosition(link));
     pressed = { link, x: ev.clientX, y: ev.clientY, dragging: false, plane };
   });
   el.addEventListener("pointermove", (ev) => {
     if (!pressed) return;
     if (!pressed.dragging && Math.hypot(ev.clientX - pressed.x, ev.clientY - pressed.y) < 4) return;
     pressed.dragging = true;
-    const hit = ray(ev).ray.intersectPlane(pressed.plane, new THREE.Vector3());
+    const r = ray(ev).ray.clone().applyMatrix4(world.matrixWorld.clone().invert());
+    const hit = r.intersectPlane(pressed.plane, new THREE.Vector3());
     if (hit) session.send({ type: "drag", link: pressed.link, target: [hit.x, hit.y, hit.z] });
   });
   const finish = () => {
@@ -250,22 +538,36 @@ function enableInteraction(session) {
 }
 
 // ---------------------------------------------------------------- start
-$("show-input").addEventListener("change", () => state.skeleton?.showInput($("show-input").checked));
+for (const name of LAYERS) $(`show-${name}`).addEventListener("change", applyLayers);
 const ws = params.get("ws");
 if (ws) {
   const url = ws === "auto" ? `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/` : ws;
   startLive(url);
 } else {
-  // data.js sets window.KINETRACK_DATA; loaded as a script so that file:// works.
-  const script = document.createElement("script");
-  script.src = params.get("data") || "data.js";
-  script.onload = () => {
-    if (window.KINETRACK_DATA) startFile(window.KINETRACK_DATA);
-    else $("status").textContent = "data.js did not define KINETRACK_DATA";
-  };
-  script.onerror = () => {
-    $("status").textContent = "no data.js next to this page: write one with `kinetrack view`, or open ?ws=auto";
-  };
-  document.head.appendChild(script);
+  // data.js sets window.KINETRACK_DATA (and its blob), meshes.js the model's geometry; loaded as
+  // scripts so that file:// works.
+  const load = (src) => new Promise((resolve) => {
+    const script = document.createElement("script");
+    script.src = src;
+    script.onload = () => resolve(true);
+    script.onerror = () => resolve(false);
+    document.head.appendChild(script);
+  });
+  (async () => {
+    if (!(await load(params.get("data") || "data.js"))) {
+      $("status").textContent = "no data.js next to this page: write one with `kinetrack view`, or open ?ws=auto";
+      return;
+    }
+    await load(params.get("meshes") || "meshes.js");
+    if (!window.KINETRACK_DATA) {
+      $("status").textContent = "data.js did not define KINETRACK_DATA";
+      return;
+    }
+    const started = performance.now();
+    const data = decodeData(window.KINETRACK_DATA, window.KINETRACK_BLOB);
+    const geometry = decodeGeometry(window.KINETRACK_GEOMETRY, window.KINETRACK_GEOMETRY_BLOB);
+    startFile(data, geometry);
+    state.loadMs = performance.now() - started;
+  })();
 }
 requestAnimationFrame(tick);

@@ -16,7 +16,9 @@ export function errorColour(value, scale, out) {
 }
 
 export class Skeleton {
-  constructor(scene, links) {
+  /// slides: indices of links moved by a prismatic joint (no bone to them).
+  /// colour: the base colour (a companion model is drawn in another).
+  constructor(scene, links, slides = [], colour = null) {
     this.scene = scene;
     this.links = links;
     this.index = new Map(links.map((l, i) => [l.name, i]));
@@ -31,12 +33,12 @@ export class Skeleton {
     const sphere = new THREE.SphereGeometry(0.022, 16, 12);
     const cylinder = new THREE.CylinderGeometry(0.018, 0.018, 1, 12, 1);
     links.forEach((link, i) => {
-      const joint = new THREE.Mesh(sphere, new THREE.MeshStandardMaterial({ color: BASE, roughness: 0.6 }));
+      const joint = new THREE.Mesh(sphere, new THREE.MeshStandardMaterial({ color: colour || BASE, roughness: 0.6 }));
       joint.userData.link = link.name;
       this.group.add(joint);
       this.joints.push(joint);
       let bone = null;
-      if (link.parent >= 0) {
+      if (link.parent >= 0 && !slides.includes(i)) {
         bone = new THREE.Mesh(cylinder, joint.material);
         bone.userData.link = link.name;
         this.group.add(bone);
@@ -125,6 +127,8 @@ export class Skeleton {
     this.inputLineGeometry.computeBoundingSphere();
   }
 
+  showSkeleton(visible) { this.group.visible = visible; }
+
   /// The input capture (file mode) and the streamed targets (live mode).
   showInput(visible) {
     this.inputGroup.visible = visible;
@@ -183,8 +187,10 @@ export class Skeleton {
     return this.links[best].name;
   }
 
+  /// The centre of the links' bounding box, the root left out when there are others (a fixed
+  /// root is the world's origin, e.g. an OpenSim model's ground).
   center() {
-    const box = new THREE.Box3().setFromPoints(this.positions);
+    const box = new THREE.Box3().setFromPoints(this.positions.length > 1 ? this.positions.slice(1) : this.positions);
     return box.getCenter(new THREE.Vector3());
   }
 }

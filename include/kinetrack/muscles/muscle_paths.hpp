@@ -53,6 +53,7 @@ struct MusclePathData {
     int source = 0;             ///< original path point index (0-based)
     double arc_to_next = -1.0;  ///< ≥ 0: the segment to the next point is an arc of that length
     int moving = -1;            ///< path point index when Moving
+    int wrap = -1;              ///< with arc_to_next ≥ 0: the wrap object (index into the set's list)
   };
   std::vector<Point> points;                   ///< capacity: the most points of one muscle + 2 × its wraps
   std::vector<std::uint8_t> needs_difference;  ///< per muscle: an ellipsoid wrap is active
@@ -77,6 +78,17 @@ class MusclePaths {
   /// Length of one muscle only (no Jacobian); uses data.kin, which must be at q
   /// (forwardKinematics + frame placements), as after evaluate.
   double muscleLength(int muscle, const Configuration& q, MusclePathData& data) const;
+
+  /// The path of `muscle` as drawn (a viewer's polyline), appended to `out` in world coordinates:
+  /// the active path points and, on each wrap the path takes, `arc_samples` points between the
+  /// tangent points: the chord's points pushed onto the surface from the wrap's centre (a sphere:
+  /// the great circle exactly; a cylinder: radially, the height along the chord; an ellipsoid:
+  /// along the ray from its centre). Uses data.kin, which must be at q (as after evaluate or
+  /// framesForwardKinematics). Returns the number of points appended.
+  int drawnPath(int muscle, const Configuration& q, MusclePathData& data, std::vector<Vector3d>& out,
+                int arc_samples = 8) const;
+  /// The most points drawnPath can append for `muscle` (every point active, every wrap taken).
+  [[nodiscard]] int maxDrawnPoints(int muscle, int arc_samples = 8) const;
 
   // internal layout, public for MusclePathData
   struct PointRef {

@@ -66,4 +66,17 @@ MeshPath resolveMjcfMesh(const std::string& file, const std::string& meshdir, co
   return make(base / f);
 }
 
+MeshPath resolveOpenSimMesh(const std::string& file, const std::string& dir) {
+  const fs::path p(file);
+  if (p.is_absolute()) return make(p);
+  const fs::path base = fs::path(absoluteNormal(dir));
+  for (const fs::path& candidate : {base / p, base / "Geometry" / p})
+    if (isFile(candidate)) return make(candidate);
+  for (fs::path a = base.parent_path(); !a.empty(); a = a.parent_path()) {
+    if (isFile(a / "Geometry" / p)) return make(a / "Geometry" / p);
+    if (a == a.parent_path()) break;
+  }
+  return make(base / "Geometry" / p);
+}
+
 }  // namespace kinetrack::io::detail

@@ -25,4 +25,10 @@ MeshPath resolveUrdfMesh(const std::string& filename, const std::string& dir);
 /// unless absolute. With `strippath` (compiler strippath="true") only the file name is kept.
 MeshPath resolveMjcfMesh(const std::string& file, const std::string& meshdir, const std::string& dir, bool strippath);
 
+/// An OpenSim geometry file (<mesh_file>, <geometry_file>) looked up as OpenSim does: absolute as
+/// it is, else in the model's folder `dir`, then `dir/Geometry`, then — standing in for the
+/// Geometry folder of an OpenSim install — the `Geometry` folder of each ancestor of `dir`
+/// (nearest first). When none exists, dir/Geometry/file (found = false).
+MeshPath resolveOpenSimMesh(const std::string& file, const std::string& dir);
+
 }  // namespace kinetrack::io::detail

@@ -300,9 +300,10 @@ TriangleMesh parseObj(std::string_view text, const std::string& source_name) {
 TriangleMesh loadMesh(const std::string& path) {
   const std::size_t dot = path.find_last_of('.');
   const std::string ext = dot == std::string::npos ? "" : lower(path.substr(dot));
-  if (ext != ".stl" && ext != ".obj")
-    throw ParseError(path, 0, "mesh: unknown extension '" + ext + "' (expected .stl or .obj)");
+  if (ext != ".stl" && ext != ".obj" && ext != ".vtp")
+    throw ParseError(path, 0, "mesh: unknown extension '" + ext + "' (expected .stl, .obj or .vtp)");
   const std::string bytes = detail::readTextFile(path);
+  if (ext == ".vtp") return parseVtp(bytes, path);
   return ext == ".stl" ? parseStl(bytes, path) : parseObj(bytes, path);
 }
 

@@ -23,6 +23,7 @@
 
 #include "../table/text_util.hpp"
 #include "kinetrack/core/errors.hpp"
+#include "mesh_path.hpp"
 #include "opensim_model_impl.hpp"
 
 namespace kinetrack::io::detail::osim {
@@ -362,6 +363,26 @@ OpenSimModel buildModel(Document doc, const OpenSimReadOptions& options) {
       throw ParseError(source, f.line, "PhysicalOffsetFrame '" + f.name + "': " + e.what());
     }
     out.offset_frames.push_back(f);
+  }
+
+  // ---- display geometry (bones): visual geoms, never collision ---------------------------------
+  const std::string folder = folderOf(source);
+  for (const VisualDef& v : doc.visuals) {
+    Geom g;
+    g.name = v.name;
+    g.placement = v.X_BG;
+    g.shape = v.shape;
+    g.size = v.size;
+    g.rgba = v.rgba;
+    g.visual = true;
+    g.collision = false;
+    g.contype = g.conaffinity = 0;
+    if (v.shape == GeomShape::Mesh) g.mesh = resolveOpenSimMesh(v.mesh_file, folder).path;
+    try {
+      builder.addGeom(v.body, g);
+    } catch (const InvalidArgument& e) {
+      throw ParseError(source, v.line, "geometry '" + v.name + "' of '" + v.body + "': " + e.what());
+    }
   }
 
   // ---- couplers: an enforced affine coupling is also a mimic (an equality row of the model) ----

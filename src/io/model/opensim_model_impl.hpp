@@ -114,6 +114,24 @@ struct CouplerDef {
   int line = 0;
 };
 
+/// Geometry attached to a body (or one of its offset frames) for display: 4.0 <attached_geometry>
+/// (Mesh, Sphere, Brick, Cylinder, Ellipsoid) or the old <VisibleObject> (geometry files).
+struct VisualDef {
+  std::string name;
+  std::string body;  ///< "ground" for the ground
+  Transform X_BG;    ///< shape frame in the body frame (a cylinder's axis already turned to z)
+  GeomShape shape = GeomShape::Mesh;
+  Vector3d size = Vector3d::Ones();  ///< as Geom::size (a mesh's scale factors)
+  std::string mesh_file;             ///< as written (resolved when the model is built)
+  Vector4d rgba = Vector4d::Ones();
+  int line = 0;
+};
+
+/// The display geometry of a body or frame element: its 4.0 <attached_geometry> and its old
+/// <VisibleObject>, placed at X_BF in body `body`. opensim_model_geometry.cpp.
+void readVisuals(const Xml& xml, const XMLElement* frame_element, const std::string& body, const Transform& X_BF,
+                 std::vector<VisualDef>& out);
+
 struct Document {
   std::string source;
   int version = 0;
@@ -125,6 +143,7 @@ struct Document {
   std::vector<OpenSimMarker> markers;
   std::vector<CouplerDef> couplers;
   std::vector<OpenSimOffsetFrame> offset_frames;  ///< body components, resolved to their body
+  std::vector<VisualDef> visuals;                 ///< display geometry, file order
   std::vector<std::string> notices;
 };
 

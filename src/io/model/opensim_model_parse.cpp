@@ -207,6 +207,7 @@ void parseModern(const Xml& xml, const XMLElement* model, Document& doc, Frames&
   std::vector<std::pair<std::string, const XMLElement*>> components;  // body components' frames
   if (ground) {
     countWrapObjects(ground, wraps);
+    readVisuals(xml, ground, "ground", {}, doc.visuals);
     for (const XMLElement* f = Xml::child(Xml::child(ground, "components"), "PhysicalOffsetFrame"); f;
          f = f->NextSiblingElement("PhysicalOffsetFrame")) {
       components.emplace_back("/ground/" + Xml::name(f), f);
@@ -231,6 +232,7 @@ void parseModern(const Xml& xml, const XMLElement* model, Document& doc, Frames&
       frames.addOffsetFrame(components.back().first, f);
     }
     countWrapObjects(b, wraps);
+    readVisuals(xml, b, body.name, {}, doc.visuals);
     doc.bodies.push_back(std::move(body));
   }
   const XMLElement* joint_set = Xml::child(model, "JointSet");
@@ -270,6 +272,7 @@ void parseModern(const Xml& xml, const XMLElement* model, Document& doc, Frames&
     if (Xml::name(f).empty()) xml.fail(f, "a PhysicalOffsetFrame without a name (" + path + ")");
     const ResolvedFrame r = frames.resolve(path, "/", f, "PhysicalOffsetFrame '" + path + "'");
     doc.offset_frames.push_back({Xml::name(f), r.body, r.X_BF, FrameId{}, f->GetLineNum()});
+    readVisuals(xml, f, r.body, r.X_BF, doc.visuals);
   }
 }
 
@@ -282,6 +285,7 @@ void parseLegacy(const Xml& xml, const XMLElement* model, Document& doc, Census&
     const std::string name = Xml::name(b);
     if (name.empty()) xml.fail(b, "a Body without a name");
     countWrapObjects(b, wraps);
+    readVisuals(xml, b, name, {}, doc.visuals);
     const XMLElement* joint = Xml::child(Xml::child(b, "Joint"), nullptr);
     if (name == "ground") {
       if (joint) xml.fail(joint, "Body 'ground' has a joint");

@@ -1,5 +1,6 @@
 #pragma once
-// Triangle meshes of collision and visual geometry: binary and ASCII STL, Wavefront OBJ. Only the
+// Triangle meshes of collision and visual geometry: binary and ASCII STL, Wavefront OBJ, VTK
+// PolyData XML (.vtp, OpenSim's bone meshes). Only the
 // geometry is read (vertices and triangles); normals, texture coordinates, materials and groups
 // are skipped. No unit conversion: the coordinates are the file's (URDF and MJCF meshes are in
 // metres unless a scale says otherwise; the caller applies it).
@@ -21,7 +22,7 @@ struct TriangleMesh {
 };
 
 /// Reads a mesh by its extension (case-insensitive): `.stl` (binary or ASCII, told apart by the
-/// content: a binary file's size is 84 + 50·count) or `.obj`. Throws ParseError(path, line,
+/// content: a binary file's size is 84 + 50·count), `.obj` or `.vtp`. Throws ParseError(path, line,
 /// what) for a missing or unreadable file, an unknown extension, a truncated or malformed file,
 /// a non-finite coordinate, a face index out of range, or a mesh without vertices.
 TriangleMesh loadMesh(const std::string& path);
@@ -33,5 +34,14 @@ TriangleMesh parseStl(std::string_view bytes, const std::string& source_name);
 /// negative indices counted from the last vertex; polygons split into a fan of triangles);
 /// other statements are ignored. `source_name` names it in errors.
 TriangleMesh parseObj(std::string_view text, const std::string& source_name);
+
+/// VTK PolyData XML (`.vtp`) from its text: the points and the polygons (split into fans) and
+/// triangle strips of its pieces; vertices and lines are skipped. Data arrays in `ascii` or
+/// uncompressed `binary` (base64 with a UInt32 or UInt64 size header) format, Float32/Float64
+/// points and Int32/Int64/UInt32/UInt64 indices. Throws ParseError(source_name, line, what) for
+/// a file that is not PolyData, a compressed or appended array (re-save it uncompressed, e.g.
+/// with ParaView), a count that differs from the piece's, a non-finite point or an index out of
+/// range.
+TriangleMesh parseVtp(std::string_view text, const std::string& source_name);
 
 }  // namespace kinetrack::io
