@@ -823,4 +823,8 @@ def replay(input: str, *, to: str = "127.0.0.1:9763", ws: str = "", protocol: st
 # --- viewer (docs/viewer.md) -------------------------------------------------------------------
 def viewer_bundled() -> bool: ...
 def write_viewer(model: Model, result: Union[str, TrackResult], out: str, *, input: Optional[str] = None, map: str = "",
-                 calibration: str = "") -> dict[str, Any]: ...
+                 calibration: str = "", model_file: Optional[str] = None, markers: Optional[str] = None,
+                 loads: Optional[str] = None, muscle_values: Optional[str] = None, muscles: bool = True,
+                 person: Optional[str] = None, person_offset: float = 1.0, png: Optional[float] = None,
+                 png_file: Optional[str] = None, size: tuple[int, int] = (1280, 720),
+                 layers: str = "") -> dict[str, Any]: ...

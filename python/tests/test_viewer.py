@@ -83,3 +83,28 @@ def test_write_viewer_takes_a_track_result(tmp_path, human66):
     b = (tmp_path / "b" / "data.js").read_text()
     assert '"result":"TrackResult"' in b  # the only difference: where the result came from
     assert a.replace('"result":"q.csv"', '"result":"TrackResult"') == b
+
+
+def test_write_viewer_draws_an_opensim_walk_with_its_layers(cli, tmp_path):
+    """gait2354 walking from OpenSim's IK: bones, muscles, markers and ground reactions, as the CLI."""
+    if not kt.viewer_bundled():
+        pytest.skip("viewer not bundled")
+    gait = "data/opensim/gait2354_walk/"
+    osim, mot = shared_file(gait + "subject01_simbody.osim"), shared_file(gait + "subject01_walk1_ik_REFERENCE.mot")
+    trc, grf = shared_file(gait + "subject01_walk1.trc"), shared_file(gait + "subject01_walk1_grf.xml")
+    model = kt.Model.load(osim)
+    summary = kt.write_viewer(model, mot, str(tmp_path / "py"), model_file=osim, markers=trc, loads=grf)
+    subprocess.run([cli, "view", "--model", osim, "--result", mot, "--markers", trc, "--loads", grf,
+                    "--out", str(tmp_path / "cli"), "--quiet"], check=True, capture_output=True)
+    for name in ["data.js", "meshes.js"]:
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+    assert summary["frames"] == 73 and summary["geoms"] == 19 and summary["notes"] == []
+    assert summary["muscles"] == 54 and summary["forces"] == 2 and summary["markers"] == 41
+    assert summary["marker_rms_error"] < 0.04
+    data = load_data(tmp_path / "py")
+    assert data["model"]["up"] == [0.0, 1.0, 0.0]
+    # Vertical ground reaction of the right foot: up (+y), at most about body weight and a half.
+    force = np.array(data["forces.force"]).reshape(73, 2, 3)
+    assert np.nanmax(force[:, 0, 1]) > 500 and np.nanmax(np.abs(force)) < 1500
+    geometry = load_script(tmp_path / "py" / "meshes.js", "KINETRACK_GEOMETRY", "KINETRACK_GEOMETRY_BLOB")
+    assert len(geometry["geoms"]) == 19 and all(g["shape"] == "mesh" for g in geometry["geoms"])

@@ -203,7 +203,7 @@ std::string dataScript(const ViewerData& data) {
   head["format"] = 2;
   head["model"] = {{"name", data.model_name},
                    {"links", namedTree(data.link_names, data.link_parent)},
-                   {"up", {data.up[0], data.up[1], data.up[2]}}};
+                   {"up", {data.up[0] + 0.0, data.up[1] + 0.0, data.up[2] + 0.0}}};  // no −0
   head["model"]["slides"] = data.slides;
   head["result"] = std::filesystem::path(data.result).filename().string();
   head["frames"] = data.numFrames();

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "kinetrack/core/errors.hpp"
+#include "kinetrack/dynamics/rigid_body.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/muscles/muscle_paths.hpp"
 #include "kinetrack/viewer/viewer.hpp"
@@ -22,10 +23,14 @@ void put(std::vector<double>& v, std::size_t i, const Vector3d& p) {
   for (std::size_t k = 0; k < 3; ++k) v[i * 3 + k] = p[static_cast<Eigen::Index>(k)];
 }
 
-/// Linear interpolation of column c of `table` at t; NaN outside its time range.
+/// Linear interpolation of column c of `table` at t; NaN outside its time range (widened by half
+/// a mean sample period: tables written with other digits end a few 1e-7 s before the motion).
 double interpolate(const io::MotTable& table, int c, double t) {
   const std::vector<double>& T = table.times;
-  if (T.empty() || t < T.front() - 1e-9 || t > T.back() + 1e-9) return kNaN;
+  if (T.empty()) return kNaN;
+  const double half = T.size() > 1 ? 0.5 * (T.back() - T.front()) / static_cast<double>(T.size() - 1) : 1e-9;
+  if (t < T.front() - half || t > T.back() + half) return kNaN;
+  t = std::clamp(t, T.front(), T.back());
   const auto it = std::lower_bound(T.begin(), T.end(), t);
   const auto j =
       static_cast<Eigen::Index>(std::min<std::ptrdiff_t>(it - T.begin(), static_cast<std::ptrdiff_t>(T.size()) - 1));
@@ -196,20 +201,15 @@ void addBody(ViewerData& data, const Model& model, const Motion& motion) {
   L = {};
   const auto frames = static_cast<std::size_t>(data.numFrames());
   const auto nl = static_cast<std::size_t>(model.numLinks());
-  double mass = 0.0;
-  for (std::size_t l = 0; l < nl; ++l) mass += model.inertial(LinkId(static_cast<int>(l))).mass;
-  Data kin(model);
-  if (mass > 0.0) {
+  // The centre of mass of the rigid-body dynamics (none for a model without physical mass).
+  std::optional<DynamicsData> dyn;
+  try {
+    dyn.emplace(model);
+  } catch (const InvalidArgument&) {
+  }
+  if (dyn) {
     L.com.assign(frames * 3, 0.0);
-    for (std::size_t f = 0; f < frames; ++f) {
-      forwardKinematics(model, kin, motion.configurations[f]);
-      Vector3d c = Vector3d::Zero();
-      for (std::size_t l = 0; l < nl; ++l) {
-        const Inertial& in = model.inertial(LinkId(static_cast<int>(l)));
-        c += in.mass * (kin.link[l].R * in.com + kin.link[l].p);
-      }
-      put(L.com, f, c / mass);
-    }
+    for (std::size_t f = 0; f < frames; ++f) put(L.com, f, centerOfMass(model, *dyn, motion.configurations[f]));
   }
   const Vector3d up = model.up();
   if (!data.forces.empty()) {

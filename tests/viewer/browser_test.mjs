@@ -77,7 +77,7 @@ try {
   // The tracked BVH walk has its base near z = 0 and its feet below: the grid is drawn at the
   // lowest link origin of the result (the feet), the positions themselves untouched.
   const ground = await page.evaluate(() => {
-    const p = window.KINETRACK_DATA.positions;
+    const p = window.kinetrackViewer.state.data.positions;
     let lowest = Infinity;
     for (let k = 2; k < p.length; k += 3) lowest = Math.min(lowest, p[k]);
     return { grid: window.kinetrackViewer.groundHeight(), lowest, pelvis: p[2] };

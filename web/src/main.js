@@ -85,12 +85,30 @@ window.kinetrackViewer = {
     const visible = (o) => { for (let x = o; x; x = x.parent) if (!x.visible) return false; return true; };
     let meshes = 0;
     state.geometry?.group.traverse((o) => { if (o.isMesh && visible(o)) meshes += 1; });
+    const L = state.layers || {};
+    const i = state.frame;
+    let coloured = 0;
+    if (L.muscles?.values) {
+      const nm = L.muscles.info.names.length;
+      for (let m = 0; m < nm; ++m) coloured += Number.isFinite(L.muscles.values[i * nm + m]) ? 1 : 0;
+    }
     return {
       geoms: state.geometry ? state.geometry.count : 0,
       visibleGeoms: meshes,
       triangles: state.geometry ? state.geometry.triangles : 0,
       skeletonVisible: !!state.skeleton && visible(state.skeleton.group),
       notes: state.notes || [],
+      person: (state.companions || []).length,
+      personVisible: (state.companions || []).some((c) => visible(c.group)),
+      muscles: L.muscles ? L.muscles.info.names.length : 0,
+      muscleSegments: L.muscles ? L.muscles.segments : 0,
+      musclesVisible: !!L.muscles && visible(L.muscles.group),
+      coloured,
+      markers: L.markers ? { ...L.markers.shown, visible: visible(L.markers.group) } : null,
+      forces: L.forces ? L.forces.shown : 0,
+      forcesVisible: !!L.forces && visible(L.forces.group),
+      contact: L.body ? L.body.inContact : 0,
+      com: !!L.body && visible(L.body.comGroup),
     };
   },
   setLayer(name, on) {

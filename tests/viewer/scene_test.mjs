@@ -1,0 +1,207 @@
+// The viewer's scenes in a real browser (Debian's chromium, headless, SwiftShader WebGL, driven
+// by puppeteer-core), each compared with a reference image and asserted on what is drawn:
+//  mesh    the Unitree G1 retargeted from a BVH walk, drawn with its STL meshes, the person
+//          (the capture tracked onto human66) beside it;
+//  muscle  gait2354 walking (OpenSim's IK): bones from .vtp, the 54 muscle paths coloured by
+//          static-optimisation activations, markers with their errors, ground-reaction arrows at
+//          the centre of pressure, the centre of mass and the feet in contact;
+//  human66 a tracked BVH walk on human66 (skeleton, capture overlay, target error colours);
+//  still   `kinetrack view --png` (its own headless chromium) against the same scene's reference.
+// Interactions: a layer toggled off hides it and changes the picture, the timeline and the chart
+// seek, the step buttons move one frame, Play advances.
+// References: tests/viewer/references/*.png (regenerate with KINETRACK_UPDATE_REFERENCES=1, then
+// look at them). Tolerance: at most 1 % of the pixels may differ by more than 24/255 in a channel
+// (SwiftShader renders the same bytes run to run on one machine; the margin covers antialiasing
+// on another CPU).
+// Usage: node scene_test.mjs <build/web (node_modules)> <kinetrack binary> <shared data dir> <work dir>
+// Exits 77 (ctest SKIP) when chromium is absent.
+import { createRequire } from "node:module";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { comparePng } from "./png_diff.mjs";
+
+const [webDir, kinetrack, shared, work] = process.argv.slice(2).map((p) => resolve(p));
+const references = join(dirname(fileURLToPath(import.meta.url)), "references");
+const update = process.env.KINETRACK_UPDATE_REFERENCES === "1";
+const require = createRequire(join(webDir, "package.json"));
+const puppeteer = require("puppeteer-core");
+
+const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
+if (!chromium) {
+  console.log("SKIP: chromium is not installed (scripts/setup.sh installs it)");
+  process.exit(77);
+}
+
+let failures = 0, passes = 0;
+function check(ok, what) {
+  if (ok) { ++passes; console.log(`ok   ${what}`); } else { ++failures; console.log(`FAIL ${what}`); }
+}
+function run(args) {
+  const r = spawnSync(kinetrack, args, { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`kinetrack ${args.join(" ")} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+const MAX_DIFFERING = 0.01, THRESHOLD = 24;
+function matchesReference(png, name) {
+  const ref = join(references, name);
+  if (update || !existsSync(ref)) {
+    mkdirSync(references, { recursive: true });
+    copyFileSync(png, ref);
+    console.log(`wrote reference ${ref}`);
+    return;
+  }
+  const d = comparePng(readFileSync(png), readFileSync(ref), THRESHOLD);
+  check(d.sameSize && d.differing <= MAX_DIFFERING,
+    `${name}: ${(100 * d.differing).toFixed(3)} % of pixels differ by > ${THRESHOLD}/255 (allowed ${100 * MAX_DIFFERING} %), mean |Δ| ${d.mean.toFixed(2)}${d.size ? ", sizes " + d.size : ""}`);
+}
+
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+const bvh = join(shared, "data/bvh/bandai/dataset-2_walk_normal_001.bvh");
+const g1 = join(shared, "models/unitree/g1/g1_29dof.urdf");
+const gait = join(shared, "data/opensim/gait2354_walk");
+const osim = join(gait, "subject01_simbody.osim");
+
+// The three scenes, written by the CLI as a user would.
+run(["retarget", "--robot", g1, "--input", bvh, "--out", join(work, "g1.csv"), "--quiet"]);
+run(["view", "--model", g1, "--result", join(work, "g1.csv"), "--input", bvh, "--person", "human66",
+     "--out", join(work, "g1_view"), "--quiet"]);
+const reserves = ["pelvis_tx", "pelvis_ty", "pelvis_tz", "pelvis_tilt", "pelvis_list", "pelvis_rotation"]
+  .flatMap((c) => ["--reserve", `${c}=1000`]);
+run(["muscles", "static-opt", "--model", osim, "--motion", join(gait, "subject01_walk1_ik_REFERENCE.mot"),
+     "--loads", join(gait, "subject01_walk1_grf.xml"), "--lowpass", "6", ...reserves, "--no-plot",
+     "--out", join(work, "so")]);
+run(["view", "--model", osim, "--result", join(gait, "subject01_walk1_ik_REFERENCE.mot"),
+     "--muscle-values", join(work, "so/activation.sto"), "--markers", join(gait, "subject01_walk1.trc"),
+     "--loads", join(gait, "subject01_walk1_grf.xml"), "--out", join(work, "gait_view"), "--quiet"]);
+run(["track", "--model", "human66", "--input", bvh, "--out", join(work, "walk.csv"), "--quiet"]);
+run(["view", "--model", "human66", "--result", join(work, "walk.csv"), "--input", bvh,
+     "--out", join(work, "walk_view"), "--quiet"]);
+
+const browser = await puppeteer.launch({
+  executablePath: chromium,
+  headless: true,
+  args: ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--disable-gpu-sandbox"],
+});
+const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+async function open(dir, query, size = [1280, 720]) {
+  const page = await browser.newPage();
+  await page.setViewport({ width: size[0], height: size[1] });
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  const started = Date.now();
+  await page.goto(`${pathToFileURL(join(dir, "index.html")).href}?${query}`);
+  await page.waitForFunction(() => document.body.dataset.drawn === "1", { timeout: 60000 });
+  const loadMs = Date.now() - started;
+  await settle(page);
+  return { page, errors, loadMs };
+}
+const counts = (page) => page.evaluate(() => window.kinetrackViewer.counts());
+const dataSize = (dir) => ({ data: statSync(join(dir, "data.js")).size, meshes: statSync(join(dir, "meshes.js")).size });
+
+try {
+  // ------------------------------------------------------------------ mesh: the G1 and the person
+  {
+    const dir = join(work, "g1_view");
+    const { page, errors, loadMs } = await open(dir, "frame=100&clean=1");
+    const c = await counts(page);
+    const geoms = await page.evaluate(() => window.KINETRACK_GEOMETRY.geoms.length);
+    check(c.geoms === geoms && geoms >= 30, `mesh: every visual geom of the G1 is drawn (${c.geoms} of ${geoms}, ${c.triangles} triangles)`);
+    check(c.visibleGeoms === c.geoms && !c.skeletonVisible, `mesh: meshes shown, skeleton hidden by default (${c.visibleGeoms} visible)`);
+    check(c.notes.length === 0, `mesh: every mesh found (${c.notes.length} notes)`);
+    check(c.person === 1 && c.personVisible, `mesh: the person is drawn beside the robot (${c.person})`);
+    const frame = await page.evaluate(() => window.kinetrackViewer.state.frame);
+    check(frame === 100, `mesh: ?frame=100 opens frame 100 (${frame})`);
+    await page.screenshot({ path: join(work, "mesh_g1_person.png") });
+    matchesReference(join(work, "mesh_g1_person.png"), "mesh_g1_person.png");
+    const size = dataSize(dir);
+    console.log(`     load ${loadMs} ms; data.js ${(size.data / 1048576).toFixed(2)} MiB, meshes.js ${(size.meshes / 1048576).toFixed(2)} MiB`);
+    check(errors.length === 0, `mesh: no console errors${errors.length ? ": " + errors.join(" | ") : ""}`);
+    await page.close();
+  }
+
+  // ------------------------------------------------------------------ muscle: gait2354 with everything
+  {
+    const dir = join(work, "gait_view");
+    const { page, errors, loadMs } = await open(dir, "frame=12&clean=1");
+    const c = await counts(page);
+    check(c.geoms === 19, `muscle: the 19 bones of gait2354 are drawn (${c.geoms}, ${c.triangles} triangles)`);
+    check(c.muscles === 54 && c.muscleSegments >= 54, `muscle: 54 muscle paths drawn (${c.muscles} muscles, ${c.muscleSegments} segments)`);
+    check(c.coloured === 54, `muscle: every muscle coloured from the activation table (${c.coloured})`);
+    check(c.markers.measured >= 35 && c.markers.errors >= 25, `markers: measured and model markers with error lines (${JSON.stringify(c.markers)})`);
+    check(c.forces === 1, `forces: one ground-reaction arrow in single stance at frame 12 (${c.forces})`);
+    check(c.contact === 1 && c.com, `forces: one foot in contact, the centre of mass shown (${c.contact}, ${c.com})`);
+    await page.screenshot({ path: join(work, "muscle_gait2354.png") });
+    matchesReference(join(work, "muscle_gait2354.png"), "muscle_gait2354.png");
+    // Interactions, with the page's controls shown.
+    await page.goto(`${pathToFileURL(join(dir, "index.html")).href}?frame=12`);
+    await page.waitForFunction(() => document.body.dataset.drawn === "1", { timeout: 60000 });
+    await settle(page);
+    const before = await page.screenshot();
+    await page.click("#show-muscles");
+    await settle(page);
+    const off = await counts(page);
+    const after = await page.screenshot();
+    check(!off.musclesVisible && Buffer.compare(before, after) !== 0, "muscle: unticking 'muscles' hides the paths and changes the picture");
+    await page.click("#show-forces");
+    await settle(page);
+    check(!(await counts(page)).forcesVisible, "forces: unticking 'forces' hides the arrows");
+    await page.$eval("#timeline", (e) => { e.value = "40"; e.dispatchEvent(new Event("input")); });
+    const label = await page.$eval("#frame-label", (e) => e.textContent);
+    check(label.startsWith("frame 41/73"), `scrub: the timeline shows frame 41 ("${label}")`);
+    await page.click("#next");
+    check((await page.evaluate(() => window.kinetrackViewer.state.frame)) === 41, "step: ▶ moves one frame");
+    await page.click("#prev");
+    await page.click("#prev");
+    check((await page.evaluate(() => window.kinetrackViewer.state.frame)) === 39, "step: ◀ moves back one frame");
+    // The chart: a click at 25 % of its width seeks to the frame at 25 % of the clip.
+    const box = await (await page.$("#chart")).boundingBox();
+    await page.mouse.click(box.x + 0.25 * box.width, box.y + box.height / 2);
+    const seek = await page.evaluate(() => window.kinetrackViewer.state.frame);
+    check(Math.abs(seek - 18) <= 1, `chart: a click at a quarter of the chart seeks to frame ${seek} (≈ 18 of 73)`);
+    const series = await page.$eval("#series", (e) => e.options[e.selectedIndex].textContent);
+    check(series.startsWith("muscle activation"), `chart: a muscle's activation is charted ("${series}")`);
+    await page.evaluate(() => window.kinetrackViewer.setFrame(0));
+    await page.click("#play");
+    await new Promise((r) => setTimeout(r, 600));
+    const played = await page.evaluate(() => window.kinetrackViewer.state.frame);
+    check(played >= 5, `play: frames advance (frame ${played} after 0.6 s at 60 Hz)`);
+    const fps = await page.evaluate(() => new Promise((resolve) => {
+      const start = performance.now(), from = window.kinetrackViewer.state.rendered;
+      setTimeout(() => resolve(1000 * (window.kinetrackViewer.state.rendered - from) / (performance.now() - start)), 1000);
+    }));
+    console.log(`     gait2354 with every layer: ${fps.toFixed(0)} rendered frames/s in headless SwiftShader (software WebGL), load ${loadMs} ms`);
+    check(errors.length === 0, `muscle: no console errors${errors.length ? ": " + errors.join(" | ") : ""}`);
+    await page.close();
+  }
+
+  // ------------------------------------------------------------------ human66 tracking
+  {
+    const { page, errors } = await open(join(work, "walk_view"), "frame=150&clean=1");
+    const c = await counts(page);
+    check(c.geoms === 0 && c.skeletonVisible, "human66: no meshes, the skeleton drawn");
+    await page.screenshot({ path: join(work, "human66_tracking.png") });
+    matchesReference(join(work, "human66_tracking.png"), "human66_tracking.png");
+    check(errors.length === 0, `human66: no console errors${errors.length ? ": " + errors.join(" | ") : ""}`);
+    await page.close();
+  }
+
+  // ------------------------------------------------------------------ still: kinetrack view --png
+  {
+    const png = join(work, "still_g1.png");
+    run(["view", "--model", g1, "--result", join(work, "g1.csv"), "--input", bvh, "--person", "human66",
+         "--out", join(work, "g1_still"), "--png", "3.3333", "--png-file", png, "--quiet"]);
+    check(existsSync(png) && statSync(png).size > 10000, `still: kinetrack view --png wrote ${png}`);
+    matchesReference(png, "still_g1_frame100.png");
+    // The same frame in the page and in the still: the same picture.
+    const d = comparePng(readFileSync(png), readFileSync(join(work, "mesh_g1_person.png")), THRESHOLD);
+    check(d.differing <= MAX_DIFFERING, `still: the --png still is the page's frame 100 (${(100 * d.differing).toFixed(3)} % differ)`);
+  }
+} finally {
+  await browser.close();
+}
+console.log(`${passes} passed, ${failures} failed`);
+process.exit(failures === 0 ? 0 : 1);
