@@ -431,6 +431,10 @@ void addViewOptions(CLI::App& cmd, ViewOptions& o, bool& quiet) {
   cmd.add_option("--units", o.units, "with --input: BVH length unit, as for kinetrack track")->capture_default_str();
   cmd.add_option("--rate", o.rate, "with --input: frame rate replacing the file's, as for kinetrack track");
   cmd.add_option("--out", o.out, "output directory (created)")->required();
+  cmd.add_option("--mesh-detail", o.mesh_detail,
+                 "meshes simplified for display to this detail (m; 0 keeps every triangle)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd.add_option("--markers", o.markers, "marker trial (.trc/.c3d): measured markers, the model's, and their error");
   cmd.add_option("--loads", o.loads, "OpenSim ExternalLoads (.xml, e.g. *_grf.xml): ground reactions as arrows");
   cmd.add_option("--muscle-values", o.muscle_values,

@@ -190,14 +190,14 @@ ViewResult runView(const ViewOptions& o, const Reporter& reporter, const Model* 
   r.model_name = model.name();
   reporter.report(2, steps, o.input.empty() ? "forward kinematics" : "input and forward kinematics");
   if (o.input.empty()) {
-    r.data = viewer::buildViewerData(model, motion);
+    r.data = viewer::buildViewerData(model, motion, nullptr, nullptr, o.mesh_detail);
   } else {
     track::CaptureOptions co;
     co.units = io::parseBvhUnits(o.units);
     co.rate = o.rate;
     const track::Capture capture = track::loadCapture(o.input, co);
     const track::Retargeting plan = planOn(model, capture, o);
-    r.data = viewer::buildViewerData(model, motion, &capture, &plan);
+    r.data = viewer::buildViewerData(model, motion, &capture, &plan, o.mesh_detail);
     if (!o.person.empty()) r.data.companions.push_back(personOf(o, model, capture, &r.data));
   }
   reporter.report(3, steps, "layers");

@@ -130,7 +130,7 @@ nlohmann::json namedTree(const std::vector<std::string>& names, const std::vecto
 }  // namespace
 
 ViewerData buildViewerData(const Model& model, const io::JointTrajectory& result, const track::Capture* capture,
-                           const track::Retargeting* plan) {
+                           const track::Retargeting* plan, double mesh_cell) {
   Motion motion;
   try {
     motion.configurations = io::toConfigurations(result, model);
@@ -140,11 +140,11 @@ ViewerData buildViewerData(const Model& model, const io::JointTrajectory& result
   motion.source = result.source;
   motion.times = result.times;
   motion.gap = result.gap;
-  return buildViewerData(model, motion, capture, plan);
+  return buildViewerData(model, motion, capture, plan, mesh_cell);
 }
 
 ViewerData buildViewerData(const Model& model, const Motion& motion, const track::Capture* capture,
-                           const track::Retargeting* plan) {
+                           const track::Retargeting* plan, double mesh_cell) {
   const auto frames = static_cast<int>(motion.times.size());
   if (motion.configurations.size() != motion.times.size())
     throw InvalidArgument(motion.source + ": " + std::to_string(motion.configurations.size()) + " configurations for " +
@@ -185,7 +185,7 @@ ViewerData buildViewerData(const Model& model, const Motion& motion, const track
                        static_cast<std::size_t>(j)] =
           out.joint_units[static_cast<std::size_t>(j)] == "deg" ? v * kRadToDeg : v;
     }
-  out.geometry = viewerGeometry(model);
+  out.geometry = viewerGeometry(model, mesh_cell);
   if (capture == nullptr) return out;
   if (capture->clip.numFrames() != frames) {
     throw InvalidArgument(motion.source + " has " + std::to_string(frames) + " frames but the input " +

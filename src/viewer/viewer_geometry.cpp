@@ -1,7 +1,12 @@
 // The model's visual geometry for the page: every drawn geom in its link's frame, each mesh file
 // read once into float32 vertices and uint32 triangles, and meshes.js that carries them.
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "blob.hpp"
 #include "kinetrack/core/errors.hpp"
@@ -17,7 +22,48 @@ std::size_t ViewerGeometry::triangles() const {
   return n;
 }
 
-ViewerGeometry viewerGeometry(const Model& model) {
+ViewerMesh simplifyMesh(const ViewerMesh& mesh, double cell) {
+  if (!(cell > 0.0)) return mesh;
+  struct Key {
+    std::int64_t x, y, z;
+    bool operator<(const Key& o) const { return std::tie(x, y, z) < std::tie(o.x, o.y, o.z); }
+  };
+  ViewerMesh out;
+  out.file = mesh.file;
+  std::map<Key, std::uint32_t> slot;
+  std::vector<std::uint32_t> remap(mesh.vertices.size() / 3);
+  std::vector<double> sum;
+  std::vector<int> count;
+  for (std::size_t v = 0; v < remap.size(); ++v) {
+    const Key k{static_cast<std::int64_t>(std::floor(mesh.vertices[3 * v] / cell)),
+                static_cast<std::int64_t>(std::floor(mesh.vertices[3 * v + 1] / cell)),
+                static_cast<std::int64_t>(std::floor(mesh.vertices[3 * v + 2] / cell))};
+    const auto [it, inserted] = slot.try_emplace(k, static_cast<std::uint32_t>(count.size()));
+    if (inserted) {
+      sum.insert(sum.end(), {0.0, 0.0, 0.0});
+      count.push_back(0);
+    }
+    remap[v] = it->second;
+    for (std::size_t c = 0; c < 3; ++c) sum[3 * it->second + c] += mesh.vertices[3 * v + c];
+    ++count[it->second];
+  }
+  out.vertices.resize(sum.size());
+  for (std::size_t i = 0; i < sum.size(); ++i) out.vertices[i] = static_cast<float>(sum[i] / count[i / 3]);
+  std::set<std::array<std::uint32_t, 3>> seen;
+  for (std::size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
+    const std::array<std::uint32_t, 3> tri = {remap[mesh.indices[t]], remap[mesh.indices[t + 1]], remap[mesh.indices[t + 2]]};
+    if (tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2]) continue;
+    // Two triangles on the same three clusters: keep both only when they face opposite ways
+    // (a thin shell's two sides); the same triangle twice is drawn once.
+    std::array<std::uint32_t, 3> oriented = tri;
+    std::rotate(oriented.begin(), std::min_element(oriented.begin(), oriented.end()), oriented.end());
+    if (!seen.insert(oriented).second) continue;
+    out.indices.insert(out.indices.end(), tri.begin(), tri.end());
+  }
+  return out;
+}
+
+ViewerGeometry viewerGeometry(const Model& model, double cell) {
   ViewerGeometry out;
   std::map<std::string, int> mesh_index;  // path → index, −1 when it could not be read
   for (const Geom& g : model.geoms()) {
@@ -45,7 +91,9 @@ ViewerGeometry viewerGeometry(const Model& model) {
           for (const auto& t : mesh.triangles)
             for (const int i : t) m.indices.push_back(static_cast<std::uint32_t>(i));
           it->second = static_cast<int>(out.meshes.size());
-          out.meshes.push_back(std::move(m));
+          // The cell in the file's units: the drawn size over the geom's largest scale.
+          const double scale = g.size.cwiseAbs().maxCoeff();
+          out.meshes.push_back(cell > 0.0 && scale > 0.0 ? simplifyMesh(m, cell / scale) : std::move(m));
         } catch (const std::exception& e) {
           out.notes.push_back("mesh '" + g.mesh + "' of link '" + model.linkName(g.link) + "': " + e.what() +
                               "; not drawn (the skeleton shows the link)");

@@ -100,6 +100,16 @@ async function open(dir, query, size = [1280, 720]) {
   return { page, errors, loadMs };
 }
 const counts = (page) => page.evaluate(() => window.kinetrackViewer.counts());
+// The page's own cost of a frame change (poses, layers, chart; not drawing) over 200 frames, and
+// the frames per second the browser draws the scene at for one second.
+const measure = (page) => page.evaluate(() => new Promise((resolve) => {
+  const v = window.kinetrackViewer, n = v.state.frames;
+  const t0 = performance.now();
+  for (let k = 0; k < 200; ++k) v.setFrame(k % n);
+  const updateMs = (performance.now() - t0) / 200;
+  const start = performance.now(), from = v.state.rendered;
+  setTimeout(() => resolve({ updateMs, fps: 1000 * (v.state.rendered - from) / (performance.now() - start) }), 1000);
+}));
 const dataSize = (dir) => ({ data: statSync(join(dir, "data.js")).size, meshes: statSync(join(dir, "meshes.js")).size });
 
 try {
@@ -118,7 +128,9 @@ try {
     await page.screenshot({ path: join(work, "mesh_g1_person.png") });
     matchesReference(join(work, "mesh_g1_person.png"), "mesh_g1_person.png");
     const size = dataSize(dir);
-    console.log(`     load ${loadMs} ms; data.js ${(size.data / 1048576).toFixed(2)} MiB, meshes.js ${(size.meshes / 1048576).toFixed(2)} MiB`);
+    const perf = await measure(page);
+    console.log(`     G1 + person: load ${loadMs} ms; data.js ${(size.data / 1048576).toFixed(2)} MiB, meshes.js ${(size.meshes / 1048576).toFixed(2)} MiB; frame update ${perf.updateMs.toFixed(2)} ms, ${perf.fps.toFixed(0)} frames/s drawn (${c.triangles} triangles, software WebGL)`);
+    check(perf.updateMs < 4, `mesh: moving the G1 and the person to a new frame takes ${perf.updateMs.toFixed(2)} ms (< 4 ms)`);
     check(errors.length === 0, `mesh: no console errors${errors.length ? ": " + errors.join(" | ") : ""}`);
     await page.close();
   }
@@ -169,11 +181,11 @@ try {
     await new Promise((r) => setTimeout(r, 600));
     const played = await page.evaluate(() => window.kinetrackViewer.state.frame);
     check(played >= 5, `play: frames advance (frame ${played} after 0.6 s at 60 Hz)`);
-    const fps = await page.evaluate(() => new Promise((resolve) => {
-      const start = performance.now(), from = window.kinetrackViewer.state.rendered;
-      setTimeout(() => resolve(1000 * (window.kinetrackViewer.state.rendered - from) / (performance.now() - start)), 1000);
-    }));
-    console.log(`     gait2354 with every layer: ${fps.toFixed(0)} rendered frames/s in headless SwiftShader (software WebGL), load ${loadMs} ms`);
+    await page.click("#play");  // pause
+    for (const name of ["muscles", "forces"]) await page.click(`#show-${name}`);  // every layer back on
+    const perf = await measure(page);
+    console.log(`     gait2354, every layer: frame update ${perf.updateMs.toFixed(2)} ms, ${perf.fps.toFixed(0)} frames/s drawn in headless SwiftShader (software WebGL), load ${loadMs} ms`);
+    check(perf.updateMs < 4, `muscle: moving every layer to a new frame takes ${perf.updateMs.toFixed(2)} ms (< 4 ms: 60 fps leaves 16.7)`);
     check(errors.length === 0, `muscle: no console errors${errors.length ? ": " + errors.join(" | ") : ""}`);
     await page.close();
   }

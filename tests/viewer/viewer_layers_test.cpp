@@ -22,6 +22,7 @@
 #include "kinetrack/io/capture/marker_file.hpp"
 #include "kinetrack/io/model/collision_geometry.hpp"
 #include "kinetrack/io/model/external_loads.hpp"
+#include "kinetrack/io/model/mesh.hpp"
 #include "kinetrack/io/model/mjcf.hpp"
 #include "kinetrack/io/model/opensim_model.hpp"
 #include "kinetrack/io/model/opensim_muscles.hpp"
@@ -117,6 +118,32 @@ TEST(ViewerGeometry, G1MeshesAreWhereMujocoDrawsThem) {
   }
   EXPECT_GE(compared, 5 * 20);
   EXPECT_LT(worst, 2e-5) << "metres; float32 vertices";  // MuJoCo's vertices are float, ours too
+}
+
+// Vertex clustering keeps a surface within a cell of where it was and drops what collapses.
+TEST(ViewerGeometry, SimplifiedMeshesStayWithinACellOfTheOriginal) {
+  KINETRACK_REQUIRE_SHARED(stl, "models/unitree/g1/meshes/left_rubber_hand.STL");
+  const io::TriangleMesh hand = io::loadMesh(stl);
+  viewer::ViewerMesh full;
+  for (const Vector3d& v : hand.vertices)
+    for (int k = 0; k < 3; ++k) full.vertices.push_back(static_cast<float>(v[k]));
+  for (const auto& t : hand.triangles)
+    for (const int i : t) full.indices.push_back(static_cast<std::uint32_t>(i));
+  EXPECT_EQ(viewer::simplifyMesh(full, 0.0).indices, full.indices);
+  const double cell = 0.003;
+  const viewer::ViewerMesh s = viewer::simplifyMesh(full, cell);
+  EXPECT_LT(s.indices.size(), full.indices.size() / 2) << "a 3 mm cell halves the hand at least";
+  EXPECT_GT(s.indices.size(), full.indices.size() / 20);
+  // Every simplified vertex is the mean of a cell's vertices: within the cell's diagonal of one.
+  double worst = 0.0;
+  for (std::size_t v = 0; v < s.vertices.size(); v += 3) {
+    const Vector3d p(s.vertices[v], s.vertices[v + 1], s.vertices[v + 2]);
+    double nearest = 1e9;
+    for (const Vector3d& q : hand.vertices) nearest = std::min(nearest, (p - q).norm());
+    worst = std::max(worst, nearest);
+  }
+  EXPECT_LT(worst, cell * std::sqrt(3.0));
+  for (const std::uint32_t i : s.indices) ASSERT_LT(i, s.vertices.size() / 3);
 }
 
 TEST(ViewerGeometry, UrdfAndMjcfOfTheG1DrawTheSameMeshes) {

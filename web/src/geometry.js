@@ -39,9 +39,11 @@ export class ModelGeometry {
       const shape = g.mesh >= 0 ? buffers[g.mesh] : primitive(g);
       if (!shape || !this.linkGroups[g.link]) continue;
       const [r, gr, b, a] = g.rgba;
-      const material = new THREE.MeshStandardMaterial({
-        color: new THREE.Color(r, gr, b), roughness: 0.55, metalness: 0.1,
-        transparent: a < 1, opacity: a, side: THREE.DoubleSide,
+      // Lambert: a third of the standard material's cost in a software renderer, and bones and
+      // robot shells look the same under the page's two lights.
+      const material = new THREE.MeshLambertMaterial({
+        color: new THREE.Color(r, gr, b),
+        transparent: a < 1, opacity: a, side: THREE.FrontSide, // closed meshes: their back faces are never seen
       });
       const mesh = new THREE.Mesh(shape, material);
       mesh.position.fromArray(g.position);

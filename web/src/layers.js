@@ -84,7 +84,7 @@ export class MuscleLayer {
 
 function instanced(parent, count, radius, colour) {
   const mesh = new THREE.InstancedMesh(new THREE.SphereGeometry(radius, 12, 8),
-    new THREE.MeshStandardMaterial({ color: colour, roughness: 0.4 }), Math.max(count, 1));
+    new THREE.MeshLambertMaterial({ color: colour }), Math.max(count, 1));
   mesh.frustumCulled = false;
   parent.add(mesh);
   return mesh;
@@ -219,7 +219,7 @@ export class BodyLayer {
     this.contactGroup.name = "contact";
     parent.add(this.comGroup, this.contactGroup);
     this.ball = new THREE.Mesh(new THREE.SphereGeometry(0.035, 20, 14),
-      new THREE.MeshStandardMaterial({ color: 0xffc400, emissive: 0x402800 }));
+      new THREE.MeshLambertMaterial({ color: 0xffc400, emissive: 0x402800 }));
     this.drop = new THREE.Line(new THREE.BufferGeometry().setFromPoints([new THREE.Vector3(), new THREE.Vector3()]),
       new THREE.LineDashedMaterial({ color: 0xffc400, dashSize: 0.03, gapSize: 0.02 }));
     this.comGroup.add(this.ball, this.drop);

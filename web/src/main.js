@@ -18,7 +18,22 @@ import { connect } from "./live.js";
 const $ = (id) => document.getElementById(id);
 
 const container = $("view");
-const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+// Antialiasing costs a software renderer (SwiftShader, a machine without a GPU) half its frame
+// rate: it is kept for GPUs only (?aa=1 forces it, ?aa=0 turns it off).
+function softwareRenderer() {
+  try {
+    const gl = document.createElement("canvas").getContext("webgl2") || document.createElement("canvas").getContext("webgl");
+    const info = gl && gl.getExtension("WEBGL_debug_renderer_info");
+    const name = info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : "";
+    gl?.getExtension("WEBGL_lose_context")?.loseContext();
+    return /swiftshader|llvmpipe|software/i.test(name);
+  } catch {
+    return false;
+  }
+}
+const aaParam = new URLSearchParams(window.location.search).get("aa");
+const software = softwareRenderer();
+const renderer = new THREE.WebGLRenderer({ antialias: aaParam === null ? !software : aaParam === "1", preserveDrawingBuffer: true });
 renderer.setPixelRatio(window.devicePixelRatio);
 container.appendChild(renderer.domElement);
 const scene = new THREE.Scene();

@@ -33,7 +33,7 @@ export class Skeleton {
     const sphere = new THREE.SphereGeometry(0.022, 16, 12);
     const cylinder = new THREE.CylinderGeometry(0.018, 0.018, 1, 12, 1);
     links.forEach((link, i) => {
-      const joint = new THREE.Mesh(sphere, new THREE.MeshStandardMaterial({ color: colour || BASE, roughness: 0.6 }));
+      const joint = new THREE.Mesh(sphere, new THREE.MeshLambertMaterial({ color: colour || BASE }));
       joint.userData.link = link.name;
       this.group.add(joint);
       this.joints.push(joint);

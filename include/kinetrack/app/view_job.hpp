@@ -18,6 +18,9 @@ struct ViewOptions {
   std::string map, calibration, units = "auto";
   double rate = 0.0;
   std::string out;  ///< the viewer directory
+  /// Meshes simplified for display by vertex clustering on cubes of this edge (m; 0: every
+  /// triangle): viewer::viewerGeometry.
+  double mesh_detail = 0.003;
   // Layers.
   bool muscles = true;        ///< an .osim model's muscle paths (when it has muscles)
   std::string muscle_values;  ///< .sto of activations or forces colouring them (static optimisation)
