@@ -19,8 +19,8 @@ py::dict writeViewerPy(const Model& model, py::object result, const std::string&
                        const std::optional<std::string>& model_file, const std::optional<std::string>& markers,
                        const std::optional<std::string>& loads, const std::optional<std::string>& muscle_values,
                        bool muscles, const std::optional<std::string>& person, double person_offset,
-                       std::optional<double> png, const std::optional<std::string>& png_file,
-                       std::pair<int, int> size, const std::string& layers) {
+                       std::optional<double> png, const std::optional<std::string>& png_file, std::pair<int, int> size,
+                       const std::string& layers) {
   app::ViewOptions o;
   o.out = out;
   o.input = input.value_or("");

@@ -16,6 +16,7 @@
 
 #include "kinetrack/app/label_job.hpp"
 #include "kinetrack/app/track_job.hpp"
+#include "kinetrack/app/view_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/ik/feasible.hpp"
@@ -27,6 +28,7 @@
 #include "kinetrack/track/marker_trial.hpp"
 #include "kinetrack/track/pipeline.hpp"
 #include "kinetrack/track/segment_pairs.hpp"
+#include "kinetrack/viewer/viewer.hpp"
 
 namespace kinetrack::app {
 namespace {
@@ -254,7 +256,8 @@ std::string serveBannerText(const ServeOptions& o, const stream::Server& server)
   const stream::ServerOptions& so = o.server;
   std::string x = fmt::format("kinetrack serve: {} mode, WebSocket ws://{}:{}/", o.interactive ? "interactive" : "live",
                               so.host, server.wsPort());
-  if (!so.http_root.empty()) x += fmt::format(" (viewer http://{}:{}/?ws=auto)", so.host, server.wsPort());
+  if (!so.http_root.empty() || viewer::bundled())
+    x += fmt::format(" (viewer http://{}:{}/?ws=auto)", so.host, server.wsPort());
   if (!o.interactive) {
     const bool imus = o.imus || !o.imu_setup.empty(), markers = !o.markerset.empty();
     x += fmt::format(", {} UDP {}:{} ({})",
@@ -273,6 +276,21 @@ std::string latencyCsv(const std::vector<stream::LatencyRecord>& records) {
   return out;
 }
 
+namespace {
+
+// The page the server serves from memory: the bundled viewer (unless --http-root gives another)
+// and the model's geometry (meshes.js), so that a browser at http://host:port/?ws=auto draws
+// the streamed model with its meshes.
+stream::ServerOptions withViewerFiles(stream::ServerOptions so, const Model& model) {
+  if (!viewer::bundled()) return so;
+  if (so.http_root.empty())
+    for (const viewer::Asset& a : viewer::assets()) so.files["/" + std::string(a.name)] = std::string(a.text);
+  so.files["/meshes.js"] = viewer::geometryScript(viewer::viewerGeometry(model, ViewOptions{}.mesh_detail));
+  return so;
+}
+
+}  // namespace
+
 std::unique_ptr<stream::Server> makeServer(const ServeOptions& cfg, const Reporter& reporter) {
   if (cfg.server.queue_depth < 1) throw InvalidArgument("--queue must be >= 1");
   if (cfg.server.ws_port < 0 || cfg.server.ws_port > 65535 || cfg.server.udp_port < 0 || cfg.server.udp_port > 65535)
@@ -287,15 +305,19 @@ std::unique_ptr<stream::Server> makeServer(const ServeOptions& cfg, const Report
     // --retarget on the iCub: the robot's coupled shoulder/forearm rows (hard limits of the
     // pin-and-drag IK) and velocity limits, as `kinetrack retarget` uses them.
     if (cfg.retarget && isIcub(model)) model = icubForRetargeting(model);
-    server = std::make_unique<stream::Server>(model, standingPose(model), so);
+    server = std::make_unique<stream::Server>(model, standingPose(model), withViewerFiles(so, model));
   } else if (cfg.imus || !cfg.imu_setup.empty()) {
     if (!cfg.layout.empty() || !cfg.markerset.empty())
       throw InvalidArgument("--imus tracks IMU orientations: no --layout or --markerset");
-    server = std::make_unique<stream::Server>(imuInput(cfg, reporter), so);
+    auto input = imuInput(cfg, reporter);
+    const stream::ServerOptions files = withViewerFiles(so, input->model());
+    server = std::make_unique<stream::Server>(std::move(input), files);
   } else if (!cfg.markerset.empty()) {
     if (!cfg.layout.empty())
       throw InvalidArgument("--layout (segment poses) and --markerset (markers): one or the other");
-    server = std::make_unique<stream::Server>(markerInput(cfg, reporter), so);
+    auto input = markerInput(cfg, reporter);
+    const stream::ServerOptions files = withViewerFiles(so, input->model());
+    server = std::make_unique<stream::Server>(std::move(input), files);
   } else {
     if (cfg.layout.empty())
       throw InvalidArgument(
@@ -333,7 +355,8 @@ std::unique_ptr<stream::Server> makeServer(const ServeOptions& cfg, const Report
     setSolver(to, cfg.solver);
     const double rate = cfg.rate > 0.0 ? cfg.rate : 1.0 / track::meanFrameInterval(capture.clip);
     auto live = std::make_unique<stream::LiveTracker>(setup, capture.clip.segment_names, to, rate);
-    server = std::make_unique<stream::Server>(std::move(live), so);
+    const stream::ServerOptions files = withViewerFiles(so, live->model());
+    server = std::make_unique<stream::Server>(std::move(live), files);
   }
   return server;
 }

@@ -421,10 +421,15 @@ std::string helloJson(const Model& model, const std::string& model_name, bool in
     const LinkId parent = model.parent(LinkId(l));
     links.push_back({{"name", model.linkName(LinkId(l))}, {"parent", l == 0 ? -1 : parent.value}});
   }
+  const Vector3d& u = model.up();
+  const nlohmann::json up = {u.x() + 0.0, u.y() + 0.0, u.z() + 0.0};
+  std::vector<int> slides;  // links moved by a prismatic joint: no bone is drawn to them
+  for (int j = 0; j < model.numJoints(); ++j)
+    if (model.jointType(JointId(j)) == JointType::Prismatic) slides.push_back(j + 1);
   nlohmann::json j = {{"type", "hello"},
                       {"version", 1},
                       {"mode", interactive ? "interactive" : "live"},
-                      {"model", {{"name", model_name}, {"links", links}}},
+                      {"model", {{"name", model_name}, {"links", links}, {"up", up}, {"slides", slides}}},
                       {"joint_names", model.jointNames()},
                       {"rate_hz", rate_hz}};
   if (!interactive) {

@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -251,13 +252,19 @@ struct HttpSession : std::enable_shared_from_this<HttpSession> {
   void respond() {
     if (req.method() != http::verb::get && req.method() != http::verb::head)
       return text(http::status::bad_request, "only GET and HEAD\n");
-    if (srv.options.http_root.empty())
-      return text(http::status::not_found, "no --http-root: this server speaks WebSocket only\n");
     std::string target(req.target());
     target = target.substr(0, target.find_first_of("?#"));
     if (target.empty() || target.front() != '/' || target.find("..") != std::string::npos)
       return text(http::status::bad_request, "bad path\n");
     if (target.back() == '/') target += "index.html";
+    if (const auto it = srv.options.files.find(target); it != srv.options.files.end()) {
+      http::response<http::string_body> res{http::status::ok, req.version()};
+      res.set(http::field::content_type, std::string(mimeType(target)));
+      res.body() = it->second;
+      return send(std::move(res));
+    }
+    if (srv.options.http_root.empty())
+      return text(http::status::not_found, "no --http-root: this server speaks WebSocket only\n");
     const std::string path = srv.options.http_root + target;
     http::file_body::value_type file;
     beast::error_code ec;
@@ -525,12 +532,22 @@ void Server::Impl::accept() {
   });
 }
 
+namespace {
+// The hello names the model's geometry script when the server serves one (options.files).
+std::string withGeometry(const std::string& hello, const ServerOptions& options) {
+  if (!options.files.count("/meshes.js")) return hello;
+  nlohmann::json j = nlohmann::json::parse(hello);
+  j["geometry"] = "/meshes.js";
+  return j.dump();
+}
+}  // namespace
+
 Server::Server(std::unique_ptr<LiveInput> tracker, const ServerOptions& options) : impl_(std::make_unique<Impl>()) {
   if (!tracker) throw InvalidArgument("serve: no tracker");
   impl_->options = options;
   impl_->live = std::move(tracker);
   impl_->message_capacity = impl_->live->frameCapacity();
-  impl_->hello = impl_->live->hello(options.model_name);
+  impl_->hello = withGeometry(impl_->live->hello(options.model_name), options);
   impl_->records.reserve(options.latency_records);
   impl_->openSockets();
 }
@@ -549,9 +566,11 @@ Server::Server(const Model& model, const Configuration& initial, const ServerOpt
   const Model& m = *impl_->model;
   impl_->message_capacity = 1024 + 32 * static_cast<std::size_t>(m.numJoints() + 7) +
                             200 * static_cast<std::size_t>(m.numLinks()) + 64 * static_cast<std::size_t>(m.numFrames());
-  impl_->hello = helloJson(m, options.model_name, true, options.interactive_rate);
+  impl_->hello = withGeometry(helloJson(m, options.model_name, true, options.interactive_rate), options);
   impl_->openSockets();
 }
+
+const Model& Server::model() const { return impl_->theModel(); }
 
 Server::~Server() {
   if (impl_->udp_fd >= 0) ::close(impl_->udp_fd);

@@ -51,7 +51,8 @@ ViewerMesh simplifyMesh(const ViewerMesh& mesh, double cell) {
   for (std::size_t i = 0; i < sum.size(); ++i) out.vertices[i] = static_cast<float>(sum[i] / count[i / 3]);
   std::set<std::array<std::uint32_t, 3>> seen;
   for (std::size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
-    const std::array<std::uint32_t, 3> tri = {remap[mesh.indices[t]], remap[mesh.indices[t + 1]], remap[mesh.indices[t + 2]]};
+    const std::array<std::uint32_t, 3> tri = {remap[mesh.indices[t]], remap[mesh.indices[t + 1]],
+                                              remap[mesh.indices[t + 2]]};
     if (tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2]) continue;
     // Two triangles on the same three clusters: keep both only when they face opposite ways
     // (a thin shell's two sides); the same triangle twice is drawn once.

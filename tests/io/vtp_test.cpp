@@ -48,7 +48,8 @@ std::string binaryArray(const std::vector<T>& values) {
 const char* kPoints = "0 0 0  1 0 0  1 1 0  0 1 0  1 2 0  0 2 0";
 
 std::string asciiVtp(const std::string& compressor = "") {
-  return std::string("<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\"") +
+  return std::string(
+             "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\"") +
          (compressor.empty() ? "" : " compressor=\"" + compressor + "\"") +
          ">\n<PolyData>\n<Piece NumberOfPoints=\"6\" NumberOfPolys=\"1\" NumberOfStrips=\"1\">\n"
          "<Points><DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">" +

@@ -94,7 +94,7 @@ TEST(ViewerGeometry, G1MeshesAreWhereMujocoDrawsThem) {
       ASSERT_GE(it->mesh, 0) << name;
       const Transform& L = data.link[static_cast<std::size_t>(it->link)];
       const Matrix3d R = L.R * so3::fromQuaternionWxyz(Eigen::Vector4d(it->quaternion[3], it->quaternion[0],
-                                                                         it->quaternion[1], it->quaternion[2]));
+                                                                       it->quaternion[1], it->quaternion[2]));
       const Vector3d p = L.R * it->position + L.p;
       Vector3d lo = Vector3d::Constant(1e9), hi = Vector3d::Constant(-1e9);
       const auto& verts = g.meshes[static_cast<std::size_t>(it->mesh)].vertices;
@@ -172,7 +172,8 @@ TEST(ViewerGeometry, OpenSimBonesAreVisualGeomsFoundInGeometryFolders) {
     ++visual;
   }
   EXPECT_EQ(visual, 19);
-  const auto pelvis = std::find_if(m.geoms().begin(), m.geoms().end(), [](const Geom& g) { return g.name == "pelvis_geom_1"; });
+  const auto pelvis =
+      std::find_if(m.geoms().begin(), m.geoms().end(), [](const Geom& g) { return g.name == "pelvis_geom_1"; });
   ASSERT_NE(pelvis, m.geoms().end());
   EXPECT_NEAR(pelvis->size.x(), 1.02458, 1e-12) << "the scaled model's scale factors";
   EXPECT_EQ(m.linkName(pelvis->link), "pelvis");
@@ -237,8 +238,8 @@ DrawnVsTrue drawnAgainstTrueLengths(const std::string& path, const std::string& 
       const int n = L.count[static_cast<std::size_t>(f) * nm + mu];
       double length = 0.0;
       for (int k = 0; k + 1 < n; ++k) {
-        const std::size_t s = static_cast<std::size_t>(f) * static_cast<std::size_t>(L.slots) +
-                              static_cast<std::size_t>(L.first[mu] + k);
+        const std::size_t s =
+            static_cast<std::size_t>(f) * static_cast<std::size_t>(L.slots) + static_cast<std::size_t>(L.first[mu] + k);
         length += (at(L.points, s + 1) - at(L.points, s)).norm();
       }
       const double truth = work.length(static_cast<Eigen::Index>(mu));
@@ -287,8 +288,9 @@ TEST(ViewerLayers, MuscleValuesComeFromTheTableAtTheMotionTimes) {
     if (it == L.names.end()) continue;
     const auto m = static_cast<std::size_t>(it - L.names.begin());
     for (int r = 0; r < static_cast<int>(values.times.size()); r += 2) {
-      const auto f = std::find_if(motion.times.begin(), motion.times.end(),
-                                  [&](double t) { return std::abs(t - values.times[static_cast<std::size_t>(r)]) < 1e-5; });
+      const auto f = std::find_if(motion.times.begin(), motion.times.end(), [&](double t) {
+        return std::abs(t - values.times[static_cast<std::size_t>(r)]) < 1e-5;
+      });
       if (f == motion.times.end()) continue;
       // The motion's times lie 2e-7 s from the table's (written with other digits): interpolated.
       EXPECT_NEAR(L.values[static_cast<std::size_t>(f - motion.times.begin()) * nm + m],
@@ -336,9 +338,9 @@ TEST(ViewerLayers, ForcesMarkersAndTheCentreOfMassMatchTheirSources) {
   Data kin(m);
   const std::size_t nmk = trial.names.size();
   for (int f = 0; f < data.numFrames(); f += 9) {
-    const auto row = static_cast<int>(std::lower_bound(trial.times.begin(), trial.times.end(),
-                                                       motion.times[static_cast<std::size_t>(f)] - 1e-6) -
-                                      trial.times.begin());
+    const auto row = static_cast<int>(
+        std::lower_bound(trial.times.begin(), trial.times.end(), motion.times[static_cast<std::size_t>(f)] - 1e-6) -
+        trial.times.begin());
     ASSERT_LT(row, trial.numFrames());
     framesForwardKinematics(m, kin, motion.configurations[static_cast<std::size_t>(f)]);
     for (std::size_t k = 0; k < nmk; ++k) {
@@ -397,12 +399,18 @@ std::vector<unsigned char> unbase64(const std::string& s) {
   int bits = 0;
   for (const char c : s) {
     int v = -1;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
-    else continue;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    else
+      continue;
     acc = (acc << 6) | static_cast<unsigned>(v);
     bits += 6;
     if (bits >= 8) {
@@ -460,7 +468,8 @@ TEST(ViewerCli, ShowsAnOpenSimMotionUpright) {
   auto bad = runCli({"view", "--model", "human66", "--result", mot, "--out", dir.file("w")});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find(".osim"), std::string::npos) << bad.err;
-  bad = runCli({"view", "--model", path, "--result", mot, "--muscle-values", dir.file("none.sto"), "--out", dir.file("w")});
+  bad = runCli(
+      {"view", "--model", path, "--result", mot, "--muscle-values", dir.file("none.sto"), "--out", dir.file("w")});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("none.sto"), std::string::npos) << bad.err;
   bad = runCli({"view", "--model", path, "--result", mot, "--person", "human66", "--out", dir.file("w")});

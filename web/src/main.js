@@ -470,9 +470,7 @@ function tick() {
 // ---------------------------------------------------------------- live / interactive mode
 function startLive(url) {
   state.mode = "live";
-  $("play").classList.add("hidden");
-  $("speed").classList.add("hidden");
-  $("timeline").classList.add("hidden");
+  for (const id of ["play", "speed", "timeline", "prev", "next", "webm"]) $(id).classList.add("hidden");
   $("status").textContent = `connecting to ${url}`;
   const latencies = [];
   let centred = false;
@@ -485,6 +483,29 @@ function startLive(url) {
       state.skeleton = new Skeleton(world, hello.model.links, hello.model.slides || []);
       state.skeleton.showInput($("show-input").checked);
       $("title").textContent = `${hello.model.name} — ${state.mode} (${url})`;
+      $("layer-geometry").classList.add("hidden");
+      if (hello.geometry) {
+        // The model's meshes, served by the same server (http on the WebSocket's host and port).
+        const http = url.replace(/^ws/, "http").replace(/\/$/, "");
+        loadScript(`${http}${hello.geometry}`).then((ok) => {
+          if (!ok || !window.KINETRACK_GEOMETRY) return;
+          const geometry = decodeGeometry(window.KINETRACK_GEOMETRY, window.KINETRACK_GEOMETRY_BLOB);
+          if (!geometry.geoms.length) return;
+          state.geometry?.dispose(world);
+          state.geometry = new ModelGeometry(world, hello.model.links, geometry);
+          state.notes = geometry.notes;
+          $("layer-geometry").classList.remove("hidden");
+          // Interactive mode picks links on the skeleton: it stays shown there.
+          if (state.mode !== "interactive") $("show-skeleton").checked = false;
+          applyLayers();
+          if (state.lastLinks) state.geometry.setProtocolPoses(state.lastLinks);
+          world.updateMatrixWorld(true);
+          const box = new THREE.Box3().expandByObject(state.geometry.group);
+          if (!box.isEmpty()) state.ground = Math.min(state.ground, box.min.z);
+          fitCamera();
+          frameTo(modelCentre());
+        });
+      }
       $("status").textContent = state.mode === "interactive"
         ? "click a link to pin it, drag a link to move it"
         : "live";
@@ -497,10 +518,15 @@ function startLive(url) {
       if (!state.skeleton) return;
       state.received += 1;
       state.skeleton.setPoses(frame.links);
+      state.lastLinks = frame.links;
+      state.geometry?.setProtocolPoses(frame.links);
       state.skeleton.setTargets(frame.targets || []);
       state.skeleton.setRoles(frame.pins || [], frame.drags || []);
       if (!centred || ($("follow").checked && state.mode === "live")) {
-        if (!centred) state.ground = groundOf(frame.links.flatMap((l) => l.slice(0, 3)), state.up).height; // the first frame's feet
+        if (!centred) {
+          state.ground = groundOf(frame.links.flatMap((l) => l.slice(0, 3)), state.up).height; // the first frame's feet
+          fitCamera();
+        }
         frameTo(modelCentre());
         centred = true;
       }
@@ -570,6 +596,17 @@ function enableInteraction(session) {
   el.addEventListener("pointercancel", finish);
 }
 
+// Loads a script (data.js, meshes.js): scripts load from file:// where fetch does not.
+function loadScript(src) {
+  return new Promise((resolve) => {
+    const script = document.createElement("script");
+    script.src = src;
+    script.onload = () => resolve(true);
+    script.onerror = () => resolve(false);
+    document.head.appendChild(script);
+  });
+}
+
 // ---------------------------------------------------------------- start
 for (const name of LAYERS) $(`show-${name}`).addEventListener("change", applyLayers);
 const ws = params.get("ws");
@@ -579,19 +616,12 @@ if (ws) {
 } else {
   // data.js sets window.KINETRACK_DATA (and its blob), meshes.js the model's geometry; loaded as
   // scripts so that file:// works.
-  const load = (src) => new Promise((resolve) => {
-    const script = document.createElement("script");
-    script.src = src;
-    script.onload = () => resolve(true);
-    script.onerror = () => resolve(false);
-    document.head.appendChild(script);
-  });
   (async () => {
-    if (!(await load(params.get("data") || "data.js"))) {
+    if (!(await loadScript(params.get("data") || "data.js"))) {
       $("status").textContent = "no data.js next to this page: write one with `kinetrack view`, or open ?ws=auto";
       return;
     }
-    await load(params.get("meshes") || "meshes.js");
+    await loadScript(params.get("meshes") || "meshes.js");
     if (!window.KINETRACK_DATA) {
       $("status").textContent = "data.js did not define KINETRACK_DATA";
       return;

@@ -8,6 +8,7 @@
 // message and counts it.
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct ServerOptions {
   int udp_port = kMxtpDefaultPort;  ///< MXTP input (0: any free port)
   std::string udp_out;              ///< "host:port" for joint states over UDP (JSON), empty: none
   std::string http_root;            ///< static files (GET / → index.html), empty: none
+  /// Files served from memory before http_root (path → body: the bundled page, "/meshes.js" the
+  /// model's geometry, which the hello then names as "geometry").
+  std::map<std::string, std::string> files;
   std::string model_name = "human66";
   int queue_depth = 32;             ///< messages per client before drops
   double interactive_rate = 60.0;   ///< Hz of the pin-and-drag loop
@@ -60,6 +64,8 @@ class Server {
 
   [[nodiscard]] int wsPort() const;
   [[nodiscard]] int udpPort() const;
+  /// The model the server streams (live: its tracker's; interactive: its own).
+  [[nodiscard]] const Model& model() const;
   /// Runs until stop(), SIGINT/SIGTERM (when `handle_signals`) or options.duration.
   ServerSummary run(bool handle_signals = true);
   /// Thread-safe; run() returns soon after.
