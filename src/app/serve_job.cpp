@@ -16,13 +16,14 @@
 
 #include "kinetrack/app/label_job.hpp"
 #include "kinetrack/app/track_job.hpp"
-#include "kinetrack/app/view_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/ik/feasible.hpp"
 #include "kinetrack/io/model/opensense_setup.hpp"
+#include "kinetrack/io/model/opensim_muscles.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
 #include "kinetrack/model/icub.hpp"
+#include "kinetrack/muscles/muscle_paths.hpp"
 #include "kinetrack/stream/client.hpp"
 #include "kinetrack/subject/marker_calibration.hpp"
 #include "kinetrack/track/marker_trial.hpp"
@@ -281,11 +282,18 @@ namespace {
 // The page the server serves from memory: the bundled viewer (unless --http-root gives another)
 // and the model's geometry (meshes.js), so that a browser at http://host:port/?ws=auto draws
 // the streamed model with its meshes.
-stream::ServerOptions withViewerFiles(stream::ServerOptions so, const Model& model) {
+stream::ServerOptions withViewerFiles(stream::ServerOptions so, const Model& model, const std::string& model_file) {
+  // An OpenSim model's muscles: their paths go out with every frame.
+  if (hasSuffix(model_file, ".osim")) {
+    io::OpenSimMuscleSet set = io::readOpenSimMuscles(model_file);
+    if (!set.muscles.empty())
+      so.muscles = std::make_shared<const muscles::MusclePaths>(
+          std::make_shared<const io::OpenSimModel>(io::readOpenSimModel(model_file)), std::move(set));
+  }
   if (!viewer::bundled()) return so;
   if (so.http_root.empty())
     for (const viewer::Asset& a : viewer::assets()) so.files["/" + std::string(a.name)] = std::string(a.text);
-  so.files["/meshes.js"] = viewer::geometryScript(viewer::viewerGeometry(model, ViewOptions{}.mesh_detail));
+  so.files["/meshes.js"] = viewer::geometryScript(viewer::viewerGeometry(model, viewer::kDefaultMeshCell));
   return so;
 }
 
@@ -305,18 +313,18 @@ std::unique_ptr<stream::Server> makeServer(const ServeOptions& cfg, const Report
     // --retarget on the iCub: the robot's coupled shoulder/forearm rows (hard limits of the
     // pin-and-drag IK) and velocity limits, as `kinetrack retarget` uses them.
     if (cfg.retarget && isIcub(model)) model = icubForRetargeting(model);
-    server = std::make_unique<stream::Server>(model, standingPose(model), withViewerFiles(so, model));
+    server = std::make_unique<stream::Server>(model, standingPose(model), withViewerFiles(so, model, cfg.model.model));
   } else if (cfg.imus || !cfg.imu_setup.empty()) {
     if (!cfg.layout.empty() || !cfg.markerset.empty())
       throw InvalidArgument("--imus tracks IMU orientations: no --layout or --markerset");
     auto input = imuInput(cfg, reporter);
-    const stream::ServerOptions files = withViewerFiles(so, input->model());
+    const stream::ServerOptions files = withViewerFiles(so, input->model(), cfg.model.model);
     server = std::make_unique<stream::Server>(std::move(input), files);
   } else if (!cfg.markerset.empty()) {
     if (!cfg.layout.empty())
       throw InvalidArgument("--layout (segment poses) and --markerset (markers): one or the other");
     auto input = markerInput(cfg, reporter);
-    const stream::ServerOptions files = withViewerFiles(so, input->model());
+    const stream::ServerOptions files = withViewerFiles(so, input->model(), cfg.model.model);
     server = std::make_unique<stream::Server>(std::move(input), files);
   } else {
     if (cfg.layout.empty())
@@ -355,7 +363,7 @@ std::unique_ptr<stream::Server> makeServer(const ServeOptions& cfg, const Report
     setSolver(to, cfg.solver);
     const double rate = cfg.rate > 0.0 ? cfg.rate : 1.0 / track::meanFrameInterval(capture.clip);
     auto live = std::make_unique<stream::LiveTracker>(setup, capture.clip.segment_names, to, rate);
-    const stream::ServerOptions files = withViewerFiles(so, live->model());
+    const stream::ServerOptions files = withViewerFiles(so, live->model(), cfg.model.model);
     server = std::make_unique<stream::Server>(std::move(live), files);
   }
   return server;

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "headless_browser.hpp"
+#include "kinetrack/app/label_job.hpp"
 #include "kinetrack/app/track_job.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/capture/marker_file.hpp"
@@ -25,13 +26,6 @@
 namespace kinetrack::app {
 
 namespace {
-
-bool endsWithNoCase(const std::string& s, std::string_view suffix) {
-  if (s.size() < suffix.size()) return false;
-  for (std::size_t i = 0; i < suffix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i]) return false;
-  return true;
-}
 
 viewer::Motion toMotion(const io::JointTrajectory& result, const Model& model) {
   viewer::Motion m;
@@ -50,9 +44,8 @@ viewer::Motion toMotion(const io::JointTrajectory& result, const Model& model) {
 // coordinates table (.mot/.sto: OpenSim's IK, `kinetrack markers ik --mot`) on an .osim model,
 // read as OpenSim reads it (degrees when the header says so, couplers applied).
 viewer::Motion readMotion(const ViewOptions& o, const Model& model) {
-  if (!endsWithNoCase(o.result, ".mot") && !endsWithNoCase(o.result, ".sto"))
-    return toMotion(io::readJointCsv(o.result), model);
-  if (!endsWithNoCase(o.model.model, ".osim"))
+  if (!hasSuffix(o.result, ".mot") && !hasSuffix(o.result, ".sto")) return toMotion(io::readJointCsv(o.result), model);
+  if (!hasSuffix(o.model.model, ".osim"))
     throw InvalidArgument(o.result +
                           ": an OpenSim coordinates table needs the OpenSim model it belongs to (--model "
                           "X.osim); model '" +
@@ -135,7 +128,7 @@ viewer::ViewerData::Companion personOf(const ViewOptions& o, const Model& robot,
 }
 
 void addLayers(viewer::ViewerData& data, const ViewOptions& o, const Model& model, const viewer::Motion& motion) {
-  const bool osim = endsWithNoCase(o.model.model, ".osim");
+  const bool osim = hasSuffix(o.model.model, ".osim");
   if (osim && (o.muscles || !o.muscle_values.empty())) {
     auto osim_model = std::make_shared<const io::OpenSimModel>(io::readOpenSimModel(o.model.model));
     io::OpenSimMuscleSet set = io::readOpenSimMuscles(o.model.model);
@@ -244,13 +237,19 @@ std::string summaryText(const ViewResult& r, const ViewOptions& o) {
       {"model", r.model_name},
       {"links", std::to_string(data.numLinks())},
       {"frames", std::to_string(data.numFrames())},
-      {"geometry", g.geoms.empty() ? "none (drawn as a skeleton)"
-                                   : fmt::format("{} shapes, {} meshes, {} triangles{}", g.geoms.size(),
-                                                 g.meshes.size(), g.triangles(),
-                                                 g.notes.empty() ? "" : fmt::format(", {} not found", g.notes.size()))},
+      {"geometry",
+       g.geoms.empty()
+           ? (g.notes.empty() ? std::string("none (drawn as a skeleton)")
+                              : fmt::format("{} meshes not found: drawn as a skeleton", g.notes.size()))
+           : fmt::format("{} shapes, {} meshes, {} triangles{}", g.geoms.size(), g.meshes.size(), g.triangles(),
+                         g.notes.empty() ? "" : fmt::format(", {} not found", g.notes.size()))},
       {"input", data.input.empty() ? "none" : data.input},
   };
-  for (const std::string& note : g.notes) rows.push_back({"  note", note});
+  for (std::size_t i = 0; i < std::min<std::size_t>(g.notes.size(), 3); ++i) rows.push_back({"  note", g.notes[i]});
+  if (g.notes.size() > 3)
+    rows.push_back({"  note", fmt::format("… and {} more meshes not found (listed in meshes.js; the skeleton shows "
+                                          "their links)",
+                                          g.notes.size() - 3)});
   for (const auto& c : data.companions) rows.push_back({"beside", c.label});
   if (!data.errors.empty()) {
     double mean = 0.0;

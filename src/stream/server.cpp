@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -27,6 +29,7 @@
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/ik/pin_drag.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/muscles/muscle_paths.hpp"
 #include "viewer_protocol.hpp"
 
 namespace kinetrack::stream {
@@ -109,6 +112,11 @@ struct Server::Impl {
 
   std::string hello;
   std::size_t message_capacity = 0;
+  // Muscle paths appended to frame messages (options.muscles), scratch reserved up front.
+  std::unique_ptr<muscles::MusclePathData> muscle_data;
+  std::vector<Vector3d> muscle_points;
+  void prepareMuscles();
+  void appendMuscles(const Configuration& q, std::string& msg);
   LiveCounters own_counters;  ///< interactive mode's counters
   LatencyHistogram latency;
   std::vector<LatencyRecord> records;  ///< reserved to options.latency_records: push_back never allocates
@@ -352,6 +360,7 @@ void Server::Impl::trackOne(std::span<const std::uint8_t> bytes, Clock::time_poi
   }
   if (r != DatagramResult::Tracked && r != DatagramResult::Gap) return;
   live->encodeFrame(microsSince(t0), msg);
+  appendMuscles(live->state(), msg);
   sendUdpOut(msg);
   publish(msg);
   const double us = microsSince(t0);
@@ -480,6 +489,7 @@ void Server::Impl::interactiveLoop() {
     m.drags = drags;
     msg.clear();
     appendFrameJson(*model, ik->state(), *ik_data, m, {}, {}, msg);
+    appendMuscles(ik->state(), msg);
     sendUdpOut(msg);
     publish(msg);
     latency.add(microsSince(t0));
@@ -533,20 +543,61 @@ void Server::Impl::accept() {
 }
 
 namespace {
-// The hello names the model's geometry script when the server serves one (options.files).
+// The hello names the model's geometry script when the server serves one (options.files) and
+// the muscles whose paths the frames carry.
 std::string withGeometry(const std::string& hello, const ServerOptions& options) {
-  if (!options.files.count("/meshes.js")) return hello;
+  if (!options.files.count("/meshes.js") && !options.muscles) return hello;
   nlohmann::json j = nlohmann::json::parse(hello);
-  j["geometry"] = "/meshes.js";
+  if (options.files.count("/meshes.js")) j["geometry"] = "/meshes.js";
+  if (options.muscles) {
+    std::vector<std::string> names;
+    for (const auto& m : options.muscles->set().muscles) names.push_back(m.name);
+    j["muscles"] = names;
+  }
   return j.dump();
 }
 }  // namespace
+
+void Server::Impl::prepareMuscles() {
+  if (!options.muscles) return;
+  const muscles::MusclePaths& p = *options.muscles;
+  const Model& m = theModel();
+  if (p.model().numLinks() != m.numLinks() || p.model().numJoints() != m.numJoints())
+    throw InvalidArgument("serve: the muscles' model (" + std::to_string(p.model().numJoints()) +
+                          " joints) is not the streamed model (" + std::to_string(m.numJoints()) + " joints)");
+  muscle_data = std::make_unique<muscles::MusclePathData>(p);
+  std::size_t points = 0;
+  for (int k = 0; k < p.numMuscles(); ++k) points += static_cast<std::size_t>(p.maxDrawnPoints(k));
+  muscle_points.reserve(points);
+  message_capacity += 32 + 8 * static_cast<std::size_t>(p.numMuscles()) + 3 * 16 * points;
+}
+
+void Server::Impl::appendMuscles(const Configuration& q, std::string& msg) {
+  if (!options.muscles || msg.empty() || msg.back() != '}') return;
+  const muscles::MusclePaths& p = *options.muscles;
+  framesForwardKinematics(p.model(), muscle_data->kin, q);
+  msg.pop_back();
+  auto it = std::back_inserter(msg);
+  fmt::format_to(it, ",\"muscles\":[");
+  for (int k = 0; k < p.numMuscles(); ++k) {
+    muscle_points.clear();
+    p.drawnPath(k, q, *muscle_data, muscle_points);
+    fmt::format_to(it, "{}[", k == 0 ? "" : ",");
+    for (std::size_t i = 0; i < muscle_points.size(); ++i) {
+      const Vector3d& v = muscle_points[i];
+      fmt::format_to(it, "{}{:.4f},{:.4f},{:.4f}", i == 0 ? "" : ",", v.x(), v.y(), v.z());
+    }
+    fmt::format_to(it, "]");
+  }
+  fmt::format_to(it, "]}}");
+}
 
 Server::Server(std::unique_ptr<LiveInput> tracker, const ServerOptions& options) : impl_(std::make_unique<Impl>()) {
   if (!tracker) throw InvalidArgument("serve: no tracker");
   impl_->options = options;
   impl_->live = std::move(tracker);
   impl_->message_capacity = impl_->live->frameCapacity();
+  impl_->prepareMuscles();
   impl_->hello = withGeometry(impl_->live->hello(options.model_name), options);
   impl_->records.reserve(options.latency_records);
   impl_->openSockets();
@@ -566,6 +617,7 @@ Server::Server(const Model& model, const Configuration& initial, const ServerOpt
   const Model& m = *impl_->model;
   impl_->message_capacity = 1024 + 32 * static_cast<std::size_t>(m.numJoints() + 7) +
                             200 * static_cast<std::size_t>(m.numLinks()) + 64 * static_cast<std::size_t>(m.numFrames());
+  impl_->prepareMuscles();
   impl_->hello = withGeometry(helloJson(m, options.model_name, true, options.interactive_rate), options);
   impl_->openSockets();
 }

@@ -96,7 +96,10 @@ ViewerGeometry viewerGeometry(const Model& model, double cell) {
           const double scale = g.size.cwiseAbs().maxCoeff();
           out.meshes.push_back(cell > 0.0 && scale > 0.0 ? simplifyMesh(m, cell / scale) : std::move(m));
         } catch (const std::exception& e) {
-          out.notes.push_back("mesh '" + g.mesh + "' of link '" + model.linkName(g.link) + "': " + e.what() +
+          // The reader's message starts with the path: said once.
+          std::string why = e.what();
+          if (why.starts_with(g.mesh)) why.erase(0, std::min(why.size(), why.find(' ', g.mesh.size()) + 1));
+          out.notes.push_back("mesh '" + g.mesh + "' of link '" + model.linkName(g.link) + "': " + why +
                               "; not drawn (the skeleton shows the link)");
         }
       }

@@ -103,7 +103,9 @@ TEST(Vtp, RefusedFilesNameTheFileAndLine) {
       const std::string m = e.what();
       EXPECT_NE(m.find("bone.vtp"), std::string::npos) << m;
       EXPECT_NE(m.find(what), std::string::npos) << m;
-      if (line > 0) EXPECT_NE(m.find(":" + std::to_string(line)), std::string::npos) << m;
+      if (line > 0) {
+        EXPECT_NE(m.find(":" + std::to_string(line)), std::string::npos) << m;
+      }
     }
   };
   std::string t = asciiVtp();

@@ -20,7 +20,10 @@
 
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/model/model_source.hpp"
+#include "kinetrack/io/model/opensim_model.hpp"
+#include "kinetrack/io/model/opensim_muscles.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
+#include "kinetrack/muscles/muscle_paths.hpp"
 #include "kinetrack/stream/server.hpp"
 #include "kinetrack/track/clip_tracker.hpp"
 #include "loopback.hpp"
@@ -268,6 +271,56 @@ TEST(Server, HttpRootServesStaticFilesOnTheWebSocketPort) {
   server.stop();
   runner.join();
   std::filesystem::remove_all(root);
+}
+
+// Files from memory (the bundled page, the model's meshes) before --http-root, the hello naming
+// the geometry and the muscles, and every frame of an OpenSim model carrying its muscle paths,
+// each the muscle's drawn path at the streamed pose.
+TEST(Server, ServesFilesFromMemoryAndStreamsMusclePaths) {
+  KINETRACK_REQUIRE_SHARED(osim_path, "data/opensim/gait2354_walk/subject01_simbody.osim");
+  auto osim = std::make_shared<const io::OpenSimModel>(io::readOpenSimModel(osim_path));
+  auto paths = std::make_shared<const muscles::MusclePaths>(osim, io::readOpenSimMuscles(osim_path));
+  const Model& model = *osim->model;
+  ServerOptions o = ephemeral();
+  o.interactive_rate = 200.0;
+  o.files["/meshes.js"] = "window.KINETRACK_GEOMETRY = {};";
+  o.files["/index.html"] = "<html>bundled</html>";
+  o.muscles = paths;
+  Server server(model, Configuration(model), o);
+  std::thread runner([&] { server.run(false); });
+  EXPECT_EQ(httpGet(server.wsPort(), "/"), std::make_pair(200, std::string("<html>bundled</html>")));
+  EXPECT_EQ(httpGet(server.wsPort(), "/meshes.js").second, "window.KINETRACK_GEOMETRY = {};");
+  EXPECT_EQ(httpGet(server.wsPort(), "/missing.js").first, 404);
+  Client c(server.wsPort());
+  const json hello = c.readType("hello");
+  EXPECT_EQ(hello["geometry"], "/meshes.js");
+  ASSERT_EQ(hello["muscles"].size(), 54U);
+  EXPECT_EQ(hello["model"]["up"], json::array({0.0, 1.0, 0.0}));
+  const json frame = c.readType("frame");
+  ASSERT_EQ(frame["muscles"].size(), 54U);
+  // Each muscle's points are its drawn path at the frame's pose (4 decimals: 0.1 mm).
+  Configuration q(model);
+  for (int j = 0; j < model.numJoints(); ++j) q.joints[j] = frame["q"][static_cast<std::size_t>(7 + j)].get<double>();
+  muscles::MusclePathData work(*paths);
+  framesForwardKinematics(paths->model(), work.kin, q);
+  double worst = 0.0;
+  for (int k = 0; k < 54; ++k) {
+    std::vector<Vector3d> expected;
+    paths->drawnPath(k, q, work, expected);
+    const json& got = frame["muscles"][static_cast<std::size_t>(k)];
+    ASSERT_EQ(got.size(), 3 * expected.size()) << paths->set().muscles[static_cast<std::size_t>(k)].name;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      worst =
+          std::max(worst, (Vector3d(got[3 * i], got[3 * i + 1], got[3 * i + 2]) - expected[i]).cwiseAbs().maxCoeff());
+  }
+  EXPECT_LT(worst, 5.1e-5);
+  server.stop();
+  runner.join();
+  // Muscles of another model are refused.
+  ServerOptions wrong = ephemeral();
+  wrong.muscles = paths;
+  const Model human = io::loadModel(modelSpec("human48")).model;
+  EXPECT_THROW(Server(human, Configuration(human), wrong), InvalidArgument);
 }
 
 }  // namespace KINETRACK_UNITY_ID

@@ -7,8 +7,9 @@
 //          the centre of pressure, the centre of mass and the feet in contact;
 //  human66 a tracked BVH walk on human66 (skeleton, capture overlay, target error colours);
 //  still   `kinetrack view --png` (its own headless chromium) against the same scene's reference;
-//  live    `kinetrack serve --interactive` on the G1 with no --http-root: the server serves the
-//          bundled page and the G1's meshes, the page draws them at the streamed poses.
+//  live    `kinetrack serve --interactive` with no --http-root: the server serves the bundled page
+//          and the model's meshes, the page draws them at the streamed poses (the G1), and the
+//          muscle paths every frame carries (gait2354).
 // Interactions: a layer toggled off hides it and changes the picture, the timeline and the chart
 // seek, the step buttons move one frame, Play advances.
 // References: tests/viewer/references/*.png (regenerate with KINETRACK_UPDATE_REFERENCES=1, then
@@ -215,32 +216,55 @@ try {
     check(d.differing <= MAX_DIFFERING, `still: the --png still is the page's frame 100 (${(100 * d.differing).toFixed(3)} % differ)`);
   }
 
-  // ------------------------------------------------------------------ live: meshes on a served model
-  {
-    const server = spawn(kinetrack, ["serve", "--interactive", "--model", g1, "--host", "127.0.0.1", "--port", "0",
+  // ------------------------------------------------------------------ live: meshes and muscles on a served model
+  async function serve(model) {
+    const server = spawn(kinetrack, ["serve", "--interactive", "--model", model, "--host", "127.0.0.1", "--port", "0",
                                      "--duration", "120", "--quiet"], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     server.stdout.on("data", (d) => { out += d; });
     const deadline = Date.now() + 30000;
     while (!/ws:\/\/127\.0\.0\.1:(\d+)/.test(out) && Date.now() < deadline && server.exitCode === null)
       await new Promise((r) => setTimeout(r, 100));
-    const port = /ws:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+    return { server, out, port: /ws:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1] };
+  }
+  async function livePage(port, ready) {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 720 });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`http://127.0.0.1:${port}/?ws=auto`);
+    await page.waitForFunction(ready, { timeout: 60000 }).catch(() => {});
+    await settle(page);
+    return { page, errors };
+  }
+  {
+    const { server, out, port } = await serve(g1);
     check(port !== undefined && out.includes("viewer http://"), `live: kinetrack serve serves the bundled page with no --http-root (${out.trim().split("\n")[0]})`);
     if (port) {
-      const page = await browser.newPage();
-      await page.setViewport({ width: 1280, height: 720 });
-      const errors = [];
-      page.on("pageerror", (e) => errors.push(String(e)));
-      await page.goto(`http://127.0.0.1:${port}/?ws=auto`);
-      await page.waitForFunction(() => (window.kinetrackViewer.counts().geoms || 0) > 0, { timeout: 60000 }).catch(() => {});
-      await settle(page);
+      const { page, errors } = await livePage(port, () => (window.kinetrackViewer.counts().geoms || 0) > 0);
       const c = await counts(page);
-      const hello = await page.evaluate(() => window.kinetrackViewer.state.mode);
-      check(c.geoms >= 30 && c.visibleGeoms === c.geoms, `live: the served G1 is drawn with its meshes (${c.geoms} geoms, ${hello} mode)`);
+      const mode = await page.evaluate(() => window.kinetrackViewer.state.mode);
+      check(c.geoms >= 30 && c.visibleGeoms === c.geoms, `live: the served G1 is drawn with its meshes (${c.geoms} geoms, ${mode} mode)`);
       check(c.skeletonVisible, "live: interactive mode keeps the skeleton (links are picked on it)");
       await page.screenshot({ path: join(work, "live_g1.png") });
       check(errors.length === 0, `live: no page errors${errors.length ? ": " + errors.join(" | ") : ""}`);
       await page.close();
+    }
+    server.kill("SIGINT");
+  }
+  {
+    const { server, port } = await serve(osim);
+    if (port) {
+      const { page, errors } = await livePage(port, () => (window.kinetrackViewer.counts().muscleSegments || 0) > 0 &&
+                                                        (window.kinetrackViewer.counts().geoms || 0) > 0);
+      const c = await counts(page);
+      check(c.muscles === 54 && c.muscleSegments >= 54 && c.geoms === 19,
+            `live: gait2354 served with its bones and the 54 muscle paths of every frame (${c.geoms} bones, ${c.muscleSegments} segments)`);
+      await page.screenshot({ path: join(work, "live_gait2354.png") });
+      check(errors.length === 0, `live: no page errors${errors.length ? ": " + errors.join(" | ") : ""}`);
+      await page.close();
+    } else {
+      check(false, "live: kinetrack serve --interactive on gait2354 started");
     }
     server.kill("SIGINT");
   }

@@ -82,6 +82,42 @@ export class MuscleLayer {
   }
 }
 
+/// Muscle paths streamed by `kinetrack serve` (frame.muscles: per muscle its path as flat x, y, z),
+/// drawn in one muscle colour: a live stream carries no activations.
+export class LiveMuscleLayer {
+  constructor(parent, names) {
+    this.info = { names };
+    this.values = null;
+    this.group = new THREE.Group();
+    this.group.name = "muscles";
+    parent.add(this.group);
+    this.lines = fatLines(2.5);
+    this.group.add(this.lines);
+    this.segments = 0;
+    this.colour = new THREE.Color(0xd8504a);
+  }
+
+  setPaths(paths) {
+    let n = 0;
+    for (const p of paths) n += Math.max(p.length / 3 - 1, 0);
+    const positions = new Float32Array(n * 6), colours = new Float32Array(n * 6);
+    let k = 0;
+    for (const p of paths) {
+      for (let s = 0; s + 5 < p.length; s += 3, ++k) {
+        for (let c = 0; c < 6; ++c) positions[k * 6 + c] = p[s + c];
+        for (let c = 0; c < 2; ++c) this.colour.toArray(colours, k * 6 + 3 * c);
+      }
+    }
+    this.segments = k;
+    this.lines.geometry.dispose();
+    this.lines.geometry = new LineSegmentsGeometry();
+    this.lines.geometry.setPositions(positions);
+    this.lines.geometry.setColors(colours);
+  }
+
+  setFrame() {}
+}
+
 function instanced(parent, count, radius, colour) {
   const mesh = new THREE.InstancedMesh(new THREE.SphereGeometry(radius, 12, 8),
     new THREE.MeshLambertMaterial({ color: colour }), Math.max(count, 1));

@@ -10,7 +10,7 @@ import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { Skeleton } from "./skeleton.js";
 import { ModelGeometry } from "./geometry.js";
-import { MuscleLayer, MarkerLayer, ForceLayer, BodyLayer, setLineResolution } from "./layers.js";
+import { MuscleLayer, LiveMuscleLayer, MarkerLayer, ForceLayer, BodyLayer, setLineResolution } from "./layers.js";
 import { Chart } from "./chart.js";
 import { decodeData, decodeGeometry } from "./data.js";
 import { connect } from "./live.js";
@@ -484,6 +484,13 @@ function startLive(url) {
       state.skeleton.showInput($("show-input").checked);
       $("title").textContent = `${hello.model.name} — ${state.mode} (${url})`;
       $("layer-geometry").classList.add("hidden");
+      if (state.layers?.muscles) world.remove(state.layers.muscles.group);
+      state.layers = {};
+      if (hello.muscles?.length) {
+        state.layers.muscles = new LiveMuscleLayer(world, hello.muscles);
+        $("layer-muscles").classList.remove("hidden");
+        applyLayers();
+      }
       if (hello.geometry) {
         // The model's meshes, served by the same server (http on the WebSocket's host and port).
         const http = url.replace(/^ws/, "http").replace(/\/$/, "");
@@ -520,6 +527,7 @@ function startLive(url) {
       state.skeleton.setPoses(frame.links);
       state.lastLinks = frame.links;
       state.geometry?.setProtocolPoses(frame.links);
+      if (frame.muscles && state.layers?.muscles) state.layers.muscles.setPaths(frame.muscles);
       state.skeleton.setTargets(frame.targets || []);
       state.skeleton.setRoles(frame.pins || [], frame.drags || []);
       if (!centred || ($("follow").checked && state.mode === "live")) {

@@ -20,7 +20,7 @@ struct ViewOptions {
   std::string out;  ///< the viewer directory
   /// Meshes simplified for display by vertex clustering on cubes of this edge (m; 0: every
   /// triangle): viewer::viewerGeometry.
-  double mesh_detail = 0.003;
+  double mesh_detail = viewer::kDefaultMeshCell;
   // Layers.
   bool muscles = true;        ///< an .osim model's muscle paths (when it has muscles)
   std::string muscle_values;  ///< .sto of activations or forces colouring them (static optimisation)

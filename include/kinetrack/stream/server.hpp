@@ -15,6 +15,10 @@
 
 #include "kinetrack/stream/live_tracker.hpp"
 
+namespace kinetrack::muscles {
+class MusclePaths;
+}
+
 namespace kinetrack::stream {
 
 struct ServerOptions {
@@ -26,6 +30,10 @@ struct ServerOptions {
   /// Files served from memory before http_root (path → body: the bundled page, "/meshes.js" the
   /// model's geometry, which the hello then names as "geometry").
   std::map<std::string, std::string> files;
+  /// Muscle paths of the streamed model (an OpenSim model's): every frame message then carries
+  /// "muscles", each muscle's drawn path as flat x, y, z (muscles::MusclePaths::drawnPath), and
+  /// the hello their names. Must be of the same model file as the streamed model.
+  std::shared_ptr<const muscles::MusclePaths> muscles;
   std::string model_name = "human66";
   int queue_depth = 32;             ///< messages per client before drops
   double interactive_rate = 60.0;   ///< Hz of the pin-and-drag loop

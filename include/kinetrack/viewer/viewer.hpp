@@ -62,6 +62,9 @@ struct ViewerGeometry {
   [[nodiscard]] std::size_t triangles() const;
 };
 
+/// The display detail `kinetrack view` and `kinetrack serve` simplify meshes to (m).
+inline constexpr double kDefaultMeshCell = 0.003;
+
 /// The visual geometry of `model`, meshes read (each file once, bit-identical vertices merged).
 /// `cell` > 0 (m, in the drawn size: the geom's scale applied) simplifies each mesh for display by
 /// vertex clustering: vertices in one cube of that edge become their mean, triangles that
