@@ -3,6 +3,8 @@
 // reader's errors, and no allocation per frame.
 #include <gtest/gtest.h>
 
+#include "kinetrack/kinematics/forward_kinematics.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -211,6 +213,31 @@ TEST(MusclePaths, EvaluateDoesNotAllocate) {
   testing::AllocationCounter guard;
   paths.evaluate(q, data);
   EXPECT_EQ(guard.count(), 0);
+}
+
+// The drawn paths (the viewer's and `kinetrack serve`'s frames): every muscle into a vector
+// reserved for maxDrawnPoints, at a pose with wraps taken, without allocating.
+TEST(MusclePaths, DrawnPathsDoNotAllocate) {
+  KINETRACK_REQUIRE_SHARED(file, "data/opensim/arm26_static_optimization/arm26.osim");
+  auto osim = std::make_shared<io::OpenSimModel>(io::readOpenSimModel(file));
+  const MusclePaths paths(osim, io::readOpenSimMuscles(file));
+  MusclePathData data(paths);
+  Configuration q = osim->defaultConfiguration();
+  q.joints.setConstant(1.2);  // the elbow bent: the triceps wrap
+  std::size_t capacity = 0;
+  for (int k = 0; k < paths.numMuscles(); ++k) capacity += static_cast<std::size_t>(paths.maxDrawnPoints(k));
+  std::vector<Vector3d> points;
+  points.reserve(capacity);
+  framesForwardKinematics(paths.model(), data.kin, q);
+  int drawn = 0;
+  testing::AllocationCounter guard;
+  for (int k = 0; k < paths.numMuscles(); ++k) drawn += paths.drawnPath(k, q, data, points);
+  EXPECT_EQ(guard.count(), 0);
+  EXPECT_EQ(static_cast<std::size_t>(drawn), points.size());
+  EXPECT_LE(points.size(), capacity);
+  int wrapped = 0;
+  for (int k = 0; k < paths.numMuscles(); ++k) wrapped += data.wraps_active[static_cast<std::size_t>(k)];
+  EXPECT_GT(wrapped, 0) << "a wrap's arc was sampled";
 }
 
 }  // namespace KINETRACK_UNITY_ID
