@@ -155,7 +155,7 @@ try {
     await page.goto(`${pathToFileURL(join(dir, "index.html")).href}?frame=12`);
     await page.waitForFunction(() => document.body.dataset.drawn === "1", { timeout: 60000 });
     await settle(page);
-    const before = await page.screenshot();
+    const before = await page.screenshot({ path: join(work, "muscle_gait2354_page.png") });  // docs/viewer.md
     await page.click("#show-muscles");
     await settle(page);
     const off = await counts(page);
