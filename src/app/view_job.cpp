@@ -27,24 +27,12 @@ namespace kinetrack::app {
 
 namespace {
 
-viewer::Motion toMotion(const io::JointTrajectory& result, const Model& model) {
-  viewer::Motion m;
-  try {
-    m.configurations = io::toConfigurations(result, model);
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(result.source + ": the result does not match model '" + model.name() + "': " + e.what());
-  }
-  m.source = result.source;
-  m.times = result.times;
-  m.gap = result.gap;
-  return m;
-}
-
 // The result file: a joint CSV (kinetrack track, retarget, markers ik --out), or an OpenSim
 // coordinates table (.mot/.sto: OpenSim's IK, `kinetrack markers ik --mot`) on an .osim model,
 // read as OpenSim reads it (degrees when the header says so, couplers applied).
 viewer::Motion readMotion(const ViewOptions& o, const Model& model) {
-  if (!hasSuffix(o.result, ".mot") && !hasSuffix(o.result, ".sto")) return toMotion(io::readJointCsv(o.result), model);
+  if (!hasSuffix(o.result, ".mot") && !hasSuffix(o.result, ".sto"))
+    return viewer::motionOf(io::readJointCsv(o.result), model);
   if (!hasSuffix(o.model.model, ".osim"))
     throw InvalidArgument(o.result +
                           ": an OpenSim coordinates table needs the OpenSim model it belongs to (--model "
@@ -178,7 +166,7 @@ ViewResult runView(const ViewOptions& o, const Reporter& reporter, const Model* 
   if (given_model == nullptr) loaded = loadModel(o.model, reporter).model;
   const Model& model = given_model != nullptr ? *given_model : *loaded;
   reporter.report(1, steps, "result");
-  const viewer::Motion motion = given_result != nullptr ? toMotion(*given_result, model) : readMotion(o, model);
+  const viewer::Motion motion = given_result != nullptr ? viewer::motionOf(*given_result, model) : readMotion(o, model);
   ViewResult r;
   r.model_name = model.name();
   reporter.report(2, steps, o.input.empty() ? "forward kinematics" : "input and forward kinematics");

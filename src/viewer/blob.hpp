@@ -53,7 +53,4 @@ class Blob {
   nlohmann::json arrays_ = nlohmann::json::object();
 };
 
-/// Standard base64 (RFC 4648, with padding).
-std::string base64(std::span<const unsigned char> bytes);
-
 }  // namespace kinetrack::viewer::detail

@@ -129,8 +129,7 @@ nlohmann::json namedTree(const std::vector<std::string>& names, const std::vecto
 
 }  // namespace
 
-ViewerData buildViewerData(const Model& model, const io::JointTrajectory& result, const track::Capture* capture,
-                           const track::Retargeting* plan, double mesh_cell) {
+Motion motionOf(const io::JointTrajectory& result, const Model& model) {
   Motion motion;
   try {
     motion.configurations = io::toConfigurations(result, model);
@@ -140,7 +139,12 @@ ViewerData buildViewerData(const Model& model, const io::JointTrajectory& result
   motion.source = result.source;
   motion.times = result.times;
   motion.gap = result.gap;
-  return buildViewerData(model, motion, capture, plan, mesh_cell);
+  return motion;
+}
+
+ViewerData buildViewerData(const Model& model, const io::JointTrajectory& result, const track::Capture* capture,
+                           const track::Retargeting* plan, double mesh_cell) {
+  return buildViewerData(model, motionOf(result, model), capture, plan, mesh_cell);
 }
 
 ViewerData buildViewerData(const Model& model, const Motion& motion, const track::Capture* capture,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kinetrack/core/base64.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/model/mesh.hpp"
 #include "testing/shared_paths.hpp"
@@ -17,31 +18,13 @@
 namespace kinetrack::io {
 namespace KINETRACK_UNITY_ID {
 
-std::string b64(const std::vector<unsigned char>& bytes) {
-  static const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned v = bytes[i] << 16 | bytes[i + 1] << 8 | bytes[i + 2];
-    out += {a[(v >> 18) & 63], a[(v >> 12) & 63], a[(v >> 6) & 63], a[v & 63]};
-  }
-  if (bytes.size() - i == 1) {
-    const unsigned v = bytes[i] << 16;
-    out += {a[(v >> 18) & 63], a[(v >> 12) & 63], '=', '='};
-  } else if (bytes.size() - i == 2) {
-    const unsigned v = bytes[i] << 16 | bytes[i + 1] << 8;
-    out += {a[(v >> 18) & 63], a[(v >> 12) & 63], a[(v >> 6) & 63], '='};
-  }
-  return out;
-}
-
 template <class T>
 std::string binaryArray(const std::vector<T>& values) {
   std::vector<unsigned char> bytes(4 + values.size() * sizeof(T));
   const auto size = static_cast<std::uint32_t>(values.size() * sizeof(T));
   std::memcpy(bytes.data(), &size, 4);
   std::memcpy(bytes.data() + 4, values.data(), values.size() * sizeof(T));
-  return b64(bytes);
+  return base64Encode(bytes);
 }
 
 // Six points: a quad (0 1 2 3) as one polygon, and a strip 2 3 4 5.

@@ -12,35 +12,15 @@
 //     fed by `kinetrack replay`: frames received, latency shown, the model moves.
 // Usage: node browser_test.mjs <build/web (node_modules)> <kinetrack binary> <shared data dir> <work dir>
 // Exits 77 (ctest SKIP) when chromium is absent.
-import { createRequire } from "node:module";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { harness } from "./harness.mjs";
 
-const [webDir, kinetrack, shared, work] = process.argv.slice(2).map((p) => resolve(p));
-const require = createRequire(join(webDir, "package.json"));
-const puppeteer = require("puppeteer-core");
+const { kinetrack, shared, work, require, puppeteer, chromium, check, run, finish } = harness();
 const { WebSocketServer } = require("ws");
 
-const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
-if (!chromium) {
-  console.log("SKIP: chromium is not installed (scripts/setup.sh installs it)");
-  process.exit(77);
-}
-
-let failures = 0, passes = 0;
-function check(ok, what) {
-  if (ok) { ++passes; console.log(`ok   ${what}`); } else { ++failures; console.log(`FAIL ${what}`); }
-}
-function run(args) {
-  const r = spawnSync(kinetrack, args, { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`kinetrack ${args.join(" ")} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
-rmSync(work, { recursive: true, force: true });
-mkdirSync(work, { recursive: true });
 const bvh = join(shared, "data/bvh/bandai/dataset-2_walk_normal_001.bvh");
 const csv = join(work, "walk_q.csv");
 const dir = join(work, "walk_view");
@@ -324,5 +304,4 @@ async function endToEnd() {
     await stopServe(server);
   }
 }
-console.log(`${passes} passed, ${failures} failed`);
-process.exit(failures === 0 ? 0 : 1);
+finish();

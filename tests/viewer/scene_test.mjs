@@ -18,34 +18,16 @@
 // on another CPU).
 // Usage: node scene_test.mjs <build/web (node_modules)> <kinetrack binary> <shared data dir> <work dir>
 // Exits 77 (ctest SKIP) when chromium is absent.
-import { createRequire } from "node:module";
-import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { harness } from "./harness.mjs";
 import { comparePng } from "./png_diff.mjs";
 
-const [webDir, kinetrack, shared, work] = process.argv.slice(2).map((p) => resolve(p));
+const { kinetrack, shared, work, puppeteer, chromium, check, run, finish } = harness();
 const references = join(dirname(fileURLToPath(import.meta.url)), "references");
 const update = process.env.KINETRACK_UPDATE_REFERENCES === "1";
-const require = createRequire(join(webDir, "package.json"));
-const puppeteer = require("puppeteer-core");
-
-const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
-if (!chromium) {
-  console.log("SKIP: chromium is not installed (scripts/setup.sh installs it)");
-  process.exit(77);
-}
-
-let failures = 0, passes = 0;
-function check(ok, what) {
-  if (ok) { ++passes; console.log(`ok   ${what}`); } else { ++failures; console.log(`FAIL ${what}`); }
-}
-function run(args) {
-  const r = spawnSync(kinetrack, args, { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`kinetrack ${args.join(" ")} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
 const MAX_DIFFERING = 0.01, THRESHOLD = 24;
 function matchesReference(png, name) {
   const ref = join(references, name);
@@ -60,8 +42,6 @@ function matchesReference(png, name) {
     `${name}: ${(100 * d.differing).toFixed(3)} % of pixels differ by > ${THRESHOLD}/255 (allowed ${100 * MAX_DIFFERING} %), mean |Δ| ${d.mean.toFixed(2)}${d.size ? ", sizes " + d.size : ""}`);
 }
 
-rmSync(work, { recursive: true, force: true });
-mkdirSync(work, { recursive: true });
 const bvh = join(shared, "data/bvh/bandai/dataset-2_walk_normal_001.bvh");
 const g1 = join(shared, "models/unitree/g1/g1_29dof.urdf");
 const gait = join(shared, "data/opensim/gait2354_walk");
@@ -104,7 +84,8 @@ async function open(dir, query, size = [1280, 720]) {
 }
 const counts = (page) => page.evaluate(() => window.kinetrackViewer.counts());
 // The page's own cost of a frame change (poses, layers, chart; not drawing) over 200 frames, and
-// the frames per second the browser draws the scene at for one second.
+// the frames per second the browser draws the scene at for one second: printed for
+// docs/viewer.md and BENCHMARKS.md, not asserted (timing belongs in benchmarks, not tests).
 const measure = (page) => page.evaluate(() => new Promise((resolve) => {
   const v = window.kinetrackViewer, n = v.state.frames;
   const t0 = performance.now();
@@ -133,7 +114,6 @@ try {
     const size = dataSize(dir);
     const perf = await measure(page);
     console.log(`     G1 + person: load ${loadMs} ms; data.js ${(size.data / 1048576).toFixed(2)} MiB, meshes.js ${(size.meshes / 1048576).toFixed(2)} MiB; frame update ${perf.updateMs.toFixed(2)} ms, ${perf.fps.toFixed(0)} frames/s drawn (${c.triangles} triangles, software WebGL)`);
-    check(perf.updateMs < 4, `mesh: moving the G1 and the person to a new frame takes ${perf.updateMs.toFixed(2)} ms (< 4 ms)`);
     check(errors.length === 0, `mesh: no console errors${errors.length ? ": " + errors.join(" | ") : ""}`);
     await page.close();
   }
@@ -185,10 +165,21 @@ try {
     const played = await page.evaluate(() => window.kinetrackViewer.state.frame);
     check(played >= 5, `play: frames advance (frame ${played} after 0.6 s at 60 Hz)`);
     await page.click("#play");  // pause
+    // WebM: the clip recorded from the canvas to its end (1.2 s at 60 Hz, real time).
+    await page.evaluate(() => window.kinetrackViewer.setFrame(0));
+    await page.click("#webm");
+    await page.waitForFunction(() => window.kinetrackViewer.state.lastRecording, { timeout: 20000 }).catch(() => {});
+    const webm = await page.evaluate(async () => {
+      const b = window.kinetrackViewer.state.lastRecording;
+      if (!b) return null;
+      const head = new Uint8Array(await b.slice(0, 4).arrayBuffer());
+      return { size: b.size, type: b.type, ebml: Array.from(head).map((x) => x.toString(16)).join("") };
+    });
+    check(webm && webm.size > 1000 && webm.ebml === "1a45dfa3",
+          `export: WebM recorded from the page (${webm ? `${webm.size} bytes, ${webm.type}, EBML header ${webm.ebml}` : "nothing"})`);
     for (const name of ["muscles", "forces"]) await page.click(`#show-${name}`);  // every layer back on
     const perf = await measure(page);
     console.log(`     gait2354, every layer: frame update ${perf.updateMs.toFixed(2)} ms, ${perf.fps.toFixed(0)} frames/s drawn in headless SwiftShader (software WebGL), load ${loadMs} ms`);
-    check(perf.updateMs < 4, `muscle: moving every layer to a new frame takes ${perf.updateMs.toFixed(2)} ms (< 4 ms: 60 fps leaves 16.7)`);
     check(errors.length === 0, `muscle: no console errors${errors.length ? ": " + errors.join(" | ") : ""}`);
     await page.close();
   }
@@ -271,5 +262,4 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`${passes} passed, ${failures} failed`);
-process.exit(failures === 0 ? 0 : 1);
+finish();

@@ -18,6 +18,7 @@
 #include "../testing/mujoco_mjcf.hpp"
 #include "../testing/shared_paths.hpp"
 #include "kinetrack/app/view_job.hpp"
+#include "kinetrack/core/base64.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/core/so3.hpp"
 #include "kinetrack/io/capture/marker_file.hpp"
@@ -395,34 +396,6 @@ TEST(ViewerLayers, CentreOfMassIsMujocos) {
 
 // ---- the script ---------------------------------------------------------------------------------
 
-std::vector<unsigned char> unbase64(const std::string& s) {
-  std::vector<unsigned char> out;
-  unsigned acc = 0;
-  int bits = 0;
-  for (const char c : s) {
-    int v = -1;
-    if (c >= 'A' && c <= 'Z')
-      v = c - 'A';
-    else if (c >= 'a' && c <= 'z')
-      v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9')
-      v = c - '0' + 52;
-    else if (c == '+')
-      v = 62;
-    else if (c == '/')
-      v = 63;
-    else
-      continue;
-    acc = (acc << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<unsigned char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
-}
-
 TEST(ViewerScript, TheBlobDecodesToTheFloat32Poses) {
   KINETRACK_REQUIRE_SHARED(path, kGaitModel);
   KINETRACK_REQUIRE_SHARED(mot, kGaitIk);
@@ -435,7 +408,8 @@ TEST(ViewerScript, TheBlobDecodesToTheFloat32Poses) {
   const nlohmann::json head = nlohmann::json::parse(script.substr(24, head_end - 24));
   EXPECT_EQ(head["format"], 2);
   EXPECT_EQ(head["model"]["up"], nlohmann::json({0.0, 1.0, 0.0})) << "OpenSim: y up";
-  const std::vector<unsigned char> blob = unbase64(script.substr(head_end + 27));
+  const std::vector<unsigned char> blob =
+      base64Decode(script.substr(head_end + 27, script.rfind('"') - head_end - 27)).value();
   ASSERT_EQ(blob.size(), head["blob_bytes"].get<std::size_t>());
   const auto& a = head["arrays"]["orientations"];
   EXPECT_EQ(a["type"], "f32");

@@ -86,3 +86,33 @@ export class Chart {
     g.stroke();
   }
 }
+
+/// Every series the data has, as {label, unit, get()}: the target error, each muscle's activation
+/// or force, each force's magnitude, each joint (degrees or metres).
+export function chartSeries(data, layers, frames) {
+  const series = [];
+  if (data.frame_error) series.push({ label: "target error", unit: data.error_unit, get: () => data.frame_error });
+  if (layers.muscles?.values) {
+    for (const name of data.muscles.names)
+      series.push({ label: `muscle ${data.muscles.value}: ${name}`, unit: data.muscles.unit, get: () => layers.muscles.series(name) });
+  }
+  if (layers.forces) data.forces.names.forEach((name, k) => series.push({ label: `force |${name}|`, unit: "N", get: () => layers.forces.series(k) }));
+  const nj = data.joints?.names.length || 0;
+  data.joints?.names.forEach((name, j) => series.push({
+    label: `joint ${name}`, unit: data.joints.units[j],
+    get: () => { const out = new Float32Array(frames); for (let i = 0; i < frames; ++i) out[i] = data["joints.values"][i * nj + j]; return out; },
+  }));
+  return series;
+}
+
+/// The index of the muscle series with the largest mean value (the busiest muscle), −1 for none.
+export function busiestMuscle(series) {
+  let best = -1, pick = -1;
+  series.forEach((s, k) => {
+    if (!s.label.startsWith("muscle")) return;
+    let sum = 0, n = 0;
+    for (const x of s.get()) if (Number.isFinite(x)) { sum += x; ++n; }
+    if (n && sum / n > best) { best = sum / n; pick = k; }
+  });
+  return pick;
+}

@@ -11,7 +11,9 @@ import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { Skeleton } from "./skeleton.js";
 import { ModelGeometry } from "./geometry.js";
 import { MuscleLayer, LiveMuscleLayer, MarkerLayer, ForceLayer, BodyLayer, setLineResolution } from "./layers.js";
-import { Chart } from "./chart.js";
+import { Chart, chartSeries, busiestMuscle } from "./chart.js";
+import { downloadPng, recordCanvas } from "./export.js";
+import { cameraPreset, fitBox, groundOf } from "./camera.js";
 import { decodeData, decodeGeometry } from "./data.js";
 import { connect } from "./live.js";
 
@@ -144,20 +146,6 @@ function frameTo(c) {
   grid.position.set(Math.round(c.x), Math.round(c.y), state.ground);
 }
 
-// The ground: the lowest link origin of `positions` (flat x, y, z triples) along the model's up
-// direction. Trackers place the base where the input says (BVH and target files often at z = 0
-// with the feet below), so the grid is drawn at the feet rather than at z = 0; positions stay the
-// tracker's world coordinates. Returns {height, frame} (the frame of the lowest point).
-function groundOf(positions, up, linksPerFrame) {
-  const u = up || [0, 0, 1];
-  let h = Infinity, at = 0;
-  for (let k = 0; k + 2 < positions.length; k += 3) {
-    const v = positions[k] * u[0] + positions[k + 1] * u[1] + positions[k + 2] * u[2];
-    if (Number.isFinite(v) && v < h) { h = v; at = k; }
-  }
-  return Number.isFinite(h) ? { height: h, frame: linksPerFrame ? Math.floor(at / 3 / linksPerFrame) : 0 } : { height: 0, frame: 0 };
-}
-
 // The centre of what is drawn of the model, in the viewer's (z-up) world: the box of its meshes
 // when they are shown, else of its link origins.
 function modelCentre() {
@@ -168,26 +156,14 @@ function modelCentre() {
   return state.skeleton.center().applyMatrix4(world.matrixWorld);
 }
 
-// Turns the camera to see the whole model: the orbit centre at the drawn model's centre, the
-// distance so that its bounding sphere fills the view (small robots and tall people alike).
+// Turns the camera to see the whole model (its meshes when shown, else its link origins).
 function fitCamera() {
   const box = new THREE.Box3();
   if (state.geometry && state.geometry.visible) box.expandByObject(state.geometry.group);
   if (box.isEmpty() && state.skeleton) {
     for (const p of state.skeleton.positions) box.expandByPoint(p.clone().applyMatrix4(world.matrixWorld));
   }
-  if (box.isEmpty()) return;
-  const sphere = box.getBoundingSphere(new THREE.Sphere());
-  const radius = Math.max(sphere.radius, 0.05);
-  const halfFov = Math.min(camera.fov, camera.fov * camera.aspect) * Math.PI / 360;
-  const distance = radius / Math.sin(halfFov) * 1.1;
-  const dir = camera.position.clone().sub(controls.target).normalize();
-  controls.target.copy(sphere.center);
-  camera.position.copy(sphere.center).addScaledVector(dir, distance);
-  camera.near = Math.max(distance / 200, 0.001);
-  camera.far = distance * 50 + 50;
-  camera.updateProjectionMatrix();
-  controls.update();
+  fitBox(camera, controls, box);
 }
 
 // ---------------------------------------------------------------- file mode
@@ -263,7 +239,7 @@ function startFile(data, geometry) {
     state.playStart = performance.now();
     state.playFrom = data.times[state.frame];
   });
-  $("camera").addEventListener("change", () => { cameraPreset($("camera").value); $("camera").value = ""; });
+  $("camera").addEventListener("change", () => { cameraPreset(camera, controls, $("camera").value); $("camera").value = ""; });
   $("png").addEventListener("click", savePng);
   $("webm").addEventListener("click", recordWebm);
   if (data.error_scale) {
@@ -326,46 +302,22 @@ function applyLayers() {
   }
 }
 
-// Camera presets, looking at the model's centre: front (from +x), side (from its left), top, 3/4.
-function cameraPreset(name) {
-  const dirs = { front: [1, 0, 0.15], side: [0, 1, 0.15], top: [0.001, 0, 1], iso: [1, -1, 0.6] };
-  if (!dirs[name]) return;
-  const d = controls.target.distanceTo(camera.position);
-  const dir = new THREE.Vector3().fromArray(dirs[name]).normalize();
-  camera.position.copy(controls.target).addScaledVector(dir, d);
-  controls.update();
-}
-
 function savePng() {
   renderer.render(scene, camera);
-  const a = document.createElement("a");
-  a.href = renderer.domElement.toDataURL("image/png");
-  a.download = `${state.data.model.name}_frame${state.frame}.png`;
-  a.click();
+  downloadPng(renderer.domElement, `${state.data.model.name}_frame${state.frame}.png`);
 }
 
-// Records the clip from the current frame to the end as WebM (the canvas's stream, real time).
+// Records the clip from the current frame to its end as WebM (the canvas's stream, real time).
 function recordWebm() {
-  if (!window.MediaRecorder || !renderer.domElement.captureStream) {
+  const recorder = recordCanvas(renderer.domElement, `${state.data.model.name}.webm`, (blob) => {
+    state.lastRecording = blob;
+    $("webm").textContent = "WebM";
+  });
+  if (!recorder) {
     $("status").textContent = "this browser cannot record the canvas (MediaRecorder)";
     return;
   }
-  const stream = renderer.domElement.captureStream(60);
-  const type = MediaRecorder.isTypeSupported("video/webm;codecs=vp9") ? "video/webm;codecs=vp9" : "video/webm";
-  const recorder = new MediaRecorder(stream, { mimeType: type, videoBitsPerSecond: 8e6 });
-  const chunks = [];
-  recorder.ondataavailable = (e) => { if (e.data.size) chunks.push(e.data); };
-  recorder.onstop = () => {
-    const blob = new Blob(chunks, { type: "video/webm" });
-    state.lastRecording = blob;
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = `${state.data.model.name}.webm`;
-    a.click();
-    $("webm").textContent = "WebM";
-  };
   state.recorder = recorder;
-  recorder.start(250);
   $("webm").textContent = "recording…";
   if (state.frame >= state.frames - 1) showFrame(0);
   play();
@@ -374,37 +326,14 @@ function recordWebm() {
 // The chart: every series the data has, the target error, muscles or the first joint first.
 function setupChart(data) {
   const select = $("series");
-  const series = [];
-  if (data.frame_error) series.push({ label: "target error", unit: data.error_unit, get: () => data.frame_error });
-  const L = state.layers;
-  if (L.muscles?.values) {
-    for (const name of data.muscles.names)
-      series.push({ label: `muscle ${data.muscles.value}: ${name}`, unit: data.muscles.unit, get: () => L.muscles.series(name) });
-  }
-  if (L.forces) data.forces.names.forEach((name, k) => series.push({ label: `force |${name}|`, unit: "N", get: () => L.forces.series(k) }));
-  const nj = data.joints?.names.length || 0;
-  data.joints?.names.forEach((name, j) => series.push({
-    label: `joint ${name}`, unit: data.joints.units[j],
-    get: () => { const out = new Float32Array(state.frames); for (let i = 0; i < state.frames; ++i) out[i] = data["joints.values"][i * nj + j]; return out; },
-  }));
+  const series = chartSeries(data, state.layers, state.frames);
   if (!series.length || params.get("chart") === "0") return;
   document.body.classList.add("with-chart");
   resize();
   series.forEach((s, k) => select.add(new Option(s.label, String(k))));
   const wanted = params.get("series");
   const at = wanted ? series.findIndex((s) => s.label === wanted || s.label.endsWith(`: ${wanted}`) || s.label.endsWith(` ${wanted}`)) : -1;
-  // A muscle series: the muscle with the largest mean value (the busiest one).
-  let pick = at;
-  if (pick < 0 && L.muscles?.values && !data.frame_error) {
-    let best = -1;
-    series.forEach((s, k) => {
-      if (!s.label.startsWith("muscle")) return;
-      const v = s.get();
-      let sum = 0, n = 0;
-      for (const x of v) if (Number.isFinite(x)) { sum += x; ++n; }
-      if (n && sum / n > best) { best = sum / n; pick = k; }
-    });
-  }
+  const pick = at >= 0 ? at : data.frame_error ? 0 : Math.max(busiestMuscle(series), 0);
   state.chart = new Chart($("chart"), (i) => { pause(); showFrame(i); });
   state.series = series;
   const choose = (k) => {

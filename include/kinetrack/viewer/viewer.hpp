@@ -84,6 +84,10 @@ struct Motion {
   std::vector<std::uint8_t> gap;  ///< per frame; empty: no gaps
 };
 
+/// A joint CSV's rows as a Motion on `model`. Throws InvalidArgument naming the file when its joint
+/// columns are not the model's (missing and unknown ones listed).
+Motion motionOf(const io::JointTrajectory& result, const Model& model);
+
 /// A tracked result ready to draw.
 struct ViewerData {
   std::string model_name;

@@ -9,9 +9,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kinetrack/core/base64.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/io/model/mesh.hpp"
 
@@ -103,33 +105,10 @@ class VtpReader {
   }
 
   std::vector<unsigned char> decodeBase64(const XMLElement* at, std::string_view text) const {
-    std::vector<unsigned char> out;
-    std::uint32_t acc = 0;
-    int bits = 0;
-    for (const char c : text) {
-      int v = -1;
-      if (c >= 'A' && c <= 'Z')
-        v = c - 'A';
-      else if (c >= 'a' && c <= 'z')
-        v = c - 'a' + 26;
-      else if (c >= '0' && c <= '9')
-        v = c - '0' + 52;
-      else if (c == '+')
-        v = 62;
-      else if (c == '/')
-        v = 63;
-      else if (c == '=' || std::isspace(static_cast<unsigned char>(c)))
-        continue;
-      else
-        fail(at, std::string("binary data: '") + c + "' is not base64");
-      acc = (acc << 6) | static_cast<std::uint32_t>(v);
-      bits += 6;
-      if (bits >= 8) {
-        bits -= 8;
-        out.push_back(static_cast<unsigned char>((acc >> bits) & 0xFF));
-      }
-    }
-    return out;
+    char bad = 0;
+    std::optional<std::vector<unsigned char>> bytes = base64Decode(text, &bad);
+    if (!bytes) fail(at, std::string("binary data: '") + bad + "' is not base64");
+    return std::move(*bytes);
   }
 
  private:
