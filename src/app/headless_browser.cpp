@@ -51,6 +51,9 @@ std::string tail(const std::string& file, int lines) {
 
 void screenshot(const Screenshot& shot) {
   const std::string browser = findChromium();
+  if (!browser.empty() && ::access(browser.c_str(), X_OK) != 0)
+    throw InvalidArgument("--png: the browser '" + browser +
+                          "' ($KINETRACK_CHROMIUM) is not an executable file: point it at a Chrome/Chromium binary");
   if (browser.empty())
     throw InvalidArgument(
         "--png needs a Chromium to render the page headlessly: install Debian's chromium (scripts/setup.sh does) or "

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -454,6 +455,12 @@ TEST(ViewerCli, ShowsAnOpenSimMotionUpright) {
   bad = runCli({"view", "--model", path, "--result", mot, "--png", "1", "--size", "12x", "--out", dir.file("w")});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--size"), std::string::npos) << bad.err;
+  // A browser that is not there: named, exit 2 (the viewer directory is written first).
+  ::setenv("KINETRACK_CHROMIUM", "/nonexistent/chromium", 1);
+  bad = runCli({"view", "--model", path, "--result", mot, "--png", "1", "--out", dir.file("w")});
+  ::unsetenv("KINETRACK_CHROMIUM");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("/nonexistent/chromium"), std::string::npos) << bad.err;
 }
 
 }  // namespace KINETRACK_UNITY_ID
