@@ -140,8 +140,15 @@ void addLayers(viewer::ViewerData& data, const ViewOptions& o, const Model& mode
 }
 
 std::string stillUrl(const std::string& dir, int frame, const std::string& layers) {
-  std::string url = "file://" + std::filesystem::absolute(std::filesystem::path(dir) / "index.html").string() +
-                    "?clean=1&frame=" + std::to_string(frame);
+  // The path percent-encoded where a URL would misread it (spaces, '#', '?', '%').
+  std::string url = "file://";
+  for (const char c : std::filesystem::absolute(std::filesystem::path(dir) / "index.html").string()) {
+    if (c == ' ' || c == '#' || c == '?' || c == '%')
+      url += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else
+      url += c;
+  }
+  url += "?clean=1&frame=" + std::to_string(frame);
   if (!layers.empty()) url += "&layers=" + layers;
   return url;
 }
