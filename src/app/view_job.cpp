@@ -30,21 +30,20 @@ namespace {
 // The result file: a joint CSV (kinetrack track, retarget, markers ik --out), or an OpenSim
 // coordinates table (.mot/.sto: OpenSim's IK, `kinetrack markers ik --mot`) on an .osim model,
 // read as OpenSim reads it (degrees when the header says so, couplers applied).
-viewer::Motion readMotion(const ViewOptions& o, const Model& model) {
+viewer::Motion readMotion(const ViewOptions& o, const Model& model, const io::OpenSimModel* osim) {
   if (!hasSuffix(o.result, ".mot") && !hasSuffix(o.result, ".sto"))
     return viewer::motionOf(io::readJointCsv(o.result), model);
-  if (!hasSuffix(o.model.model, ".osim"))
+  if (osim == nullptr)
     throw InvalidArgument(o.result +
                           ": an OpenSim coordinates table needs the OpenSim model it belongs to (--model "
                           "X.osim); model '" +
                           o.model.model + "' is not one");
-  const io::OpenSimModel osim = io::readOpenSimModel(o.model.model);
   const io::MotTable table = io::readMot(o.result);
   viewer::Motion m;
   m.source = o.result;
   m.times = table.times;
   try {
-    m.configurations = track::openSimConfigurations(osim, table);
+    m.configurations = track::openSimConfigurations(*osim, table);
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(o.result + ": " + e.what());
   }
@@ -53,10 +52,6 @@ viewer::Motion readMotion(const ViewOptions& o, const Model& model) {
     throw InvalidArgument(o.result + ": the OpenSim model read for the table differs from the model shown");
   return m;
 }
-
-}  // namespace
-
-namespace {
 
 // The capture's plan on the model (human: its segments; robot: its robot map, planned as
 // `kinetrack retarget` plans it, so the person stands where the robot was retargeted from).
@@ -115,13 +110,12 @@ viewer::ViewerData::Companion personOf(const ViewOptions& o, const Model& robot,
   return c;
 }
 
-void addLayers(viewer::ViewerData& data, const ViewOptions& o, const Model& model, const viewer::Motion& motion) {
-  const bool osim = hasSuffix(o.model.model, ".osim");
+void addLayers(viewer::ViewerData& data, const ViewOptions& o, const Model& model, const viewer::Motion& motion,
+               const std::shared_ptr<const io::OpenSimModel>& osim) {
   if (osim && (o.muscles || !o.muscle_values.empty())) {
-    auto osim_model = std::make_shared<const io::OpenSimModel>(io::readOpenSimModel(o.model.model));
     io::OpenSimMuscleSet set = io::readOpenSimMuscles(o.model.model);
     if (!set.muscles.empty()) {
-      const muscles::MusclePaths paths(osim_model, std::move(set));
+      const muscles::MusclePaths paths(osim, std::move(set));
       std::optional<io::MotTable> values;
       if (!o.muscle_values.empty()) values = io::readMot(o.muscle_values);
       viewer::addMuscles(data, paths, motion, values ? &*values : nullptr, o.muscle_values);
@@ -173,7 +167,13 @@ ViewResult runView(const ViewOptions& o, const Reporter& reporter, const Model* 
   if (given_model == nullptr) loaded = loadModel(o.model, reporter).model;
   const Model& model = given_model != nullptr ? *given_model : *loaded;
   reporter.report(1, steps, "result");
-  const viewer::Motion motion = given_result != nullptr ? viewer::motionOf(*given_result, model) : readMotion(o, model);
+  // An OpenSim model as OpenSim reads it (its coordinates, couplers, muscles), read once for a .mot
+  // result and the muscles.
+  std::shared_ptr<const io::OpenSimModel> osim;
+  if (hasSuffix(o.model.model, ".osim"))
+    osim = std::make_shared<const io::OpenSimModel>(io::readOpenSimModel(o.model.model));
+  const viewer::Motion motion =
+      given_result != nullptr ? viewer::motionOf(*given_result, model) : readMotion(o, model, osim.get());
   ViewResult r;
   r.model_name = model.name();
   reporter.report(2, steps, o.input.empty() ? "forward kinematics" : "input and forward kinematics");
@@ -189,7 +189,7 @@ ViewResult runView(const ViewOptions& o, const Reporter& reporter, const Model* 
     if (!o.person.empty()) r.data.companions.push_back(personOf(o, model, capture, &r.data));
   }
   reporter.report(3, steps, "layers");
-  addLayers(r.data, o, model, motion);
+  addLayers(r.data, o, model, motion, osim);
   reporter.report(4, steps, "write");
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -261,6 +261,11 @@ std::string summaryText(const ViewResult& r, const ViewOptions& o) {
                      m.value_name.empty() ? std::string()
                                           : fmt::format(", coloured by {} ({})", m.value_name,
                                                         std::filesystem::path(m.value_source).filename().string()))});
+    if (!m.not_muscles.empty())
+      rows.push_back(
+          {"  note", fmt::format("{} column(s) of {} name no muscle and are not drawn: {}{}", m.not_muscles.size(),
+                                 std::filesystem::path(m.value_source).filename().string(), m.not_muscles.front(),
+                                 m.not_muscles.size() > 1 ? ", …" : "")});
   }
   if (!data.markers.empty())
     rows.push_back({"markers", fmt::format("{} measured, {} on the model, error RMS {:.1f} mm, max {:.1f} mm",

@@ -10,8 +10,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
-
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -26,10 +24,10 @@
 #include <thread>
 #include <vector>
 
+#include "frame_extras.hpp"
 #include "kinetrack/core/errors.hpp"
 #include "kinetrack/ik/pin_drag.hpp"
 #include "kinetrack/kinematics/forward_kinematics.hpp"
-#include "kinetrack/muscles/muscle_paths.hpp"
 #include "viewer_protocol.hpp"
 
 namespace kinetrack::stream {
@@ -112,11 +110,16 @@ struct Server::Impl {
 
   std::string hello;
   std::size_t message_capacity = 0;
-  // Muscle paths appended to frame messages (options.muscles), scratch reserved up front.
-  std::unique_ptr<muscles::MusclePathData> muscle_data;
-  std::vector<Vector3d> muscle_points;
-  void prepareMuscles();
-  void appendMuscles(const Configuration& q, std::string& msg);
+  std::unique_ptr<MuscleFrames> muscle_frames;  ///< options.muscles' paths appended to every frame
+  /// Sets up muscle_frames (options.muscles) and widens message_capacity for them.
+  void prepareMuscles() {
+    if (!options.muscles) return;
+    muscle_frames = std::make_unique<MuscleFrames>(options.muscles, theModel());
+    message_capacity += muscle_frames->messageBytes();
+  }
+  void appendMuscles(const Configuration& q, std::string& msg) {
+    if (muscle_frames) muscle_frames->append(q, msg);
+  }
   LiveCounters own_counters;  ///< interactive mode's counters
   LatencyHistogram latency;
   std::vector<LatencyRecord> records;  ///< reserved to options.latency_records: push_back never allocates
@@ -542,63 +545,13 @@ void Server::Impl::accept() {
   });
 }
 
-namespace {
-// The hello names the model's geometry script when the server serves one (options.files) and
-// the muscles whose paths the frames carry.
-std::string withGeometry(const std::string& hello, const ServerOptions& options) {
-  if (!options.files.count("/meshes.js") && !options.muscles) return hello;
-  nlohmann::json j = nlohmann::json::parse(hello);
-  if (options.files.count("/meshes.js")) j["geometry"] = "/meshes.js";
-  if (options.muscles) {
-    std::vector<std::string> names;
-    for (const auto& m : options.muscles->set().muscles) names.push_back(m.name);
-    j["muscles"] = names;
-  }
-  return j.dump();
-}
-}  // namespace
-
-void Server::Impl::prepareMuscles() {
-  if (!options.muscles) return;
-  const muscles::MusclePaths& p = *options.muscles;
-  const Model& m = theModel();
-  if (p.model().numLinks() != m.numLinks() || p.model().numJoints() != m.numJoints())
-    throw InvalidArgument("serve: the muscles' model (" + std::to_string(p.model().numJoints()) +
-                          " joints) is not the streamed model (" + std::to_string(m.numJoints()) + " joints)");
-  muscle_data = std::make_unique<muscles::MusclePathData>(p);
-  std::size_t points = 0;
-  for (int k = 0; k < p.numMuscles(); ++k) points += static_cast<std::size_t>(p.maxDrawnPoints(k));
-  muscle_points.reserve(points);
-  message_capacity += 32 + 8 * static_cast<std::size_t>(p.numMuscles()) + 3 * 16 * points;
-}
-
-void Server::Impl::appendMuscles(const Configuration& q, std::string& msg) {
-  if (!options.muscles || msg.empty() || msg.back() != '}') return;
-  const muscles::MusclePaths& p = *options.muscles;
-  framesForwardKinematics(p.model(), muscle_data->kin, q);
-  msg.pop_back();
-  auto it = std::back_inserter(msg);
-  fmt::format_to(it, ",\"muscles\":[");
-  for (int k = 0; k < p.numMuscles(); ++k) {
-    muscle_points.clear();
-    p.drawnPath(k, q, *muscle_data, muscle_points);
-    fmt::format_to(it, "{}[", k == 0 ? "" : ",");
-    for (std::size_t i = 0; i < muscle_points.size(); ++i) {
-      const Vector3d& v = muscle_points[i];
-      fmt::format_to(it, "{}{:.4f},{:.4f},{:.4f}", i == 0 ? "" : ",", v.x(), v.y(), v.z());
-    }
-    fmt::format_to(it, "]");
-  }
-  fmt::format_to(it, "]}}");
-}
-
 Server::Server(std::unique_ptr<LiveInput> tracker, const ServerOptions& options) : impl_(std::make_unique<Impl>()) {
   if (!tracker) throw InvalidArgument("serve: no tracker");
   impl_->options = options;
   impl_->live = std::move(tracker);
   impl_->message_capacity = impl_->live->frameCapacity();
   impl_->prepareMuscles();
-  impl_->hello = withGeometry(impl_->live->hello(options.model_name), options);
+  impl_->hello = decorateHello(impl_->live->hello(options.model_name), options);
   impl_->records.reserve(options.latency_records);
   impl_->openSockets();
 }
@@ -618,11 +571,9 @@ Server::Server(const Model& model, const Configuration& initial, const ServerOpt
   impl_->message_capacity = 1024 + 32 * static_cast<std::size_t>(m.numJoints() + 7) +
                             200 * static_cast<std::size_t>(m.numLinks()) + 64 * static_cast<std::size_t>(m.numFrames());
   impl_->prepareMuscles();
-  impl_->hello = withGeometry(helloJson(m, options.model_name, true, options.interactive_rate), options);
+  impl_->hello = decorateHello(helloJson(m, options.model_name, true, options.interactive_rate), options);
   impl_->openSockets();
 }
-
-const Model& Server::model() const { return impl_->theModel(); }
 
 Server::~Server() {
   if (impl_->udp_fd >= 0) ::close(impl_->udp_fd);

@@ -127,6 +127,14 @@ nlohmann::json namedTree(const std::vector<std::string>& names, const std::vecto
   return list;
 }
 
+/// The header's model: name, links, up (no −0) and sliding links.
+nlohmann::json modelJson(const ViewerData& d) {
+  return {{"name", d.model_name},
+          {"links", namedTree(d.link_names, d.link_parent)},
+          {"up", {d.up[0] + 0.0, d.up[1] + 0.0, d.up[2] + 0.0}},
+          {"slides", d.slides}};
+}
+
 }  // namespace
 
 Motion motionOf(const io::JointTrajectory& result, const Model& model) {
@@ -179,16 +187,17 @@ ViewerData buildViewerData(const Model& model, const Motion& motion, const track
     }
   }
   out.joint_names = model.jointNames();
-  for (int j = 0; j < model.numJoints(); ++j)
-    out.joint_units.emplace_back(model.jointType(JointId(j)) == JointType::Prismatic ? "m" : "deg");
-  out.joint_values.resize(static_cast<std::size_t>(frames) * static_cast<std::size_t>(model.numJoints()));
-  for (int f = 0; f < frames; ++f)
-    for (int j = 0; j < model.numJoints(); ++j) {
-      const double v = motion.configurations[static_cast<std::size_t>(f)].joints[j];
-      out.joint_values[static_cast<std::size_t>(f) * static_cast<std::size_t>(model.numJoints()) +
-                       static_cast<std::size_t>(j)] =
-          out.joint_units[static_cast<std::size_t>(j)] == "deg" ? v * kRadToDeg : v;
-    }
+  const auto nj = static_cast<std::size_t>(model.numJoints());
+  std::vector<double> unit_scale(nj);  // rad → deg, m as it is
+  for (std::size_t j = 0; j < nj; ++j) {
+    const bool slide = model.jointType(JointId(static_cast<int>(j))) == JointType::Prismatic;
+    out.joint_units.emplace_back(slide ? "m" : "deg");
+    unit_scale[j] = slide ? 1.0 : kRadToDeg;
+  }
+  out.joint_values.resize(static_cast<std::size_t>(frames) * nj);
+  for (std::size_t f = 0; f < static_cast<std::size_t>(frames); ++f)
+    for (std::size_t j = 0; j < nj; ++j)
+      out.joint_values[f * nj + j] = motion.configurations[f].joints[static_cast<Eigen::Index>(j)] * unit_scale[j];
   out.geometry = viewerGeometry(model, mesh_cell);
   if (capture == nullptr) return out;
   if (capture->clip.numFrames() != frames) {
@@ -205,10 +214,7 @@ std::string dataScript(const ViewerData& data) {
   detail::Blob blob;
   nlohmann::json head;
   head["format"] = 2;
-  head["model"] = {{"name", data.model_name},
-                   {"links", namedTree(data.link_names, data.link_parent)},
-                   {"up", {data.up[0] + 0.0, data.up[1] + 0.0, data.up[2] + 0.0}}};  // no −0
-  head["model"]["slides"] = data.slides;
+  head["model"] = modelJson(data);
   head["result"] = std::filesystem::path(data.result).filename().string();
   head["frames"] = data.numFrames();
   head["joints"] = {{"names", data.joint_names}, {"units", data.joint_units}};
@@ -268,14 +274,8 @@ std::string dataScript(const ViewerData& data) {
     companions.push_back({{"label", data.companions[c].label},
                           {"offset", {o[0], o[1], o[2]}},
                           {"arrays", key},
-                          {"model",
-                           {{"name", d.model_name},
-                            {"links", namedTree(d.link_names, d.link_parent)},
-                            {"up", {d.up[0], d.up[1], d.up[2]}},
-                            {"slides", d.slides}}}});
-    blob.addFloats(key + ".positions", d.positions);
-    blob.addFloats(key + ".orientations", d.orientations);
-    if (!d.frame_error.empty()) blob.addFloats(key + ".frame_error", d.frame_error);
+                          {"model", modelJson(d)}});
+    blob.addFloats(key + ".positions", d.positions);  // drawn as a skeleton: positions only
   }
   if (!companions.empty()) head["companions"] = companions;
   return blob.script("KINETRACK_DATA", std::move(head), "KINETRACK_BLOB");

@@ -20,11 +20,41 @@ export function valueColour(t, out) {
 const lineMaterials = new Set();
 export function setLineResolution(w, h) { for (const m of lineMaterials) m.resolution.set(w, h); }
 
-function fatLines(width) {
-  const material = new LineMaterial({ linewidth: width, vertexColors: true, worldUnits: false });
-  material.resolution.set(window.innerWidth, window.innerHeight);
-  lineMaterials.add(material);
-  return new LineSegments2(new LineSegmentsGeometry(), material);
+/// Coloured segments `width` pixels wide, updated in place every frame: the buffers grow only
+/// when a frame needs more segments than any before.
+class FatSegments {
+  constructor(parent, width) {
+    const material = new LineMaterial({ linewidth: width, vertexColors: true, worldUnits: false });
+    material.resolution.set(window.innerWidth, window.innerHeight);
+    lineMaterials.add(material);
+    this.lines = new LineSegments2(new LineSegmentsGeometry(), material);
+    this.lines.frustumCulled = false;
+    parent.add(this.lines);
+    this.capacity = 0;
+    this.count = 0;
+  }
+
+  /// Room for `n` segments; `positions` and `colours` (6 floats a segment) are then written.
+  reserve(n) {
+    if (n <= this.capacity) return;
+    this.capacity = Math.max(n, 2 * this.capacity, 16);
+    this.lines.geometry.dispose();
+    const g = new LineSegmentsGeometry();
+    g.setPositions(new Float32Array(this.capacity * 6));
+    g.setColors(new Float32Array(this.capacity * 6));
+    this.lines.geometry = g;
+    this.positions = g.attributes.instanceStart.data.array;
+    this.colours = g.attributes.instanceColorStart.data.array;
+  }
+
+  /// Draws the first `k` segments written.
+  commit(k) {
+    const g = this.lines.geometry;
+    this.count = k;
+    g.instanceCount = k;
+    g.attributes.instanceStart.data.needsUpdate = true;
+    g.attributes.instanceColorStart.data.needsUpdate = true;
+  }
 }
 
 export class MuscleLayer {
@@ -36,39 +66,29 @@ export class MuscleLayer {
     this.group = new THREE.Group();
     this.group.name = "muscles";
     parent.add(this.group);
-    this.lines = fatLines(2.5);
-    this.group.add(this.lines);
-    const maxSegments = this.info.capacity.reduce((a, c) => a + Math.max(c - 1, 0), 0);
-    this.positions = new Float32Array(maxSegments * 6);
-    this.colours = new Float32Array(maxSegments * 6);
-    this.segments = 0;
+    this.lines = new FatSegments(this.group, 2.5);
+    this.lines.reserve(this.info.capacity.reduce((a, c) => a + Math.max(c - 1, 0), 0));
     this.colour = new THREE.Color();
   }
+
+  get segments() { return this.lines.count; }
 
   setFrame(i) {
     const { names, slots, first } = this.info;
     const nm = names.length;
+    const positions = this.lines.positions, colours = this.lines.colours;
     let k = 0;
     for (let m = 0; m < nm; ++m) {
       const n = this.count[i * nm + m];
       const v = this.values ? this.values[i * nm + m] / this.info.scale : NaN;
       valueColour(v, this.colour);
-      for (let s = 0; s + 1 < n; ++s) {
+      for (let s = 0; s + 1 < n; ++s, ++k) {
         const a = (i * slots + first[m] + s) * 3;
-        for (let c = 0; c < 6; ++c) this.positions[k * 6 + c] = this.points[a + c];
-        for (let c = 0; c < 2; ++c) {
-          this.colours[k * 6 + 3 * c] = this.colour.r;
-          this.colours[k * 6 + 3 * c + 1] = this.colour.g;
-          this.colours[k * 6 + 3 * c + 2] = this.colour.b;
-        }
-        ++k;
+        for (let c = 0; c < 6; ++c) positions[k * 6 + c] = this.points[a + c];
+        for (let c = 0; c < 2; ++c) this.colour.toArray(colours, k * 6 + 3 * c);
       }
     }
-    this.segments = k;
-    this.lines.geometry.dispose();
-    this.lines.geometry = new LineSegmentsGeometry();
-    this.lines.geometry.setPositions(this.positions.subarray(0, k * 6));
-    this.lines.geometry.setColors(this.colours.subarray(0, k * 6));
+    this.lines.commit(k);
   }
 
   /// The value of muscle `name` over the clip (for the chart).
@@ -91,16 +111,17 @@ export class LiveMuscleLayer {
     this.group = new THREE.Group();
     this.group.name = "muscles";
     parent.add(this.group);
-    this.lines = fatLines(2.5);
-    this.group.add(this.lines);
-    this.segments = 0;
+    this.lines = new FatSegments(this.group, 2.5);
     this.colour = new THREE.Color(0xd8504a);
   }
+
+  get segments() { return this.lines.count; }
 
   setPaths(paths) {
     let n = 0;
     for (const p of paths) n += Math.max(p.length / 3 - 1, 0);
-    const positions = new Float32Array(n * 6), colours = new Float32Array(n * 6);
+    this.lines.reserve(n);
+    const positions = this.lines.positions, colours = this.lines.colours;
     let k = 0;
     for (const p of paths) {
       for (let s = 0; s + 5 < p.length; s += 3, ++k) {
@@ -108,11 +129,7 @@ export class LiveMuscleLayer {
         for (let c = 0; c < 2; ++c) this.colour.toArray(colours, k * 6 + 3 * c);
       }
     }
-    this.segments = k;
-    this.lines.geometry.dispose();
-    this.lines.geometry = new LineSegmentsGeometry();
-    this.lines.geometry.setPositions(positions);
-    this.lines.geometry.setColors(colours);
+    this.lines.commit(k);
   }
 
   setFrame() {}

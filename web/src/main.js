@@ -268,7 +268,6 @@ function play() {
   if (state.frame >= state.frames - 1) showFrame(0);
   state.playStart = performance.now();
   state.playFrom = state.data.times[state.frame];
-  state.playedFrames = 0;
 }
 
 function pause() {
@@ -335,7 +334,6 @@ function setupChart(data) {
   const at = wanted ? series.findIndex((s) => s.label === wanted || s.label.endsWith(`: ${wanted}`) || s.label.endsWith(` ${wanted}`)) : -1;
   const pick = at >= 0 ? at : data.frame_error ? 0 : Math.max(busiestMuscle(series), 0);
   state.chart = new Chart($("chart"), (i) => { pause(); showFrame(i); });
-  state.series = series;
   const choose = (k) => {
     select.value = String(k);
     state.chart.setSeries(series[k].get(), data.times, series[k].label, series[k].unit);
@@ -384,7 +382,7 @@ function tick() {
     const times = state.data.times;
     let i = state.frame;
     while (i + 1 < times.length && times[i + 1] <= t) ++i;
-    if (i !== state.frame) { showFrame(i); state.playedFrames += 1; }
+    if (i !== state.frame) showFrame(i);
     if (i >= times.length - 1) {
       pause();
       if (state.recorder && state.recorder.state === "recording") state.recorder.stop();
@@ -563,11 +561,9 @@ if (ws) {
       $("status").textContent = "data.js did not define KINETRACK_DATA";
       return;
     }
-    const started = performance.now();
     const data = decodeData(window.KINETRACK_DATA, window.KINETRACK_BLOB);
     const geometry = decodeGeometry(window.KINETRACK_GEOMETRY, window.KINETRACK_GEOMETRY_BLOB);
     startFile(data, geometry);
-    state.loadMs = performance.now() - started;
   })();
 }
 requestAnimationFrame(tick);

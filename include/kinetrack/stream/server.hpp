@@ -72,8 +72,6 @@ class Server {
 
   [[nodiscard]] int wsPort() const;
   [[nodiscard]] int udpPort() const;
-  /// The model the server streams (live: its tracker's; interactive: its own).
-  [[nodiscard]] const Model& model() const;
   /// Runs until stop(), SIGINT/SIGTERM (when `handle_signals`) or options.duration.
   ServerSummary run(bool handle_signals = true);
   /// Thread-safe; run() returns soon after.

@@ -123,7 +123,7 @@ struct ViewerData {
   double error_max = 0.0;
   double error_scale = 0.0;  ///< colour scale top: error_p95, at least 1
   /// Other models in the scene, synchronised with this one frame by frame (the person beside the
-  /// robot retargeted from them): drawn as skeletons (and their geometry), shifted by `offset`.
+  /// robot retargeted from them): drawn as skeletons (their link positions), shifted by `offset`.
   struct Companion {
     std::string label;
     Vector3d offset = Vector3d::Zero();
